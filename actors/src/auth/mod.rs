@@ -1,0 +1,213 @@
+//! The auth actor: app-user sign-in with the shared connection passphrase, token verification
+//! and refresh. It owns the token signer, the passphrase fingerprint and the failed-login rate
+//! limiter (per source address and global token buckets): a source whose bucket is empty gets
+//! `RateLimited` with a retry time before its guess is even checked, and each failed attempt
+//! takes a token. Passphrase comparison is constant-time over SHA-256 digests.
+
+use std::net::IpAddr;
+
+use actix::prelude::*;
+use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
+use subtle::ConstantTimeEq;
+
+use domain::ratelimit::{BucketConfig, Decision, KeyedLimiter};
+use domain::record::RecordError;
+use infra::clock::SharedClock;
+use infra::token::{credential_generation, TokenSigner, APP_USER_ID, USERS_COLLECTION_ID};
+
+use crate::health::{HealthActor, Report};
+use crate::supervision::{guarded, report_periodically};
+
+pub const NAME: &str = "auth";
+/// The app user's login identity (PocketBase's username); the legacy email is accepted too.
+pub const APP_IDENTITY: &str = "relay";
+pub const APP_IDENTITY_EMAIL: &str = "relay@relay.app";
+pub const MAX_IDENTITY_LEN: usize = 256;
+pub const MAX_PASSWORD_LEN: usize = 1024;
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AuthLimits {
+    pub per_source: BucketConfig,
+    pub global: BucketConfig,
+    pub max_tracked_sources: usize,
+}
+
+impl Default for AuthLimits {
+    /// Five failed guesses per source, then one every 10 s; 50 failures across all sources,
+    /// then one per second.
+    fn default() -> Self {
+        AuthLimits {
+            per_source: BucketConfig { capacity: 5.0, refill_per_sec: 0.1 },
+            global: BucketConfig { capacity: 50.0, refill_per_sec: 1.0 },
+            max_tracked_sources: 4096,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct AuthSettings {
+    pub passphrase: String,
+    pub token_key: Vec<u8>,
+    pub token_ttl_secs: i64,
+    pub limits: AuthLimits,
+}
+
+/// `POST /api/collections/users/auth-with-password`.
+#[derive(Message)]
+#[rtype(result = "Result<Value, RecordError>")]
+pub struct Login {
+    pub identity: String,
+    pub password: String,
+    pub source: IpAddr,
+}
+
+/// Checks an `Authorization` token.
+#[derive(Message)]
+#[rtype(result = "Result<(), RecordError>")]
+pub struct VerifyToken {
+    pub token: String,
+}
+
+/// `POST /api/collections/users/auth-refresh`: a valid token buys a fresh one.
+#[derive(Message)]
+#[rtype(result = "Result<Value, RecordError>")]
+pub struct RefreshToken {
+    pub token: String,
+}
+
+/// Replaces the passphrase; every token issued under the old one stops verifying.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct SetPassphrase {
+    pub passphrase: String,
+}
+
+pub struct AuthActor {
+    settings: AuthSettings,
+    signer: TokenSigner,
+    passphrase_digest: [u8; 32],
+    cgen: String,
+    limiter: KeyedLimiter<IpAddr>,
+    clock: SharedClock,
+    health: Addr<HealthActor>,
+}
+
+fn digest(s: &str) -> [u8; 32] {
+    let d = Sha256::digest(s.as_bytes());
+    let mut out = [0u8; 32];
+    out.copy_from_slice(&d);
+    out
+}
+
+impl AuthActor {
+    pub fn new(settings: AuthSettings, clock: SharedClock, health: Addr<HealthActor>) -> AuthActor {
+        let limits = settings.limits;
+        AuthActor {
+            signer: TokenSigner::new(settings.token_key.clone()),
+            passphrase_digest: digest(&settings.passphrase),
+            cgen: credential_generation(&settings.passphrase),
+            limiter: KeyedLimiter::new(limits.per_source, Some(limits.global), limits.max_tracked_sources),
+            settings,
+            clock,
+            health,
+        }
+    }
+
+    fn now(&self) -> i64 {
+        self.clock.now_ms()
+    }
+
+    fn auth_response(&self) -> Value {
+        let token = self.signer.issue(self.now(), self.settings.token_ttl_secs, &self.cgen);
+        json!({
+            "token": token,
+            "record": {
+                "id": APP_USER_ID,
+                "collectionId": USERS_COLLECTION_ID,
+                "collectionName": "users",
+                "username": APP_IDENTITY,
+                "verified": true,
+                "emailVisibility": false,
+                "created": "2026-01-01 00:00:00.000Z",
+                "updated": "2026-01-01 00:00:00.000Z",
+            }
+        })
+    }
+
+    fn rate_limited(decision: Decision) -> RecordError {
+        RecordError::RateLimited { retry_after_secs: decision.retry_after_secs() }
+    }
+
+    fn login(&mut self, msg: Login) -> Result<Value, RecordError> {
+        let now = self.now().max(0) as u64;
+        let decision = self.limiter.peek(&msg.source, now);
+        if !decision.is_allowed() {
+            tracing::warn!(source = %msg.source, "sign-in refused: too many failed attempts");
+            return Err(Self::rate_limited(decision));
+        }
+        let identity_ok = msg.identity.len() <= MAX_IDENTITY_LEN
+            && (msg.identity == APP_IDENTITY || msg.identity.eq_ignore_ascii_case(APP_IDENTITY_EMAIL));
+        let password_ok = msg.password.len() <= MAX_PASSWORD_LEN
+            && bool::from(digest(&msg.password).ct_eq(&self.passphrase_digest));
+        if identity_ok && password_ok {
+            return Ok(self.auth_response());
+        }
+        let taken = self.limiter.try_take(&msg.source, now);
+        tracing::warn!(source = %msg.source, limited = !taken.is_allowed(), "sign-in failed");
+        Err(RecordError::InvalidCredentials)
+    }
+
+    fn verify(&self, token: &str) -> Result<(), RecordError> {
+        let token = token.strip_prefix("Bearer ").unwrap_or(token).trim();
+        self.signer.verify(token, self.now(), &self.cgen).map(|_| ()).map_err(|_| RecordError::Unauthorized)
+    }
+}
+
+impl Actor for AuthActor {
+    type Context = Context<Self>;
+    fn started(&mut self, ctx: &mut Context<Self>) {
+        report_periodically(ctx, NAME, self.health.clone(), |_: &AuthActor| 0);
+    }
+}
+
+impl Supervised for AuthActor {
+    fn restarting(&mut self, _: &mut Context<Self>) {
+        self.health.do_send(Report::restarted(NAME));
+    }
+}
+
+impl Handler<Login> for AuthActor {
+    type Result = Result<Value, RecordError>;
+    fn handle(&mut self, msg: Login, ctx: &mut Context<Self>) -> Self::Result {
+        let health = self.health.clone();
+        guarded::<Self, _>(NAME, &health, ctx, || self.login(msg)).unwrap_or(Err(RecordError::Internal))
+    }
+}
+
+impl Handler<VerifyToken> for AuthActor {
+    type Result = Result<(), RecordError>;
+    fn handle(&mut self, msg: VerifyToken, _: &mut Context<Self>) -> Self::Result {
+        self.verify(&msg.token)
+    }
+}
+
+impl Handler<RefreshToken> for AuthActor {
+    type Result = Result<Value, RecordError>;
+    fn handle(&mut self, msg: RefreshToken, _: &mut Context<Self>) -> Self::Result {
+        self.verify(&msg.token)?;
+        Ok(self.auth_response())
+    }
+}
+
+impl Handler<SetPassphrase> for AuthActor {
+    type Result = ();
+    fn handle(&mut self, msg: SetPassphrase, _: &mut Context<Self>) {
+        self.passphrase_digest = digest(&msg.passphrase);
+        self.cgen = credential_generation(&msg.passphrase);
+        self.settings.passphrase = msg.passphrase;
+    }
+}
+
+#[cfg(test)]
+mod tests;

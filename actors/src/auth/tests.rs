@@ -1,0 +1,87 @@
+//! Auth actor tests with an injected clock: sign-in, expiry, refresh, passphrase rotation and
+//! the per-source and global failed-login limits.
+
+use super::*;
+use infra::clock::ManualClock;
+use std::sync::Arc;
+
+const PASS: &str = "correct horse battery";
+
+fn settings(limits: AuthLimits) -> AuthSettings {
+    AuthSettings { passphrase: PASS.into(), token_key: vec![1; 32], token_ttl_secs: 60, limits }
+}
+
+fn start(limits: AuthLimits) -> (Arc<ManualClock>, Addr<AuthActor>) {
+    let clock = ManualClock::new(1_800_000_000_000);
+    let health = crate::health::HealthActor::new(clock.clone()).start();
+    (clock.clone(), AuthActor::new(settings(limits), clock, health).start())
+}
+
+fn login(identity: &str, password: &str, source: [u8; 4]) -> Login {
+    Login { identity: identity.into(), password: password.into(), source: IpAddr::from(source) }
+}
+
+#[actix_rt::test]
+async fn sign_in_issues_tokens_that_expire() {
+    let (clock, auth) = start(AuthLimits::default());
+    let ok = auth.send(login("relay", PASS, [127, 0, 0, 1])).await.unwrap().unwrap();
+    assert_eq!(ok["record"]["collectionName"], "users");
+    let token = ok["token"].as_str().unwrap().to_string();
+    assert_eq!(auth.send(VerifyToken { token: token.clone() }).await.unwrap(), Ok(()));
+    assert_eq!(auth.send(VerifyToken { token: format!("Bearer {token}") }).await.unwrap(), Ok(()));
+    let refreshed = auth.send(RefreshToken { token: token.clone() }).await.unwrap().unwrap();
+    clock.advance_ms(60_000);
+    assert_eq!(auth.send(VerifyToken { token }).await.unwrap(), Err(RecordError::Unauthorized));
+    let refreshed = refreshed["token"].as_str().unwrap().to_string();
+    assert_eq!(auth.send(RefreshToken { token: refreshed }).await.unwrap().unwrap_err(), RecordError::Unauthorized);
+    assert!(auth.send(login("relay@relay.app", PASS, [127, 0, 0, 1])).await.unwrap().is_ok());
+}
+
+#[actix_rt::test]
+async fn wrong_identity_or_passphrase_is_rejected() {
+    let (_clock, auth) = start(AuthLimits::default());
+    for (identity, password) in [("relay", "wrong"), ("admin", PASS), ("relay", ""), ("", PASS)] {
+        let r = auth.send(login(identity, password, [10, 0, 0, 1])).await.unwrap();
+        assert_eq!(r.unwrap_err(), RecordError::InvalidCredentials, "{identity}/{password}");
+    }
+}
+
+#[actix_rt::test]
+async fn changing_the_passphrase_invalidates_old_tokens() {
+    let (_clock, auth) = start(AuthLimits::default());
+    let ok = auth.send(login("relay", PASS, [127, 0, 0, 1])).await.unwrap().unwrap();
+    auth.send(SetPassphrase { passphrase: "a brand new phrase".into() }).await.unwrap();
+    let token = ok["token"].as_str().unwrap().to_string();
+    assert_eq!(auth.send(VerifyToken { token }).await.unwrap(), Err(RecordError::Unauthorized));
+    assert!(auth.send(login("relay", PASS, [127, 0, 0, 1])).await.unwrap().is_err());
+    assert!(auth.send(login("relay", "a brand new phrase", [127, 0, 0, 1])).await.unwrap().is_ok());
+}
+
+#[actix_rt::test]
+async fn failed_logins_are_limited_per_source_then_recover() {
+    let (clock, auth) = start(AuthLimits::default());
+    let me = [192, 168, 1, 5];
+    for _ in 0..5 {
+        assert_eq!(auth.send(login("relay", "nope", me)).await.unwrap().unwrap_err(), RecordError::InvalidCredentials);
+    }
+    let limited = auth.send(login("relay", PASS, me)).await.unwrap().unwrap_err();
+    assert_eq!(limited, RecordError::RateLimited { retry_after_secs: 10 }, "even the right passphrase waits");
+    assert!(auth.send(login("relay", PASS, [192, 168, 1, 6])).await.unwrap().is_ok(), "other sources unaffected");
+    clock.advance_ms(10_000);
+    assert!(auth.send(login("relay", PASS, me)).await.unwrap().is_ok());
+}
+
+#[actix_rt::test]
+async fn global_bucket_limits_distributed_guessing() {
+    let limits = AuthLimits {
+        per_source: BucketConfig { capacity: 100.0, refill_per_sec: 1.0 },
+        global: BucketConfig { capacity: 3.0, refill_per_sec: 0.5 },
+        max_tracked_sources: 16,
+    };
+    let (_clock, auth) = start(limits);
+    for i in 0..3u8 {
+        assert!(matches!(auth.send(login("relay", "x", [10, 0, 0, i])).await.unwrap(), Err(RecordError::InvalidCredentials)));
+    }
+    let r = auth.send(login("relay", "x", [10, 0, 0, 99])).await.unwrap();
+    assert_eq!(r.unwrap_err(), RecordError::RateLimited { retry_after_secs: 2 });
+}

@@ -1,0 +1,201 @@
+//! The operator health dashboard actor. Every other actor reports to it: its state, its last
+//! error (redacted and bounded), how often its supervisor restarted it and how much work is
+//! queued. The snapshot it serves (`GET /api/relay/health`) holds no secrets, and an actor that
+//! stops reporting is shown as unresponsive.
+
+use std::collections::BTreeMap;
+
+use actix::prelude::*;
+use serde::Serialize;
+
+use infra::clock::SharedClock;
+
+/// An actor that has not reported for this long is shown as unresponsive.
+pub const STALE_AFTER_MS: i64 = 10_000;
+const MAX_ERROR_LEN: usize = 300;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ActorState {
+    Starting,
+    Running,
+    Restarting,
+    Degraded,
+    Unresponsive,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum ReportKind {
+    State { state: ActorState, queue_depth: usize },
+    Failure(String),
+    Restarted,
+}
+
+/// A status message from an actor.
+#[derive(Debug, Clone, Message)]
+#[rtype(result = "()")]
+pub struct Report {
+    actor: &'static str,
+    kind: ReportKind,
+}
+
+impl Report {
+    pub fn state(actor: &'static str, state: ActorState, queue_depth: usize) -> Report {
+        Report { actor, kind: ReportKind::State { state, queue_depth } }
+    }
+    pub fn failure(actor: &'static str, error: impl Into<String>) -> Report {
+        Report { actor, kind: ReportKind::Failure(error.into()) }
+    }
+    pub fn restarted(actor: &'static str) -> Report {
+        Report { actor, kind: ReportKind::Restarted }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ActorHealth {
+    pub state: ActorState,
+    pub restarts: u32,
+    pub queue_depth: usize,
+    pub last_error: Option<String>,
+    pub last_error_at: Option<String>,
+    pub last_report_ms_ago: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HealthSnapshot {
+    pub status: &'static str,
+    pub version: &'static str,
+    pub uptime_secs: i64,
+    pub actors: BTreeMap<&'static str, ActorHealth>,
+}
+
+#[derive(Debug, Clone, Copy, Message)]
+#[rtype(result = "HealthSnapshot")]
+pub struct GetHealth;
+
+#[derive(Debug)]
+struct Entry {
+    state: ActorState,
+    restarts: u32,
+    queue_depth: usize,
+    last_error: Option<(String, i64)>,
+    last_report_ms: i64,
+}
+
+pub struct HealthActor {
+    clock: SharedClock,
+    started_ms: i64,
+    entries: BTreeMap<&'static str, Entry>,
+}
+
+impl HealthActor {
+    pub fn new(clock: SharedClock) -> HealthActor {
+        let started_ms = clock.now_ms();
+        HealthActor { clock, started_ms, entries: BTreeMap::new() }
+    }
+
+    fn bounded_error(error: &str) -> String {
+        let redacted = domain::redact::redact_text(error);
+        let mut out: String = redacted.chars().take(MAX_ERROR_LEN).collect();
+        if redacted.chars().count() > MAX_ERROR_LEN {
+            out.push('…');
+        }
+        out
+    }
+}
+
+impl Actor for HealthActor {
+    type Context = Context<Self>;
+}
+
+impl Handler<Report> for HealthActor {
+    type Result = ();
+    fn handle(&mut self, msg: Report, _: &mut Context<Self>) {
+        let now = self.clock.now_ms();
+        let entry = self.entries.entry(msg.actor).or_insert(Entry {
+            state: ActorState::Starting,
+            restarts: 0,
+            queue_depth: 0,
+            last_error: None,
+            last_report_ms: now,
+        });
+        entry.last_report_ms = now;
+        match msg.kind {
+            ReportKind::State { state, queue_depth } => {
+                entry.state = state;
+                entry.queue_depth = queue_depth;
+            }
+            ReportKind::Failure(error) => entry.last_error = Some((Self::bounded_error(&error), now)),
+            ReportKind::Restarted => {
+                entry.restarts += 1;
+                entry.state = ActorState::Restarting;
+            }
+        }
+    }
+}
+
+impl Handler<GetHealth> for HealthActor {
+    type Result = MessageResult<GetHealth>;
+    fn handle(&mut self, _: GetHealth, _: &mut Context<Self>) -> Self::Result {
+        let now = self.clock.now_ms();
+        let actors: BTreeMap<&'static str, ActorHealth> = self
+            .entries
+            .iter()
+            .map(|(name, e)| {
+                let ago = now - e.last_report_ms;
+                let state = if ago > STALE_AFTER_MS { ActorState::Unresponsive } else { e.state };
+                let health = ActorHealth {
+                    state,
+                    restarts: e.restarts,
+                    queue_depth: e.queue_depth,
+                    last_error: e.last_error.as_ref().map(|(m, _)| m.clone()),
+                    last_error_at: e.last_error.as_ref().map(|(_, at)| domain::time::format_ms(*at)),
+                    last_report_ms_ago: ago,
+                };
+                (*name, health)
+            })
+            .collect();
+        let healthy = actors.values().all(|a| a.state == ActorState::Running);
+        MessageResult(HealthSnapshot {
+            status: if healthy { "ok" } else { "degraded" },
+            version: env!("CARGO_PKG_VERSION"),
+            uptime_secs: (now - self.started_ms) / 1000,
+            actors,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use infra::clock::ManualClock;
+
+    #[actix_rt::test]
+    async fn tracks_state_errors_restarts_and_staleness() {
+        let clock = ManualClock::new(1_000_000);
+        let health = HealthActor::new(clock.clone()).start();
+        health.send(Report::state("store", ActorState::Running, 3)).await.unwrap();
+        health.send(Report::state("auth", ActorState::Running, 0)).await.unwrap();
+        let snap = health.send(GetHealth).await.unwrap();
+        assert_eq!(snap.status, "ok");
+        assert_eq!(snap.actors["store"].queue_depth, 3);
+        health.send(Report::failure("auth", "bad login for ada@example.com password=hunter2")).await.unwrap();
+        health.send(Report::restarted("auth")).await.unwrap();
+        let snap = health.send(GetHealth).await.unwrap();
+        let auth = &snap.actors["auth"];
+        assert_eq!((auth.restarts, auth.state, snap.status), (1, ActorState::Restarting, "degraded"));
+        let err = auth.last_error.as_deref().unwrap();
+        assert!(!err.contains("ada@example.com") && !err.contains("hunter2"), "{err}");
+        clock.advance_ms(STALE_AFTER_MS + 1);
+        health.send(Report::state("auth", ActorState::Running, 0)).await.unwrap();
+        let snap = health.send(GetHealth).await.unwrap();
+        assert_eq!(snap.actors["store"].state, ActorState::Unresponsive);
+        assert_eq!(snap.actors["auth"].state, ActorState::Running);
+        let long = "x".repeat(1000);
+        health.send(Report::failure("store", long)).await.unwrap();
+        let snap = health.send(GetHealth).await.unwrap();
+        assert!(snap.actors["store"].last_error.as_ref().unwrap().chars().count() <= MAX_ERROR_LEN + 1);
+    }
+}

@@ -1,0 +1,160 @@
+//! The synchronous store executor: one instance per SyncArbiter thread, each holding a clone of
+//! the record store. Every operation runs under `catch_unwind` so a panic becomes an internal
+//! error plus a health report instead of a dead thread. The writer instance publishes each
+//! committed change to the realtime actor.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
+
+use actix::prelude::*;
+use serde_json::Value;
+
+use domain::collections::{collection, CollectionSpec};
+use domain::record::{Action, ListPage, ListQuery, RecordError};
+use domain::validation::{validate_write, WriteMode};
+use infra::clock::SharedClock;
+use infra::store::RecordStore;
+
+use super::{CreateRecord, DeleteRecord, DeleteWhere, GetRecord, ListRecords, UpdateRecord, UpsertByKey, NAME};
+use crate::health::{HealthActor, Report};
+use crate::realtime::Publish;
+use crate::supervision::panic_message;
+
+pub struct StoreExecutor {
+    store: RecordStore,
+    clock: SharedClock,
+    health: Addr<HealthActor>,
+    publisher: Option<Recipient<Publish>>,
+}
+
+impl StoreExecutor {
+    pub fn new(
+        store: RecordStore,
+        clock: SharedClock,
+        health: Addr<HealthActor>,
+        publisher: Option<Recipient<Publish>>,
+    ) -> StoreExecutor {
+        StoreExecutor { store, clock, health, publisher }
+    }
+
+    fn run<T>(&self, op: impl FnOnce(&Self) -> Result<T, RecordError>) -> Result<T, RecordError> {
+        match catch_unwind(AssertUnwindSafe(|| op(self))) {
+            Ok(Err(RecordError::Internal)) => {
+                self.health.do_send(Report::failure(NAME, "internal store error (see log)"));
+                Err(RecordError::Internal)
+            }
+            Ok(result) => result,
+            Err(payload) => {
+                let message = panic_message(payload.as_ref());
+                tracing::error!(error = %message, "store operation panicked");
+                self.health.do_send(Report::failure(NAME, format!("panic: {message}")));
+                Err(RecordError::Internal)
+            }
+        }
+    }
+
+    fn publish(&self, spec: &'static CollectionSpec, action: Action, record: &Value) {
+        if let Some(p) = &self.publisher {
+            p.do_send(Publish { collection: spec.name, action, record: Arc::new(record.clone()) });
+        }
+    }
+}
+
+fn spec_for(name: &str) -> Result<&'static CollectionSpec, RecordError> {
+    collection(name).ok_or(RecordError::UnknownCollection)
+}
+
+impl Actor for StoreExecutor {
+    type Context = SyncContext<Self>;
+}
+
+impl Handler<ListRecords> for StoreExecutor {
+    type Result = Result<ListPage, RecordError>;
+    fn handle(&mut self, msg: ListRecords, _: &mut SyncContext<Self>) -> Self::Result {
+        self.run(|s| {
+            let spec = spec_for(&msg.collection)?;
+            s.store.list(spec, &ListQuery::parse(spec, &msg.params)?)
+        })
+    }
+}
+
+impl Handler<GetRecord> for StoreExecutor {
+    type Result = Result<Value, RecordError>;
+    fn handle(&mut self, msg: GetRecord, _: &mut SyncContext<Self>) -> Self::Result {
+        self.run(|s| s.store.get(spec_for(&msg.collection)?, &msg.id))
+    }
+}
+
+impl Handler<CreateRecord> for StoreExecutor {
+    type Result = Result<Value, RecordError>;
+    fn handle(&mut self, msg: CreateRecord, _: &mut SyncContext<Self>) -> Self::Result {
+        self.run(|s| {
+            let spec = spec_for(&msg.collection)?;
+            let write = validate_write(spec, &msg.body, WriteMode::Create)?;
+            let record = s.store.create(spec, &write, s.clock.now_ms())?;
+            s.publish(spec, Action::Create, &record);
+            Ok(record)
+        })
+    }
+}
+
+impl Handler<UpdateRecord> for StoreExecutor {
+    type Result = Result<Value, RecordError>;
+    fn handle(&mut self, msg: UpdateRecord, _: &mut SyncContext<Self>) -> Self::Result {
+        self.run(|s| {
+            let spec = spec_for(&msg.collection)?;
+            let write = validate_write(spec, &msg.body, WriteMode::Update)?;
+            let record = s.store.update(spec, &msg.id, &write, s.clock.now_ms())?;
+            s.publish(spec, Action::Update, &record);
+            Ok(record)
+        })
+    }
+}
+
+impl Handler<DeleteRecord> for StoreExecutor {
+    type Result = Result<(), RecordError>;
+    fn handle(&mut self, msg: DeleteRecord, _: &mut SyncContext<Self>) -> Self::Result {
+        self.run(|s| {
+            let spec = spec_for(&msg.collection)?;
+            let record = s.store.delete(spec, &msg.id)?;
+            s.publish(spec, Action::Delete, &record);
+            Ok(())
+        })
+    }
+}
+
+impl Handler<DeleteWhere> for StoreExecutor {
+    type Result = Result<usize, RecordError>;
+    fn handle(&mut self, msg: DeleteWhere, _: &mut SyncContext<Self>) -> Self::Result {
+        self.run(|s| {
+            let spec = spec_for(msg.collection)?;
+            let deleted = s.store.delete_where(spec, &msg.filter, msg.limit)?;
+            for record in &deleted {
+                s.publish(spec, Action::Delete, record);
+            }
+            Ok(deleted.len())
+        })
+    }
+}
+
+impl Handler<UpsertByKey> for StoreExecutor {
+    type Result = Result<Value, RecordError>;
+    fn handle(&mut self, msg: UpsertByKey, _: &mut SyncContext<Self>) -> Self::Result {
+        self.run(|s| {
+            let spec = spec_for(msg.collection)?;
+            let now = s.clock.now_ms();
+            let (record, action) = match s.store.find_id_by(spec, msg.key_field, &msg.key_value)? {
+                Some(id) => {
+                    let write = validate_write(spec, &msg.body, WriteMode::Update)?;
+                    (s.store.update(spec, &id, &write, now)?, Action::Update)
+                }
+                None => {
+                    let write = validate_write(spec, &msg.body, WriteMode::Create)?;
+                    (s.store.create(spec, &write, now)?, Action::Create)
+                }
+            };
+            s.publish(spec, action, &record);
+            Ok(record)
+        })
+    }
+}

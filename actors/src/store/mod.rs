@@ -1,0 +1,142 @@
+//! The store subsystem. `StoreExecutor` runs on SyncArbiter threads over the r2d2 pool: two or
+//! more reader threads and exactly one writer thread, so SQLite never sees competing writers.
+//! The executor validates writes against the collection descriptors, performs them and, from
+//! the single writer thread, publishes each committed change to realtime in commit order.
+//! `StoreActor` is the supervised front door: it routes messages to readers or the writer and
+//! tracks how many requests are in flight (its queue depth on the health dashboard).
+
+mod executor;
+
+use actix::prelude::*;
+use serde_json::Value;
+
+use domain::filter::Expr;
+use domain::record::{ListPage, RawListParams, RecordError};
+
+use crate::health::{HealthActor, Report};
+use crate::supervision::report_periodically;
+pub use executor::StoreExecutor;
+
+pub const NAME: &str = "store";
+
+#[derive(Debug, Clone, Message)]
+#[rtype(result = "Result<ListPage, RecordError>")]
+pub struct ListRecords {
+    pub collection: String,
+    pub params: RawListParams,
+}
+
+#[derive(Debug, Clone, Message)]
+#[rtype(result = "Result<Value, RecordError>")]
+pub struct GetRecord {
+    pub collection: String,
+    pub id: String,
+}
+
+#[derive(Debug, Clone, Message)]
+#[rtype(result = "Result<Value, RecordError>")]
+pub struct CreateRecord {
+    pub collection: String,
+    pub body: Value,
+}
+
+#[derive(Debug, Clone, Message)]
+#[rtype(result = "Result<Value, RecordError>")]
+pub struct UpdateRecord {
+    pub collection: String,
+    pub id: String,
+    pub body: Value,
+}
+
+#[derive(Debug, Clone, Message)]
+#[rtype(result = "Result<(), RecordError>")]
+pub struct DeleteRecord {
+    pub collection: String,
+    pub id: String,
+}
+
+/// Server-internal bulk delete (presence pruning, retention). Not reachable from HTTP.
+#[derive(Debug, Clone, Message)]
+#[rtype(result = "Result<usize, RecordError>")]
+pub struct DeleteWhere {
+    pub collection: &'static str,
+    pub filter: Expr,
+    pub limit: u32,
+}
+
+/// Creates or updates the record whose `key_field` equals `key_value` (server-internal).
+#[derive(Debug, Clone, Message)]
+#[rtype(result = "Result<Value, RecordError>")]
+pub struct UpsertByKey {
+    pub collection: &'static str,
+    pub key_field: &'static str,
+    pub key_value: String,
+    pub body: Value,
+}
+
+pub struct StoreActor {
+    readers: Addr<StoreExecutor>,
+    writer: Addr<StoreExecutor>,
+    health: Addr<HealthActor>,
+    in_flight: usize,
+}
+
+impl StoreActor {
+    pub fn new(readers: Addr<StoreExecutor>, writer: Addr<StoreExecutor>, health: Addr<HealthActor>) -> StoreActor {
+        StoreActor { readers, writer, health, in_flight: 0 }
+    }
+
+    fn forward<M, T>(&mut self, to_writer: bool, msg: M) -> ResponseActFuture<Self, Result<T, RecordError>>
+    where
+        M: Message<Result = Result<T, RecordError>> + Send + 'static,
+        T: Send + 'static,
+        StoreExecutor: Handler<M>,
+    {
+        self.in_flight += 1;
+        let target = if to_writer { &self.writer } else { &self.readers };
+        let request = target.send(msg);
+        Box::pin(request.into_actor(self).map(|result, act, _| {
+            act.in_flight -= 1;
+            result.unwrap_or_else(|_| {
+                act.health.do_send(Report::failure(NAME, "store executor mailbox closed"));
+                Err(RecordError::Unavailable)
+            })
+        }))
+    }
+}
+
+impl Actor for StoreActor {
+    type Context = Context<Self>;
+    fn started(&mut self, ctx: &mut Context<Self>) {
+        report_periodically(ctx, NAME, self.health.clone(), |a: &StoreActor| a.in_flight);
+    }
+}
+
+impl Supervised for StoreActor {
+    fn restarting(&mut self, _: &mut Context<Self>) {
+        self.in_flight = 0;
+        self.health.do_send(Report::restarted(NAME));
+    }
+}
+
+macro_rules! route {
+    ($msg:ty, $ok:ty, $to_writer:expr) => {
+        impl Handler<$msg> for StoreActor {
+            type Result = ResponseActFuture<Self, Result<$ok, RecordError>>;
+            fn handle(&mut self, msg: $msg, _: &mut Context<Self>) -> Self::Result {
+                self.forward($to_writer, msg)
+            }
+        }
+    };
+}
+
+route!(ListRecords, ListPage, false);
+route!(GetRecord, Value, false);
+route!(CreateRecord, Value, true);
+route!(UpdateRecord, Value, true);
+route!(DeleteRecord, (), true);
+route!(DeleteWhere, usize, true);
+route!(UpsertByKey, Value, true);
+
+#[cfg(test)]
+pub(crate) mod tests;

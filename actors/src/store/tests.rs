@@ -1,0 +1,74 @@
+//! Store actor tests over a real SQLite file: routing, validation leaving data untouched,
+//! realtime publication of committed writes, and upserts.
+
+use std::sync::Arc;
+
+use serde_json::json;
+
+use super::*;
+use crate::realtime::{Connect, RealtimeActor, SetSubscriptions};
+use crate::system::{start, RelayConfig};
+use infra::clock::ManualClock;
+
+pub(crate) fn test_config(dir: &std::path::Path) -> RelayConfig {
+    RelayConfig {
+        db_path: dir.join("relay.db"),
+        passphrase: "test passphrase".into(),
+        token_key: vec![3; 32],
+        token_ttl_secs: 60,
+        auth_limits: Default::default(),
+        presence: Default::default(),
+        reader_threads: 2,
+        clock: ManualClock::new(1_800_000_000_000) as Arc<dyn infra::clock::Clock>,
+    }
+}
+
+async fn subscribe(rt: &Addr<RealtimeActor>) -> tokio::sync::mpsc::Receiver<bytes::Bytes> {
+    let (tx, mut rx) = tokio::sync::mpsc::channel(16);
+    let id = rt.send(Connect { frames: tx }).await.unwrap().unwrap();
+    rx.recv().await.unwrap();
+    rt.send(SetSubscriptions { client_id: id, subscriptions: vec!["contacts/*".into()] }).await.unwrap().unwrap();
+    rx
+}
+
+#[actix_rt::test]
+async fn writes_validate_persist_and_publish() {
+    let tmp = tempfile::tempdir().unwrap();
+    let h = start(test_config(tmp.path())).unwrap();
+    let mut rx = subscribe(&h.realtime).await;
+    let created = h
+        .store
+        .send(CreateRecord { collection: "contacts".into(), body: json!({"name": "Ada", "email": "ada@x.io"}) })
+        .await
+        .unwrap()
+        .unwrap();
+    let id = created["id"].as_str().unwrap().to_string();
+    let frame = String::from_utf8(rx.recv().await.unwrap().to_vec()).unwrap();
+    assert!(frame.contains("\"action\":\"create\"") && frame.contains(&id), "{frame}");
+
+    let bad = h.store.send(UpdateRecord { collection: "contacts".into(), id: id.clone(), body: json!({"email": "nope"}) });
+    assert!(matches!(bad.await.unwrap(), Err(RecordError::Validation(_))));
+    let stored = h.store.send(GetRecord { collection: "contacts".into(), id: id.clone() }).await.unwrap().unwrap();
+    assert_eq!(stored, created, "a rejected update leaves the record untouched");
+    assert!(rx.try_recv().is_err(), "nothing is published for a rejected write");
+
+    let unknown = h.store.send(ListRecords { collection: "users".into(), params: Default::default() }).await.unwrap();
+    assert_eq!(unknown.unwrap_err(), RecordError::UnknownCollection);
+    h.store.send(DeleteRecord { collection: "contacts".into(), id: id.clone() }).await.unwrap().unwrap();
+    let frame = String::from_utf8(rx.recv().await.unwrap().to_vec()).unwrap();
+    assert!(frame.contains("\"action\":\"delete\""), "{frame}");
+}
+
+#[actix_rt::test]
+async fn upsert_by_key_creates_then_updates() {
+    let tmp = tempfile::tempdir().unwrap();
+    let h = start(test_config(tmp.path())).unwrap();
+    let body = |host: &str| json!({"sessionId": "s-1", "hostname": host, "mode": "client", "lastSeen": "2026-01-01T00:00:00Z"});
+    let up = |host: &str| UpsertByKey { collection: "client_presence", key_field: "sessionId", key_value: "s-1".into(), body: body(host) };
+    let a = h.store.send(up("one")).await.unwrap().unwrap();
+    let b = h.store.send(up("two")).await.unwrap().unwrap();
+    assert_eq!(a["id"], b["id"]);
+    assert_eq!(b["hostname"], "two");
+    let page = h.store.send(ListRecords { collection: "client_presence".into(), params: Default::default() }).await.unwrap().unwrap();
+    assert_eq!(page.total_items, 1);
+}

@@ -1,0 +1,70 @@
+//! Command-line interface of the `relay` binary (clap derive). Every option is documented in
+//! `relay --help` and `relay <command> --help`.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+/// Relay: the NOC command center. One Relay PC runs `relay serve`; desktops, paired laptops and
+/// LAN browsers connect to it.
+#[derive(Debug, Parser)]
+#[command(name = "relay", version, about, long_about = None)]
+pub struct Cli {
+    /// Log level filter (error, warn, info, debug, trace). `RELAY_LOG` overrides it.
+    #[arg(long, global = true, default_value = "info")]
+    pub log_level: String,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+impl Cli {
+    pub fn log_level(&self) -> &str {
+        &self.log_level
+    }
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run server mode: embedded SQLite store, record API, realtime and the web UI.
+    ///
+    /// On first start a connection passphrase is created (random, or RELAY_BOOTSTRAP_PASSPHRASE
+    /// when set) and stored owner-only under DATA_DIR/secrets, outside the database.
+    Serve(ServeArgs),
+    /// Print the server URL and the connection passphrase for the local operator.
+    ///
+    /// Sensitive: the passphrase lets any client on the network read and change Relay data.
+    ConnectionInfo(ConnectionInfoArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Data directory (created owner-only if missing): database, secrets, runtime info.
+    #[arg(long, env = "RELAY_DATA_DIR")]
+    pub data_dir: PathBuf,
+    /// TCP port to listen on (0 picks a free port; the chosen one is printed).
+    #[arg(long, default_value_t = 8090)]
+    pub port: u16,
+    /// Address to bind. The default 0.0.0.0 allows direct LAN access; use 127.0.0.1 to accept
+    /// connections from this machine only.
+    #[arg(long, default_value = "0.0.0.0")]
+    pub bind: String,
+    /// Folder with the built web UI (ui/dist). Defaults to the ui/dist of this source tree.
+    #[arg(long, env = "RELAY_UI_DIR")]
+    pub ui_dir: Option<PathBuf>,
+    /// Lifetime of app-user auth tokens, in seconds (60 s to 30 days).
+    #[arg(long, default_value_t = 86_400, value_parser = clap::value_parser!(i64).range(60..=2_592_000))]
+    pub token_ttl_secs: i64,
+    /// HTTP worker threads.
+    #[arg(long, default_value_t = 2)]
+    pub workers: usize,
+    /// Store reader threads (there is always exactly one writer).
+    #[arg(long, default_value_t = 2)]
+    pub readers: usize,
+}
+
+#[derive(Debug, Args)]
+pub struct ConnectionInfoArgs {
+    /// Data directory of the server.
+    #[arg(long, env = "RELAY_DATA_DIR")]
+    pub data_dir: PathBuf,
+}

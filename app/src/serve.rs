@@ -1,0 +1,107 @@
+//! Server mode wiring: data directory and secrets, the actor system and the HTTP server on one
+//! actix System, runtime info for `connection-info`, and graceful shutdown on SIGINT/SIGTERM.
+
+use std::net::IpAddr;
+
+use infra::datadir::{DataDir, RuntimeInfo};
+
+use crate::cli::{ConnectionInfoArgs, ServeArgs};
+
+pub const BOOTSTRAP_ENV: &str = "RELAY_BOOTSTRAP_PASSPHRASE";
+
+type BoxError = Box<dyn std::error::Error>;
+
+fn default_ui_dir() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../ui/dist")
+}
+
+pub fn run(args: ServeArgs) -> Result<(), BoxError> {
+    let bind: IpAddr = args.bind.parse().map_err(|_| format!("--bind must be an IP address, got {:?}", args.bind))?;
+    let data_dir = DataDir::open(&args.data_dir)?;
+    let bootstrap = std::env::var(BOOTSTRAP_ENV).ok().filter(|s| !s.is_empty());
+    let (passphrase, created) = data_dir.load_or_create_passphrase(bootstrap.as_deref())?;
+    if created {
+        tracing::info!("created the connection passphrase; see `relay connection-info`");
+    }
+    let token_key = data_dir.load_or_create_token_key()?;
+    let config = actors::RelayConfig {
+        db_path: data_dir.db_path(),
+        passphrase,
+        token_key,
+        token_ttl_secs: args.token_ttl_secs,
+        auth_limits: Default::default(),
+        presence: Default::default(),
+        reader_threads: args.readers,
+        clock: infra::clock::system(),
+    };
+    let web_config = web::WebConfig {
+        bind: bind.to_string(),
+        port: args.port,
+        ui_dir: Some(args.ui_dir.unwrap_or_else(default_ui_dir)),
+        workers: args.workers,
+    };
+    let system = actix::System::new();
+    system.block_on(async move {
+        let handles = actors::start(config)?;
+        let (server, addrs) = web::build_server(handles, web_config)?;
+        let port = addrs.first().map(|a| a.port()).unwrap_or(args.port);
+        data_dir.write_runtime_info(&RuntimeInfo { bind: bind.to_string(), port, pid: std::process::id() })?;
+        let shown = if bind.is_unspecified() { "127.0.0.1".to_string() } else { bind.to_string() };
+        let host = if shown.contains(':') { format!("[{shown}]") } else { shown };
+        println!("Relay listening on http://{host}:{port}");
+        if bind.is_unspecified() {
+            println!("Direct LAN access is on (bound to {bind}); use --bind 127.0.0.1 for this machine only.");
+        }
+        tracing::info!(bind = %bind, port, "relay server started");
+        let handle = server.handle();
+        actix::spawn(async move {
+            shutdown_signal().await;
+            tracing::info!("shutting down");
+            handle.stop(true).await;
+        });
+        server.await?;
+        Ok::<(), BoxError>(())
+    })?;
+    Ok(())
+}
+
+async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let mut term = match signal(SignalKind::terminate()) {
+            Ok(s) => s,
+            Err(_) => return std::future::pending().await,
+        };
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+pub fn connection_info(args: ConnectionInfoArgs) -> Result<(), BoxError> {
+    if !args.data_dir.is_dir() {
+        return Err(format!("no data directory at {}", args.data_dir.display()).into());
+    }
+    let data_dir = DataDir::open(&args.data_dir)?;
+    let passphrase = data_dir.read_passphrase()?;
+    match data_dir.read_runtime_info() {
+        Some(info) => {
+            let host = if info.bind == "0.0.0.0" || info.bind == "::" { hostname_or_loopback() } else { info.bind };
+            println!("Server URL: http://{host}:{}", info.port);
+        }
+        None => println!("Server URL: unknown (the server has not been started yet)"),
+    }
+    println!("Passphrase: {passphrase}");
+    println!("Treat the passphrase as sensitive: it grants access to all Relay data.");
+    Ok(())
+}
+
+fn hostname_or_loopback() -> String {
+    hostname::get().ok().and_then(|h| h.into_string().ok()).filter(|h| !h.is_empty()).unwrap_or_else(|| "127.0.0.1".into())
+}

@@ -1,0 +1,346 @@
+//! The operational collections Relay manages, described as data: each collection's name, its
+//! stable PocketBase-style collection id, its fields with their kinds and limits, and its unique
+//! keys. The store builds SQL from these descriptors, validation checks records against them and
+//! the record API only reaches collections listed here (the allowlist).
+
+/// System fields every record carries; they are set by the server, never by clients.
+pub const SYSTEM_FIELDS: &[&str] = &["id", "created", "updated", "revision"];
+
+/// Keys clients may send back (e.g. a whole record on update) that are ignored on write.
+pub const IGNORED_INPUT_KEYS: &[&str] = &[
+    "created",
+    "updated",
+    "revision",
+    "collectionId",
+    "collectionName",
+    "expand",
+];
+
+/// Default text limit when a field names none (legacy IPC "field" limit).
+pub const FIELD_LEN: usize = 1000;
+/// Limit for names (legacy IPC "name" limit).
+pub const NAME_LEN: usize = 500;
+/// Limit for notes and comments.
+pub const NOTE_LEN: usize = 10_000;
+/// Limit for HTML bodies.
+pub const HTML_LEN: usize = 50_000;
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum JsonShape {
+    /// An array of strings, each at most `max_len` characters, at most `max_items` items.
+    StringArray { max_items: usize, max_len: usize },
+    /// Any JSON object, serialized size at most `max_bytes`.
+    Object { max_bytes: usize },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum FieldKind {
+    Text { max_len: usize },
+    /// Text that must be a valid email address when non-empty.
+    Email,
+    Number { min: f64, max: f64, integer: bool },
+    Bool,
+    /// A date-time stored in wire format (see `time`); empty means unset.
+    Date,
+    Select { values: &'static [&'static str] },
+    Json { shape: JsonShape },
+}
+
+impl FieldKind {
+    /// SQL column type used by migrations and the store.
+    pub fn sql_type(&self) -> &'static str {
+        match self {
+            FieldKind::Number { .. } => "REAL",
+            FieldKind::Bool => "INTEGER",
+            _ => "TEXT",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FieldSpec {
+    pub name: &'static str,
+    pub kind: FieldKind,
+    pub required: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CollectionSpec {
+    pub name: &'static str,
+    pub id: &'static str,
+    pub fields: &'static [FieldSpec],
+    /// Fields with a UNIQUE index in the database.
+    pub unique: &'static [&'static str],
+}
+
+impl CollectionSpec {
+    pub fn field(&self, name: &str) -> Option<&'static FieldSpec> {
+        self.fields.iter().find(|f| f.name == name)
+    }
+
+    /// Whether `name` may be used in filters and sorts: a declared field or a system field.
+    pub fn is_queryable(&self, name: &str) -> bool {
+        SYSTEM_FIELDS.contains(&name) || self.field(name).is_some()
+    }
+}
+
+const fn text(name: &'static str, max_len: usize) -> FieldSpec {
+    FieldSpec { name, kind: FieldKind::Text { max_len }, required: false }
+}
+const fn required_text(name: &'static str, max_len: usize) -> FieldSpec {
+    FieldSpec { name, kind: FieldKind::Text { max_len }, required: true }
+}
+const fn number(name: &'static str, min: f64, max: f64, integer: bool) -> FieldSpec {
+    FieldSpec { name, kind: FieldKind::Number { min, max, integer }, required: false }
+}
+const fn boolean(name: &'static str) -> FieldSpec {
+    FieldSpec { name, kind: FieldKind::Bool, required: false }
+}
+const fn date(name: &'static str, required: bool) -> FieldSpec {
+    FieldSpec { name, kind: FieldKind::Date, required }
+}
+const fn select(name: &'static str, values: &'static [&'static str], required: bool) -> FieldSpec {
+    FieldSpec { name, kind: FieldKind::Select { values }, required }
+}
+const fn string_array(name: &'static str, max_items: usize, max_len: usize) -> FieldSpec {
+    FieldSpec { name, kind: FieldKind::Json { shape: JsonShape::StringArray { max_items, max_len } }, required: false }
+}
+
+pub const SEVERITIES: &[&str] = &["ISSUE", "MAINTENANCE", "INFO", "RESOLVED"];
+pub const REMINDER_STATUSES: &[&str] = &["pending", "done", "dismissed"];
+pub const NOTE_ENTITY_TYPES: &[&str] = &["contact", "server"];
+pub const PRESENCE_MODES: &[&str] = &["client"];
+/// Standalone note colors; any other stored value is presented as amber by the UI.
+pub const NOTE_COLORS: &[&str] = &["amber", "blue", "green", "red", "purple", "slate"];
+
+const TAGS: FieldSpec = string_array("tags", 20, 50);
+const SORT_ORDER: FieldSpec = number("sortOrder", -1e9, 1e9, false);
+
+pub static CONTACTS: CollectionSpec = CollectionSpec {
+    name: "contacts",
+    id: "pbc_contacts",
+    fields: &[
+        required_text("name", NAME_LEN),
+        FieldSpec { name: "email", kind: FieldKind::Email, required: false },
+        text("phone", FIELD_LEN),
+        text("title", FIELD_LEN),
+    ],
+    unique: &[],
+};
+
+pub static SERVERS: CollectionSpec = CollectionSpec {
+    name: "servers",
+    id: "pbc_servers",
+    fields: &[
+        required_text("name", NAME_LEN),
+        text("businessArea", FIELD_LEN),
+        text("lob", FIELD_LEN),
+        text("comment", NOTE_LEN),
+        text("owner", FIELD_LEN),
+        text("contact", FIELD_LEN),
+        text("os", FIELD_LEN),
+    ],
+    unique: &[],
+};
+
+pub static ONCALL: CollectionSpec = CollectionSpec {
+    name: "oncall",
+    id: "pbc_oncall",
+    fields: &[
+        required_text("team", NAME_LEN),
+        text("role", FIELD_LEN),
+        text("name", NAME_LEN),
+        text("contact", FIELD_LEN),
+        text("timeWindow", FIELD_LEN),
+        SORT_ORDER,
+        text("teamId", NAME_LEN),
+    ],
+    unique: &[],
+};
+
+pub static BRIDGE_GROUPS: CollectionSpec = CollectionSpec {
+    name: "bridge_groups",
+    id: "pbc_bridge_groups",
+    fields: &[required_text("name", NAME_LEN), string_array("contacts", 200, 320)],
+    unique: &[],
+};
+
+pub static BRIDGE_HISTORY: CollectionSpec = CollectionSpec {
+    name: "bridge_history",
+    id: "pbc_bridge_history",
+    fields: &[
+        text("note", NOTE_LEN),
+        string_array("groups", 500, NAME_LEN),
+        string_array("contacts", 500, 320),
+        number("recipientCount", 0.0, 100_000.0, true),
+    ],
+    unique: &[],
+};
+
+pub static ALERT_HISTORY: CollectionSpec = CollectionSpec {
+    name: "alert_history",
+    id: "pbc_alert_history",
+    fields: &[
+        select("severity", SEVERITIES, false),
+        text("subject", NOTE_LEN),
+        text("bodyHtml", HTML_LEN),
+        text("sender", FIELD_LEN),
+        text("recipient", FIELD_LEN),
+        boolean("pinned"),
+        text("label", NAME_LEN),
+    ],
+    unique: &[],
+};
+
+pub static ALERT_REMINDERS: CollectionSpec = CollectionSpec {
+    name: "alert_reminders",
+    id: "pbc_alert_reminders",
+    fields: &[
+        required_text("title", 180),
+        text("note", NOTE_LEN),
+        date("dueAt", true),
+        select("status", REMINDER_STATUSES, true),
+        date("snoozeUntil", false),
+        select("severity", SEVERITIES, false),
+        text("alertSubject", NOTE_LEN),
+        text("alertBodyHtml", HTML_LEN),
+        text("createdBy", FIELD_LEN),
+        date("completedAt", false),
+        date("dismissedAt", false),
+    ],
+    unique: &[],
+};
+
+pub static NOTES: CollectionSpec = CollectionSpec {
+    name: "notes",
+    id: "pbc_notes",
+    fields: &[
+        select("entityType", NOTE_ENTITY_TYPES, true),
+        required_text("entityKey", NAME_LEN),
+        text("note", NOTE_LEN),
+        TAGS,
+    ],
+    unique: &[],
+};
+
+pub static STANDALONE_NOTES: CollectionSpec = CollectionSpec {
+    name: "standalone_notes",
+    id: "pbc_standalone_notes",
+    fields: &[
+        text("title", 200),
+        text("content", NOTE_LEN),
+        select("color", NOTE_COLORS, false),
+        TAGS,
+        SORT_ORDER,
+    ],
+    unique: &[],
+};
+
+pub static ONCALL_DISMISSALS: CollectionSpec = CollectionSpec {
+    name: "oncall_dismissals",
+    id: "pbc_oncall_dismissals",
+    fields: &[required_text("alertType", 100), required_text("dateKey", 10)],
+    unique: &[],
+};
+
+pub static CONFLICT_LOG: CollectionSpec = CollectionSpec {
+    name: "conflict_log",
+    id: "pbc_conflict_log",
+    fields: &[
+        required_text("collection", 100),
+        required_text("recordId", 200),
+        FieldSpec {
+            name: "overwrittenData",
+            kind: FieldKind::Json { shape: JsonShape::Object { max_bytes: 256 * 1024 } },
+            required: true,
+        },
+        text("overwrittenBy", FIELD_LEN),
+    ],
+    unique: &[],
+};
+
+pub static ONCALL_BOARD_SETTINGS: CollectionSpec = CollectionSpec {
+    name: "oncall_board_settings",
+    id: "pbc_oncall_board_settings",
+    fields: &[required_text("key", 100), string_array("teamOrder", 500, NAME_LEN), boolean("locked")],
+    unique: &["key"],
+};
+
+pub static CLIENT_PRESENCE: CollectionSpec = CollectionSpec {
+    name: "client_presence",
+    id: "pbc_client_presence",
+    fields: &[
+        required_text("sessionId", 200),
+        required_text("hostname", 255),
+        select("mode", PRESENCE_MODES, true),
+        date("lastSeen", true),
+    ],
+    unique: &["sessionId"],
+};
+
+/// Every collection Relay manages, in a stable order.
+pub static MANAGED: &[&CollectionSpec] = &[
+    &CONTACTS,
+    &SERVERS,
+    &ONCALL,
+    &BRIDGE_GROUPS,
+    &BRIDGE_HISTORY,
+    &ALERT_HISTORY,
+    &ALERT_REMINDERS,
+    &NOTES,
+    &STANDALONE_NOTES,
+    &ONCALL_DISMISSALS,
+    &CONFLICT_LOG,
+    &ONCALL_BOARD_SETTINGS,
+    &CLIENT_PRESENCE,
+];
+
+/// Looks up a managed collection by name; anything else is not reachable.
+pub fn collection(name: &str) -> Option<&'static CollectionSpec> {
+    MANAGED.iter().copied().find(|c| c.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn allowlist_contains_exactly_the_managed_collections() {
+        assert_eq!(MANAGED.len(), 13);
+        assert!(collection("contacts").is_some());
+        for name in ["users", "_superusers", "sqlite_master", "relay_meta", "Contacts", ""] {
+            assert!(collection(name).is_none(), "{name}");
+        }
+    }
+
+    #[test]
+    fn names_and_ids_are_unique_and_sql_safe() {
+        let ident = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        let mut names: Vec<&str> = MANAGED.iter().map(|c| c.name).collect();
+        let mut ids: Vec<&str> = MANAGED.iter().map(|c| c.id).collect();
+        names.sort();
+        names.dedup();
+        ids.sort();
+        ids.dedup();
+        assert_eq!(names.len(), MANAGED.len());
+        assert_eq!(ids.len(), MANAGED.len());
+        for c in MANAGED {
+            assert!(ident(c.name));
+            for f in c.fields {
+                assert!(ident(f.name), "{}.{}", c.name, f.name);
+                assert!(!SYSTEM_FIELDS.contains(&f.name));
+            }
+            for u in c.unique {
+                assert!(c.field(u).is_some());
+            }
+        }
+    }
+
+    #[test]
+    fn queryable_fields_include_system_fields_only_for_declared_collections() {
+        assert!(CONTACTS.is_queryable("created"));
+        assert!(CONTACTS.is_queryable("email"));
+        assert!(!CONTACTS.is_queryable("password"));
+        assert!(!CONTACTS.is_queryable("rowid"));
+    }
+}

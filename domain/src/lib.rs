@@ -1,0 +1,13 @@
+//! Relay's pure domain: the collections Relay manages and their validation rules, the
+//! PocketBase filter and sort languages, token-bucket rate limiting, log redaction and
+//! timestamp formatting. Nothing in this crate performs IO or async work; callers pass
+//! time in as milliseconds so every rule is deterministic under test.
+
+pub mod collections;
+pub mod filter;
+pub mod ratelimit;
+pub mod record;
+pub mod redact;
+pub mod sort;
+pub mod time;
+pub mod validation;

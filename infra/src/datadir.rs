@@ -1,0 +1,274 @@
+//! The server's data directory and the secrets kept beside (not inside) the database. The
+//! directory and its `secrets/` folder are owner-only (0700); the connection passphrase and the
+//! token-signing key are owner-only files (0600) written atomically (exclusive temp file, fsync,
+//! rename). Symbolic links are refused where a secret is expected, and loose permissions found
+//! on start are tightened and reported.
+
+use std::fs::{self, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+pub const MIN_PASSPHRASE_LEN: usize = 8;
+pub const MAX_PASSPHRASE_LEN: usize = 256;
+
+#[derive(Debug, thiserror::Error)]
+pub enum DataDirError {
+    #[error("data directory problem at {path}: {source}")]
+    Io { path: String, source: io::Error },
+    #[error("{0} is a symbolic link or not a regular file; refusing to use it")]
+    NotRegular(String),
+    #[error("the passphrase must be {MIN_PASSPHRASE_LEN}-{MAX_PASSPHRASE_LEN} characters without control characters")]
+    InvalidPassphrase,
+    #[error("the secret file {0} is empty or corrupt")]
+    Corrupt(String),
+    #[error("no passphrase has been created yet; start `relay serve` once first")]
+    NoPassphrase,
+}
+
+fn io_err(path: &Path) -> impl FnOnce(io::Error) -> DataDirError + '_ {
+    move |source| DataDirError::Io { path: path.display().to_string(), source }
+}
+
+/// Checks a passphrase's length and characters.
+pub fn validate_passphrase(p: &str) -> Result<(), DataDirError> {
+    let n = p.chars().count();
+    if !(MIN_PASSPHRASE_LEN..=MAX_PASSPHRASE_LEN).contains(&n) || p.chars().any(char::is_control) {
+        return Err(DataDirError::InvalidPassphrase);
+    }
+    Ok(())
+}
+
+/// Where the running server can be reached; written at start for `relay connection-info`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct RuntimeInfo {
+    pub bind: String,
+    pub port: u16,
+    pub pid: u32,
+}
+
+#[derive(Debug, Clone)]
+pub struct DataDir {
+    root: PathBuf,
+}
+
+#[cfg(unix)]
+fn set_mode(path: &Path, mode: u32) -> io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(path, fs::Permissions::from_mode(mode))
+}
+#[cfg(not(unix))]
+fn set_mode(_path: &Path, _mode: u32) -> io::Result<()> {
+    Ok(())
+}
+
+#[cfg(unix)]
+fn loose_mode(meta: &fs::Metadata) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    meta.permissions().mode() & 0o077 != 0
+}
+#[cfg(not(unix))]
+fn loose_mode(_meta: &fs::Metadata) -> bool {
+    false
+}
+
+/// Creates `dir` (and parents) if needed and makes it owner-only.
+fn ensure_private_dir(dir: &Path) -> Result<(), DataDirError> {
+    match fs::symlink_metadata(dir) {
+        Ok(meta) if meta.file_type().is_symlink() => return Err(DataDirError::NotRegular(dir.display().to_string())),
+        Ok(meta) if !meta.is_dir() => return Err(DataDirError::NotRegular(dir.display().to_string())),
+        Ok(meta) => {
+            if loose_mode(&meta) {
+                tracing::warn!(dir = %dir.display(), "tightening data directory permissions to owner-only");
+                set_mode(dir, 0o700).map_err(io_err(dir))?;
+            }
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            fs::create_dir_all(dir).map_err(io_err(dir))?;
+            set_mode(dir, 0o700).map_err(io_err(dir))?;
+        }
+        Err(e) => return Err(io_err(dir)(e)),
+    }
+    Ok(())
+}
+
+/// Atomically writes an owner-only file: exclusive temp file, fsync, rename over the target.
+pub fn write_private_file(path: &Path, contents: &[u8]) -> Result<(), DataDirError> {
+    let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
+    let _ = fs::remove_file(&tmp);
+    let mut options = OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    let mut file = options.open(&tmp).map_err(io_err(&tmp))?;
+    file.write_all(contents).and_then(|_| file.sync_all()).map_err(io_err(&tmp))?;
+    drop(file);
+    fs::rename(&tmp, path).map_err(io_err(path))
+}
+
+/// Reads a secret file, refusing links and non-regular files and tightening loose permissions.
+fn read_private_file(path: &Path) -> Result<Option<Vec<u8>>, DataDirError> {
+    let meta = match fs::symlink_metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(io_err(path)(e)),
+    };
+    if !meta.file_type().is_file() {
+        return Err(DataDirError::NotRegular(path.display().to_string()));
+    }
+    if loose_mode(&meta) {
+        tracing::warn!(file = %path.display(), "secret file was readable by others; tightening to owner-only");
+        set_mode(path, 0o600).map_err(io_err(path))?;
+    }
+    fs::read(path).map(Some).map_err(io_err(path))
+}
+
+impl DataDir {
+    /// Opens (creating if needed) an owner-only data directory.
+    pub fn open(root: impl AsRef<Path>) -> Result<DataDir, DataDirError> {
+        let root = root.as_ref().to_path_buf();
+        ensure_private_dir(&root)?;
+        let root = fs::canonicalize(&root).map_err(io_err(&root))?;
+        ensure_private_dir(&root.join("secrets"))?;
+        Ok(DataDir { root })
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+    pub fn db_path(&self) -> PathBuf {
+        self.root.join("relay.db")
+    }
+    fn secret(&self, name: &str) -> PathBuf {
+        self.root.join("secrets").join(name)
+    }
+
+    /// Returns the stored passphrase, creating it on first start from `bootstrap` (validated)
+    /// or at random. The boolean says whether it was created now.
+    pub fn load_or_create_passphrase(&self, bootstrap: Option<&str>) -> Result<(String, bool), DataDirError> {
+        if let Some(existing) = self.read_passphrase_opt()? {
+            return Ok((existing, false));
+        }
+        let passphrase = match bootstrap {
+            Some(p) => {
+                validate_passphrase(p)?;
+                p.to_string()
+            }
+            None => crate::ids::passphrase(),
+        };
+        write_private_file(&self.secret("passphrase"), passphrase.as_bytes())?;
+        Ok((passphrase, true))
+    }
+
+    fn read_passphrase_opt(&self) -> Result<Option<String>, DataDirError> {
+        let path = self.secret("passphrase");
+        match read_private_file(&path)? {
+            None => Ok(None),
+            Some(bytes) => {
+                let text = String::from_utf8(bytes).map_err(|_| DataDirError::Corrupt(path.display().to_string()))?;
+                validate_passphrase(&text).map_err(|_| DataDirError::Corrupt(path.display().to_string()))?;
+                Ok(Some(text))
+            }
+        }
+    }
+
+    /// The stored passphrase, for `relay connection-info`.
+    pub fn read_passphrase(&self) -> Result<String, DataDirError> {
+        self.read_passphrase_opt()?.ok_or(DataDirError::NoPassphrase)
+    }
+
+    /// Replaces the passphrase (server-local operation).
+    pub fn set_passphrase(&self, passphrase: &str) -> Result<(), DataDirError> {
+        validate_passphrase(passphrase)?;
+        write_private_file(&self.secret("passphrase"), passphrase.as_bytes())
+    }
+
+    /// The 32-byte key that signs auth tokens, created on first use.
+    pub fn load_or_create_token_key(&self) -> Result<Vec<u8>, DataDirError> {
+        let path = self.secret("token.key");
+        if let Some(bytes) = read_private_file(&path)? {
+            if bytes.len() != 32 {
+                return Err(DataDirError::Corrupt(path.display().to_string()));
+            }
+            return Ok(bytes);
+        }
+        let key = crate::ids::random_bytes(32);
+        write_private_file(&path, &key)?;
+        Ok(key)
+    }
+
+    pub fn write_runtime_info(&self, info: &RuntimeInfo) -> Result<(), DataDirError> {
+        let json = serde_json::to_vec_pretty(info).unwrap_or_default();
+        write_private_file(&self.root.join("runtime.json"), &json)
+    }
+
+    pub fn read_runtime_info(&self) -> Option<RuntimeInfo> {
+        let bytes = read_private_file(&self.root.join("runtime.json")).ok()??;
+        serde_json::from_slice(&bytes).ok()
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    fn mode(p: &Path) -> u32 {
+        fs::metadata(p).unwrap().permissions().mode() & 0o777
+    }
+
+    #[test]
+    fn creates_owner_only_layout_and_keeps_the_first_passphrase() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = DataDir::open(tmp.path().join("data")).unwrap();
+        assert_eq!(mode(dir.root()), 0o700);
+        assert_eq!(mode(&dir.root().join("secrets")), 0o700);
+        let (p1, created) = dir.load_or_create_passphrase(Some("correct horse")).unwrap();
+        assert!(created);
+        assert_eq!(p1, "correct horse");
+        assert_eq!(mode(&dir.secret("passphrase")), 0o600);
+        let (p2, created) = dir.load_or_create_passphrase(Some("another one")).unwrap();
+        assert_eq!((p2.as_str(), created), ("correct horse", false));
+        assert_eq!(dir.read_passphrase().unwrap(), "correct horse");
+    }
+
+    #[test]
+    fn random_passphrase_when_no_bootstrap_and_invalid_bootstrap_rejected() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = DataDir::open(tmp.path()).unwrap();
+        assert!(matches!(dir.load_or_create_passphrase(Some("short")), Err(DataDirError::InvalidPassphrase)));
+        assert!(matches!(dir.read_passphrase(), Err(DataDirError::NoPassphrase)));
+        let (p, _) = dir.load_or_create_passphrase(None).unwrap();
+        assert!(validate_passphrase(&p).is_ok());
+        assert!(validate_passphrase("line\nbreak-pass").is_err());
+    }
+
+    #[test]
+    fn loose_permissions_are_tightened_and_symlinks_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = DataDir::open(tmp.path()).unwrap();
+        dir.load_or_create_passphrase(Some("passphrase-1")).unwrap();
+        fs::set_permissions(dir.secret("passphrase"), fs::Permissions::from_mode(0o644)).unwrap();
+        dir.read_passphrase().unwrap();
+        assert_eq!(mode(&dir.secret("passphrase")), 0o600);
+        let key = dir.load_or_create_token_key().unwrap();
+        assert_eq!(key, dir.load_or_create_token_key().unwrap());
+        fs::remove_file(dir.secret("token.key")).unwrap();
+        std::os::unix::fs::symlink(dir.secret("passphrase"), dir.secret("token.key")).unwrap();
+        assert!(matches!(dir.load_or_create_token_key(), Err(DataDirError::NotRegular(_))));
+    }
+
+    #[test]
+    fn runtime_info_round_trips() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = DataDir::open(tmp.path()).unwrap();
+        assert!(dir.read_runtime_info().is_none());
+        let info = RuntimeInfo { bind: "127.0.0.1".into(), port: 8090, pid: 7 };
+        dir.write_runtime_info(&info).unwrap();
+        assert_eq!(dir.read_runtime_info(), Some(info));
+    }
+}

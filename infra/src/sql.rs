@@ -1,0 +1,184 @@
+//! SQL text built from collection descriptors and parsed queries. Identifiers come only from
+//! the static collection specs (already restricted to `[A-Za-z0-9_]`) and are double-quoted;
+//! every user-supplied value becomes a bound parameter, never SQL text. This module also builds
+//! the `json_object(...)` projection that turns a row into the record JSON clients see.
+
+use domain::collections::{CollectionSpec, FieldKind, JsonShape};
+use domain::filter::{CmpOp, Expr, Literal};
+use domain::sort::SortKey;
+use domain::validation::SqlValue;
+
+/// A WHERE clause (without the keyword) and its bind values in order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Where {
+    pub sql: String,
+    pub binds: Vec<SqlValue>,
+}
+
+pub fn quote_ident(name: &str) -> String {
+    debug_assert!(name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
+    format!("\"{name}\"")
+}
+
+fn field_kind(spec: &CollectionSpec, field: &str) -> Option<FieldKind> {
+    match field {
+        "id" | "created" | "updated" => Some(FieldKind::Text { max_len: 0 }),
+        "revision" => Some(FieldKind::Number { min: 0.0, max: f64::MAX, integer: true }),
+        _ => spec.field(field).map(|f| f.kind),
+    }
+}
+
+/// The stored "empty" value a `null` literal compares against for a field kind.
+fn null_value(kind: FieldKind) -> SqlValue {
+    match kind {
+        FieldKind::Number { .. } | FieldKind::Bool => SqlValue::Integer(0),
+        FieldKind::Json { shape: JsonShape::StringArray { .. } } => SqlValue::Text("[]".into()),
+        FieldKind::Json { shape: JsonShape::Object { .. } } => SqlValue::Text("null".into()),
+        _ => SqlValue::Text(String::new()),
+    }
+}
+
+fn literal_value(kind: FieldKind, lit: &Literal) -> SqlValue {
+    match (kind, lit) {
+        (_, Literal::Null) => null_value(kind),
+        (FieldKind::Bool, Literal::Bool(b)) => SqlValue::Integer(*b as i64),
+        (FieldKind::Bool, Literal::Str(s)) => SqlValue::Integer((s == "true" || s == "1") as i64),
+        (_, Literal::Bool(b)) => SqlValue::Text(b.to_string()),
+        (_, Literal::Num(n)) => SqlValue::Real(*n),
+        (_, Literal::Str(s)) => SqlValue::Text(s.clone()),
+    }
+}
+
+/// PocketBase `~` semantics: wrap in `%...%` unless the value already holds a wildcard;
+/// otherwise escape LIKE metacharacters so they match literally.
+fn like_pattern(lit: &Literal) -> String {
+    let raw = match lit {
+        Literal::Str(s) => s.clone(),
+        Literal::Num(n) => n.to_string(),
+        Literal::Bool(b) => b.to_string(),
+        Literal::Null => String::new(),
+    };
+    if raw.contains('%') {
+        raw
+    } else {
+        let escaped = raw.replace('\\', "\\\\").replace('_', "\\_");
+        format!("%{escaped}%")
+    }
+}
+
+fn compile_into(spec: &CollectionSpec, expr: &Expr, out: &mut Where) -> Result<(), String> {
+    match expr {
+        Expr::And(a, b) | Expr::Or(a, b) => {
+            let joiner = if matches!(expr, Expr::And(..)) { " AND " } else { " OR " };
+            out.sql.push('(');
+            compile_into(spec, a, out)?;
+            out.sql.push_str(joiner);
+            compile_into(spec, b, out)?;
+            out.sql.push(')');
+        }
+        Expr::Cmp { field, op, value } => {
+            let kind = field_kind(spec, field).ok_or_else(|| format!("unknown field {field:?}"))?;
+            let col = quote_ident(field);
+            let (sql_op, bind) = match op {
+                CmpOp::Eq => ("=", literal_value(kind, value)),
+                CmpOp::Neq => ("!=", literal_value(kind, value)),
+                CmpOp::Gt => (">", literal_value(kind, value)),
+                CmpOp::Gte => (">=", literal_value(kind, value)),
+                CmpOp::Lt => ("<", literal_value(kind, value)),
+                CmpOp::Lte => ("<=", literal_value(kind, value)),
+                CmpOp::Like => ("LIKE", SqlValue::Text(like_pattern(value))),
+                CmpOp::NotLike => ("NOT LIKE", SqlValue::Text(like_pattern(value))),
+            };
+            let escape = if matches!(op, CmpOp::Like | CmpOp::NotLike) { " ESCAPE '\\'" } else { "" };
+            out.sql.push_str(&format!("{col} {sql_op} ?{escape}"));
+            out.binds.push(bind);
+        }
+    }
+    Ok(())
+}
+
+/// Compiles a parsed filter for `spec`; fields were checked by `ListQuery::parse`, and are
+/// checked again here so no unknown identifier can reach SQL.
+pub fn compile_filter(spec: &CollectionSpec, expr: &Expr) -> Result<Where, String> {
+    let mut out = Where { sql: String::new(), binds: Vec::new() };
+    compile_into(spec, expr, &mut out)?;
+    Ok(out)
+}
+
+/// `ORDER BY ...` for the sort keys, always ending with `rowid` for a stable order.
+pub fn order_by(spec: &CollectionSpec, sort: &[SortKey]) -> Result<String, String> {
+    let mut parts = Vec::with_capacity(sort.len() + 1);
+    for key in sort {
+        if !spec.is_queryable(&key.field) {
+            return Err(format!("unknown sort field {:?}", key.field));
+        }
+        parts.push(format!("{} {}", quote_ident(&key.field), if key.descending { "DESC" } else { "ASC" }));
+    }
+    parts.push("rowid ASC".into());
+    Ok(format!("ORDER BY {}", parts.join(", ")))
+}
+
+/// The projection that renders one row as record JSON.
+pub fn record_json(spec: &CollectionSpec) -> String {
+    let mut args = vec![
+        format!("'collectionId', '{}'", spec.id),
+        format!("'collectionName', '{}'", spec.name),
+        "'id', \"id\"".to_string(),
+        "'created', \"created\"".to_string(),
+        "'updated', \"updated\"".to_string(),
+        "'revision', \"revision\"".to_string(),
+    ];
+    for field in spec.fields {
+        let col = quote_ident(field.name);
+        let value = match field.kind {
+            FieldKind::Bool => format!("json(CASE WHEN {col} THEN 'true' ELSE 'false' END)"),
+            FieldKind::Number { .. } => {
+                format!("CASE WHEN {col} = CAST({col} AS INTEGER) THEN CAST({col} AS INTEGER) ELSE {col} END")
+            }
+            FieldKind::Json { .. } => format!("json({col})"),
+            _ => col,
+        };
+        args.push(format!("'{}', {value}", field.name));
+    }
+    format!("json_object({})", args.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use domain::collections::{ALERT_HISTORY, CONTACTS};
+    use domain::filter::parse_filter;
+
+    #[test]
+    fn values_are_bound_never_spliced() {
+        let expr = parse_filter("name = \"x' OR 1=1 --\" || (email ~ 'a_b' && title != null)").unwrap();
+        let w = compile_filter(&CONTACTS, &expr).unwrap();
+        assert_eq!(w.sql, "(\"name\" = ? OR (\"email\" LIKE ? ESCAPE '\\' AND \"title\" != ?))");
+        assert_eq!(
+            w.binds,
+            vec![
+                SqlValue::Text("x' OR 1=1 --".into()),
+                SqlValue::Text("%a\\_b%".into()),
+                SqlValue::Text(String::new())
+            ]
+        );
+        assert!(!w.sql.contains("OR 1=1"));
+    }
+
+    #[test]
+    fn bools_numbers_and_wildcards() {
+        let w = compile_filter(&ALERT_HISTORY, &parse_filter("pinned = true && revision > 3").unwrap()).unwrap();
+        assert_eq!(w.binds, vec![SqlValue::Integer(1), SqlValue::Real(3.0)]);
+        let w = compile_filter(&CONTACTS, &parse_filter("name ~ 'Ad%'").unwrap()).unwrap();
+        assert_eq!(w.binds, vec![SqlValue::Text("Ad%".into())]);
+        assert!(compile_filter(&CONTACTS, &parse_filter("bogus = 1").unwrap()).is_err());
+    }
+
+    #[test]
+    fn order_by_is_stable_and_checked() {
+        let sort = domain::sort::parse_sort("-created,name").unwrap();
+        assert_eq!(order_by(&CONTACTS, &sort).unwrap(), "ORDER BY \"created\" DESC, \"name\" ASC, rowid ASC");
+        assert!(order_by(&CONTACTS, &domain::sort::parse_sort("nope").unwrap()).is_err());
+        assert!(record_json(&ALERT_HISTORY).contains("json(CASE WHEN \"pinned\""));
+    }
+}

@@ -1,0 +1,353 @@
+//! The record store: list, get, create, update and delete for any managed collection, built from
+//! its descriptor. Writes run in IMMEDIATE transactions that also draw the next store-wide
+//! revision, so every committed change has a unique, increasing revision. Rows are rendered to
+//! record JSON by SQLite itself (`json_object`), and all user values are bound parameters.
+
+use diesel::query_builder::{BoxedSqlQuery, SqlQuery};
+use diesel::result::{DatabaseErrorKind, Error as DieselError};
+use diesel::sql_types::{BigInt, Double, Text};
+use diesel::sqlite::{Sqlite, SqliteConnection};
+use diesel::{QueryableByName, RunQueryDsl};
+use serde_json::Value;
+
+use domain::collections::CollectionSpec;
+use domain::filter::Expr;
+use domain::record::{ListPage, ListQuery, RecordError};
+use domain::time::format_ms;
+use domain::validation::{SqlValue, ValidatedWrite};
+
+use crate::db::{DbConn, DbPool};
+use crate::sql::{compile_filter, order_by, quote_ident, record_json, Where};
+
+#[derive(QueryableByName)]
+struct JsonRow {
+    #[diesel(sql_type = Text)]
+    data: String,
+}
+
+#[derive(QueryableByName)]
+struct CountRow {
+    #[diesel(sql_type = BigInt)]
+    n: i64,
+}
+
+type Query<'a> = BoxedSqlQuery<'a, Sqlite, SqlQuery>;
+
+fn bind_all<'a>(mut q: Query<'a>, binds: &[SqlValue]) -> Query<'a> {
+    for b in binds {
+        q = match b {
+            SqlValue::Text(s) => q.bind::<Text, _>(s.clone()),
+            SqlValue::Real(n) => q.bind::<Double, _>(*n),
+            SqlValue::Integer(i) => q.bind::<BigInt, _>(*i),
+        };
+    }
+    q
+}
+
+fn parse_rows(rows: Vec<JsonRow>) -> Result<Vec<Value>, RecordError> {
+    rows.into_iter().map(|r| serde_json::from_str(&r.data).map_err(|_| RecordError::Internal)).collect()
+}
+
+/// Maps a database error to the API vocabulary; unique violations name the offending field.
+fn map_db_error(spec: &CollectionSpec, err: DieselError) -> RecordError {
+    match &err {
+        DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, info) => {
+            let column = info.message().rsplit('.').next().unwrap_or("id").trim().to_string();
+            let field = if column == "id" || spec.field(&column).is_some() { column } else { "id".to_string() };
+            RecordError::field(&field, "validation_not_unique", "Value must be unique.")
+        }
+        DieselError::NotFound => RecordError::NotFound,
+        _ => {
+            tracing::error!(collection = spec.name, error = %err, "store query failed");
+            RecordError::Internal
+        }
+    }
+}
+
+fn next_revision(conn: &mut SqliteConnection) -> Result<i64, DieselError> {
+    let rows: Vec<CountRow> =
+        diesel::sql_query("UPDATE relay_sequence SET value = value + 1 WHERE name = 'revision' RETURNING value AS n")
+            .load(conn)?;
+    rows.first().map(|r| r.n).ok_or(DieselError::NotFound)
+}
+
+/// A handle to the pool that performs record operations; cheap to clone.
+#[derive(Clone)]
+pub struct RecordStore {
+    pool: DbPool,
+}
+
+impl RecordStore {
+    pub fn new(pool: DbPool) -> RecordStore {
+        RecordStore { pool }
+    }
+
+    fn conn(&self) -> Result<DbConn, RecordError> {
+        self.pool.get().map_err(|e| {
+            tracing::error!(error = %e, "no database connection available");
+            RecordError::Unavailable
+        })
+    }
+
+    pub fn pool(&self) -> &DbPool {
+        &self.pool
+    }
+
+    pub fn list(&self, spec: &CollectionSpec, q: &ListQuery) -> Result<ListPage, RecordError> {
+        let mut conn = self.conn()?;
+        let filter = match &q.filter {
+            Some(expr) => compile_filter(spec, expr).map_err(RecordError::BadRequest)?,
+            None => Where { sql: "1".into(), binds: vec![] },
+        };
+        let order = order_by(spec, &q.sort).map_err(RecordError::BadRequest)?;
+        let table = quote_ident(spec.name);
+        let offset = (q.page as i64 - 1) * q.per_page as i64;
+        let sql = format!(
+            "SELECT {} AS data FROM {table} WHERE {} {order} LIMIT ? OFFSET ?",
+            record_json(spec),
+            filter.sql
+        );
+        let query = bind_all(diesel::sql_query(sql).into_boxed(), &filter.binds)
+            .bind::<BigInt, _>(q.per_page as i64)
+            .bind::<BigInt, _>(offset);
+        let items = parse_rows(query.load(&mut conn).map_err(|e| map_db_error(spec, e))?)?;
+        let total = if q.skip_total {
+            None
+        } else {
+            let sql = format!("SELECT COUNT(*) AS n FROM {table} WHERE {}", filter.sql);
+            let rows: Vec<CountRow> = bind_all(diesel::sql_query(sql).into_boxed(), &filter.binds)
+                .load(&mut conn)
+                .map_err(|e| map_db_error(spec, e))?;
+            rows.first().map(|r| r.n)
+        };
+        Ok(ListPage::new(q, total, items))
+    }
+
+    pub fn get(&self, spec: &CollectionSpec, id: &str) -> Result<Value, RecordError> {
+        let mut conn = self.conn()?;
+        let sql = format!("SELECT {} AS data FROM {} WHERE id = ?", record_json(spec), quote_ident(spec.name));
+        let rows: Vec<JsonRow> = diesel::sql_query(sql)
+            .bind::<Text, _>(id)
+            .load(&mut conn)
+            .map_err(|e| map_db_error(spec, e))?;
+        parse_rows(rows)?.pop().ok_or(RecordError::NotFound)
+    }
+
+    /// The id of the first record whose `field` equals `value`, if any.
+    pub fn find_id_by(&self, spec: &CollectionSpec, field: &str, value: &str) -> Result<Option<String>, RecordError> {
+        if spec.field(field).is_none() {
+            return Err(RecordError::BadRequest(format!("Invalid field {field:?}.")));
+        }
+        let mut conn = self.conn()?;
+        let sql = format!(
+            "SELECT id AS data FROM {} WHERE {} = ? ORDER BY rowid LIMIT 1",
+            quote_ident(spec.name),
+            quote_ident(field)
+        );
+        let rows: Vec<JsonRow> = diesel::sql_query(sql)
+            .bind::<Text, _>(value)
+            .load(&mut conn)
+            .map_err(|e| map_db_error(spec, e))?;
+        Ok(rows.into_iter().next().map(|r| r.data))
+    }
+
+    pub fn create(&self, spec: &CollectionSpec, write: &ValidatedWrite, now_ms: i64) -> Result<Value, RecordError> {
+        let mut conn = self.conn()?;
+        let id = write.id.clone().unwrap_or_else(crate::ids::record_id);
+        let now = format_ms(now_ms);
+        let mut columns = vec!["\"id\"", "\"created\"", "\"updated\"", "\"revision\""]
+            .into_iter()
+            .map(String::from)
+            .collect::<Vec<_>>();
+        columns.extend(write.values.iter().map(|(name, _)| quote_ident(name)));
+        let placeholders = vec!["?"; columns.len()].join(", ");
+        let sql = format!(
+            "INSERT INTO {} ({}) VALUES ({placeholders}) RETURNING {} AS data",
+            quote_ident(spec.name),
+            columns.join(", "),
+            record_json(spec)
+        );
+        let values: Vec<SqlValue> = write.values.iter().map(|(_, v)| v.clone()).collect();
+        conn.immediate_transaction(|c| {
+            let revision = next_revision(c)?;
+            let q = diesel::sql_query(sql.as_str())
+                .into_boxed()
+                .bind::<Text, _>(id.clone())
+                .bind::<Text, _>(now.clone())
+                .bind::<Text, _>(now.clone())
+                .bind::<BigInt, _>(revision);
+            bind_all(q, &values).load::<JsonRow>(c)
+        })
+        .map_err(|e| map_db_error(spec, e))
+        .and_then(parse_rows)?
+        .pop()
+        .ok_or(RecordError::Internal)
+    }
+
+    pub fn update(
+        &self,
+        spec: &CollectionSpec,
+        id: &str,
+        write: &ValidatedWrite,
+        now_ms: i64,
+    ) -> Result<Value, RecordError> {
+        let mut conn = self.conn()?;
+        let mut sets = vec!["\"updated\" = ?".to_string(), "\"revision\" = ?".to_string()];
+        sets.extend(write.values.iter().map(|(name, _)| format!("{} = ?", quote_ident(name))));
+        let sql = format!(
+            "UPDATE {} SET {} WHERE id = ? RETURNING {} AS data",
+            quote_ident(spec.name),
+            sets.join(", "),
+            record_json(spec)
+        );
+        let values: Vec<SqlValue> = write.values.iter().map(|(_, v)| v.clone()).collect();
+        let now = format_ms(now_ms);
+        conn.immediate_transaction(|c| {
+            let revision = next_revision(c)?;
+            let q = diesel::sql_query(sql.as_str())
+                .into_boxed()
+                .bind::<Text, _>(now.clone())
+                .bind::<BigInt, _>(revision);
+            let rows = bind_all(q, &values).bind::<Text, _>(id.to_string()).load::<JsonRow>(c)?;
+            if rows.is_empty() {
+                return Err(DieselError::NotFound);
+            }
+            Ok(rows)
+        })
+        .map_err(|e| map_db_error(spec, e))
+        .and_then(parse_rows)?
+        .pop()
+        .ok_or(RecordError::Internal)
+    }
+
+    pub fn delete(&self, spec: &CollectionSpec, id: &str) -> Result<Value, RecordError> {
+        let mut deleted = self.delete_matching(spec, "id = ?", &[SqlValue::Text(id.to_string())], 1)?;
+        deleted.pop().ok_or(RecordError::NotFound)
+    }
+
+    /// Deletes up to `limit` records matching `expr` (oldest first) and returns them.
+    pub fn delete_where(&self, spec: &CollectionSpec, expr: &Expr, limit: u32) -> Result<Vec<Value>, RecordError> {
+        let w = compile_filter(spec, expr).map_err(RecordError::BadRequest)?;
+        self.delete_matching(spec, &w.sql, &w.binds, limit)
+    }
+
+    fn delete_matching(
+        &self,
+        spec: &CollectionSpec,
+        where_sql: &str,
+        binds: &[SqlValue],
+        limit: u32,
+    ) -> Result<Vec<Value>, RecordError> {
+        let mut conn = self.conn()?;
+        let table = quote_ident(spec.name);
+        let sql = format!(
+            "DELETE FROM {table} WHERE rowid IN (SELECT rowid FROM {table} WHERE {where_sql} ORDER BY rowid LIMIT ?) \
+             RETURNING {} AS data",
+            record_json(spec)
+        );
+        conn.immediate_transaction(|c| {
+            bind_all(diesel::sql_query(sql.as_str()).into_boxed(), binds)
+                .bind::<BigInt, _>(limit as i64)
+                .load::<JsonRow>(c)
+        })
+        .map_err(|e| map_db_error(spec, e))
+        .and_then(parse_rows)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use domain::collections::{CLIENT_PRESENCE, CONTACTS, ONCALL_BOARD_SETTINGS};
+    use domain::record::RawListParams;
+    use domain::validation::{validate_write, WriteMode};
+    use serde_json::json;
+
+    fn store() -> (tempfile::TempDir, RecordStore) {
+        let tmp = tempfile::tempdir().unwrap();
+        let (pool, _) = crate::db::open(&tmp.path().join("relay.db"), 2).unwrap();
+        (tmp, RecordStore::new(pool))
+    }
+
+    fn create(s: &RecordStore, spec: &CollectionSpec, body: Value, now: i64) -> Result<Value, RecordError> {
+        s.create(spec, &validate_write(spec, &body, WriteMode::Create)?, now)
+    }
+
+    fn list(s: &RecordStore, filter: &str, sort: &str) -> ListPage {
+        let raw = RawListParams { filter: Some(filter.into()), sort: Some(sort.into()), ..Default::default() };
+        s.list(&CONTACTS, &ListQuery::parse(&CONTACTS, &raw).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn crud_round_trip_with_monotonic_revisions() {
+        let (_t, s) = store();
+        let a = create(&s, &CONTACTS, json!({"name": "Ada", "email": "ada@x.io"}), 1_000).unwrap();
+        assert_eq!(a["collectionName"], "contacts");
+        assert_eq!(a["created"], "1970-01-01 00:00:01.000Z");
+        assert_eq!(a["revision"], 1);
+        let id = a["id"].as_str().unwrap().to_string();
+        let w = validate_write(&CONTACTS, &json!({"title": "NOC lead"}), WriteMode::Update).unwrap();
+        let b = s.update(&CONTACTS, &id, &w, 2_500).unwrap();
+        assert_eq!((b["title"].as_str(), b["name"].as_str(), b["revision"].as_i64()), (Some("NOC lead"), Some("Ada"), Some(2)));
+        assert_eq!(b["updated"], "1970-01-01 00:00:02.500Z");
+        assert_eq!(b["created"], a["created"]);
+        assert_eq!(s.get(&CONTACTS, &id).unwrap(), b);
+        assert_eq!(s.delete(&CONTACTS, &id).unwrap()["id"], id.as_str());
+        assert_eq!(s.get(&CONTACTS, &id), Err(RecordError::NotFound));
+        assert_eq!(s.delete(&CONTACTS, &id), Err(RecordError::NotFound));
+        assert_eq!(s.update(&CONTACTS, &id, &w, 3_000), Err(RecordError::NotFound));
+        let c = create(&s, &CONTACTS, json!({"name": "Bob"}), 4_000).unwrap();
+        assert_eq!(c["revision"], 3, "a failed update must not consume a revision");
+    }
+
+    #[test]
+    fn filters_sorting_paging_and_injection_attempts() {
+        let (_t, s) = store();
+        for (i, name) in ["Cleo", "ada", "Bob", "O'Brien"].iter().enumerate() {
+            create(&s, &CONTACTS, json!({"name": name, "title": format!("t{i}")}), i as i64).unwrap();
+        }
+        let names = |p: &ListPage| p.items.iter().map(|r| r["name"].as_str().unwrap().to_string()).collect::<Vec<_>>();
+        assert_eq!(names(&list(&s, "", "name")), vec!["Bob", "Cleo", "O'Brien", "ada"]);
+        assert_eq!(names(&list(&s, "name ~ 'o'", "-name")), vec!["O'Brien", "Cleo", "Bob"]);
+        assert_eq!(names(&list(&s, "name = \"O'Brien\"", "")), vec!["O'Brien"]);
+        assert_eq!(names(&list(&s, "title = 't1' || (name = 'Bob' && title != 'x')", "name")), vec!["Bob", "ada"]);
+        for attack in ["x' OR '1'='1", "'; DROP TABLE contacts; --", "%' OR 1=1 --"] {
+            let quoted = attack.replace('\\', "\\\\").replace('\'', "\\'");
+            assert_eq!(list(&s, &format!("name = '{quoted}'"), "").total_items, 0, "{attack}");
+        }
+        assert_eq!(list(&s, "", "").total_items, 4, "table survived the attempts");
+        let raw = RawListParams { page: Some("2".into()), per_page: Some("3".into()), sort: Some("name".into()), ..Default::default() };
+        let p = s.list(&CONTACTS, &ListQuery::parse(&CONTACTS, &raw).unwrap()).unwrap();
+        assert_eq!((p.total_items, p.total_pages, names(&p)), (4, 2, vec!["ada".to_string()]));
+    }
+
+    #[test]
+    fn unique_keys_report_the_field_and_leave_data_unchanged() {
+        let (_t, s) = store();
+        create(&s, &ONCALL_BOARD_SETTINGS, json!({"key": "primary"}), 1).unwrap();
+        let e = create(&s, &ONCALL_BOARD_SETTINGS, json!({"key": "primary", "locked": true}), 2).unwrap_err();
+        assert_eq!(e, RecordError::field("key", "validation_not_unique", "Value must be unique."));
+        let body = json!({"sessionId": "s1", "hostname": "h", "mode": "client", "lastSeen": "2026-01-01T00:00:00Z"});
+        let first = create(&s, &CLIENT_PRESENCE, body.clone(), 3).unwrap();
+        assert!(matches!(create(&s, &CLIENT_PRESENCE, body, 4), Err(RecordError::Validation(_))));
+        let dup = json!({"id": first["id"], "sessionId": "s2", "hostname": "h", "mode": "client", "lastSeen": "2026-01-01"});
+        let e = create(&s, &CLIENT_PRESENCE, dup, 5).unwrap_err();
+        assert_eq!(e, RecordError::field("id", "validation_not_unique", "Value must be unique."));
+    }
+
+    #[test]
+    fn delete_where_removes_only_matches() {
+        let (_t, s) = store();
+        for (sid, seen) in [("a", "2026-01-01T00:00:00Z"), ("b", "2026-06-01T00:00:00Z"), ("c", "2026-01-02T00:00:00Z")] {
+            let body = json!({"sessionId": sid, "hostname": "h", "mode": "client", "lastSeen": seen});
+            create(&s, &CLIENT_PRESENCE, body, 1).unwrap();
+        }
+        let expr = domain::filter::parse_filter("lastSeen < '2026-03-01 00:00:00.000Z'").unwrap();
+        let gone = s.delete_where(&CLIENT_PRESENCE, &expr, 10).unwrap();
+        let mut ids: Vec<&str> = gone.iter().map(|r| r["sessionId"].as_str().unwrap()).collect();
+        ids.sort();
+        assert_eq!(ids, vec!["a", "c"]);
+        let rest = s.list(&CLIENT_PRESENCE, &ListQuery::parse(&CLIENT_PRESENCE, &RawListParams::default()).unwrap()).unwrap();
+        assert_eq!(rest.total_items, 1);
+    }
+}

@@ -1,0 +1,14 @@
+DROP TABLE IF EXISTS "client_presence";
+DROP TABLE IF EXISTS "oncall_board_settings";
+DROP TABLE IF EXISTS "conflict_log";
+DROP TABLE IF EXISTS "oncall_dismissals";
+DROP TABLE IF EXISTS "standalone_notes";
+DROP TABLE IF EXISTS "notes";
+DROP TABLE IF EXISTS "alert_reminders";
+DROP TABLE IF EXISTS "alert_history";
+DROP TABLE IF EXISTS "bridge_history";
+DROP TABLE IF EXISTS "bridge_groups";
+DROP TABLE IF EXISTS "oncall";
+DROP TABLE IF EXISTS "servers";
+DROP TABLE IF EXISTS "contacts";
+DROP TABLE IF EXISTS relay_sequence;

@@ -1,0 +1,49 @@
+// Markup smoke tests (server-rendered, no DOM needed): the sign-in screen and
+// the shell expose the agreed data-testid hooks.
+import { renderToStaticMarkup } from 'react-dom/server';
+import { describe, expect, it } from 'vitest';
+import { App } from './App';
+import { Shell } from './features/shell/Shell';
+import { TABS } from './features/shell/tabs';
+import { TransportProvider } from './transport/context';
+import type { Transport } from './transport/types';
+
+const unused = () => Promise.reject(new Error('not used in markup tests'));
+const fakeTransport: Transport = {
+  signIn: unused,
+  signOut: () => {},
+  list: unused,
+  getFullList: unused,
+  create: unused,
+  update: unused,
+  remove: unused,
+  subscribe: unused,
+  onStateChange: () => () => {},
+  health: unused,
+};
+
+describe('App markup', () => {
+  it('starts on the sign-in screen with a hidden passphrase field', () => {
+    const html = renderToStaticMarkup(<App transport={fakeTransport} />);
+    expect(html).toContain('data-testid="signin-passphrase"');
+    expect(html).toMatch(/data-testid="signin-passphrase"[^>]*type="password"|type="password"[^>]*data-testid="signin-passphrase"/);
+    expect(html).toContain('data-testid="signin-submit"');
+    expect(html).not.toContain('data-testid="signin-error"');
+    expect(html).not.toContain('data-testid="status-connection"');
+  });
+
+  it('renders the shell with every tab, the status bar, and Compose first', () => {
+    const html = renderToStaticMarkup(
+      <TransportProvider transport={fakeTransport}>
+        <Shell onSignOut={() => {}} />
+      </TransportProvider>,
+    );
+    const navIds = [...html.matchAll(/data-testid="nav-([a-z]+)"/g)].map((m) => m[1]);
+    expect(navIds).toEqual(['compose', 'alerts', 'oncall', 'notes', 'status', 'people', 'servers', 'settings']);
+    expect(TABS.map((t) => t.label)).toEqual([
+      'Compose', 'Alerts', 'On-Call', 'Notes', 'Status', 'People', 'Servers', 'Settings',
+    ]);
+    expect(html).toMatch(/data-testid="status-connection"[^>]*>Connecting…</);
+    expect(html).toContain('<h2 class="view-title">Compose</h2>');
+  });
+});

@@ -1,0 +1,17 @@
+// Browser entry point: builds the same-origin PocketBase transport and mounts the App.
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { App } from './App';
+import { PocketBaseTransport } from './transport/pocketbase';
+import './styles.css';
+
+const root = document.getElementById('root');
+if (!root) throw new Error('index.html is missing #root');
+
+const transport = new PocketBaseTransport({ origin: window.location.origin });
+
+createRoot(root).render(
+  <StrictMode>
+    <App transport={transport} />
+  </StrictMode>,
+);

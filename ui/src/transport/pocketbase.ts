@@ -1,0 +1,291 @@
+// PocketBaseTransport: the browser Transport, built on the official pocketbase
+// SDK against the page's own origin. Owns the in-memory auth token, the
+// health probe, realtime multiplexing and feeding the ConnectionTracker.
+import PocketBase, { BaseAuthStore, type RecordSubscription } from 'pocketbase';
+import { ConnectionTracker, PROBE_TIMEOUT_MS, probeIntervalMs } from './connection';
+import { RETRY_AFTER_FIELD, toTransportError } from './pbErrors';
+import { parseRetryAfter } from './retryAfter';
+import type {
+  ConnectionState,
+  FullListOptions,
+  ListOptions,
+  ListResult,
+  RealtimeEvent,
+  Transport,
+} from './types';
+
+export const AUTH_COLLECTION = 'users';
+export const AUTH_IDENTITY = 'relay';
+export const PROBE_PATH = '/api/health';
+export const HEALTH_PATH = '/api/relay/health';
+export const LEGACY_TOKEN_KEY = 'pocketbase_auth';
+
+type FetchFn = (url: RequestInfo | URL, init?: RequestInit) => Promise<Response>;
+type Listener = (e: RealtimeEvent) => void;
+
+export interface PocketBaseTransportOptions {
+  /** Server origin; defaults to the page's own origin. */
+  origin?: string;
+  /** Injected fetch (tests); defaults to the global fetch at call time. */
+  fetch?: FetchFn;
+  /** Where a legacy persisted token may live; defaults to localStorage when present. */
+  storage?: Pick<Storage, 'removeItem'> | null;
+  now?: () => number;
+}
+
+interface Topic {
+  collection: string;
+  listeners: Set<Listener>;
+  sdkUnsub?: () => Promise<void>;
+  attaching?: Promise<void>;
+}
+
+function defaultStorage(): Pick<Storage, 'removeItem'> | null {
+  try {
+    return typeof localStorage === 'undefined' ? null : localStorage;
+  } catch {
+    return null; // access can throw when storage is disabled
+  }
+}
+
+function only<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+export class PocketBaseTransport implements Transport {
+  readonly pb: PocketBase;
+  private readonly conn = new ConnectionTracker();
+  private readonly fetchImpl?: FetchFn;
+  private readonly now: () => number;
+  private readonly topics = new Map<string, Topic>();
+  private probing = false;
+  private probeTimer?: ReturnType<typeof setTimeout>;
+
+  constructor(opts: PocketBaseTransportOptions = {}) {
+    const storage = opts.storage === undefined ? defaultStorage() : opts.storage;
+    try {
+      storage?.removeItem(LEGACY_TOKEN_KEY); // never keep a persisted token around
+    } catch {
+      /* storage unavailable: nothing to clean */
+    }
+    this.fetchImpl = opts.fetch;
+    this.now = opts.now ?? Date.now;
+    this.pb = new PocketBase(opts.origin ?? window.location.origin, new BaseAuthStore());
+    this.pb.autoCancellation(false);
+    this.pb.beforeSend = (url, options) => ({
+      url,
+      options: { ...options, fetch: (u: RequestInfo | URL, init?: RequestInit) => this.observedFetch(url, u, init) },
+    });
+    this.pb.afterSend = (response: Response, data: unknown) => {
+      if (response.status !== 429) return data;
+      const secs = parseRetryAfter(response.headers.get('Retry-After'), this.now());
+      return { ...(data && typeof data === 'object' ? data : {}), [RETRY_AFTER_FIELD]: secs };
+    };
+    this.pb.realtime.onDisconnect = (active) => {
+      this.conn.dispatch({ type: active.length > 0 ? 'realtime-lost' : 'realtime-idle' });
+    };
+    // Faster probing as soon as we leave 'connected', slower once back.
+    this.conn.subscribe(() => this.scheduleProbe());
+  }
+
+  get state(): ConnectionState {
+    return this.conn.state;
+  }
+
+  async signIn(passphrase: string): Promise<void> {
+    this.probing = true;
+    this.conn.dispatch({ type: 'sign-in-start' });
+    try {
+      await this.pb.collection(AUTH_COLLECTION).authWithPassword(AUTH_IDENTITY, passphrase, { requestKey: null });
+    } catch (err) {
+      const te = toTransportError(err, { signIn: true });
+      if (te.kind === 'rejected') this.conn.dispatch({ type: 'auth-rejected' });
+      else this.conn.dispatch({ type: 'sign-in-inconclusive', reachable: te.kind !== 'network' });
+      this.scheduleProbe();
+      throw te;
+    }
+    this.conn.dispatch({ type: 'sign-in-ok' });
+    this.scheduleProbe();
+  }
+
+  signOut(): void {
+    this.probing = false;
+    clearTimeout(this.probeTimer);
+    for (const t of this.topics.values()) void t.sdkUnsub?.().catch(() => {});
+    this.topics.clear();
+    void this.pb.realtime.unsubscribe().catch(() => {});
+    this.pb.authStore.clear();
+    this.conn.dispatch({ type: 'signed-out' });
+  }
+
+  /** Stops timers and subscriptions (tests, teardown). */
+  dispose(): void {
+    this.signOut();
+  }
+
+  async list<T>(collection: string, opts: ListOptions = {}): Promise<ListResult<T>> {
+    const r = await this.call(() =>
+      this.pb
+        .collection(collection)
+        .getList<T>(opts.page ?? 1, opts.perPage ?? 50, { ...only({ filter: opts.filter, sort: opts.sort }), requestKey: null }),
+    );
+    return { items: r.items, totalItems: r.totalItems, page: r.page, perPage: r.perPage, totalPages: r.totalPages };
+  }
+
+  getFullList<T>(collection: string, opts: FullListOptions = {}): Promise<T[]> {
+    return this.call(() =>
+      this.pb.collection(collection).getFullList<T>({ ...only({ filter: opts.filter, sort: opts.sort }), requestKey: null }),
+    );
+  }
+
+  create<T>(collection: string, data: object): Promise<T> {
+    return this.call(() => this.pb.collection(collection).create<T>(data, { requestKey: null }));
+  }
+
+  update<T>(collection: string, id: string, data: object): Promise<T> {
+    return this.call(() => this.pb.collection(collection).update<T>(id, data, { requestKey: null }));
+  }
+
+  async remove(collection: string, id: string): Promise<void> {
+    await this.call(() => this.pb.collection(collection).delete(id, { requestKey: null }));
+  }
+
+  health(): Promise<unknown> {
+    return this.call(() => this.pb.send(HEALTH_PATH, { method: 'GET', requestKey: null }));
+  }
+
+  onStateChange(cb: (s: ConnectionState) => void): () => void {
+    return this.conn.subscribe(cb);
+  }
+
+  /**
+   * One SDK subscription per collection, fanned out to every listener. Resolves
+   * even when the realtime link is down: the transport keeps retrying on probes.
+   */
+  async subscribe(collection: string, cb: Listener): Promise<() => void> {
+    let t = this.topics.get(collection);
+    if (!t) {
+      t = { collection, listeners: new Set() };
+      this.topics.set(collection, t);
+    }
+    const listener: Listener = (e) => cb(e); // fresh identity per subscription
+    t.listeners.add(listener);
+    await this.attach(t);
+    const topic = t;
+    return () => this.release(topic, listener);
+  }
+
+  /** One health probe; exposed for tests. Returns whether the server answered OK. */
+  async probe(): Promise<boolean> {
+    const ctl = new AbortController();
+    const timer = setTimeout(() => ctl.abort(), PROBE_TIMEOUT_MS);
+    try {
+      await this.pb.send(PROBE_PATH, { method: 'GET', signal: ctl.signal, requestKey: null });
+      this.conn.dispatch({ type: 'server-ok' });
+      this.reattachRealtime();
+      return true;
+    } catch {
+      this.conn.dispatch({ type: 'network-error' }); // includes the 10 s timeout
+      return false;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private scheduleProbe(): void {
+    clearTimeout(this.probeTimer);
+    if (!this.probing) return;
+    this.probeTimer = setTimeout(() => {
+      void this.probe().finally(() => this.scheduleProbe());
+    }, probeIntervalMs(this.conn.state));
+  }
+
+  private async call<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      throw toTransportError(err);
+    }
+  }
+
+  /** Every SDK request goes through here, so reachability and token rejection are seen once. */
+  private async observedFetch(sdkUrl: string, u: RequestInfo | URL, init?: RequestInit): Promise<Response> {
+    const f = this.fetchImpl ?? fetch;
+    const path = new URL(sdkUrl, 'http://x').pathname;
+    let res: Response;
+    try {
+      res = await f(u, init);
+    } catch (err) {
+      const name = (err as { name?: unknown } | null)?.name;
+      // The probe reports its own outcome; aborts are the caller's choice, not an outage.
+      if (name !== 'AbortError' && path !== PROBE_PATH) this.conn.dispatch({ type: 'network-error' });
+      throw err;
+    }
+    const isAuthRoute = path.endsWith('/auth-with-password');
+    if ((res.status === 401 || res.status === 403) && !isAuthRoute && this.conn.snapshot.auth === 'ok') {
+      this.conn.dispatch({ type: 'auth-rejected' });
+    } else if (res.status < 500 && !isAuthRoute && path !== PROBE_PATH) {
+      this.conn.dispatch({ type: 'server-ok' });
+    }
+    const method = (init?.method ?? 'GET').toUpperCase();
+    if (path === '/api/realtime' && method === 'POST' && res.ok && this.topics.size > 0) {
+      this.conn.dispatch({ type: 'realtime-connected' });
+    }
+    return res;
+  }
+
+  private attach(t: Topic): Promise<void> {
+    if (t.sdkUnsub) return Promise.resolve();
+    t.attaching ??= this.doAttach(t).finally(() => {
+      t.attaching = undefined;
+    });
+    return t.attaching;
+  }
+
+  private async doAttach(t: Topic): Promise<void> {
+    const records = this.pb.collection(t.collection);
+    try {
+      const unsub = await records.subscribe('*', (e: RecordSubscription) => this.fanOut(t, e));
+      if (this.topics.get(t.collection) !== t) {
+        await unsub().catch(() => {}); // released while attaching
+        return;
+      }
+      t.sdkUnsub = unsub;
+      this.conn.dispatch({ type: 'realtime-connected' });
+    } catch (err) {
+      // The SDK keeps the listener of a failed first connect; drop it so a retry won't double it.
+      await records.unsubscribe('*').catch(() => {});
+      if (toTransportError(err).kind !== 'rejected') this.conn.dispatch({ type: 'realtime-lost' });
+    }
+  }
+
+  private fanOut(t: Topic, e: RecordSubscription): void {
+    if (e.action !== 'create' && e.action !== 'update' && e.action !== 'delete') return;
+    const ev: RealtimeEvent = { action: e.action, record: e.record };
+    for (const l of [...t.listeners]) l(ev);
+  }
+
+  private release(t: Topic, listener: Listener): void {
+    t.listeners.delete(listener);
+    if (t.listeners.size > 0) return;
+    if (this.topics.get(t.collection) === t) this.topics.delete(t.collection);
+    const unsub = t.sdkUnsub;
+    t.sdkUnsub = undefined;
+    if (unsub) void unsub().catch(() => {});
+    if (this.topics.size === 0) this.conn.dispatch({ type: 'realtime-idle' });
+  }
+
+  private reattachRealtime(): void {
+    if (this.conn.snapshot.rejected || this.conn.snapshot.auth !== 'ok') return;
+    let pending = false;
+    for (const t of this.topics.values()) {
+      if (!t.sdkUnsub) {
+        pending = true;
+        void this.attach(t);
+      }
+    }
+    if (!pending && this.topics.size > 0 && this.pb.realtime.isConnected) {
+      this.conn.dispatch({ type: 'realtime-connected' });
+    }
+  }
+}

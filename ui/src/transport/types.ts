@@ -1,0 +1,115 @@
+// Transport contract: the ONE interface the whole UI uses to reach Relay data.
+// Implementations: PocketBaseTransport (browser, same-origin) now; a Tauri
+// desktop transport later. Nothing outside src/transport/ may talk HTTP/SSE.
+
+export type ConnectionState =
+  | 'connecting'
+  | 'connected'
+  | 'offline'
+  | 'reconnecting'
+  | 'auth-failed';
+
+/** Fields every Relay record carries. `created`/`updated` look like "2026-12-02 12:57:11.123Z". */
+export interface BaseRecord {
+  id: string;
+  created: string;
+  updated: string;
+  collectionName?: string;
+  collectionId?: string;
+}
+
+export interface ListOptions {
+  filter?: string;
+  sort?: string;
+  page?: number;
+  perPage?: number;
+}
+
+export interface FullListOptions {
+  filter?: string;
+  sort?: string;
+}
+
+export interface ListResult<T> {
+  items: T[];
+  totalItems: number;
+  page: number;
+  perPage: number;
+  totalPages: number;
+}
+
+export type RealtimeAction = 'create' | 'update' | 'delete';
+
+export interface RealtimeEvent<T = any> {
+  action: RealtimeAction;
+  record: T;
+}
+
+export interface Transport {
+  /** Authenticates as the shared `relay` user. Rejects with TransportError. */
+  signIn(passphrase: string): Promise<void>;
+  signOut(): void;
+  list<T>(collection: string, opts?: ListOptions): Promise<ListResult<T>>;
+  getFullList<T>(collection: string, opts?: FullListOptions): Promise<T[]>;
+  create<T>(collection: string, data: object): Promise<T>;
+  update<T>(collection: string, id: string, data: object): Promise<T>;
+  remove(collection: string, id: string): Promise<void>;
+  /** Realtime topic `${collection}/*`. Resolves with an unsubscribe function. */
+  subscribe(collection: string, cb: (e: RealtimeEvent) => void): Promise<() => void>;
+  /** Calls `cb` immediately with the current state, then on every change. */
+  onStateChange(cb: (s: ConnectionState) => void): () => void;
+  /** GET /api/relay/health */
+  health(): Promise<unknown>;
+}
+
+/**
+ * What went wrong, in the UI's terms:
+ * - network: the server could not be reached (or timed out)
+ * - aborted: the request was cancelled by the caller
+ * - rejected: the server definitively refused the credentials / token
+ * - rate-limited: 429; see retryAfterSeconds
+ * - invalid: 400 validation failure; see fieldErrors
+ * - not-found: 404
+ * - server: anything else the server answered with
+ */
+export type TransportErrorKind =
+  | 'network'
+  | 'aborted'
+  | 'rejected'
+  | 'rate-limited'
+  | 'invalid'
+  | 'not-found'
+  | 'server';
+
+export interface FieldError {
+  code: string;
+  message: string;
+}
+
+export class TransportError extends Error {
+  readonly kind: TransportErrorKind;
+  /** HTTP status, 0 when no response arrived. */
+  readonly status: number;
+  readonly fieldErrors: Record<string, FieldError>;
+  /** Seconds to wait before retrying (429 + Retry-After), if the server said. */
+  readonly retryAfterSeconds?: number;
+
+  constructor(init: {
+    kind: TransportErrorKind;
+    status: number;
+    message: string;
+    fieldErrors?: Record<string, FieldError>;
+    retryAfterSeconds?: number;
+  }) {
+    super(init.message);
+    this.name = 'TransportError';
+    this.kind = init.kind;
+    this.status = init.status;
+    this.fieldErrors = init.fieldErrors ?? {};
+    this.retryAfterSeconds = init.retryAfterSeconds;
+  }
+}
+
+export function isTransportError(e: unknown): e is TransportError {
+  return e instanceof TransportError;
+}

@@ -1,0 +1,73 @@
+//! App-user authentication routes and the `Authenticated` extractor. Sign-in
+//! (`auth-with-password`) and refresh go to the auth actor; every protected handler takes an
+//! `Authenticated` argument, which reads the `Authorization` header (PocketBase style, or
+//! `Bearer`) and asks the auth actor to verify it before the handler body runs.
+
+use std::future::Future;
+use std::net::{IpAddr, Ipv4Addr};
+use std::pin::Pin;
+
+use actix_web::http::header::AUTHORIZATION;
+use actix_web::{web, FromRequest, HttpRequest, HttpResponse};
+use serde::Deserialize;
+
+use actors::auth::{Login, RefreshToken, VerifyToken};
+use actors::Handles;
+use domain::record::RecordError;
+
+use crate::error::{ApiError, ApiResult};
+
+/// Proof that the request carried a valid app-user token.
+#[derive(Debug, Clone, Copy)]
+pub struct Authenticated;
+
+fn bearer(req: &HttpRequest) -> Option<String> {
+    let raw = req.headers().get(AUTHORIZATION)?.to_str().ok()?.trim();
+    let token = raw.strip_prefix("Bearer ").unwrap_or(raw).trim();
+    (!token.is_empty()).then(|| token.to_string())
+}
+
+impl FromRequest for Authenticated {
+    type Error = ApiError;
+    type Future = Pin<Box<dyn Future<Output = Result<Self, Self::Error>>>>;
+
+    fn from_request(req: &HttpRequest, _: &mut actix_web::dev::Payload) -> Self::Future {
+        let token = bearer(req);
+        let handles = req.app_data::<web::Data<Handles>>().cloned();
+        Box::pin(async move {
+            let (Some(token), Some(handles)) = (token, handles) else {
+                return Err(ApiError(RecordError::Unauthorized));
+            };
+            handles.auth.send(VerifyToken { token }).await??;
+            Ok(Authenticated)
+        })
+    }
+}
+
+#[derive(Deserialize)]
+struct PasswordLogin {
+    identity: String,
+    password: String,
+}
+
+async fn auth_with_password(
+    req: HttpRequest,
+    handles: web::Data<Handles>,
+    body: web::Json<PasswordLogin>,
+) -> ApiResult<HttpResponse> {
+    let source = req.peer_addr().map(|a| a.ip()).unwrap_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED));
+    let body = body.into_inner();
+    let reply = handles.auth.send(Login { identity: body.identity, password: body.password, source }).await??;
+    Ok(HttpResponse::Ok().json(reply))
+}
+
+async fn auth_refresh(req: HttpRequest, handles: web::Data<Handles>) -> ApiResult<HttpResponse> {
+    let token = bearer(&req).ok_or(ApiError(RecordError::Unauthorized))?;
+    let reply = handles.auth.send(RefreshToken { token }).await??;
+    Ok(HttpResponse::Ok().json(reply))
+}
+
+pub fn routes(cfg: &mut web::ServiceConfig) {
+    cfg.route("/collections/users/auth-with-password", web::post().to(auth_with_password))
+        .route("/collections/users/auth-refresh", web::post().to(auth_refresh));
+}

@@ -1,0 +1,84 @@
+//! Relay's HTTP surface on actix-web: the PocketBase-compatible record API, app-user auth,
+//! realtime SSE, the operator health and presence endpoints, and the built UI served
+//! same-origin. Handlers only translate HTTP into actor messages and actor replies into HTTP;
+//! every rule lives in the actors and the domain.
+
+mod auth;
+mod error;
+mod headers;
+mod records;
+mod realtime;
+mod relay;
+mod static_ui;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use actix_web::dev::{Server, Service};
+use actix_web::{web, App, HttpServer};
+
+pub use error::ApiError;
+
+/// Largest accepted JSON request body.
+pub const MAX_JSON_BODY: usize = 512 * 1024;
+
+#[derive(Debug, Clone)]
+pub struct WebConfig {
+    pub bind: String,
+    pub port: u16,
+    /// Folder holding the built UI (`ui/dist`); a placeholder page is served when absent.
+    pub ui_dir: Option<PathBuf>,
+    pub workers: usize,
+}
+
+/// Registers every route on an actix `App` (shared by the server and in-process tests).
+pub fn configure(cfg: &mut web::ServiceConfig, ui_dir: Option<PathBuf>) {
+    cfg.app_data(error::json_config())
+        .app_data(error::query_config())
+        .app_data(error::path_config())
+        .service(
+            web::scope("/api")
+                .wrap(actix_web::middleware::DefaultHeaders::new().add(("Cache-Control", "no-store")))
+                .configure(auth::routes)
+                .configure(records::routes)
+                .configure(realtime::routes)
+                .configure(relay::routes)
+                .default_service(web::to(error::not_found)),
+        )
+        .configure(|c| static_ui::routes(c, ui_dir));
+}
+
+/// Builds and binds the HTTP server; returns it (not yet awaited) and its bound addresses.
+pub fn build_server(handles: actors::Handles, config: WebConfig) -> std::io::Result<(Server, Vec<SocketAddr>)> {
+    let ui_dir = config.ui_dir.clone();
+    let server = HttpServer::new(move || {
+        App::new()
+            .app_data(web::Data::new(handles.clone()))
+            .wrap(headers::security_headers())
+            .wrap_fn(|req, srv| {
+                let method = req.method().clone();
+                let path = req.path().to_owned();
+                let started = std::time::Instant::now();
+                let fut = srv.call(req);
+                async move {
+                    let res = fut.await?;
+                    tracing::info!(
+                        target: "relay::http",
+                        method = %method,
+                        path = %path,
+                        status = res.status().as_u16(),
+                        micros = started.elapsed().as_micros() as u64,
+                        "request"
+                    );
+                    Ok(res)
+                }
+            })
+            .configure(|c| configure(c, ui_dir.clone()))
+    })
+    .workers(config.workers.max(1))
+    .disable_signals()
+    .shutdown_timeout(5)
+    .bind((config.bind.as_str(), config.port))?;
+    let addrs = server.addrs();
+    Ok((server.run(), addrs))
+}

@@ -1,0 +1,52 @@
+//! Relay-specific endpoints: the public liveness probe `GET /api/health` (PocketBase's shape,
+//! no details), the authenticated operator health dashboard `GET /api/relay/health`, and
+//! presence (`GET /api/relay/presence`, `POST /api/relay/presence/heartbeat`).
+
+use actix_web::{web, HttpResponse};
+use serde::Deserialize;
+use serde_json::json;
+
+use actors::health::GetHealth;
+use actors::presence::{GetPresence, Heartbeat};
+use actors::realtime::GetStats;
+use actors::Handles;
+
+use crate::auth::Authenticated;
+use crate::error::ApiResult;
+
+async fn liveness() -> HttpResponse {
+    HttpResponse::Ok().json(json!({ "code": 200, "message": "API is healthy.", "data": {} }))
+}
+
+async fn dashboard(_: Authenticated, handles: web::Data<Handles>) -> ApiResult<HttpResponse> {
+    let health = handles.health.send(GetHealth).await?;
+    let realtime = handles.realtime.send(GetStats).await?;
+    let mut body = serde_json::to_value(health).unwrap_or_default();
+    body["realtime"] = serde_json::to_value(realtime).unwrap_or_default();
+    Ok(HttpResponse::Ok().json(body))
+}
+
+async fn presence(_: Authenticated, handles: web::Data<Handles>) -> ApiResult<HttpResponse> {
+    Ok(HttpResponse::Ok().json(handles.presence.send(GetPresence).await?))
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct HeartbeatBody {
+    session_id: String,
+    #[serde(default)]
+    hostname: String,
+}
+
+async fn heartbeat(_: Authenticated, handles: web::Data<Handles>, body: web::Json<HeartbeatBody>) -> ApiResult<HttpResponse> {
+    let body = body.into_inner();
+    let row = handles.presence.send(Heartbeat { session_id: body.session_id, hostname: body.hostname }).await??;
+    Ok(HttpResponse::Ok().json(row))
+}
+
+pub fn routes(cfg: &mut web::ServiceConfig) {
+    cfg.route("/health", web::get().to(liveness))
+        .route("/relay/health", web::get().to(dashboard))
+        .route("/relay/presence", web::get().to(presence))
+        .route("/relay/presence/heartbeat", web::post().to(heartbeat));
+}
