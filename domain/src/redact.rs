@@ -38,7 +38,9 @@ static KEY_VALUE: LazyLock<Regex> = LazyLock::new(|| {
     re(r#"(?s)(?P<key>[A-Za-z_][A-Za-z0-9_.-]*)["']?[ \t]*[=:][ \t]*(?P<value>"(?:[^"\\]|\\.)*"?|'(?:[^'\\]|\\.)*'?|[^\s,}]+)"#)
 });
 static SUPERUSER_UPSERT: LazyLock<Regex> = LazyLock::new(|| {
-    let arg = r#"(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|\S+)"#;
+    // A quoted argument swallows anything glued to its closing quote, so it always ends at
+    // whitespace and a second pass sees the same argument boundaries.
+    let arg = r#"(?:"(?:[^"\\]|\\.)*"\S*|'(?:[^'\\]|\\.)*'\S*|\S+)"#;
     re(&format!(r"(?i)\b(superuser[ \t]+upsert)[ \t]+{arg}[ \t]+{arg}"))
 });
 static EMAIL: LazyLock<Regex> =
@@ -118,17 +120,25 @@ fn trailing_punctuation(url: &str) -> &str {
 }
 
 /// Origin of a URL found in text. Trailing punctuation (`(see https://x.io/a).`) is kept
-/// verbatim after the origin: as much of it as still leaves a parseable URL (a few
-/// attempts at most, then none), which makes a second pass reproduce the same split.
+/// verbatim after the origin when it is cosmetic: when stripping it leaves a URL that still
+/// has a path/query/fragment (so the origin is unaffected) or that already is an origin.
+/// That rule reproduces the same split on a second pass, keeping redaction idempotent.
 fn origin_of_match(url: &str) -> String {
     let trailing = trailing_punctuation(url).len();
-    for strip in (0..=trailing).rev().take(8) {
-        let origin = describe_url_for_log(&url[..url.len() - strip]);
-        if origin != UNPARSEABLE_URL {
-            return origin + &url[url.len() - strip..];
+    // A handful of attempts bounds the cost of pathological runs like `http://]]]]…`.
+    for strip in (1..=trailing).rev().take(8) {
+        let prefix = &url[..url.len() - strip];
+        let origin = describe_url_for_log(prefix);
+        if origin != UNPARSEABLE_URL && (origin == prefix || has_path(prefix)) {
+            return origin + &url[prefix.len()..];
         }
     }
     describe_url_for_log(url)
+}
+
+fn has_path(url: &str) -> bool {
+    url.split_once("://")
+        .is_some_and(|(_, rest)| rest.contains(['/', '?', '#', '\\']))
 }
 
 /// Rules 2–6 on text that contains no URL.
@@ -404,12 +414,15 @@ mod tests {
             r#"{"token":"abc","email":"a@b.co"}"#,
             "Authorization: Basic dXNlcjpwYXNz",
             "superuser upsert a@b.co pw",
+            "superuser upsert Bearer ''Bearer ",
             "call +1 (555) 123-4567 or https://u:p@x.io:81/?t=1).",
             "a@b.cc://x",
             "http://[bad",
             "secret=http://[bad",
             "see a.b@b.cc://x/p?q=1, ok",
             "http://.\\]",
+            "http://12,;\\",
+            "(https://x.io). (https://x.io/a?b). http://x.y./p). http://./x]",
             "token=eyJa.eyJb.c x@y.zz.q@w.ee",
         ] {
             let once = r(text);
@@ -458,6 +471,8 @@ mod tests {
             "superuser upsert ", "5551234", "+1 (555) 123-4567", "2026-12-02 12:57:11.123Z",
             "192.168.100.200", "-", "(", ")", "12", "é", "_", "x", "[REDACTED]", "%", "foo://",
             "ftp://", "+", "[", "]", ";", "http://.", "?", "a:", "\t", "a716-", "0", "T", "Z", "upsert", "secret",
+            "@http://x", "555", "1.2", "ws://[::1]:80/", "mailto:a@b.co", "<unparseable-url>",
+            "\\\"", "passphrase: ", "eyJ", "Basic", "(1)", "ÉX", "\u{2028}", "''",
         ]);
         prop::collection::vec(pieces, 0..24).prop_map(|v| v.concat())
     }
@@ -473,6 +488,7 @@ mod tests {
         fn never_panics_and_never_leaks_an_email(input in ".{0,200}") {
             let out = redact_text(&input);
             prop_assert!(!EMAIL.is_match(&out), "{:?} -> {:?}", input, out);
+            prop_assert_eq!(redact_text(&out), out);
         }
 
         #[test]

@@ -102,7 +102,12 @@ pub struct PresenceActor {
 
 impl PresenceActor {
     pub fn new(config: PresenceConfig, store: Addr<StoreActor>, health: Addr<HealthActor>, clock: SharedClock) -> Self {
-        PresenceActor { config, store, health, clock, snapshot: PresenceSnapshot::default() }
+        let snapshot = Self::empty_snapshot(&config);
+        PresenceActor { config, store, health, clock, snapshot }
+    }
+
+    fn empty_snapshot(config: &PresenceConfig) -> PresenceSnapshot {
+        PresenceSnapshot { heartbeat_interval_ms: config.heartbeat_ms, ..Default::default() }
     }
 
     fn sweep(&mut self) -> ResponseActFuture<Self, Result<usize, RecordError>> {
@@ -151,6 +156,7 @@ impl Actor for PresenceActor {
     type Context = Context<Self>;
     fn started(&mut self, ctx: &mut Context<Self>) {
         report_periodically(ctx, NAME, self.health.clone(), |_: &PresenceActor| 0);
+        ctx.spawn(self.sweep().map(|_, _, _| ()));
         ctx.run_interval(self.config.tick, |act, ctx| {
             ctx.spawn(act.sweep().map(|_, _, _| ()));
         });
@@ -159,7 +165,7 @@ impl Actor for PresenceActor {
 
 impl Supervised for PresenceActor {
     fn restarting(&mut self, _: &mut Context<Self>) {
-        self.snapshot = PresenceSnapshot::default();
+        self.snapshot = Self::empty_snapshot(&self.config);
         self.health.do_send(Report::restarted(NAME));
     }
 }

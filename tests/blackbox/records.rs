@@ -1,0 +1,220 @@
+//! Black-box tests of the record API against the real `relay` binary: CRUD on every managed
+//! collection, validation errors that leave the table unchanged, list parameters, filter
+//! injection attempts, the collection allowlist and auth on every route.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+use serde_json::{json, Value};
+use support::{client, invalid, sample, sample_update, Relay, COLLECTIONS};
+
+async fn list(relay: &Relay, token: &str, collection: &str, query: &[(&str, &str)]) -> reqwest::Response {
+    client()
+        .get(relay.url(&format!("/api/collections/{collection}/records")))
+        .query(query)
+        .header("Authorization", token)
+        .send()
+        .await
+        .unwrap()
+}
+
+async fn list_json(relay: &Relay, token: &str, collection: &str, query: &[(&str, &str)]) -> Value {
+    let res = list(relay, token, collection, query).await;
+    assert_eq!(res.status(), 200, "list {collection} {query:?}");
+    res.json().await.unwrap()
+}
+
+#[tokio::test]
+async fn crud_on_every_collection() {
+    let relay = Relay::start();
+    let token = relay.token().await;
+    let http = client();
+    let mut last_revision = 0;
+    for collection in COLLECTIONS {
+        let base = relay.url(&format!("/api/collections/{collection}/records"));
+        let res = http.post(&base).header("Authorization", &token).json(&sample(collection)).send().await.unwrap();
+        assert_eq!(res.status(), 200, "create {collection}: {}", res.text().await.unwrap());
+        let created: Value = res.json().await.unwrap();
+        let id = created["id"].as_str().unwrap().to_string();
+        assert_eq!(id.len(), 15);
+        assert_eq!(created["collectionName"], *collection);
+        assert!(created["created"].as_str().unwrap().ends_with('Z'));
+        let revision = created["revision"].as_i64().unwrap();
+        assert!(revision > last_revision, "revisions increase across the store");
+
+        let got: Value = http.get(format!("{base}/{id}")).header("Authorization", &token).send().await.unwrap().json().await.unwrap();
+        assert_eq!(got, created);
+
+        let (patch, field) = sample_update(collection);
+        let res = http.patch(format!("{base}/{id}")).header("Authorization", &token).json(&patch).send().await.unwrap();
+        assert_eq!(res.status(), 200, "update {collection}");
+        let updated: Value = res.json().await.unwrap();
+        assert_eq!(updated[field], patch[field], "{collection}.{field}");
+        assert_eq!(updated["created"], created["created"]);
+        last_revision = updated["revision"].as_i64().unwrap();
+        assert!(last_revision > revision);
+
+        let page = list_json(&relay, &token, collection, &[]).await;
+        assert_eq!((page["totalItems"].as_i64(), page["items"].as_array().unwrap().len()), (Some(1), 1));
+
+        let res = http.delete(format!("{base}/{id}")).header("Authorization", &token).send().await.unwrap();
+        assert_eq!(res.status(), 204, "delete {collection}");
+        let res = http.get(format!("{base}/{id}")).header("Authorization", &token).send().await.unwrap();
+        assert_eq!(res.status(), 404);
+        let body: Value = res.json().await.unwrap();
+        assert_eq!(body["status"], 404);
+    }
+}
+
+#[tokio::test]
+async fn validation_errors_are_typed_and_leave_data_unchanged() {
+    let relay = Relay::start();
+    let token = relay.token().await;
+    let http = client();
+    for collection in COLLECTIONS {
+        let base = relay.url(&format!("/api/collections/{collection}/records"));
+        let created: Value =
+            http.post(&base).header("Authorization", &token).json(&sample(collection)).send().await.unwrap().json().await.unwrap();
+        let res = http.post(&base).header("Authorization", &token).json(&invalid(collection)).send().await.unwrap();
+        assert_eq!(res.status(), 400, "invalid create on {collection}");
+        let body: Value = res.json().await.unwrap();
+        let fields = body["data"].as_object().unwrap();
+        assert!(!fields.is_empty(), "{collection}: {body}");
+        assert!(fields.values().all(|f| f["code"].as_str().unwrap().starts_with("validation_")), "{body}");
+
+        let id = created["id"].as_str().unwrap();
+        let res = http.patch(format!("{base}/{id}")).header("Authorization", &token).json(&invalid(collection)).send().await.unwrap();
+        assert_eq!(res.status(), 400, "invalid update on {collection}");
+        let page = list_json(&relay, &token, collection, &[]).await;
+        assert_eq!(page["totalItems"], 1, "{collection}: rejected writes add nothing");
+        assert_eq!(page["items"][0], created, "{collection}: rejected update changed nothing");
+    }
+    let base = relay.url("/api/collections/contacts/records");
+    for (body, content_type) in [("{not json", "application/json"), ("[1,2]", "application/json"), ("name=x", "text/plain")] {
+        let res = http.post(&base).header("Authorization", &token).header("Content-Type", content_type).body(body).send().await.unwrap();
+        assert_eq!(res.status(), 400, "{body}");
+        let v: Value = res.json().await.unwrap();
+        assert_eq!(v["status"], 400);
+    }
+    let huge = json!({"name": "x".repeat(600 * 1024)});
+    let res = http.post(&base).header("Authorization", &token).json(&huge).send().await.unwrap();
+    assert_eq!(res.status(), 413);
+    assert_eq!(list_json(&relay, &token, "contacts", &[]).await["totalItems"], 1);
+}
+
+#[tokio::test]
+async fn list_parameters_and_filter_injection() {
+    let relay = Relay::start();
+    let token = relay.token().await;
+    let http = client();
+    let base = relay.url("/api/collections/contacts/records");
+    for name in ["Cleo", "Ada", "Bob", "O'Brien", "Zed"] {
+        http.post(&base).header("Authorization", &token).json(&json!({"name": name})).send().await.unwrap();
+    }
+    let names = |v: &Value| v["items"].as_array().unwrap().iter().map(|r| r["name"].as_str().unwrap().to_string()).collect::<Vec<_>>();
+    let page = list_json(&relay, &token, "contacts", &[("sort", "name"), ("perPage", "2"), ("page", "2")]).await;
+    assert_eq!((page["totalItems"].as_i64(), page["totalPages"].as_i64(), names(&page)), (Some(5), Some(3), vec!["Cleo".into(), "O'Brien".into()]));
+    let page = list_json(&relay, &token, "contacts", &[("filter", "name ~ 'o' && name != 'Bob'"), ("sort", "-name")]).await;
+    assert_eq!(names(&page), vec!["O'Brien", "Cleo"]);
+    let page = list_json(&relay, &token, "contacts", &[("skipTotal", "1")]).await;
+    assert_eq!(page["totalItems"], -1);
+
+    for attack in [
+        "name = \"x' OR '1'='1\"",
+        "name = 'x\\' OR 1=1 --'",
+        "name ~ \"%' OR 1=1; DROP TABLE contacts; --\"",
+    ] {
+        let page = list_json(&relay, &token, "contacts", &[("filter", attack)]).await;
+        assert_eq!(page["totalItems"], 0, "bound harmlessly: {attack}");
+    }
+    for attack in [
+        "name = 'x'; DROP TABLE contacts",
+        "name = 'x' OR 1=1",
+        "1=1",
+        "(SELECT name FROM sqlite_master) = 'x'",
+        "name = 'x' UNION SELECT * FROM contacts",
+        "rowid > 0",
+        "@request.auth.id != ''",
+        "name = 'unterminated",
+    ] {
+        let res = list(&relay, &token, "contacts", &[("filter", attack)]).await;
+        assert_eq!(res.status(), 400, "rejected: {attack}");
+        let v: Value = res.json().await.unwrap();
+        assert_eq!(v["status"], 400);
+    }
+    for sort in ["name;DROP TABLE contacts", "@random", "password"] {
+        assert_eq!(list(&relay, &token, "contacts", &[("sort", sort)]).await.status(), 400, "{sort}");
+    }
+    for (key, value) in [("page", "0"), ("perPage", "-5"), ("page", "abc")] {
+        assert_eq!(list(&relay, &token, "contacts", &[(key, value)]).await.status(), 400, "{key}={value}");
+    }
+    assert_eq!(list_json(&relay, &token, "contacts", &[]).await["totalItems"], 5, "table intact");
+}
+
+#[tokio::test]
+async fn only_allowlisted_collections_are_reachable() {
+    let relay = Relay::start();
+    let token = relay.token().await;
+    for collection in ["users", "_superusers", "sqlite_master", "__diesel_schema_migrations", "relay_sequence", "Contacts"] {
+        let res = list(&relay, &token, collection, &[]).await;
+        assert_eq!(res.status(), 404, "{collection}");
+        let res = client()
+            .post(relay.url(&format!("/api/collections/{collection}/records")))
+            .header("Authorization", &token)
+            .json(&json!({"name": "x"}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), 404, "{collection}");
+    }
+}
+
+#[tokio::test]
+async fn every_record_route_requires_auth() {
+    let relay = Relay::start();
+    let token = relay.token().await;
+    let created: Value = client()
+        .post(relay.url("/api/collections/contacts/records"))
+        .header("Authorization", &token)
+        .json(&sample("contacts"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let id = created["id"].as_str().unwrap();
+    let http = client();
+    let bad_tokens = [None, Some("".to_string()), Some("garbage".to_string()), Some(format!("{token}x")), Some(token.replace('.', ""))];
+    for collection in COLLECTIONS {
+        let base = relay.url(&format!("/api/collections/{collection}/records"));
+        let one = format!("{base}/{id}");
+        for bad in &bad_tokens {
+            let requests = [
+                http.get(&base),
+                http.post(&base).json(&sample(collection)),
+                http.get(&one),
+                http.patch(&one).json(&json!({})),
+                http.delete(&one),
+            ];
+            for req in requests {
+                let req = match bad {
+                    Some(t) => req.header("Authorization", t),
+                    None => req,
+                };
+                let res = req.send().await.unwrap();
+                assert_eq!(res.status(), 401, "{collection} with {bad:?}");
+                let body: Value = res.json().await.unwrap();
+                assert_eq!(body["status"], 401);
+            }
+        }
+    }
+    for (method, path) in [("GET", "/api/relay/health"), ("GET", "/api/relay/presence"), ("POST", "/api/relay/presence/heartbeat"), ("POST", "/api/realtime")] {
+        let req = if method == "GET" { http.get(relay.url(path)) } else { http.post(relay.url(path)).json(&json!({})) };
+        assert_eq!(req.send().await.unwrap().status(), 401, "{method} {path}");
+    }
+    let res = http.get(relay.url("/api/collections/contacts/records")).header("Authorization", format!("Bearer {token}")).send().await.unwrap();
+    assert_eq!(res.status(), 200, "Bearer form is accepted too");
+    let page: Value = res.json().await.unwrap();
+    assert_eq!(page["items"][0]["id"], id, "the unauthorized attempts changed nothing");
+}

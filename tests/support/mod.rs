@@ -1,0 +1,206 @@
+//! Black-box test harness: starts the real `relay` binary on a random 127.0.0.1 port with a
+//! temporary data directory, waits for its "listening" line, and offers an HTTP client plus
+//! sign-in helpers. The process is killed when the harness is dropped. Every wait is bounded.
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+pub const PASSPHRASE: &str = "blackbox-passphrase-42";
+
+pub struct Relay {
+    child: Option<Child>,
+    pub base: String,
+    pub data_dir: PathBuf,
+    stderr_log: PathBuf,
+    _tmp: Option<tempfile::TempDir>,
+}
+
+pub fn relay_bin() -> &'static str {
+    env!("CARGO_BIN_EXE_relay")
+}
+
+impl Relay {
+    /// Starts a server on a fresh data directory.
+    pub fn start() -> Relay {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let data_dir = tmp.path().join("data");
+        let mut relay = Relay::start_in(&data_dir, &[]);
+        relay._tmp = Some(tmp);
+        relay
+    }
+
+    /// Starts a server on an existing (or new) data directory with extra arguments.
+    pub fn start_in(data_dir: &Path, extra: &[&str]) -> Relay {
+        let stderr_log = data_dir.with_extension(format!("stderr-{}.log", rand_suffix()));
+        let stderr = std::fs::File::create(&stderr_log).expect("stderr log");
+        let mut child = Command::new(relay_bin())
+            .args(["serve", "--data-dir"])
+            .arg(data_dir)
+            .args(["--port", "0", "--bind", "127.0.0.1", "--log-level", "info"])
+            .args(extra)
+            .env("RELAY_BOOTSTRAP_PASSPHRASE", PASSPHRASE)
+            .env_remove("RELAY_LOG")
+            .stdout(Stdio::piped())
+            .stderr(stderr)
+            .spawn()
+            .expect("spawn relay");
+        let stdout = child.stdout.take().expect("stdout");
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if let Some(url) = line.strip_prefix("Relay listening on ") {
+                    let _ = tx.send(url.trim().to_string());
+                }
+            }
+        });
+        let base = match rx.recv_timeout(Duration::from_secs(20)) {
+            Ok(base) => base,
+            Err(_) => {
+                let _ = child.kill();
+                panic!("relay did not start: {}", std::fs::read_to_string(&stderr_log).unwrap_or_default());
+            }
+        };
+        Relay { child: Some(child), base, data_dir: data_dir.to_path_buf(), stderr_log, _tmp: None }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    pub fn stderr(&self) -> String {
+        std::fs::read_to_string(&self.stderr_log).unwrap_or_default()
+    }
+
+    /// Stops the server with SIGTERM-like kill and waits for it to exit.
+    pub fn stop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            #[cfg(unix)]
+            send_sigterm(&child);
+            for _ in 0..100 {
+                if child.try_wait().ok().flatten().is_some() {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    pub async fn token(&self) -> String {
+        let res = client()
+            .post(self.url("/api/collections/users/auth-with-password"))
+            .json(&json!({"identity": "relay", "password": PASSPHRASE}))
+            .send()
+            .await
+            .expect("login request");
+        assert_eq!(res.status(), 200);
+        let body: Value = res.json().await.unwrap();
+        body["token"].as_str().unwrap().to_string()
+    }
+}
+
+#[cfg(unix)]
+fn send_sigterm(child: &Child) {
+    let _ = Command::new("kill").args(["-TERM", &child.id().to_string()]).status();
+}
+
+fn rand_suffix() -> u64 {
+    use std::time::{SystemTime, UNIX_EPOCH};
+    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(0) ^ std::process::id() as u64
+}
+
+impl Drop for Relay {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+pub fn client() -> reqwest::Client {
+    reqwest::Client::builder().timeout(Duration::from_secs(10)).build().unwrap()
+}
+
+/// A valid create body for every managed collection.
+pub fn sample(collection: &str) -> Value {
+    match collection {
+        "contacts" => json!({"name": "Ada Lovelace", "email": "ada@example.com", "phone": "555-1234", "title": "NOC"}),
+        "servers" => json!({"name": "db-01", "businessArea": "Core", "lob": "IT", "owner": "ada@example.com", "os": "Linux"}),
+        "oncall" => json!({"team": "Network", "role": "Primary", "name": "Ada", "contact": "555-1234", "timeWindow": "24/7", "sortOrder": 0, "teamId": "network"}),
+        "bridge_groups" => json!({"name": "DBAs", "contacts": ["ada@example.com"]}),
+        "bridge_history" => json!({"note": "outage", "groups": ["DBAs"], "contacts": ["ada@example.com"], "recipientCount": 1}),
+        "alert_history" => json!({"severity": "ISSUE", "subject": "VPN down", "bodyHtml": "<p>x</p>", "pinned": true, "label": "VPN"}),
+        "alert_reminders" => json!({"title": "Send update", "dueAt": "2026-12-02T15:00:00Z", "status": "pending", "severity": "INFO"}),
+        "notes" => json!({"entityType": "contact", "entityKey": "ada@example.com", "note": "on leave", "tags": ["hr"]}),
+        "standalone_notes" => json!({"title": "Runbook", "content": "- step", "color": "blue", "tags": ["ops"], "sortOrder": 1}),
+        "oncall_dismissals" => json!({"alertType": "monday-weekly", "dateKey": "2026-12-02"}),
+        "conflict_log" => json!({"collection": "contacts", "recordId": "abc", "overwrittenData": {"name": "old"}, "overwrittenBy": "client"}),
+        "oncall_board_settings" => json!({"key": "primary", "teamOrder": ["network"], "locked": false}),
+        "client_presence" => json!({"sessionId": "sess-1", "hostname": "noc-1", "mode": "client", "lastSeen": "2026-12-02T12:00:00Z"}),
+        other => panic!("no sample for {other}"),
+    }
+}
+
+/// A valid update body and the field it changes, for every managed collection.
+pub fn sample_update(collection: &str) -> (Value, &'static str) {
+    match collection {
+        "contacts" => (json!({"title": "Lead"}), "title"),
+        "servers" => (json!({"os": "Windows"}), "os"),
+        "oncall" => (json!({"role": "Backup"}), "role"),
+        "bridge_groups" => (json!({"name": "DBA team"}), "name"),
+        "bridge_history" => (json!({"recipientCount": 2}), "recipientCount"),
+        "alert_history" => (json!({"pinned": false}), "pinned"),
+        "alert_reminders" => (json!({"status": "done"}), "status"),
+        "notes" => (json!({"note": "back"}), "note"),
+        "standalone_notes" => (json!({"color": "red"}), "color"),
+        "oncall_dismissals" => (json!({"dateKey": "2026-12-03"}), "dateKey"),
+        "conflict_log" => (json!({"overwrittenBy": "server"}), "overwrittenBy"),
+        "oncall_board_settings" => (json!({"locked": true}), "locked"),
+        "client_presence" => (json!({"hostname": "noc-2"}), "hostname"),
+        other => panic!("no update for {other}"),
+    }
+}
+
+/// An invalid create body for every managed collection.
+pub fn invalid(collection: &str) -> Value {
+    match collection {
+        "contacts" => json!({"email": "not-an-email"}),
+        "servers" => json!({"name": ""}),
+        "oncall" => json!({"team": "x", "sortOrder": "abc"}),
+        "bridge_groups" => json!({"name": "g", "contacts": "ada@example.com"}),
+        "bridge_history" => json!({"recipientCount": -1}),
+        "alert_history" => json!({"severity": "CRITICAL"}),
+        "alert_reminders" => json!({"title": "t", "dueAt": "soon", "status": "pending"}),
+        "notes" => json!({"entityType": "router", "entityKey": "x"}),
+        "standalone_notes" => json!({"title": "x".repeat(201)}),
+        "oncall_dismissals" => json!({"alertType": "", "dateKey": "2026-12-02"}),
+        "conflict_log" => json!({"collection": "c", "recordId": "r", "overwrittenData": [1, 2]}),
+        "oncall_board_settings" => json!({"key": "primary", "locked": "maybe"}),
+        "client_presence" => json!({"sessionId": "s", "hostname": "h", "mode": "server", "lastSeen": "2026-12-02"}),
+        other => panic!("no invalid sample for {other}"),
+    }
+}
+
+pub const COLLECTIONS: &[&str] = &[
+    "contacts",
+    "servers",
+    "oncall",
+    "bridge_groups",
+    "bridge_history",
+    "alert_history",
+    "alert_reminders",
+    "notes",
+    "standalone_notes",
+    "oncall_dismissals",
+    "conflict_log",
+    "oncall_board_settings",
+    "client_presence",
+];
