@@ -22,9 +22,18 @@ pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
         .unwrap_or_else(|| "panic".to_string())
 }
 
+/// A handler body panicked; the actor is being restarted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Panicked;
+
 /// Runs `f`; on panic reports the failure, stops the actor (so its supervisor restarts it) and
-/// returns `Err(())`.
-pub fn guarded<A, R>(name: &'static str, health: &Addr<HealthActor>, ctx: &mut A::Context, f: impl FnOnce() -> R) -> Result<R, ()>
+/// returns `Err(Panicked)`.
+pub fn guarded<A, R>(
+    name: &'static str,
+    health: &Addr<HealthActor>,
+    ctx: &mut A::Context,
+    f: impl FnOnce() -> R,
+) -> Result<R, Panicked>
 where
     A: Actor<Context = Context<A>>,
 {
@@ -35,14 +44,18 @@ where
             tracing::error!(actor = name, error = %message, "actor panicked; restarting");
             health.do_send(Report::failure(name, format!("panic: {message}")));
             ctx.stop();
-            Err(())
+            Err(Panicked)
         }
     }
 }
 
 /// Starts a timer that sends `status(actor)` to the health actor every `REPORT_INTERVAL`.
-pub fn report_periodically<A>(ctx: &mut Context<A>, name: &'static str, health: Addr<HealthActor>, queue_depth: fn(&A) -> usize)
-where
+pub fn report_periodically<A>(
+    ctx: &mut Context<A>,
+    name: &'static str,
+    health: Addr<HealthActor>,
+    queue_depth: fn(&A) -> usize,
+) where
     A: Actor<Context = Context<A>>,
 {
     health.do_send(Report::state(name, ActorState::Running, 0));

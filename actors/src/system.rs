@@ -80,7 +80,8 @@ pub fn start(config: RelayConfig) -> Result<Handles, StartError> {
     let (s, c, h) = (store.clone(), clock.clone(), health.clone());
     let reader_addr = SyncArbiter::start(readers, move || StoreExecutor::new(s.clone(), c.clone(), h.clone(), None));
     let (s, c, h, p) = (store, clock.clone(), health.clone(), realtime.clone().recipient());
-    let writer_addr = SyncArbiter::start(1, move || StoreExecutor::new(s.clone(), c.clone(), h.clone(), Some(p.clone())));
+    let writer_addr =
+        SyncArbiter::start(1, move || StoreExecutor::new(s.clone(), c.clone(), h.clone(), Some(p.clone())));
     let h = health.clone();
     let store = on_new_arbiter(move |_| StoreActor::new(reader_addr, writer_addr, h));
 

@@ -43,7 +43,9 @@ pub fn run(args: ServeArgs) -> Result<(), BoxError> {
     let system = actix::System::new();
     system.block_on(async move {
         let handles = actors::start(config)?;
+        let realtime = handles.realtime.clone();
         let (server, addrs) = web::build_server(handles, web_config)?;
+        let stop_signal = ShutdownSignal::install()?;
         let port = addrs.first().map(|a| a.port()).unwrap_or(args.port);
         data_dir.write_runtime_info(&RuntimeInfo { bind: bind.to_string(), port, pid: std::process::id() })?;
         let shown = if bind.is_unspecified() { "127.0.0.1".to_string() } else { bind.to_string() };
@@ -55,8 +57,9 @@ pub fn run(args: ServeArgs) -> Result<(), BoxError> {
         tracing::info!(bind = %bind, port, "relay server started");
         let handle = server.handle();
         actix::spawn(async move {
-            shutdown_signal().await;
+            stop_signal.recv().await;
             tracing::info!("shutting down");
+            let _ = realtime.send(actors::realtime::CloseAll).await;
             handle.stop(true).await;
         });
         server.await?;
@@ -65,21 +68,36 @@ pub fn run(args: ServeArgs) -> Result<(), BoxError> {
     Ok(())
 }
 
-async fn shutdown_signal() {
+/// SIGINT/SIGTERM handlers, registered before the server announces itself so an early signal
+/// still shuts down gracefully.
+struct ShutdownSignal {
     #[cfg(unix)]
-    {
-        use tokio::signal::unix::{signal, SignalKind};
-        let mut term = match signal(SignalKind::terminate()) {
-            Ok(s) => s,
-            Err(_) => return std::future::pending().await,
-        };
-        tokio::select! {
-            _ = tokio::signal::ctrl_c() => {}
-            _ = term.recv() => {}
+    interrupt: tokio::signal::unix::Signal,
+    #[cfg(unix)]
+    terminate: tokio::signal::unix::Signal,
+}
+
+impl ShutdownSignal {
+    fn install() -> std::io::Result<ShutdownSignal> {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{signal, SignalKind};
+            Ok(ShutdownSignal {
+                interrupt: signal(SignalKind::interrupt())?,
+                terminate: signal(SignalKind::terminate())?,
+            })
         }
+        #[cfg(not(unix))]
+        Ok(ShutdownSignal {})
     }
-    #[cfg(not(unix))]
-    {
+
+    async fn recv(mut self) {
+        #[cfg(unix)]
+        tokio::select! {
+            _ = self.interrupt.recv() => {}
+            _ = self.terminate.recv() => {}
+        }
+        #[cfg(not(unix))]
         let _ = tokio::signal::ctrl_c().await;
     }
 }
@@ -103,5 +121,9 @@ pub fn connection_info(args: ConnectionInfoArgs) -> Result<(), BoxError> {
 }
 
 fn hostname_or_loopback() -> String {
-    hostname::get().ok().and_then(|h| h.into_string().ok()).filter(|h| !h.is_empty()).unwrap_or_else(|| "127.0.0.1".into())
+    hostname::get()
+        .ok()
+        .and_then(|h| h.into_string().ok())
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| "127.0.0.1".into())
 }

@@ -7,14 +7,7 @@
 pub const SYSTEM_FIELDS: &[&str] = &["id", "created", "updated", "revision"];
 
 /// Keys clients may send back (e.g. a whole record on update) that are ignored on write.
-pub const IGNORED_INPUT_KEYS: &[&str] = &[
-    "created",
-    "updated",
-    "revision",
-    "collectionId",
-    "collectionName",
-    "expand",
-];
+pub const IGNORED_INPUT_KEYS: &[&str] = &["created", "updated", "revision", "collectionId", "collectionName", "expand"];
 
 /// Default text limit when a field names none (legacy IPC "field" limit).
 pub const FIELD_LEN: usize = 1000;
@@ -35,15 +28,25 @@ pub enum JsonShape {
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum FieldKind {
-    Text { max_len: usize },
+    Text {
+        max_len: usize,
+    },
     /// Text that must be a valid email address when non-empty.
     Email,
-    Number { min: f64, max: f64, integer: bool },
+    Number {
+        min: f64,
+        max: f64,
+        integer: bool,
+    },
     Bool,
     /// A date-time stored in wire format (see `time`); empty means unset.
     Date,
-    Select { values: &'static [&'static str] },
-    Json { shape: JsonShape },
+    Select {
+        values: &'static [&'static str],
+    },
+    Json {
+        shape: JsonShape,
+    },
 }
 
 impl FieldKind {
@@ -226,13 +229,7 @@ pub static NOTES: CollectionSpec = CollectionSpec {
 pub static STANDALONE_NOTES: CollectionSpec = CollectionSpec {
     name: "standalone_notes",
     id: "pbc_standalone_notes",
-    fields: &[
-        text("title", 200),
-        text("content", NOTE_LEN),
-        select("color", NOTE_COLORS, false),
-        TAGS,
-        SORT_ORDER,
-    ],
+    fields: &[text("title", 200), text("content", NOTE_LEN), select("color", NOTE_COLORS, false), TAGS, SORT_ORDER],
     unique: &[],
 };
 

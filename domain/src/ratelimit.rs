@@ -58,9 +58,7 @@ impl Decision {
             (Decision::Allowed, Decision::Allowed) => Decision::Allowed,
             (Decision::Allowed, denied) | (denied, Decision::Allowed) => denied,
             (Decision::Denied { retry_after_ms: a }, Decision::Denied { retry_after_ms: b }) => {
-                Decision::Denied {
-                    retry_after_ms: a.max(b),
-                }
+                Decision::Denied { retry_after_ms: a.max(b) }
             }
         }
     }
@@ -76,11 +74,7 @@ pub struct TokenBucket {
 impl TokenBucket {
     /// A full bucket as of `now_ms`.
     pub fn new(config: BucketConfig, now_ms: u64) -> Self {
-        TokenBucket {
-            config,
-            tokens: config.sanitized().0,
-            last_ms: now_ms,
-        }
+        TokenBucket { config, tokens: config.sanitized().0, last_ms: now_ms }
     }
 
     /// Whether one token is available at `now_ms`, without taking it.
@@ -122,9 +116,7 @@ impl TokenBucket {
         }
         let (capacity, rate) = self.config.sanitized();
         if rate <= 0.0 || capacity + EPSILON < 1.0 {
-            return Decision::Denied {
-                retry_after_ms: NEVER_MS,
-            };
+            return Decision::Denied { retry_after_ms: NEVER_MS };
         }
         let wait = ((1.0 - tokens) / rate * 1000.0 - EPSILON).ceil();
         Decision::Denied {
@@ -146,7 +138,8 @@ struct Entry {
 ///
 /// Untracked keys behave as full buckets, so evicting a full bucket loses nothing; evicting a
 /// partially drained one (only when every tracked bucket is partially drained) forgives that
-/// key. A denied request never starts tracking a new key.
+/// key. A denied request never starts tracking a new key. Admitting a new key while full
+/// costs O(`max_keys`); every other operation is O(1).
 #[derive(Debug, Clone)]
 pub struct KeyedLimiter<K: Hash + Eq + Clone> {
     per_key: BucketConfig,
@@ -225,11 +218,7 @@ impl<K: Hash + Eq + Clone> KeyedLimiter<K> {
         }
         self.keys.retain(|_, entry| !entry.bucket.is_full(now_ms));
         while self.keys.len() >= self.max_keys {
-            let oldest = self
-                .keys
-                .iter()
-                .min_by_key(|(_, entry)| entry.touched)
-                .map(|(key, _)| key.clone());
+            let oldest = self.keys.iter().min_by_key(|(_, entry)| entry.touched).map(|(key, _)| key.clone());
             match oldest {
                 Some(key) => self.keys.remove(&key),
                 None => break,
@@ -242,10 +231,7 @@ impl<K: Hash + Eq + Clone> KeyedLimiter<K> {
 mod tests {
     use super::*;
 
-    const FIVE_PER_2S: BucketConfig = BucketConfig {
-        capacity: 5.0,
-        refill_per_sec: 0.5,
-    };
+    const FIVE_PER_2S: BucketConfig = BucketConfig { capacity: 5.0, refill_per_sec: 0.5 };
 
     fn denied(ms: u64) -> Decision {
         Decision::Denied { retry_after_ms: ms }
@@ -302,22 +288,13 @@ mod tests {
 
     #[test]
     fn zero_refill_rate_never_refills() {
-        let config = BucketConfig {
-            capacity: 1.0,
-            refill_per_sec: 0.0,
-        };
+        let config = BucketConfig { capacity: 1.0, refill_per_sec: 0.0 };
         let mut b = TokenBucket::new(config, 0);
         assert!(b.try_take(0).is_allowed());
         assert_eq!(b.try_take(10_000_000), denied(NEVER_MS));
-        let nothing = BucketConfig {
-            capacity: 0.5,
-            refill_per_sec: 10.0,
-        };
+        let nothing = BucketConfig { capacity: 0.5, refill_per_sec: 10.0 };
         assert_eq!(TokenBucket::new(nothing, 0).peek(99_999), denied(NEVER_MS));
-        let nan = BucketConfig {
-            capacity: f64::NAN,
-            refill_per_sec: f64::NAN,
-        };
+        let nan = BucketConfig { capacity: f64::NAN, refill_per_sec: f64::NAN };
         assert_eq!(TokenBucket::new(nan, 0).peek(0), denied(NEVER_MS));
     }
 
@@ -351,10 +328,7 @@ mod tests {
 
     #[test]
     fn global_bucket_denies_across_keys() {
-        let global = BucketConfig {
-            capacity: 3.0,
-            refill_per_sec: 1.0,
-        };
+        let global = BucketConfig { capacity: 3.0, refill_per_sec: 1.0 };
         let mut l = KeyedLimiter::new(FIVE_PER_2S, Some(global), 100);
         for key in ["a", "b", "c"] {
             assert!(l.try_take(&key, 0).is_allowed());
@@ -366,17 +340,11 @@ mod tests {
 
     #[test]
     fn peek_reports_the_larger_wait() {
-        let global = BucketConfig {
-            capacity: 1.0,
-            refill_per_sec: 2.0,
-        };
+        let global = BucketConfig { capacity: 1.0, refill_per_sec: 2.0 };
         let mut l = KeyedLimiter::new(FIVE_PER_2S, Some(global), 10);
         assert!(l.try_take(&1, 0).is_allowed());
         assert_eq!(l.peek(&1, 0), denied(500)); // only the global bucket is empty
-        let one_per_2s = BucketConfig {
-            capacity: 1.0,
-            refill_per_sec: 0.5,
-        };
+        let one_per_2s = BucketConfig { capacity: 1.0, refill_per_sec: 0.5 };
         let mut l = KeyedLimiter::new(one_per_2s, Some(global), 10);
         assert!(l.try_take(&1, 0).is_allowed());
         // Key empty (wait 2000 ms) and global empty (wait 500 ms): the larger wins.
@@ -388,10 +356,7 @@ mod tests {
 
     #[test]
     fn denied_take_consumes_from_neither_bucket() {
-        let global = BucketConfig {
-            capacity: 2.0,
-            refill_per_sec: 0.0,
-        };
+        let global = BucketConfig { capacity: 2.0, refill_per_sec: 0.0 };
         let mut l = KeyedLimiter::new(FIVE_PER_2S, Some(global), 10);
         assert!(l.try_take(&"a", 0).is_allowed());
         assert!(l.try_take(&"a", 0).is_allowed());
@@ -403,10 +368,7 @@ mod tests {
         assert_eq!(l.tracked_keys(), 1);
 
         // Key empty, global available: the global bucket is untouched.
-        let roomy = BucketConfig {
-            capacity: 100.0,
-            refill_per_sec: 0.0,
-        };
+        let roomy = BucketConfig { capacity: 100.0, refill_per_sec: 0.0 };
         let mut l = KeyedLimiter::new(FIVE_PER_2S, Some(roomy), 10);
         for _ in 0..5 {
             l.try_take(&"a", 0);
@@ -478,10 +440,7 @@ mod tests {
 
     #[test]
     fn keyed_limiter_tolerates_clock_going_backwards() {
-        let global = BucketConfig {
-            capacity: 2.0,
-            refill_per_sec: 1.0,
-        };
+        let global = BucketConfig { capacity: 2.0, refill_per_sec: 1.0 };
         let mut l = KeyedLimiter::new(FIVE_PER_2S, Some(global), 10);
         assert!(l.try_take(&"a", 10_000).is_allowed());
         assert!(l.try_take(&"a", 10_000).is_allowed());

@@ -130,8 +130,8 @@ impl ListQuery {
         let filter = match raw.filter.as_deref().map(str::trim) {
             None | Some("") => None,
             Some(f) => {
-                let expr = parse_filter(f)
-                    .map_err(|e| RecordError::BadRequest(format!("Invalid filter parameter: {e}.")))?;
+                let expr =
+                    parse_filter(f).map_err(|e| RecordError::BadRequest(format!("Invalid filter parameter: {e}.")))?;
                 if let Some(bad) = expr.fields().into_iter().find(|f| !spec.is_queryable(f)) {
                     return Err(RecordError::BadRequest(format!("Invalid filter field {bad:?}.")));
                 }
@@ -171,7 +171,13 @@ mod tests {
 
     fn raw(page: &str, per_page: &str, sort: &str, filter: &str) -> RawListParams {
         let opt = |s: &str| (!s.is_empty()).then(|| s.to_string());
-        RawListParams { page: opt(page), per_page: opt(per_page), sort: opt(sort), filter: opt(filter), skip_total: None }
+        RawListParams {
+            page: opt(page),
+            per_page: opt(per_page),
+            sort: opt(sort),
+            filter: opt(filter),
+            skip_total: None,
+        }
     }
 
     #[test]

@@ -43,10 +43,7 @@ pub fn parse_sort(input: &str) -> Result<Vec<SortKey>, SortError> {
         if !is_identifier(field) {
             return Err(SortError::InvalidField(segment.to_string()));
         }
-        keys.push(SortKey {
-            field: field.to_string(),
-            descending,
-        });
+        keys.push(SortKey { field: field.to_string(), descending });
     }
     Ok(keys)
 }
@@ -63,31 +60,19 @@ mod tests {
     use super::*;
 
     fn key(field: &str, descending: bool) -> SortKey {
-        SortKey {
-            field: field.to_string(),
-            descending,
-        }
+        SortKey { field: field.to_string(), descending }
     }
 
     #[test]
     fn parses_directions() {
-        assert_eq!(
-            parse_sort("-created,name").unwrap(),
-            vec![key("created", true), key("name", false)]
-        );
+        assert_eq!(parse_sort("-created,name").unwrap(), vec![key("created", true), key("name", false)]);
         assert_eq!(parse_sort("+name").unwrap(), vec![key("name", false)]);
-        assert_eq!(
-            parse_sort("_a1,-B_2,+c").unwrap(),
-            vec![key("_a1", false), key("B_2", true), key("c", false)]
-        );
+        assert_eq!(parse_sort("_a1,-B_2,+c").unwrap(), vec![key("_a1", false), key("B_2", true), key("c", false)]);
     }
 
     #[test]
     fn trims_whitespace_around_segments() {
-        assert_eq!(
-            parse_sort("  -created ,\tname\n").unwrap(),
-            vec![key("created", true), key("name", false)]
-        );
+        assert_eq!(parse_sort("  -created ,\tname\n").unwrap(), vec![key("created", true), key("name", false)]);
     }
 
     #[test]
@@ -106,31 +91,12 @@ mod tests {
 
     #[test]
     fn rejects_non_identifiers() {
-        for bad in [
-            "@random",
-            "-@random",
-            "name;drop",
-            "1abc",
-            "a.b",
-            "a b",
-            "-",
-            "+",
-            "--a",
-            "+-a",
-            "- a",
-            "naïve",
-            "a)",
-        ] {
-            assert_eq!(
-                parse_sort(bad),
-                Err(SortError::InvalidField(bad.trim().to_string())),
-                "{bad}"
-            );
+        for bad in
+            ["@random", "-@random", "name;drop", "1abc", "a.b", "a b", "-", "+", "--a", "+-a", "- a", "naïve", "a)"]
+        {
+            assert_eq!(parse_sort(bad), Err(SortError::InvalidField(bad.trim().to_string())), "{bad}");
         }
-        assert_eq!(
-            parse_sort("name,@random"),
-            Err(SortError::InvalidField("@random".into()))
-        );
+        assert_eq!(parse_sort("name,@random"), Err(SortError::InvalidField("@random".into())));
     }
 
     #[test]

@@ -12,8 +12,12 @@ use crate::collections::{CollectionSpec, FieldKind, FieldSpec, JsonShape, IGNORE
 use crate::record::{FieldError, FieldErrors, RecordError};
 use crate::time::normalize_datetime;
 
-static EMAIL: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^[^\s@<>(),;:\x22]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+$").unwrap());
+static EMAIL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"^[^\s@<>(),;:\x22]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+$",
+    )
+    .unwrap()
+});
 static RECORD_ID: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^[a-z0-9]{15}$").unwrap());
 
 pub const MAX_EMAIL_LEN: usize = 320;
@@ -78,7 +82,9 @@ fn number_value(value: &Value, min: f64, max: f64, integer: bool) -> Result<f64,
         Value::Null => 0.0,
         Value::Number(n) => n.as_f64().unwrap_or(f64::NAN),
         Value::String(s) if s.trim().is_empty() => 0.0,
-        Value::String(s) => s.trim().parse::<f64>().map_err(|_| err("validation_invalid_number", "Must be a number."))?,
+        Value::String(s) => {
+            s.trim().parse::<f64>().map_err(|_| err("validation_invalid_number", "Must be a number."))?
+        }
         _ => return Err(err("validation_invalid_number", "Must be a number.")),
     };
     if !n.is_finite() {
@@ -206,9 +212,8 @@ fn validate_field(field: &FieldSpec, value: &Value) -> Result<SqlValue, FieldErr
 /// Validates a create or update body against `spec`. Unknown keys are rejected so typos never
 /// silently drop data; server-maintained keys (`created`, `updated`, ...) are ignored.
 pub fn validate_write(spec: &CollectionSpec, body: &Value, mode: WriteMode) -> Result<ValidatedWrite, RecordError> {
-    let map: &Map<String, Value> = body
-        .as_object()
-        .ok_or_else(|| RecordError::BadRequest("The request body must be a JSON object.".into()))?;
+    let map: &Map<String, Value> =
+        body.as_object().ok_or_else(|| RecordError::BadRequest("The request body must be a JSON object.".into()))?;
     let mut errors = FieldErrors::new();
     let mut id = None;
     for key in map.keys() {
@@ -279,13 +284,23 @@ mod tests {
         assert_eq!(w.values, vec![("title", SqlValue::Text("NOC".into()))]);
         let e = validate_write(&CONTACTS, &json!({"name": ""}), WriteMode::Update).unwrap_err();
         assert_eq!(codes(e), vec![("name".into(), "validation_required")]);
-        let w = validate_write(&CONTACTS, &json!({"id": "ignored", "created": "x", "collectionName": "contacts"}), WriteMode::Update).unwrap();
+        let w = validate_write(
+            &CONTACTS,
+            &json!({"id": "ignored", "created": "x", "collectionName": "contacts"}),
+            WriteMode::Update,
+        )
+        .unwrap();
         assert!(w.values.is_empty() && w.id.is_none());
     }
 
     #[test]
     fn rejects_unknown_fields_bad_types_and_limits() {
-        let e = validate_write(&CONTACTS, &json!({"name": "A", "passwd": 1, "email": "nope", "phone": {"x": 1}}), WriteMode::Create).unwrap_err();
+        let e = validate_write(
+            &CONTACTS,
+            &json!({"name": "A", "passwd": 1, "email": "nope", "phone": {"x": 1}}),
+            WriteMode::Create,
+        )
+        .unwrap_err();
         assert_eq!(
             codes(e),
             vec![
@@ -323,12 +338,14 @@ mod tests {
         assert_eq!(codes(e), vec![("recipientCount".into(), "validation_number_range")]);
         let w = validate_write(&ALERT_HISTORY, &json!({"pinned": "true"}), WriteMode::Create).unwrap();
         assert!(w.values.contains(&("pinned", SqlValue::Integer(1))));
-        let e = validate_write(&BRIDGE_GROUPS, &json!({"name": "g", "contacts": ["a", 2]}), WriteMode::Create).unwrap_err();
+        let e =
+            validate_write(&BRIDGE_GROUPS, &json!({"name": "g", "contacts": ["a", 2]}), WriteMode::Create).unwrap_err();
         assert_eq!(codes(e), vec![("contacts".into(), "validation_invalid_json")]);
         let many: Vec<String> = (0..201).map(|i| format!("u{i}@x.io")).collect();
         let e = validate_write(&BRIDGE_GROUPS, &json!({"name": "g", "contacts": many}), WriteMode::Create).unwrap_err();
         assert_eq!(codes(e), vec![("contacts".into(), "validation_json_max_items")]);
-        let e = validate_write(&CONFLICT_LOG, &json!({"collection": "c", "recordId": "r"}), WriteMode::Create).unwrap_err();
+        let e =
+            validate_write(&CONFLICT_LOG, &json!({"collection": "c", "recordId": "r"}), WriteMode::Create).unwrap_err();
         assert_eq!(codes(e), vec![("overwrittenData".into(), "validation_required")]);
         let e = validate_write(&STANDALONE_NOTES, &json!({"color": "chartreuse"}), WriteMode::Create).unwrap_err();
         assert_eq!(codes(e), vec![("color".into(), "validation_invalid_value")]);

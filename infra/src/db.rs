@@ -82,9 +82,8 @@ pub fn unmanaged_tables(conn: &mut SqliteConnection) -> Result<Vec<String>, DbEr
 
 /// Column names of a table, in order (used by the schema drift test and diagnostics).
 pub fn table_columns(conn: &mut SqliteConnection, table: &str) -> Result<Vec<String>, DbError> {
-    let rows: Vec<TableName> = diesel::sql_query("SELECT name FROM pragma_table_info(?) ORDER BY cid")
-        .bind::<Text, _>(table)
-        .load(conn)?;
+    let rows: Vec<TableName> =
+        diesel::sql_query("SELECT name FROM pragma_table_info(?) ORDER BY cid").bind::<Text, _>(table).load(conn)?;
     Ok(rows.into_iter().map(|r| r.name).collect())
 }
 
@@ -103,12 +102,8 @@ mod tests {
         assert!(applied.is_empty());
         let mut conn = pool.get().unwrap();
         for spec in MANAGED {
-            let expected: Vec<String> = SYSTEM_FIELDS
-                .iter()
-                .copied()
-                .chain(spec.fields.iter().map(|f| f.name))
-                .map(String::from)
-                .collect();
+            let expected: Vec<String> =
+                SYSTEM_FIELDS.iter().copied().chain(spec.fields.iter().map(|f| f.name)).map(String::from).collect();
             assert_eq!(table_columns(&mut conn, spec.name).unwrap(), expected, "{}", spec.name);
         }
     }

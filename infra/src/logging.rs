@@ -99,12 +99,14 @@ mod tests {
     #[test]
     fn events_are_redacted_and_stay_on_one_line() {
         let capture = Capture::default();
-        let subscriber = tracing_subscriber::fmt()
-            .with_ansi(false)
-            .with_writer(RedactingMakeWriter::new(capture.clone()))
-            .finish();
+        let subscriber =
+            tracing_subscriber::fmt().with_ansi(false).with_writer(RedactingMakeWriter::new(capture.clone())).finish();
         tracing::subscriber::with_default(subscriber, || {
-            tracing::info!(password = "hunter2-secret", user = "ops", "login by ada@example.com\nfrom https://relay.local:8090/api?token=abc");
+            tracing::info!(
+                password = "hunter2-secret",
+                user = "ops",
+                "login by ada@example.com\nfrom https://relay.local:8090/api?token=abc"
+            );
             tracing::warn!("call +1 (555) 123-4567\u{2028}now");
         });
         let out = String::from_utf8(capture.0.lock().unwrap().clone()).unwrap();

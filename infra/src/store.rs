@@ -102,11 +102,8 @@ impl RecordStore {
         let order = order_by(spec, &q.sort).map_err(RecordError::BadRequest)?;
         let table = quote_ident(spec.name);
         let offset = (q.page as i64 - 1) * q.per_page as i64;
-        let sql = format!(
-            "SELECT {} AS data FROM {table} WHERE {} {order} LIMIT ? OFFSET ?",
-            record_json(spec),
-            filter.sql
-        );
+        let sql =
+            format!("SELECT {} AS data FROM {table} WHERE {} {order} LIMIT ? OFFSET ?", record_json(spec), filter.sql);
         let query = bind_all(diesel::sql_query(sql).into_boxed(), &filter.binds)
             .bind::<BigInt, _>(q.per_page as i64)
             .bind::<BigInt, _>(offset);
@@ -126,10 +123,8 @@ impl RecordStore {
     pub fn get(&self, spec: &CollectionSpec, id: &str) -> Result<Value, RecordError> {
         let mut conn = self.conn()?;
         let sql = format!("SELECT {} AS data FROM {} WHERE id = ?", record_json(spec), quote_ident(spec.name));
-        let rows: Vec<JsonRow> = diesel::sql_query(sql)
-            .bind::<Text, _>(id)
-            .load(&mut conn)
-            .map_err(|e| map_db_error(spec, e))?;
+        let rows: Vec<JsonRow> =
+            diesel::sql_query(sql).bind::<Text, _>(id).load(&mut conn).map_err(|e| map_db_error(spec, e))?;
         parse_rows(rows)?.pop().ok_or(RecordError::NotFound)
     }
 
@@ -144,10 +139,8 @@ impl RecordStore {
             quote_ident(spec.name),
             quote_ident(field)
         );
-        let rows: Vec<JsonRow> = diesel::sql_query(sql)
-            .bind::<Text, _>(value)
-            .load(&mut conn)
-            .map_err(|e| map_db_error(spec, e))?;
+        let rows: Vec<JsonRow> =
+            diesel::sql_query(sql).bind::<Text, _>(value).load(&mut conn).map_err(|e| map_db_error(spec, e))?;
         Ok(rows.into_iter().next().map(|r| r.data))
     }
 
@@ -204,10 +197,8 @@ impl RecordStore {
         let now = format_ms(now_ms);
         conn.immediate_transaction(|c| {
             let revision = next_revision(c)?;
-            let q = diesel::sql_query(sql.as_str())
-                .into_boxed()
-                .bind::<Text, _>(now.clone())
-                .bind::<BigInt, _>(revision);
+            let q =
+                diesel::sql_query(sql.as_str()).into_boxed().bind::<Text, _>(now.clone()).bind::<BigInt, _>(revision);
             let rows = bind_all(q, &values).bind::<Text, _>(id.to_string()).load::<JsonRow>(c)?;
             if rows.is_empty() {
                 return Err(DieselError::NotFound);
@@ -288,7 +279,10 @@ mod tests {
         let id = a["id"].as_str().unwrap().to_string();
         let w = validate_write(&CONTACTS, &json!({"title": "NOC lead"}), WriteMode::Update).unwrap();
         let b = s.update(&CONTACTS, &id, &w, 2_500).unwrap();
-        assert_eq!((b["title"].as_str(), b["name"].as_str(), b["revision"].as_i64()), (Some("NOC lead"), Some("Ada"), Some(2)));
+        assert_eq!(
+            (b["title"].as_str(), b["name"].as_str(), b["revision"].as_i64()),
+            (Some("NOC lead"), Some("Ada"), Some(2))
+        );
         assert_eq!(b["updated"], "1970-01-01 00:00:02.500Z");
         assert_eq!(b["created"], a["created"]);
         assert_eq!(s.get(&CONTACTS, &id).unwrap(), b);
@@ -316,7 +310,12 @@ mod tests {
             assert_eq!(list(&s, &format!("name = '{quoted}'"), "").total_items, 0, "{attack}");
         }
         assert_eq!(list(&s, "", "").total_items, 4, "table survived the attempts");
-        let raw = RawListParams { page: Some("2".into()), per_page: Some("3".into()), sort: Some("name".into()), ..Default::default() };
+        let raw = RawListParams {
+            page: Some("2".into()),
+            per_page: Some("3".into()),
+            sort: Some("name".into()),
+            ..Default::default()
+        };
         let p = s.list(&CONTACTS, &ListQuery::parse(&CONTACTS, &raw).unwrap()).unwrap();
         assert_eq!((p.total_items, p.total_pages, names(&p)), (4, 2, vec!["ada".to_string()]));
     }
@@ -330,7 +329,8 @@ mod tests {
         let body = json!({"sessionId": "s1", "hostname": "h", "mode": "client", "lastSeen": "2026-01-01T00:00:00Z"});
         let first = create(&s, &CLIENT_PRESENCE, body.clone(), 3).unwrap();
         assert!(matches!(create(&s, &CLIENT_PRESENCE, body, 4), Err(RecordError::Validation(_))));
-        let dup = json!({"id": first["id"], "sessionId": "s2", "hostname": "h", "mode": "client", "lastSeen": "2026-01-01"});
+        let dup =
+            json!({"id": first["id"], "sessionId": "s2", "hostname": "h", "mode": "client", "lastSeen": "2026-01-01"});
         let e = create(&s, &CLIENT_PRESENCE, dup, 5).unwrap_err();
         assert_eq!(e, RecordError::field("id", "validation_not_unique", "Value must be unique."));
     }
@@ -338,7 +338,8 @@ mod tests {
     #[test]
     fn delete_where_removes_only_matches() {
         let (_t, s) = store();
-        for (sid, seen) in [("a", "2026-01-01T00:00:00Z"), ("b", "2026-06-01T00:00:00Z"), ("c", "2026-01-02T00:00:00Z")] {
+        for (sid, seen) in [("a", "2026-01-01T00:00:00Z"), ("b", "2026-06-01T00:00:00Z"), ("c", "2026-01-02T00:00:00Z")]
+        {
             let body = json!({"sessionId": sid, "hostname": "h", "mode": "client", "lastSeen": seen});
             create(&s, &CLIENT_PRESENCE, body, 1).unwrap();
         }
@@ -347,7 +348,8 @@ mod tests {
         let mut ids: Vec<&str> = gone.iter().map(|r| r["sessionId"].as_str().unwrap()).collect();
         ids.sort();
         assert_eq!(ids, vec!["a", "c"]);
-        let rest = s.list(&CLIENT_PRESENCE, &ListQuery::parse(&CLIENT_PRESENCE, &RawListParams::default()).unwrap()).unwrap();
+        let rest =
+            s.list(&CLIENT_PRESENCE, &ListQuery::parse(&CLIENT_PRESENCE, &RawListParams::default()).unwrap()).unwrap();
         assert_eq!(rest.total_items, 1);
     }
 }

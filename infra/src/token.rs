@@ -108,8 +108,8 @@ impl TokenSigner {
         if B64.decode(h).ok().as_deref() != Some(HEADER.as_bytes()) {
             return Err(TokenError::Malformed);
         }
-        let claims: Claims =
-            serde_json::from_slice(&B64.decode(p).map_err(|_| TokenError::Malformed)?).map_err(|_| TokenError::Malformed)?;
+        let claims: Claims = serde_json::from_slice(&B64.decode(p).map_err(|_| TokenError::Malformed)?)
+            .map_err(|_| TokenError::Malformed)?;
         if claims.kind != "auth" || claims.id != APP_USER_ID {
             return Err(TokenError::Malformed);
         }

@@ -36,7 +36,12 @@ async fn sign_in_returns_a_jwt_shaped_token_and_record() {
     assert_eq!(res.status(), 200);
     let refreshed: Value = res.json().await.unwrap();
     assert!(refreshed["token"].as_str().is_some());
-    let res = client().post(relay.url("/api/collections/users/auth-refresh")).header("Authorization", "nope").send().await.unwrap();
+    let res = client()
+        .post(relay.url("/api/collections/users/auth-refresh"))
+        .header("Authorization", "nope")
+        .send()
+        .await
+        .unwrap();
     assert_eq!(res.status(), 401);
 }
 

@@ -31,7 +31,10 @@ async fn restart_keeps_data_and_leaves_unmanaged_tables() {
     let db = data.join("relay.db");
     let (pool, applied) = infra::db::open(&db, 1).unwrap();
     assert!(applied.is_empty(), "migrations already applied by the server");
-    pool.get().unwrap().batch_execute("CREATE TABLE operator_notes (x TEXT); INSERT INTO operator_notes VALUES ('keep me');").unwrap();
+    pool.get()
+        .unwrap()
+        .batch_execute("CREATE TABLE operator_notes (x TEXT); INSERT INTO operator_notes VALUES ('keep me');")
+        .unwrap();
     drop(pool);
 
     let relay = Relay::start_in(&data, &[]);
@@ -144,6 +147,9 @@ fn help_documents_every_command() {
     for flag in ["--data-dir", "--port", "--bind", "--ui-dir", "--token-ttl-secs"] {
         assert!(text.contains(flag), "{flag} in {text}");
     }
-    let out = std::process::Command::new(relay_bin()).args(["serve", "--data-dir", "/tmp/x", "--bind", "not-an-ip"]).output().unwrap();
+    let out = std::process::Command::new(relay_bin())
+        .args(["serve", "--data-dir", "/tmp/x", "--bind", "not-an-ip"])
+        .output()
+        .unwrap();
     assert!(!out.status.success());
 }

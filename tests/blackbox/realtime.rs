@@ -59,7 +59,8 @@ impl SseReader {
 }
 
 async fn subscribe(relay: &Relay, token: Option<&str>, client_id: &str, topics: &[&str]) -> reqwest::StatusCode {
-    let mut req = client().post(relay.url("/api/realtime")).json(&json!({"clientId": client_id, "subscriptions": topics}));
+    let mut req =
+        client().post(relay.url("/api/realtime")).json(&json!({"clientId": client_id, "subscriptions": topics}));
     if let Some(t) = token {
         req = req.header("Authorization", t);
     }
@@ -85,14 +86,28 @@ async fn subscribers_receive_record_events() {
     let servers = relay.url("/api/collections/servers/records");
     http.post(&servers).header("Authorization", &token).json(&sample("servers")).send().await.unwrap();
     let base = relay.url("/api/collections/contacts/records");
-    let created: Value = http.post(&base).header("Authorization", &token).json(&sample("contacts")).send().await.unwrap().json().await.unwrap();
+    let created: Value = http
+        .post(&base)
+        .header("Authorization", &token)
+        .json(&sample("contacts"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
     let id = created["id"].as_str().unwrap();
     let event = sse.next(Duration::from_secs(5)).await.expect("create event");
     assert_eq!(event.name, "contacts/*", "servers events are not delivered to a contacts subscriber");
     assert_eq!(event.data["action"], "create");
     assert_eq!(event.data["record"], created);
 
-    http.patch(format!("{base}/{id}")).header("Authorization", &token).json(&json!({"title": "Lead"})).send().await.unwrap();
+    http.patch(format!("{base}/{id}"))
+        .header("Authorization", &token)
+        .json(&json!({"title": "Lead"}))
+        .send()
+        .await
+        .unwrap();
     let event = sse.next(Duration::from_secs(5)).await.expect("update event");
     assert_eq!((event.data["action"].as_str(), event.data["record"]["title"].as_str()), (Some("update"), Some("Lead")));
 
@@ -124,14 +139,37 @@ async fn record_topic_receives_only_that_record() {
     let token = relay.token().await;
     let http = client();
     let base = relay.url("/api/collections/contacts/records");
-    let a: Value = http.post(&base).header("Authorization", &token).json(&json!({"name": "A"})).send().await.unwrap().json().await.unwrap();
-    let b: Value = http.post(&base).header("Authorization", &token).json(&json!({"name": "B"})).send().await.unwrap().json().await.unwrap();
+    let a: Value = http
+        .post(&base)
+        .header("Authorization", &token)
+        .json(&json!({"name": "A"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let b: Value = http
+        .post(&base)
+        .header("Authorization", &token)
+        .json(&json!({"name": "B"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
     let mut sse = SseReader::open(&relay).await;
     let hello = sse.next(Duration::from_secs(5)).await.unwrap();
     let topic = format!("contacts/{}", b["id"].as_str().unwrap());
     assert_eq!(subscribe(&relay, Some(&token), hello.data["clientId"].as_str().unwrap(), &[&topic]).await, 204);
     for rec in [&a, &b] {
-        http.patch(format!("{base}/{}", rec["id"].as_str().unwrap())).header("Authorization", &token).json(&json!({"title": "x"})).send().await.unwrap();
+        http.patch(format!("{base}/{}", rec["id"].as_str().unwrap()))
+            .header("Authorization", &token)
+            .json(&json!({"title": "x"}))
+            .send()
+            .await
+            .unwrap();
     }
     let event = sse.next(Duration::from_secs(5)).await.unwrap();
     assert_eq!(event.name, topic);

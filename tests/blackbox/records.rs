@@ -42,7 +42,15 @@ async fn crud_on_every_collection() {
         let revision = created["revision"].as_i64().unwrap();
         assert!(revision > last_revision, "revisions increase across the store");
 
-        let got: Value = http.get(format!("{base}/{id}")).header("Authorization", &token).send().await.unwrap().json().await.unwrap();
+        let got: Value = http
+            .get(format!("{base}/{id}"))
+            .header("Authorization", &token)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
         assert_eq!(got, created);
 
         let (patch, field) = sample_update(collection);
@@ -73,8 +81,16 @@ async fn validation_errors_are_typed_and_leave_data_unchanged() {
     let http = client();
     for collection in COLLECTIONS {
         let base = relay.url(&format!("/api/collections/{collection}/records"));
-        let created: Value =
-            http.post(&base).header("Authorization", &token).json(&sample(collection)).send().await.unwrap().json().await.unwrap();
+        let created: Value = http
+            .post(&base)
+            .header("Authorization", &token)
+            .json(&sample(collection))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
         let res = http.post(&base).header("Authorization", &token).json(&invalid(collection)).send().await.unwrap();
         assert_eq!(res.status(), 400, "invalid create on {collection}");
         let body: Value = res.json().await.unwrap();
@@ -83,15 +99,30 @@ async fn validation_errors_are_typed_and_leave_data_unchanged() {
         assert!(fields.values().all(|f| f["code"].as_str().unwrap().starts_with("validation_")), "{body}");
 
         let id = created["id"].as_str().unwrap();
-        let res = http.patch(format!("{base}/{id}")).header("Authorization", &token).json(&invalid(collection)).send().await.unwrap();
+        let res = http
+            .patch(format!("{base}/{id}"))
+            .header("Authorization", &token)
+            .json(&invalid(collection))
+            .send()
+            .await
+            .unwrap();
         assert_eq!(res.status(), 400, "invalid update on {collection}");
         let page = list_json(&relay, &token, collection, &[]).await;
         assert_eq!(page["totalItems"], 1, "{collection}: rejected writes add nothing");
         assert_eq!(page["items"][0], created, "{collection}: rejected update changed nothing");
     }
     let base = relay.url("/api/collections/contacts/records");
-    for (body, content_type) in [("{not json", "application/json"), ("[1,2]", "application/json"), ("name=x", "text/plain")] {
-        let res = http.post(&base).header("Authorization", &token).header("Content-Type", content_type).body(body).send().await.unwrap();
+    for (body, content_type) in
+        [("{not json", "application/json"), ("[1,2]", "application/json"), ("name=x", "text/plain")]
+    {
+        let res = http
+            .post(&base)
+            .header("Authorization", &token)
+            .header("Content-Type", content_type)
+            .body(body)
+            .send()
+            .await
+            .unwrap();
         assert_eq!(res.status(), 400, "{body}");
         let v: Value = res.json().await.unwrap();
         assert_eq!(v["status"], 400);
@@ -111,19 +142,23 @@ async fn list_parameters_and_filter_injection() {
     for name in ["Cleo", "Ada", "Bob", "O'Brien", "Zed"] {
         http.post(&base).header("Authorization", &token).json(&json!({"name": name})).send().await.unwrap();
     }
-    let names = |v: &Value| v["items"].as_array().unwrap().iter().map(|r| r["name"].as_str().unwrap().to_string()).collect::<Vec<_>>();
+    let names = |v: &Value| {
+        v["items"].as_array().unwrap().iter().map(|r| r["name"].as_str().unwrap().to_string()).collect::<Vec<_>>()
+    };
     let page = list_json(&relay, &token, "contacts", &[("sort", "name"), ("perPage", "2"), ("page", "2")]).await;
-    assert_eq!((page["totalItems"].as_i64(), page["totalPages"].as_i64(), names(&page)), (Some(5), Some(3), vec!["Cleo".into(), "O'Brien".into()]));
-    let page = list_json(&relay, &token, "contacts", &[("filter", "name ~ 'o' && name != 'Bob'"), ("sort", "-name")]).await;
+    assert_eq!(
+        (page["totalItems"].as_i64(), page["totalPages"].as_i64(), names(&page)),
+        (Some(5), Some(3), vec!["Cleo".into(), "O'Brien".into()])
+    );
+    let page =
+        list_json(&relay, &token, "contacts", &[("filter", "name ~ 'o' && name != 'Bob'"), ("sort", "-name")]).await;
     assert_eq!(names(&page), vec!["O'Brien", "Cleo"]);
     let page = list_json(&relay, &token, "contacts", &[("skipTotal", "1")]).await;
     assert_eq!(page["totalItems"], -1);
 
-    for attack in [
-        "name = \"x' OR '1'='1\"",
-        "name = 'x\\' OR 1=1 --'",
-        "name ~ \"%' OR 1=1; DROP TABLE contacts; --\"",
-    ] {
+    for attack in
+        ["name = \"x' OR '1'='1\"", "name = 'x\\' OR 1=1 --'", "name ~ \"%' OR 1=1; DROP TABLE contacts; --\""]
+    {
         let page = list_json(&relay, &token, "contacts", &[("filter", attack)]).await;
         assert_eq!(page["totalItems"], 0, "bound harmlessly: {attack}");
     }
@@ -155,7 +190,9 @@ async fn list_parameters_and_filter_injection() {
 async fn only_allowlisted_collections_are_reachable() {
     let relay = Relay::start();
     let token = relay.token().await;
-    for collection in ["users", "_superusers", "sqlite_master", "__diesel_schema_migrations", "relay_sequence", "Contacts"] {
+    for collection in
+        ["users", "_superusers", "sqlite_master", "__diesel_schema_migrations", "relay_sequence", "Contacts"]
+    {
         let res = list(&relay, &token, collection, &[]).await;
         assert_eq!(res.status(), 404, "{collection}");
         let res = client()
@@ -185,7 +222,13 @@ async fn every_record_route_requires_auth() {
         .unwrap();
     let id = created["id"].as_str().unwrap();
     let http = client();
-    let bad_tokens = [None, Some("".to_string()), Some("garbage".to_string()), Some(format!("{token}x")), Some(token.replace('.', ""))];
+    let bad_tokens = [
+        None,
+        Some("".to_string()),
+        Some("garbage".to_string()),
+        Some(format!("{token}x")),
+        Some(token.replace('.', "")),
+    ];
     for collection in COLLECTIONS {
         let base = relay.url(&format!("/api/collections/{collection}/records"));
         let one = format!("{base}/{id}");
@@ -209,11 +252,21 @@ async fn every_record_route_requires_auth() {
             }
         }
     }
-    for (method, path) in [("GET", "/api/relay/health"), ("GET", "/api/relay/presence"), ("POST", "/api/relay/presence/heartbeat"), ("POST", "/api/realtime")] {
+    for (method, path) in [
+        ("GET", "/api/relay/health"),
+        ("GET", "/api/relay/presence"),
+        ("POST", "/api/relay/presence/heartbeat"),
+        ("POST", "/api/realtime"),
+    ] {
         let req = if method == "GET" { http.get(relay.url(path)) } else { http.post(relay.url(path)).json(&json!({})) };
         assert_eq!(req.send().await.unwrap().status(), 401, "{method} {path}");
     }
-    let res = http.get(relay.url("/api/collections/contacts/records")).header("Authorization", format!("Bearer {token}")).send().await.unwrap();
+    let res = http
+        .get(relay.url("/api/collections/contacts/records"))
+        .header("Authorization", format!("Bearer {token}"))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(res.status(), 200, "Bearer form is accepted too");
     let page: Value = res.json().await.unwrap();
     assert_eq!(page["items"][0]["id"], id, "the unauthorized attempts changed nothing");

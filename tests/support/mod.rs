@@ -132,19 +132,41 @@ pub fn client() -> reqwest::Client {
 /// A valid create body for every managed collection.
 pub fn sample(collection: &str) -> Value {
     match collection {
-        "contacts" => json!({"name": "Ada Lovelace", "email": "ada@example.com", "phone": "555-1234", "title": "NOC"}),
-        "servers" => json!({"name": "db-01", "businessArea": "Core", "lob": "IT", "owner": "ada@example.com", "os": "Linux"}),
-        "oncall" => json!({"team": "Network", "role": "Primary", "name": "Ada", "contact": "555-1234", "timeWindow": "24/7", "sortOrder": 0, "teamId": "network"}),
+        "contacts" => {
+            json!({"name": "Ada Lovelace", "email": "ada@example.com", "phone": "555-1234", "title": "NOC"})
+        }
+        "servers" => {
+            json!({"name": "db-01", "businessArea": "Core", "lob": "IT", "owner": "ada@example.com", "os": "Linux"})
+        }
+        "oncall" => {
+            json!({"team": "Network", "role": "Primary", "name": "Ada", "contact": "555-1234", "timeWindow": "24/7", "sortOrder": 0, "teamId": "network"})
+        }
         "bridge_groups" => json!({"name": "DBAs", "contacts": ["ada@example.com"]}),
-        "bridge_history" => json!({"note": "outage", "groups": ["DBAs"], "contacts": ["ada@example.com"], "recipientCount": 1}),
-        "alert_history" => json!({"severity": "ISSUE", "subject": "VPN down", "bodyHtml": "<p>x</p>", "pinned": true, "label": "VPN"}),
-        "alert_reminders" => json!({"title": "Send update", "dueAt": "2026-12-02T15:00:00Z", "status": "pending", "severity": "INFO"}),
-        "notes" => json!({"entityType": "contact", "entityKey": "ada@example.com", "note": "on leave", "tags": ["hr"]}),
-        "standalone_notes" => json!({"title": "Runbook", "content": "- step", "color": "blue", "tags": ["ops"], "sortOrder": 1}),
+        "bridge_history" => {
+            json!({"note": "outage", "groups": ["DBAs"], "contacts": ["ada@example.com"], "recipientCount": 1})
+        }
+        "alert_history" => {
+            json!({"severity": "ISSUE", "subject": "VPN down", "bodyHtml": "<p>x</p>", "pinned": true, "label": "VPN"})
+        }
+        "alert_reminders" => {
+            json!({"title": "Send update", "dueAt": "2026-12-02T15:00:00Z", "status": "pending", "severity": "INFO"})
+        }
+        "notes" => {
+            json!({"entityType": "contact", "entityKey": "ada@example.com", "note": "on leave", "tags": ["hr"]})
+        }
+        "standalone_notes" => {
+            json!({"title": "Runbook", "content": "- step", "color": "blue", "tags": ["ops"], "sortOrder": 1})
+        }
         "oncall_dismissals" => json!({"alertType": "monday-weekly", "dateKey": "2026-12-02"}),
-        "conflict_log" => json!({"collection": "contacts", "recordId": "abc", "overwrittenData": {"name": "old"}, "overwrittenBy": "client"}),
-        "oncall_board_settings" => json!({"key": "primary", "teamOrder": ["network"], "locked": false}),
-        "client_presence" => json!({"sessionId": "sess-1", "hostname": "noc-1", "mode": "client", "lastSeen": "2026-12-02T12:00:00Z"}),
+        "conflict_log" => {
+            json!({"collection": "contacts", "recordId": "abc", "overwrittenData": {"name": "old"}, "overwrittenBy": "client"})
+        }
+        "oncall_board_settings" => {
+            json!({"key": "primary", "teamOrder": ["network"], "locked": false})
+        }
+        "client_presence" => {
+            json!({"sessionId": "sess-1", "hostname": "noc-1", "mode": "client", "lastSeen": "2026-12-02T12:00:00Z"})
+        }
         other => panic!("no sample for {other}"),
     }
 }
@@ -184,7 +206,9 @@ pub fn invalid(collection: &str) -> Value {
         "oncall_dismissals" => json!({"alertType": "", "dateKey": "2026-12-02"}),
         "conflict_log" => json!({"collection": "c", "recordId": "r", "overwrittenData": [1, 2]}),
         "oncall_board_settings" => json!({"key": "primary", "locked": "maybe"}),
-        "client_presence" => json!({"sessionId": "s", "hostname": "h", "mode": "server", "lastSeen": "2026-12-02"}),
+        "client_presence" => {
+            json!({"sessionId": "s", "hostname": "h", "mode": "server", "lastSeen": "2026-12-02"})
+        }
         other => panic!("no invalid sample for {other}"),
     }
 }

@@ -6,8 +6,8 @@
 mod auth;
 mod error;
 mod headers;
-mod records;
 mod realtime;
+mod records;
 mod relay;
 mod static_ui;
 

@@ -35,7 +35,11 @@ async fn list(
     Ok(HttpResponse::Ok().json(handles.store.send(msg).await??))
 }
 
-async fn view(_: Authenticated, handles: web::Data<Handles>, path: web::Path<(String, String)>) -> ApiResult<HttpResponse> {
+async fn view(
+    _: Authenticated,
+    handles: web::Data<Handles>,
+    path: web::Path<(String, String)>,
+) -> ApiResult<HttpResponse> {
     let (collection, id) = path.into_inner();
     Ok(HttpResponse::Ok().json(handles.store.send(GetRecord { collection, id }).await??))
 }
@@ -61,7 +65,11 @@ async fn update(
     Ok(HttpResponse::Ok().json(handles.store.send(msg).await??))
 }
 
-async fn delete(_: Authenticated, handles: web::Data<Handles>, path: web::Path<(String, String)>) -> ApiResult<HttpResponse> {
+async fn delete(
+    _: Authenticated,
+    handles: web::Data<Handles>,
+    path: web::Path<(String, String)>,
+) -> ApiResult<HttpResponse> {
     let (collection, id) = path.into_inner();
     handles.store.send(DeleteRecord { collection, id }).await??;
     Ok(HttpResponse::NoContent().finish())
@@ -69,9 +77,7 @@ async fn delete(_: Authenticated, handles: web::Data<Handles>, path: web::Path<(
 
 pub fn routes(cfg: &mut web::ServiceConfig) {
     cfg.service(
-        web::resource("/collections/{collection}/records")
-            .route(web::get().to(list))
-            .route(web::post().to(create)),
+        web::resource("/collections/{collection}/records").route(web::get().to(list)).route(web::post().to(create)),
     )
     .service(
         web::resource("/collections/{collection}/records/{id}")

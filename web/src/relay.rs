@@ -38,7 +38,11 @@ struct HeartbeatBody {
     hostname: String,
 }
 
-async fn heartbeat(_: Authenticated, handles: web::Data<Handles>, body: web::Json<HeartbeatBody>) -> ApiResult<HttpResponse> {
+async fn heartbeat(
+    _: Authenticated,
+    handles: web::Data<Handles>,
+    body: web::Json<HeartbeatBody>,
+) -> ApiResult<HttpResponse> {
     let body = body.into_inner();
     let row = handles.presence.send(Heartbeat { session_id: body.session_id, hostname: body.hostname }).await??;
     Ok(HttpResponse::Ok().json(row))

@@ -148,8 +148,8 @@ impl AuthActor {
         }
         let identity_ok = msg.identity.len() <= MAX_IDENTITY_LEN
             && (msg.identity == APP_IDENTITY || msg.identity.eq_ignore_ascii_case(APP_IDENTITY_EMAIL));
-        let password_ok = msg.password.len() <= MAX_PASSWORD_LEN
-            && bool::from(digest(&msg.password).ct_eq(&self.passphrase_digest));
+        let password_ok =
+            msg.password.len() <= MAX_PASSWORD_LEN && bool::from(digest(&msg.password).ct_eq(&self.passphrase_digest));
         if identity_ok && password_ok {
             return Ok(self.auth_response());
         }

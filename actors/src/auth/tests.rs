@@ -80,7 +80,10 @@ async fn global_bucket_limits_distributed_guessing() {
     };
     let (_clock, auth) = start(limits);
     for i in 0..3u8 {
-        assert!(matches!(auth.send(login("relay", "x", [10, 0, 0, i])).await.unwrap(), Err(RecordError::InvalidCredentials)));
+        assert!(matches!(
+            auth.send(login("relay", "x", [10, 0, 0, i])).await.unwrap(),
+            Err(RecordError::InvalidCredentials)
+        ));
     }
     let r = auth.send(login("relay", "x", [10, 0, 0, 99])).await.unwrap();
     assert_eq!(r.unwrap_err(), RecordError::RateLimited { retry_after_secs: 2 });

@@ -183,7 +183,8 @@ impl Handler<Heartbeat> for PresenceActor {
                 return Err(RecordError::field("sessionId", "validation_invalid_value", "Invalid session id."));
             }
             let body = json!({ "sessionId": session, "hostname": hostname, "mode": "client", "lastSeen": now });
-            let upsert = UpsertByKey { collection: "client_presence", key_field: "sessionId", key_value: session, body };
+            let upsert =
+                UpsertByKey { collection: "client_presence", key_field: "sessionId", key_value: session, body };
             store.send(upsert).await.map_err(|_| RecordError::Unavailable)?
         })
     }

@@ -63,11 +63,11 @@ async fn heartbeats_use_the_server_clock_and_stale_rows_are_pruned() {
 
 /// Test-only fault injection: proves the supervisor restarts a panicking actor.
 #[derive(Message)]
-#[rtype(result = "Result<(), ()>")]
+#[rtype(result = "Result<(), crate::supervision::Panicked>")]
 struct Explode;
 
 impl Handler<Explode> for PresenceActor {
-    type Result = Result<(), ()>;
+    type Result = Result<(), crate::supervision::Panicked>;
     fn handle(&mut self, _: Explode, ctx: &mut Context<Self>) -> Self::Result {
         let health = self.health.clone();
         crate::supervision::guarded::<Self, ()>(NAME, &health, ctx, || panic!("injected fault"))
@@ -79,7 +79,7 @@ async fn a_panicking_actor_is_restarted_and_health_shows_it() {
     let tmp = tempfile::tempdir().unwrap();
     let h = start(crate::store::tests::test_config(tmp.path())).unwrap();
     h.presence.send(Heartbeat { session_id: "s1".into(), hostname: "noc-1".into() }).await.unwrap().unwrap();
-    assert_eq!(h.presence.send(Explode).await.unwrap(), Err(()));
+    assert_eq!(h.presence.send(Explode).await.unwrap(), Err(crate::supervision::Panicked));
     let mut snapshot = None;
     for _ in 0..50 {
         let s = h.health.send(GetHealth).await.unwrap();

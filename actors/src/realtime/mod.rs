@@ -26,7 +26,8 @@ pub const NAME: &str = "realtime";
 pub const SUBSCRIBER_BUFFER: usize = 256;
 /// Most simultaneous realtime connections.
 pub const MAX_CLIENTS: usize = 2048;
-const PING_INTERVAL: Duration = Duration::from_secs(25);
+/// Keep-alive comment interval; a write is also how a vanished peer is noticed.
+const PING_INTERVAL: Duration = Duration::from_secs(15);
 
 /// Registers a new SSE connection; returns its client id.
 #[derive(Message)]
@@ -61,6 +62,11 @@ pub struct Publish {
 #[derive(Message)]
 #[rtype(result = "RealtimeStats")]
 pub struct GetStats;
+
+/// Ends every stream (server shutdown), so open SSE connections do not hold up a graceful stop.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct CloseAll;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -102,7 +108,9 @@ impl RealtimeActor {
 
     /// Sends without waiting; drops the client when its buffer is full or it went away.
     fn deliver(&mut self, client_id: &str, bytes: Bytes) {
-        let Some(client) = self.clients.get(client_id) else { return };
+        let Some(client) = self.clients.get(client_id) else {
+            return;
+        };
         match client.frames.try_send(bytes) {
             Ok(()) => {}
             Err(TrySendError::Full(_)) => {
@@ -183,6 +191,13 @@ impl Handler<Publish> for RealtimeActor {
         for (client_id, bytes) in deliveries {
             self.deliver(&client_id, bytes);
         }
+    }
+}
+
+impl Handler<CloseAll> for RealtimeActor {
+    type Result = ();
+    fn handle(&mut self, _: CloseAll, _: &mut Context<Self>) {
+        self.clients.clear();
     }
 }
 

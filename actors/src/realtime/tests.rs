@@ -25,7 +25,10 @@ async fn delivers_matching_events_only() {
     let rt = RealtimeActor::new(HealthActor::new(ManualClock::new(0)).start()).start();
     let (a, mut rx_a) = connect(&rt, 8).await;
     let (b, mut rx_b) = connect(&rt, 8).await;
-    rt.send(SetSubscriptions { client_id: a.clone(), subscriptions: vec!["contacts/*".into()] }).await.unwrap().unwrap();
+    rt.send(SetSubscriptions { client_id: a.clone(), subscriptions: vec!["contacts/*".into()] })
+        .await
+        .unwrap()
+        .unwrap();
     rt.send(SetSubscriptions { client_id: b.clone(), subscriptions: vec!["servers/*".into()] }).await.unwrap().unwrap();
     rt.send(publish("contacts", "abcdefghij12345")).await.unwrap();
     let got = String::from_utf8(rx_a.recv().await.unwrap().to_vec()).unwrap();
@@ -44,7 +47,10 @@ async fn slow_subscriber_is_dropped_without_blocking_the_publisher() {
     let (slow, _rx_slow_never_read) = connect(&rt, 4).await;
     let (fast, mut rx_fast) = connect(&rt, 64).await;
     for id in [&slow, &fast] {
-        rt.send(SetSubscriptions { client_id: id.clone(), subscriptions: vec!["contacts/*".into()] }).await.unwrap().unwrap();
+        rt.send(SetSubscriptions { client_id: id.clone(), subscriptions: vec!["contacts/*".into()] })
+            .await
+            .unwrap()
+            .unwrap();
     }
     for _ in 0..20 {
         rt.send(publish("contacts", "abcdefghij12345")).await.unwrap();
@@ -67,5 +73,16 @@ async fn closed_connections_are_removed() {
     rt.send(SetSubscriptions { client_id: id, subscriptions: vec!["contacts/*".into()] }).await.unwrap().unwrap();
     drop(rx);
     rt.send(publish("contacts", "abcdefghij12345")).await.unwrap();
+    assert_eq!(rt.send(GetStats).await.unwrap().clients, 0);
+}
+
+#[actix_rt::test]
+async fn close_all_ends_every_stream() {
+    let rt = RealtimeActor::new(HealthActor::new(ManualClock::new(0)).start()).start();
+    let (_a, mut rx_a) = connect(&rt, 4).await;
+    let (_b, mut rx_b) = connect(&rt, 4).await;
+    rt.send(CloseAll).await.unwrap();
+    assert!(rx_a.recv().await.is_none(), "stream ended");
+    assert!(rx_b.recv().await.is_none(), "stream ended");
     assert_eq!(rt.send(GetStats).await.unwrap().clients, 0);
 }

@@ -70,7 +70,9 @@ mod tests {
 
     #[test]
     fn rejects_unknown_collections_bad_ids_and_oversized_lists() {
-        for bad in ["users/*", "contacts", "contacts/", "contacts/../x", "contacts/*\n", "_superusers/*", "sqlite_master/*"] {
+        for bad in
+            ["users/*", "contacts", "contacts/", "contacts/../x", "contacts/*\n", "_superusers/*", "sqlite_master/*"]
+        {
             assert!(parse_subscriptions(&[bad.to_string()]).is_err(), "{bad}");
         }
         let many: Vec<String> = (0..=MAX_SUBSCRIPTIONS).map(|_| "contacts/*".to_string()).collect();

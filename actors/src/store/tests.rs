@@ -46,7 +46,8 @@ async fn writes_validate_persist_and_publish() {
     let frame = String::from_utf8(rx.recv().await.unwrap().to_vec()).unwrap();
     assert!(frame.contains("\"action\":\"create\"") && frame.contains(&id), "{frame}");
 
-    let bad = h.store.send(UpdateRecord { collection: "contacts".into(), id: id.clone(), body: json!({"email": "nope"}) });
+    let bad =
+        h.store.send(UpdateRecord { collection: "contacts".into(), id: id.clone(), body: json!({"email": "nope"}) });
     assert!(matches!(bad.await.unwrap(), Err(RecordError::Validation(_))));
     let stored = h.store.send(GetRecord { collection: "contacts".into(), id: id.clone() }).await.unwrap().unwrap();
     assert_eq!(stored, created, "a rejected update leaves the record untouched");
@@ -63,12 +64,24 @@ async fn writes_validate_persist_and_publish() {
 async fn upsert_by_key_creates_then_updates() {
     let tmp = tempfile::tempdir().unwrap();
     let h = start(test_config(tmp.path())).unwrap();
-    let body = |host: &str| json!({"sessionId": "s-1", "hostname": host, "mode": "client", "lastSeen": "2026-01-01T00:00:00Z"});
-    let up = |host: &str| UpsertByKey { collection: "client_presence", key_field: "sessionId", key_value: "s-1".into(), body: body(host) };
+    // Seen "now" by the test clock, so the presence actor's pruning sweep leaves the row alone.
+    let seen = domain::time::format_ms(1_800_000_000_000);
+    let body = |host: &str| json!({"sessionId": "s-1", "hostname": host, "mode": "client", "lastSeen": seen});
+    let up = |host: &str| UpsertByKey {
+        collection: "client_presence",
+        key_field: "sessionId",
+        key_value: "s-1".into(),
+        body: body(host),
+    };
     let a = h.store.send(up("one")).await.unwrap().unwrap();
     let b = h.store.send(up("two")).await.unwrap().unwrap();
     assert_eq!(a["id"], b["id"]);
     assert_eq!(b["hostname"], "two");
-    let page = h.store.send(ListRecords { collection: "client_presence".into(), params: Default::default() }).await.unwrap().unwrap();
+    let page = h
+        .store
+        .send(ListRecords { collection: "client_presence".into(), params: Default::default() })
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(page.total_items, 1);
 }

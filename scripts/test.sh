@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installs what the tests need (Debian packages, npm packages) and runs every test suite:
+# formatting and lints, Rust unit and black-box tests, the UI's Vitest suite and build, and the
+# Node test that drives the server with the official PocketBase SDK. Safe to re-run.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
+
+# Debian packages the suites need beyond the Rust machine image (installed only when missing).
+APT_PACKAGES=(ca-certificates)
+missing=()
+for pkg in "${APT_PACKAGES[@]}"; do
+  dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "==> apt-get install ${missing[*]}"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+echo "==> npm ci (ui, tests/node)"
+(cd ui && npm ci --no-audit --no-fund --loglevel=error)
+(cd tests/node && npm ci --no-audit --no-fund --loglevel=error)
+
+echo "==> ui: vitest + production build"
+(cd ui && npm test && npm run build)
+
+echo "==> cargo fmt --check"
+cargo fmt --all -- --check
+
+echo "==> cargo clippy -D warnings"
+cargo clippy --workspace --all-targets --locked -- -D warnings
+
+echo "==> cargo test --workspace"
+cargo test --workspace --locked
+
+echo "==> node: PocketBase SDK against the real relay binary"
+(cd tests/node && RELAY_BIN="$TARGET_DIR/debug/relay" npm test)
+
+echo "==> all suites passed"
