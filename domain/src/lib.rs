@@ -5,6 +5,7 @@
 
 pub mod collections;
 pub mod filter;
+pub mod import;
 pub mod ratelimit;
 pub mod record;
 pub mod redact;

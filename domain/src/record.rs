@@ -84,6 +84,8 @@ pub enum Action {
     Create,
     Update,
     Delete,
+    /// Many records changed at once (bulk import): subscribers should refetch the collection.
+    Reload,
 }
 
 /// Validated list parameters for one collection.

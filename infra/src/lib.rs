@@ -7,6 +7,7 @@ pub mod clock;
 pub mod datadir;
 pub mod db;
 pub mod ids;
+pub mod import;
 pub mod logging;
 pub mod sql;
 pub mod store;

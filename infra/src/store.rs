@@ -20,9 +20,9 @@ use crate::db::{DbConn, DbPool};
 use crate::sql::{compile_filter, order_by, quote_ident, record_json, Where};
 
 #[derive(QueryableByName)]
-struct JsonRow {
+pub(crate) struct JsonRow {
     #[diesel(sql_type = Text)]
-    data: String,
+    pub(crate) data: String,
 }
 
 #[derive(QueryableByName)]
@@ -49,7 +49,7 @@ fn parse_rows(rows: Vec<JsonRow>) -> Result<Vec<Value>, RecordError> {
 }
 
 /// Maps a database error to the API vocabulary; unique violations name the offending field.
-fn map_db_error(spec: &CollectionSpec, err: DieselError) -> RecordError {
+pub(crate) fn map_db_error(spec: &CollectionSpec, err: DieselError) -> RecordError {
     match &err {
         DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, info) => {
             let column = info.message().rsplit('.').next().unwrap_or("id").trim().to_string();
@@ -71,6 +71,62 @@ fn next_revision(conn: &mut SqliteConnection) -> Result<i64, DieselError> {
     rows.first().map(|r| r.n).ok_or(DieselError::NotFound)
 }
 
+fn single(rows: Vec<JsonRow>) -> Result<Value, DieselError> {
+    let row = rows.into_iter().next().ok_or(DieselError::NotFound)?;
+    serde_json::from_str(&row.data).map_err(|e| DieselError::DeserializationError(Box::new(e)))
+}
+
+/// Inserts one validated record inside the caller's transaction, drawing the next revision.
+pub(crate) fn insert_row(
+    conn: &mut SqliteConnection,
+    spec: &CollectionSpec,
+    id: &str,
+    write: &ValidatedWrite,
+    now_ms: i64,
+) -> Result<Value, DieselError> {
+    let now = format_ms(now_ms);
+    let mut columns: Vec<String> = ["id", "created", "updated", "revision"].iter().map(|c| quote_ident(c)).collect();
+    columns.extend(write.values.iter().map(|(name, _)| quote_ident(name)));
+    let placeholders = vec!["?"; columns.len()].join(", ");
+    let sql = format!(
+        "INSERT INTO {} ({}) VALUES ({placeholders}) RETURNING {} AS data",
+        quote_ident(spec.name),
+        columns.join(", "),
+        record_json(spec)
+    );
+    let values: Vec<SqlValue> = write.values.iter().map(|(_, v)| v.clone()).collect();
+    let revision = next_revision(conn)?;
+    let q = diesel::sql_query(sql)
+        .into_boxed()
+        .bind::<Text, _>(id.to_string())
+        .bind::<Text, _>(now.clone())
+        .bind::<Text, _>(now)
+        .bind::<BigInt, _>(revision);
+    single(bind_all(q, &values).load::<JsonRow>(conn)?)
+}
+
+/// Updates one record inside the caller's transaction; `NotFound` when the id does not exist.
+pub(crate) fn update_row(
+    conn: &mut SqliteConnection,
+    spec: &CollectionSpec,
+    id: &str,
+    write: &ValidatedWrite,
+    now_ms: i64,
+) -> Result<Value, DieselError> {
+    let mut sets = vec!["\"updated\" = ?".to_string(), "\"revision\" = ?".to_string()];
+    sets.extend(write.values.iter().map(|(name, _)| format!("{} = ?", quote_ident(name))));
+    let sql = format!(
+        "UPDATE {} SET {} WHERE id = ? RETURNING {} AS data",
+        quote_ident(spec.name),
+        sets.join(", "),
+        record_json(spec)
+    );
+    let values: Vec<SqlValue> = write.values.iter().map(|(_, v)| v.clone()).collect();
+    let revision = next_revision(conn)?;
+    let q = diesel::sql_query(sql).into_boxed().bind::<Text, _>(format_ms(now_ms)).bind::<BigInt, _>(revision);
+    single(bind_all(q, &values).bind::<Text, _>(id.to_string()).load::<JsonRow>(conn)?)
+}
+
 /// A handle to the pool that performs record operations; cheap to clone.
 #[derive(Clone)]
 pub struct RecordStore {
@@ -82,7 +138,7 @@ impl RecordStore {
         RecordStore { pool }
     }
 
-    fn conn(&self) -> Result<DbConn, RecordError> {
+    pub(crate) fn conn(&self) -> Result<DbConn, RecordError> {
         self.pool.get().map_err(|e| {
             tracing::error!(error = %e, "no database connection available");
             RecordError::Unavailable
@@ -147,34 +203,7 @@ impl RecordStore {
     pub fn create(&self, spec: &CollectionSpec, write: &ValidatedWrite, now_ms: i64) -> Result<Value, RecordError> {
         let mut conn = self.conn()?;
         let id = write.id.clone().unwrap_or_else(crate::ids::record_id);
-        let now = format_ms(now_ms);
-        let mut columns = vec!["\"id\"", "\"created\"", "\"updated\"", "\"revision\""]
-            .into_iter()
-            .map(String::from)
-            .collect::<Vec<_>>();
-        columns.extend(write.values.iter().map(|(name, _)| quote_ident(name)));
-        let placeholders = vec!["?"; columns.len()].join(", ");
-        let sql = format!(
-            "INSERT INTO {} ({}) VALUES ({placeholders}) RETURNING {} AS data",
-            quote_ident(spec.name),
-            columns.join(", "),
-            record_json(spec)
-        );
-        let values: Vec<SqlValue> = write.values.iter().map(|(_, v)| v.clone()).collect();
-        conn.immediate_transaction(|c| {
-            let revision = next_revision(c)?;
-            let q = diesel::sql_query(sql.as_str())
-                .into_boxed()
-                .bind::<Text, _>(id.clone())
-                .bind::<Text, _>(now.clone())
-                .bind::<Text, _>(now.clone())
-                .bind::<BigInt, _>(revision);
-            bind_all(q, &values).load::<JsonRow>(c)
-        })
-        .map_err(|e| map_db_error(spec, e))
-        .and_then(parse_rows)?
-        .pop()
-        .ok_or(RecordError::Internal)
+        conn.immediate_transaction(|c| insert_row(c, spec, &id, write, now_ms)).map_err(|e| map_db_error(spec, e))
     }
 
     pub fn update(
@@ -185,30 +214,7 @@ impl RecordStore {
         now_ms: i64,
     ) -> Result<Value, RecordError> {
         let mut conn = self.conn()?;
-        let mut sets = vec!["\"updated\" = ?".to_string(), "\"revision\" = ?".to_string()];
-        sets.extend(write.values.iter().map(|(name, _)| format!("{} = ?", quote_ident(name))));
-        let sql = format!(
-            "UPDATE {} SET {} WHERE id = ? RETURNING {} AS data",
-            quote_ident(spec.name),
-            sets.join(", "),
-            record_json(spec)
-        );
-        let values: Vec<SqlValue> = write.values.iter().map(|(_, v)| v.clone()).collect();
-        let now = format_ms(now_ms);
-        conn.immediate_transaction(|c| {
-            let revision = next_revision(c)?;
-            let q =
-                diesel::sql_query(sql.as_str()).into_boxed().bind::<Text, _>(now.clone()).bind::<BigInt, _>(revision);
-            let rows = bind_all(q, &values).bind::<Text, _>(id.to_string()).load::<JsonRow>(c)?;
-            if rows.is_empty() {
-                return Err(DieselError::NotFound);
-            }
-            Ok(rows)
-        })
-        .map_err(|e| map_db_error(spec, e))
-        .and_then(parse_rows)?
-        .pop()
-        .ok_or(RecordError::Internal)
+        conn.immediate_transaction(|c| update_row(c, spec, id, write, now_ms)).map_err(|e| map_db_error(spec, e))
     }
 
     pub fn delete(&self, spec: &CollectionSpec, id: &str) -> Result<Value, RecordError> {

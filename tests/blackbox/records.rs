@@ -271,3 +271,63 @@ async fn every_record_route_requires_auth() {
     let page: Value = res.json().await.unwrap();
     assert_eq!(page["items"][0]["id"], id, "the unauthorized attempts changed nothing");
 }
+
+#[tokio::test]
+async fn import_previews_then_applies_all_or_nothing() {
+    let relay = Relay::start();
+    let token = relay.token().await;
+    let http = client();
+    let url = relay.url("/api/relay/import/contacts");
+    http.post(relay.url("/api/collections/contacts/records"))
+        .header("Authorization", &token)
+        .json(&json!({"name": "Ada", "email": "ada@example.com", "title": "old"}))
+        .send()
+        .await
+        .unwrap();
+    let bad = json!({"records": [{"name": "Bob", "email": "bob@example.com"}, {"email": "broken"}], "apply": true});
+    let res = http.post(&url).header("Authorization", &token).json(&bad).send().await.unwrap();
+    assert_eq!(res.status(), 400);
+    let report: Value = res.json().await.unwrap();
+    assert_eq!(report["applied"], false);
+    let rows: Vec<(i64, &str)> = report["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["row"].as_i64().unwrap(), e["code"].as_str().unwrap()))
+        .collect();
+    assert_eq!(rows, vec![(2, "validation_invalid_email"), (2, "validation_required")]);
+    assert_eq!(list_json(&relay, &token, "contacts", &[]).await["totalItems"], 1, "nothing written");
+
+    let good = json!({"records": [{"name": "Ada L", "email": "ADA@example.com", "id": "ignoredid000001"}, {"name": "Bob", "email": "bob@example.com"}]});
+    let res = http.post(&url).header("Authorization", &token).json(&good).send().await.unwrap();
+    assert_eq!(res.status(), 200);
+    let preview: Value = res.json().await.unwrap();
+    assert_eq!(
+        (preview["creates"].as_i64(), preview["updates"].as_i64(), preview["applied"].as_bool()),
+        (Some(1), Some(1), Some(false))
+    );
+    assert_eq!(list_json(&relay, &token, "contacts", &[]).await["totalItems"], 1, "preview writes nothing");
+
+    let mut apply = good.clone();
+    apply["apply"] = json!(true);
+    let res = http.post(&url).header("Authorization", &token).json(&apply).send().await.unwrap();
+    assert_eq!(res.status(), 200);
+    assert_eq!(res.json::<Value>().await.unwrap()["applied"], true);
+    let page = list_json(&relay, &token, "contacts", &[("sort", "name")]).await;
+    let names: Vec<&str> = page["items"].as_array().unwrap().iter().map(|r| r["name"].as_str().unwrap()).collect();
+    assert_eq!(names, vec!["Ada L", "Bob"]);
+    assert_eq!(page["items"][0]["title"], "old");
+
+    for collection in ["alert_reminders", "client_presence", "users"] {
+        let res = http
+            .post(relay.url(&format!("/api/relay/import/{collection}")))
+            .header("Authorization", &token)
+            .json(&good)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), 400, "{collection}");
+    }
+    let res = http.post(&url).json(&good).send().await.unwrap();
+    assert_eq!(res.status(), 401);
+}

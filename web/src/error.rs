@@ -51,8 +51,8 @@ fn bad_request(message: &str) -> error::Error {
     ApiError(RecordError::BadRequest(message.into())).into()
 }
 
-pub fn json_config() -> web::JsonConfig {
-    web::JsonConfig::default().limit(crate::MAX_JSON_BODY).error_handler(|err, _| match err {
+pub fn json_config(limit: usize) -> web::JsonConfig {
+    web::JsonConfig::default().limit(limit).error_handler(|err, _| match err {
         error::JsonPayloadError::OverflowKnownLength { .. } | error::JsonPayloadError::Overflow { .. } => {
             ApiError(RecordError::TooLarge).into()
         }

@@ -6,6 +6,7 @@
 mod auth;
 mod error;
 mod headers;
+mod import;
 mod realtime;
 mod records;
 mod relay;
@@ -21,6 +22,8 @@ pub use error::ApiError;
 
 /// Largest accepted JSON request body.
 pub const MAX_JSON_BODY: usize = 512 * 1024;
+/// Largest accepted import body (a 25 MB file plus JSON overhead).
+pub const MAX_IMPORT_BODY: usize = 32 * 1024 * 1024;
 
 #[derive(Debug, Clone)]
 pub struct WebConfig {
@@ -33,7 +36,7 @@ pub struct WebConfig {
 
 /// Registers every route on an actix `App` (shared by the server and in-process tests).
 pub fn configure(cfg: &mut web::ServiceConfig, ui_dir: Option<PathBuf>) {
-    cfg.app_data(error::json_config())
+    cfg.app_data(error::json_config(MAX_JSON_BODY))
         .app_data(error::query_config())
         .app_data(error::path_config())
         .service(
@@ -43,6 +46,7 @@ pub fn configure(cfg: &mut web::ServiceConfig, ui_dir: Option<PathBuf>) {
                 .configure(records::routes)
                 .configure(realtime::routes)
                 .configure(relay::routes)
+                .configure(import::routes)
                 .default_service(web::to(error::not_found)),
         )
         .configure(|c| static_ui::routes(c, ui_dir));

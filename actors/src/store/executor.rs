@@ -10,12 +10,16 @@ use actix::prelude::*;
 use serde_json::Value;
 
 use domain::collections::{collection, CollectionSpec};
+use domain::import::{plan_import, ImportReport};
 use domain::record::{Action, ListPage, ListQuery, RecordError};
 use domain::validation::{validate_write, WriteMode};
 use infra::clock::SharedClock;
 use infra::store::RecordStore;
 
-use super::{CreateRecord, DeleteRecord, DeleteWhere, GetRecord, ListRecords, UpdateRecord, UpsertByKey, NAME};
+use super::{
+    CreateRecord, DeleteRecord, DeleteWhere, GetRecord, ImportRecords, ListRecords, UpdateRecord, UpsertByKey,
+    MAX_PER_RECORD_IMPORT_EVENTS, NAME,
+};
 use crate::health::{HealthActor, Report};
 use crate::realtime::Publish;
 use crate::supervision::panic_message;
@@ -155,6 +159,40 @@ impl Handler<UpsertByKey> for StoreExecutor {
             };
             s.publish(spec, action, &record);
             Ok(record)
+        })
+    }
+}
+
+impl Handler<ImportRecords> for StoreExecutor {
+    type Result = Result<ImportReport, RecordError>;
+    fn handle(&mut self, msg: ImportRecords, _: &mut SyncContext<Self>) -> Self::Result {
+        self.run(|s| {
+            let plan = plan_import(&msg.collection, &msg.records)?;
+            let apply = msg.apply && plan.errors.is_empty();
+            let outcome = s.store.import(&plan, apply, s.clock.now_ms())?;
+            if apply {
+                if outcome.written.len() <= MAX_PER_RECORD_IMPORT_EVENTS {
+                    for (action, record) in &outcome.written {
+                        s.publish(plan.spec, *action, record);
+                    }
+                } else {
+                    s.publish(plan.spec, Action::Reload, &serde_json::json!({ "collectionName": plan.spec.name }));
+                }
+                tracing::info!(
+                    collection = plan.spec.name,
+                    creates = outcome.creates,
+                    updates = outcome.updates,
+                    "import applied"
+                );
+            }
+            Ok(ImportReport {
+                collection: plan.spec.name,
+                total: msg.records.len(),
+                creates: outcome.creates,
+                updates: outcome.updates,
+                applied: apply,
+                errors: plan.errors,
+            })
         })
     }
 }

@@ -74,6 +74,19 @@ pub struct UpsertByKey {
     pub body: Value,
 }
 
+/// Data Manager import: preview (`apply: false`) or apply all-or-nothing.
+#[derive(Debug, Clone, Message)]
+#[rtype(result = "Result<domain::import::ImportReport, RecordError>")]
+pub struct ImportRecords {
+    pub collection: String,
+    pub records: Vec<Value>,
+    pub apply: bool,
+}
+
+/// Imports that change more records than this publish one `reload` event instead of one event
+/// per record, so subscribers' bounded buffers are not flooded.
+pub const MAX_PER_RECORD_IMPORT_EVENTS: usize = 100;
+
 pub struct StoreActor {
     readers: Addr<StoreExecutor>,
     writer: Addr<StoreExecutor>,
@@ -137,6 +150,7 @@ route!(UpdateRecord, Value, true);
 route!(DeleteRecord, (), true);
 route!(DeleteWhere, usize, true);
 route!(UpsertByKey, Value, true);
+route!(ImportRecords, domain::import::ImportReport, true);
 
 #[cfg(test)]
 pub(crate) mod tests;

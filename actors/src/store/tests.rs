@@ -85,3 +85,25 @@ async fn upsert_by_key_creates_then_updates() {
         .unwrap();
     assert_eq!(page.total_items, 1);
 }
+
+#[actix_rt::test]
+async fn large_imports_publish_one_reload_event() {
+    let tmp = tempfile::tempdir().unwrap();
+    let h = start(test_config(tmp.path())).unwrap();
+    let mut rx = subscribe(&h.realtime).await;
+    let records: Vec<Value> = (0..MAX_PER_RECORD_IMPORT_EVENTS + 50)
+        .map(|i| json!({"name": format!("P{i}"), "email": format!("p{i}@x.io")}))
+        .collect();
+    let report =
+        h.store.send(ImportRecords { collection: "contacts".into(), records, apply: true }).await.unwrap().unwrap();
+    assert_eq!((report.applied, report.creates), (true, MAX_PER_RECORD_IMPORT_EVENTS + 50));
+    let frame = String::from_utf8(rx.recv().await.unwrap().to_vec()).unwrap();
+    assert!(frame.contains("\"action\":\"reload\"") && frame.contains("\"collectionName\":\"contacts\""), "{frame}");
+    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    assert!(rx.try_recv().is_err(), "exactly one event for the whole import");
+
+    let small = vec![json!({"name": "Solo", "email": "solo@x.io"})];
+    h.store.send(ImportRecords { collection: "contacts".into(), records: small, apply: true }).await.unwrap().unwrap();
+    let frame = String::from_utf8(rx.recv().await.unwrap().to_vec()).unwrap();
+    assert!(frame.contains("\"action\":\"create\"") && frame.contains("Solo"), "{frame}");
+}
