@@ -2,7 +2,9 @@
 // the shell expose the agreed data-testid hooks.
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
-import { App } from './App';
+import { App, popoutRoute } from './App';
+import { ToastProvider } from './components/Toasts';
+import { DataProvider } from './data/store';
 import { Shell } from './features/shell/Shell';
 import { TABS } from './features/shell/tabs';
 import { TransportProvider } from './transport/context';
@@ -20,6 +22,10 @@ const fakeTransport: Transport = {
   subscribe: unused,
   onStateChange: () => () => {},
   health: unused,
+  heartbeat: unused,
+  presence: unused,
+  importRecords: unused,
+  serverUrl: 'http://relay.test',
 };
 
 describe('App markup', () => {
@@ -35,7 +41,11 @@ describe('App markup', () => {
   it('renders the shell with every tab, the status bar, and Compose first', () => {
     const html = renderToStaticMarkup(
       <TransportProvider transport={fakeTransport}>
-        <Shell onSignOut={() => {}} />
+        <ToastProvider>
+          <DataProvider>
+            <Shell onSignOut={() => {}} />
+          </DataProvider>
+        </ToastProvider>
       </TransportProvider>,
     );
     const navIds = [...html.matchAll(/data-testid="nav-([a-z]+)"/g)].map((m) => m[1]);
@@ -45,5 +55,13 @@ describe('App markup', () => {
     ]);
     expect(html).toMatch(/data-testid="status-connection"[^>]*>Connecting…</);
     expect(html).toContain('<h2 class="view-title">Compose</h2>');
+    expect(html).toContain('data-testid="global-search"');
+    expect(html).toContain('data-testid="client-count"');
+  });
+
+  it('recognises the read-only board popout route', () => {
+    expect(popoutRoute('?popout=board')).toBe('board');
+    expect(popoutRoute('?popout=popout/board')).toBe('board');
+    expect(popoutRoute('')).toBeNull();
   });
 });

@@ -8,6 +8,8 @@ import { parseRetryAfter } from './retryAfter';
 import type {
   ConnectionState,
   FullListOptions,
+  ImportReport,
+  PresenceSnapshot,
   ListOptions,
   ListResult,
   RealtimeEvent,
@@ -19,6 +21,11 @@ export const AUTH_IDENTITY = 'relay';
 export const PROBE_PATH = '/api/health';
 export const HEALTH_PATH = '/api/relay/health';
 export const LEGACY_TOKEN_KEY = 'pocketbase_auth';
+export const PRESENCE_PATH = '/api/relay/presence';
+export const HEARTBEAT_PATH = '/api/relay/presence/heartbeat';
+export const IMPORT_PATH = '/api/relay/import/';
+/** Records per page when fetching a whole collection. */
+export const FULL_LIST_BATCH = 1000;
 
 type FetchFn = (url: RequestInfo | URL, init?: RequestInit) => Promise<Response>;
 type Listener = (e: RealtimeEvent) => void;
@@ -134,7 +141,9 @@ export class PocketBaseTransport implements Transport {
 
   getFullList<T>(collection: string, opts: FullListOptions = {}): Promise<T[]> {
     return this.call(() =>
-      this.pb.collection(collection).getFullList<T>({ ...only({ filter: opts.filter, sort: opts.sort }), requestKey: null }),
+      this.pb
+        .collection(collection)
+        .getFullList<T>({ ...only({ filter: opts.filter, sort: opts.sort }), batch: FULL_LIST_BATCH, requestKey: null }),
     );
   }
 
@@ -152,6 +161,34 @@ export class PocketBaseTransport implements Transport {
 
   health(): Promise<unknown> {
     return this.call(() => this.pb.send(HEALTH_PATH, { method: 'GET', requestKey: null }));
+  }
+
+  get serverUrl(): string {
+    return this.pb.baseURL;
+  }
+
+  async heartbeat(sessionId: string, hostname: string): Promise<void> {
+    await this.call(() =>
+      this.pb.send(HEARTBEAT_PATH, { method: 'POST', body: { sessionId, hostname }, requestKey: null }),
+    );
+  }
+
+  presence(): Promise<PresenceSnapshot> {
+    return this.call(() => this.pb.send<PresenceSnapshot>(PRESENCE_PATH, { method: 'GET', requestKey: null }));
+  }
+
+  async importRecords(collection: string, records: object[], apply: boolean): Promise<ImportReport> {
+    try {
+      return await this.pb.send<ImportReport>(IMPORT_PATH + encodeURIComponent(collection), {
+        method: 'POST',
+        body: { records, apply },
+        requestKey: null,
+      });
+    } catch (err) {
+      const body = (err as { status?: number; response?: unknown }).response as Partial<ImportReport> | undefined;
+      if ((err as { status?: number }).status === 400 && body && Array.isArray(body.errors)) return body as ImportReport;
+      throw toTransportError(err);
+    }
   }
 
   onStateChange(cb: (s: ConnectionState) => void): () => void {
@@ -260,8 +297,9 @@ export class PocketBaseTransport implements Transport {
   }
 
   private fanOut(t: Topic, e: RecordSubscription): void {
-    if (e.action !== 'create' && e.action !== 'update' && e.action !== 'delete') return;
-    const ev: RealtimeEvent = { action: e.action, record: e.record };
+    const action = e.action as string;
+    if (action !== 'create' && action !== 'update' && action !== 'delete' && action !== 'reload') return;
+    const ev: RealtimeEvent = { action, record: e.record ?? { collectionName: t.collection } };
     for (const l of [...t.listeners]) l(ev);
   }
 

@@ -38,7 +38,40 @@ export interface ListResult<T> {
   totalPages: number;
 }
 
-export type RealtimeAction = 'create' | 'update' | 'delete';
+/** 'reload' (record = {collectionName}) means "refetch this collection" (sent after bulk imports). */
+export type RealtimeAction = 'create' | 'update' | 'delete' | 'reload';
+
+export interface PresenceSession {
+  sessionId: string;
+  hostname: string;
+  lastSeen: string;
+}
+
+/** GET /api/relay/presence */
+export interface PresenceSnapshot {
+  activeCount: number;
+  active: PresenceSession[];
+  heartbeatIntervalMs: number;
+  computedAt: string;
+}
+
+export interface ImportRowError {
+  /** 1-based row number in the submitted records. */
+  row: number;
+  field: string | null;
+  code: string;
+  message: string;
+}
+
+/** POST /api/relay/import/{collection} report (200 for preview/applied, 400 when apply was refused). */
+export interface ImportReport {
+  collection: string;
+  total: number;
+  creates: number;
+  updates: number;
+  applied: boolean;
+  errors: ImportRowError[];
+}
 
 export interface RealtimeEvent<T = any> {
   action: RealtimeAction;
@@ -60,6 +93,17 @@ export interface Transport {
   onStateChange(cb: (s: ConnectionState) => void): () => void;
   /** GET /api/relay/health */
   health(): Promise<unknown>;
+  /** POST /api/relay/presence/heartbeat */
+  heartbeat(sessionId: string, hostname: string): Promise<void>;
+  /** GET /api/relay/presence */
+  presence(): Promise<PresenceSnapshot>;
+  /**
+   * POST /api/relay/import/{collection}: preview (apply=false) or apply. Resolves with the
+   * report also when the server refused to apply (400 with a report body).
+   */
+  importRecords(collection: string, records: object[], apply: boolean): Promise<ImportReport>;
+  /** Where this transport's data lives, for display (the server origin for the web build). */
+  readonly serverUrl: string;
 }
 
 /**

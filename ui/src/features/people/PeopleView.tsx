@@ -1,44 +1,185 @@
-// People tab: the live contact list (sorted by name) and the add form.
-import { AddContactForm } from './AddContactForm';
-import { useContacts } from './useContacts';
+// People: searchable (header query), filterable, virtualized directory (72 px rows) with a
+// detail panel: Add to Composer, Notes, Edit, Delete (with confirm). Live via realtime.
+import { useEffect, useMemo, useState } from 'react';
+import { Confirm, Modal } from '../../components/Modal';
+import { errorMessage, useToast } from '../../components/Toasts';
+import { VirtualList } from '../../components/VirtualList';
+import { useCollection } from '../../data/store';
+import { formatPhone } from '../../lib/phone';
+import { useTransport } from '../../transport/context';
+import { initials } from '../compose/groups';
+import { EntityNoteModal, useEntityNotes } from '../notes/EntityNoteModal';
+import { matchesQuery, type Server } from '../servers/servers';
+import { useShell } from '../shell/ShellContext';
+import { ContactForm } from './ContactForm';
+import type { Contact } from './contacts';
 
-export function PeopleView() {
-  const { status, contacts, error, addContact } = useContacts();
+type Filter = 'email' | 'phone' | 'title' | 'notes' | 'owns';
+const FILTERS: { id: Filter; label: string }[] = [
+  { id: 'email', label: 'Has Email' },
+  { id: 'phone', label: 'Has Phone' },
+  { id: 'title', label: 'Has Title' },
+  { id: 'notes', label: 'Has Notes' },
+  { id: 'owns', label: 'Owns Server' },
+];
+
+export default function PeopleView() {
+  const transport = useTransport();
+  const toast = useToast();
+  const shell = useShell();
+  const col = useCollection<Contact>('contacts');
+  const servers = useCollection<Server>('servers').items;
+  const { map: notes } = useEntityNotes();
+  const [filters, setFilters] = useState<Set<Filter>>(new Set());
+  const [selected, setSelected] = useState<string | null>(null);
+  const [modal, setModal] = useState<null | 'add' | 'edit' | 'delete' | 'note'>(null);
+  const [added, setAdded] = useState<string | null>(null);
+
+  const owners = useMemo(() => {
+    const m = new Map<string, number>();
+    for (const s of servers) for (const k of [s.owner, s.contact]) if (k) m.set(k.trim().toLowerCase(), (m.get(k.trim().toLowerCase()) ?? 0) + 1);
+    return m;
+  }, [servers]);
+
+  const q = shell.listQuery.trim().toLowerCase();
+  const visible = useMemo(
+    () =>
+      col.items.filter((c) => {
+        if (!matchesQuery([c.name, c.email, c.phone, c.title], q)) return false;
+        if (filters.has('email') && !c.email) return false;
+        if (filters.has('phone') && !c.phone) return false;
+        if (filters.has('title') && !c.title) return false;
+        if (filters.has('notes') && !notes.get(`contact:${(c.email ?? '').toLowerCase()}`)?.note) return false;
+        if (filters.has('owns') && !owners.get((c.email ?? '').toLowerCase())) return false;
+        return true;
+      }),
+    [col.items, q, filters, notes, owners],
+  );
+  const current = col.items.find((c) => c.id === selected) ?? null;
+  useEffect(() => {
+    if (selected && !current) setSelected(null);
+  }, [selected, current]);
+
+  function addToComposer(c: Contact) {
+    if (!c.email) return toast('warning', 'This contact has no email.');
+    shell.composeDispatch({ type: 'add', email: c.email });
+    setAdded(c.id);
+    setTimeout(() => setAdded((a) => (a === c.id ? null : a)), 2000);
+  }
+
   return (
-    <section className="view">
+    <section className="view view-wide directory">
       <header className="view-header">
         <h2 className="view-title">People</h2>
-        <span className="muted">{status === 'ready' ? `${contacts.length} contacts` : ''}</span>
+        <span className="muted" data-testid="people-count">
+          {col.status === 'ready' ? `${visible.length} of ${col.items.length}` : 'Loading…'}
+        </span>
+        <button type="button" className="button button-primary push-right" data-testid="contact-new" onClick={() => setModal('add')}>
+          Add contact
+        </button>
       </header>
-      <AddContactForm onAdd={addContact} />
-      {error && (
-        <p className="error-text" role="alert">
-          {error}
-        </p>
+      <div className="chips" role="group" aria-label="Filters">
+        {FILTERS.map((f) => (
+          <button
+            key={f.id}
+            type="button"
+            className={filters.has(f.id) ? 'chip chip-on' : 'chip'}
+            aria-pressed={filters.has(f.id)}
+            onClick={() => setFilters((s) => { const n = new Set(s); if (n.has(f.id)) n.delete(f.id); else n.add(f.id); return n; })}
+          >
+            {f.label}
+          </button>
+        ))}
+        {q && <span className="muted">Filtered by “{shell.listQuery}” (header search)</span>}
+      </div>
+      {col.error && <p className="error-text" role="alert">{col.error}</p>}
+      <div className="split">
+        {col.status === 'ready' && col.items.length === 0 ? (
+          <p className="muted empty">No contacts yet.</p>
+        ) : (
+          <VirtualList
+            label="Contacts"
+            testId="contact-list"
+            items={visible}
+            render={(c) => {
+              const own = owners.get((c.email ?? '').toLowerCase());
+              return (
+                <div
+                  key={c.id}
+                  role="listitem"
+                  className={c.id === selected ? 'vrow vrow-sel' : 'vrow'}
+                  data-testid="contact-row"
+                  data-id={c.id}
+                  tabIndex={0}
+                  onClick={() => setSelected(c.id)}
+                  onKeyDown={(e) => e.key === 'Enter' && setSelected(c.id)}
+                >
+                  <span className="avatar">{initials(c.name)}</span>
+                  <div className="vrow-main">
+                    <div className="vrow-title">{c.name}</div>
+                    <div className="muted small">{[c.email, c.title].filter(Boolean).join(' · ')}</div>
+                  </div>
+                  <div className="muted small">{formatPhone(c.phone)}</div>
+                  {own ? <span className="pill">Servers {own}</span> : null}
+                  <button type="button" className="button button-ghost small" onClick={(e) => { e.stopPropagation(); addToComposer(c); }}>
+                    {added === c.id ? 'Added' : 'Add to Composer'}
+                  </button>
+                </div>
+              );
+            }}
+          />
+        )}
+        {current && (
+          <aside className="panel detail" data-testid="contact-detail" aria-label="Contact details">
+            <div className="detail-head">
+              <span className="avatar avatar-lg">{initials(current.name)}</span>
+              <div>
+                <h3>{current.name}</h3>
+                <div className="muted">{current.title}</div>
+              </div>
+            </div>
+            <dl className="kv">
+              <dt>Email</dt><dd>{current.email || '—'}</dd>
+              <dt>Phone</dt><dd>{formatPhone(current.phone) || '—'}</dd>
+              <dt>Note</dt><dd className="pre">{notes.get(`contact:${(current.email ?? '').toLowerCase()}`)?.note || '—'}</dd>
+            </dl>
+            <div className="row-wrap">
+              <button type="button" className="button button-primary" onClick={() => addToComposer(current)}>{added === current.id ? 'Added' : 'Add to Composer'}</button>
+              <button type="button" className="button button-ghost" data-testid="contact-notes" disabled={!current.email} onClick={() => setModal('note')}>Notes</button>
+              <button type="button" className="button button-ghost" data-testid="contact-edit" onClick={() => setModal('edit')}>Edit</button>
+              <button type="button" className="button button-danger" data-testid="contact-delete" onClick={() => setModal('delete')}>Delete</button>
+            </div>
+          </aside>
+        )}
+      </div>
+      {modal === 'add' && (
+        <Modal title="Add contact" onClose={() => setModal(null)}>
+          <ContactForm onDone={() => setModal(null)} />
+        </Modal>
       )}
-      {status === 'loading' && <p className="muted">Loading contacts…</p>}
-      {status === 'ready' && contacts.length === 0 && <p className="muted">No contacts yet.</p>}
-      {contacts.length > 0 && (
-        <table className="table">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Email</th>
-              <th scope="col">Phone</th>
-              <th scope="col">Title</th>
-            </tr>
-          </thead>
-          <tbody>
-            {contacts.map((c) => (
-              <tr key={c.id} data-testid="contact-row" data-id={c.id}>
-                <td>{c.name}</td>
-                <td>{c.email}</td>
-                <td>{c.phone}</td>
-                <td>{c.title}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+      {modal === 'edit' && current && (
+        <Modal title="Edit contact" onClose={() => setModal(null)}>
+          <ContactForm editing={current} onDone={() => setModal(null)} />
+        </Modal>
+      )}
+      {modal === 'note' && current?.email && (
+        <EntityNoteModal type="contact" value={current.email} label={current.name} onClose={() => setModal(null)} />
+      )}
+      {modal === 'delete' && current && (
+        <Confirm
+          title="Delete contact"
+          message={`Delete ${current.name}? This cannot be undone.`}
+          onCancel={() => setModal(null)}
+          onConfirm={async () => {
+            setModal(null);
+            try {
+              await transport.remove('contacts', current.id);
+              col.store.removeLocal(current);
+            } catch (e) {
+              toast('error', errorMessage(e));
+            }
+          }}
+        />
       )}
     </section>
   );

@@ -1,26 +1,170 @@
-// Signed-in layout: sidebar, the active tab's view, and the status bar.
-import { useState } from 'react';
-import { PeopleView } from '../people/PeopleView';
+// Signed-in layout: sidebar, header (breadcrumb, global search, world clock), the tabs
+// (each stays mounted after its first visit), the status bar, toasts, shortcuts and the
+// global alarm popup.
+import { lazy, Suspense, useCallback, useEffect, useMemo, useReducer, useRef, useState, type ReactNode } from 'react';
+import { Modal, closeTopModal } from '../../components/Modal';
+import { useToast } from '../../components/Toasts';
+import { useCollection } from '../../data/store';
+import { composeReducer, emptyCompose } from '../../lib/recipients';
+import { DuePopup } from '../alerts/DuePopup';
+import { ComposeView } from '../compose/ComposeView';
+import { ContactForm } from '../people/ContactForm';
+import { GlobalSearch, type SearchHandle } from './GlobalSearch';
+import { ShellContext, type ShellApi } from './ShellContext';
+import { SHORTCUT_HELP, shortcutFor } from './shortcuts';
 import { Sidebar } from './Sidebar';
 import { StatusBar } from './StatusBar';
-import { DEFAULT_TAB, tabLabel, type TabId } from './tabs';
+import { DEFAULT_TAB, TABS, tabLabel, type TabId } from './tabs';
+import { usePresence } from './usePresence';
+import { WorldClock } from './WorldClock';
 
-function Placeholder({ id }: { id: TabId }) {
-  return (
-    <section className="view">
-      <h2 className="view-title">{tabLabel(id)}</h2>
-      <p className="muted">Not built yet.</p>
-    </section>
-  );
+const AlertsView = lazy(() => import('../alerts/AlertsView'));
+const OnCallView = lazy(() => import('../oncall/OnCallView'));
+const NotesView = lazy(() => import('../notes/NotesView'));
+const StatusView = lazy(() => import('../status/StatusView'));
+const PeopleView = lazy(() => import('../people/PeopleView'));
+const ServersView = lazy(() => import('../servers/ServersView'));
+const SettingsView = lazy(() => import('../settings/SettingsView'));
+
+const VIEWS: Record<TabId, () => ReactNode> = {
+  compose: () => <ComposeView />,
+  alerts: () => <AlertsView />,
+  oncall: () => <OnCallView />,
+  notes: () => <NotesView />,
+  status: () => <StatusView />,
+  people: () => <PeopleView />,
+  servers: () => <ServersView />,
+  settings: () => <SettingsView />,
+};
+
+function useTabCount(tab: TabId): string {
+  const contacts = useCollection('contacts');
+  const servers = useCollection('servers');
+  const notes = useCollection('standalone_notes');
+  const oncall = useCollection('oncall');
+  const groups = useCollection('bridge_groups');
+  switch (tab) {
+    case 'people':
+      return `${contacts.items.length} contacts`;
+    case 'servers':
+      return `${servers.items.length} servers`;
+    case 'notes':
+      return `${notes.items.length} notes`;
+    case 'oncall':
+      return `${oncall.items.length} on-call rows`;
+    case 'compose':
+      return `${groups.items.length} groups`;
+    default:
+      return '';
+  }
 }
 
 export function Shell({ onSignOut }: { onSignOut: () => void }) {
+  const toast = useToast();
   const [tab, setTab] = useState<TabId>(DEFAULT_TAB);
+  const [visited, setVisited] = useState<Set<TabId>>(() => new Set([DEFAULT_TAB]));
+  const [compose, composeDispatch] = useReducer(composeReducer, emptyCompose);
+  const [query, setQuery] = useState('');
+  const [listQuery, setListQuery] = useState('');
+  const [help, setHelp] = useState(false);
+  const [createEmail, setCreateEmail] = useState<string | null>(null);
+  const [focusRecord, setFocusRecord] = useState<ShellApi['focusRecord']>(null);
+  const search = useRef<SearchHandle>(null);
+  const presence = usePresence((host) => toast('info', `${host} connected`));
+
+  const go = useCallback((t: TabId) => {
+    setTab(t);
+    setVisited((v) => (v.has(t) ? v : new Set(v).add(t)));
+    setQuery(''); // switching tabs clears the query
+  }, []);
+
+  useEffect(() => {
+    const t = setTimeout(() => setListQuery(query), 300);
+    return () => clearTimeout(t);
+  }, [query]);
+
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      const a = shortcutFor(e);
+      if (!a) return;
+      if (a.type === 'escape') {
+        if (closeTopModal()) e.preventDefault();
+        return;
+      }
+      e.preventDefault();
+      if (a.type === 'tab') go(a.tab);
+      else if (a.type === 'settings') go('settings');
+      else if (a.type === 'search') search.current?.focus();
+      else if (a.type === 'help') setHelp(true);
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [go]);
+
+  const api = useMemo<ShellApi>(
+    () => ({
+      tab,
+      go,
+      compose,
+      composeDispatch,
+      listQuery,
+      focusRecord,
+      openRecord: (t, id) => {
+        go(t);
+        setFocusRecord((f) => ({ tab: t, id, seq: (f?.seq ?? 0) + 1 }));
+      },
+    }),
+    [tab, go, compose, listQuery, focusRecord],
+  );
+  const count = useTabCount(tab);
+
   return (
-    <div className="shell">
-      <Sidebar active={tab} onSelect={setTab} onSignOut={onSignOut} />
-      <main className="content">{tab === 'people' ? <PeopleView /> : <Placeholder id={tab} />}</main>
-      <StatusBar />
-    </div>
+    <ShellContext.Provider value={api}>
+      <div className="shell">
+        <Sidebar active={tab} onSelect={go} onSignOut={onSignOut} presence={presence} />
+        <header className="topbar">
+          <div className="breadcrumb">
+            <span className="muted">Relay</span> / <span data-testid="breadcrumb-tab">{tabLabel(tab)}</span>
+          </div>
+          <GlobalSearch ref={search} query={query} setQuery={setQuery} onCreateContact={(e) => setCreateEmail(e)} />
+          <button type="button" className="button button-ghost" data-testid="shortcuts-open" onClick={() => setHelp(true)}>
+            Shortcuts
+          </button>
+          <WorldClock />
+        </header>
+        <main className="content">
+          <Suspense fallback={<p className="muted">Loading…</p>}>
+            {TABS.filter((t) => visited.has(t.id)).map((t) => (
+              <div key={t.id} className="tab-pane" hidden={t.id !== tab} data-testid={`tab-${t.id}`}>
+                {VIEWS[t.id]()}
+              </div>
+            ))}
+          </Suspense>
+        </main>
+        <StatusBar right={count} />
+      </div>
+      {help && (
+        <Modal title="Keyboard shortcuts" onClose={() => setHelp(false)} testId="shortcuts-help">
+          <table className="table">
+            <tbody>
+              {SHORTCUT_HELP.map((s) => (
+                <tr key={s.keys}>
+                  <td>
+                    <kbd>{s.keys}</kbd>
+                  </td>
+                  <td>{s.what}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </Modal>
+      )}
+      {createEmail !== null && (
+        <Modal title="New contact" onClose={() => setCreateEmail(null)}>
+          <ContactForm initial={{ email: createEmail }} onDone={() => setCreateEmail(null)} />
+        </Modal>
+      )}
+      <DuePopup />
+    </ShellContext.Provider>
   );
 }

@@ -1,15 +1,19 @@
-// Left navigation: one button per tab, plus sign-out.
+// Left navigation: one button per tab, the connected-client count, Settings and sign-out.
+import type { PresenceSnapshot } from '../../transport/types';
 import { TABS, type TabId } from './tabs';
 
 export function Sidebar({
   active,
   onSelect,
   onSignOut,
+  presence,
 }: {
   active: TabId;
   onSelect: (id: TabId) => void;
   onSignOut: () => void;
+  presence: PresenceSnapshot | null;
 }) {
+  const hosts = presence?.active.map((a) => a.hostname).join(', ') ?? '';
   return (
     <nav className="sidebar" aria-label="Sections">
       <div className="brand">Relay</div>
@@ -28,9 +32,14 @@ export function Sidebar({
           </li>
         ))}
       </ul>
-      <button type="button" className="button button-ghost sidebar-signout" onClick={onSignOut}>
-        Sign out
-      </button>
+      <div className="sidebar-footer">
+        <div className="client-count muted" data-testid="client-count" title={hosts}>
+          {presence ? `${presence.activeCount} ${presence.activeCount === 1 ? 'client' : 'clients'}` : '— clients'}
+        </div>
+        <button type="button" className="button button-ghost" onClick={onSignOut}>
+          Sign out
+        </button>
+      </div>
     </nav>
   );
 }

@@ -1,0 +1,151 @@
+// Shared e2e harness: starts the real relay binary on a temp data dir (serving ui/dist),
+// launches Debian Chromium through playwright-core (never downloads browsers), signs in,
+// and tears everything down. Every wait is bounded.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+export const REPO = path.resolve(HERE, '..', '..');
+export const UI_DIST = path.join(REPO, 'ui', 'dist');
+export const SHOTS = path.join(REPO, 'docs', 'screenshots');
+export const CHROMIUM = process.env.CHROMIUM_BIN || '/usr/bin/chromium';
+export const VIEWPORT = { width: 1280, height: 800 };
+
+export function relayBin() {
+  if (process.env.RELAY_BIN) return path.resolve(process.env.RELAY_BIN);
+  if (process.env.CARGO_TARGET_DIR) return path.resolve(process.env.CARGO_TARGET_DIR, 'debug', 'relay');
+  return path.join(REPO, 'target', 'debug', 'relay');
+}
+
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** Start `relay serve`; resolves with {url, passphrase, stop()} once it prints its URL. */
+export async function startRelay() {
+  const bin = relayBin();
+  if (!existsSync(bin)) throw new Error(`relay binary not found at ${bin} (set RELAY_BIN)`);
+  if (!existsSync(path.join(UI_DIST, 'index.html'))) throw new Error(`ui/dist is not built (cd ui && npm run build)`);
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'relay-e2e-'));
+  const passphrase = randomBytes(18).toString('base64url');
+  const child = spawn(bin, ['serve', '--data-dir', dataDir, '--port', '0', '--bind', '127.0.0.1', '--ui-dir', UI_DIST], {
+    env: { ...process.env, RELAY_BOOTSTRAP_PASSPHRASE: passphrase },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const log = [];
+  const keep = (p) => (l) => { log.push(p + l); if (log.length > 200) log.shift(); };
+  createInterface({ input: child.stderr }).on('line', keep('[stderr] '));
+  const out = createInterface({ input: child.stdout });
+  out.on('line', keep('[stdout] '));
+  const exited = new Promise((r) => child.once('exit', (code, signal) => r({ code, signal })));
+  const url = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('relay did not start in 20 s\n' + log.join('\n'))), 20_000);
+    out.on('line', (l) => {
+      const m = /Relay listening on (http:\/\/\S+)/.exec(l);
+      if (m) { clearTimeout(timer); resolve(m[1]); }
+    });
+    exited.then(({ code }) => { clearTimeout(timer); reject(new Error(`relay exited early (${code})\n` + log.join('\n'))); });
+  });
+  return {
+    url,
+    passphrase,
+    log,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        const t = setTimeout(() => child.kill('SIGKILL'), 5_000);
+        await exited;
+        clearTimeout(t);
+      }
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Launches Chromium contexts, each a persistent context on its own fresh --user-data-dir
+ * (a separate "client"). Returns {newContext(origin), close()}.
+ */
+export async function launch() {
+  const open = [];
+  return {
+    async newContext(origin) {
+      const profile = await mkdtemp(path.join(tmpdir(), 'relay-e2e-chrome-'));
+      const ctx = await chromium.launchPersistentContext(profile, {
+        executablePath: CHROMIUM,
+        headless: true,
+        timeout: 30_000,
+        viewport: VIEWPORT,
+        acceptDownloads: true,
+        args: [
+          '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+          '--disable-background-networking', '--disable-component-update', '--disable-sync',
+        ],
+      });
+      open.push({ ctx, profile });
+      await ctx.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
+      ctx.setDefaultTimeout(15_000);
+      ctx.setDefaultNavigationTimeout(20_000);
+      return ctx;
+    },
+    async close() {
+      for (const { ctx, profile } of open.splice(0)) {
+        await Promise.race([ctx.close(), sleep(10_000)]).catch(() => {});
+        await rm(profile, { recursive: true, force: true }).catch(() => {});
+      }
+    },
+  };
+}
+
+/** Opens the UI and signs in; resolves once the status bar says Connected. */
+export async function signIn(ctx, relay, pathAndQuery = '/') {
+  const page = await ctx.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.relayErrors = errors;
+  await page.goto(relay.url + pathAndQuery);
+  await page.getByTestId('signin-passphrase').fill(relay.passphrase);
+  await page.getByTestId('signin-submit').click();
+  if (pathAndQuery === '/') await page.locator('[data-testid="status-connection"][data-state="connected"]').waitFor({ timeout: 15_000 });
+  return page;
+}
+
+/** Token for direct API seeding (same identity as the UI). */
+export async function apiToken(relay) {
+  const r = await fetch(`${relay.url}/api/collections/users/auth-with-password`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ identity: 'relay', password: relay.passphrase }),
+  });
+  if (!r.ok) throw new Error(`auth failed ${r.status}`);
+  return (await r.json()).token;
+}
+
+export async function api(relay, token, method, p, body) {
+  const r = await fetch(relay.url + p, {
+    method,
+    headers: { 'content-type': 'application/json', authorization: token },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(30_000),
+  });
+  const text = await r.text();
+  let json = null;
+  try { json = JSON.parse(text); } catch { /* not json */ }
+  return { status: r.status, json, text };
+}
+
+export async function count(relay, token, collection, filter) {
+  const q = new URLSearchParams({ perPage: '1', ...(filter ? { filter } : {}) });
+  const r = await api(relay, token, 'GET', `/api/collections/${collection}/records?${q}`);
+  return r.json.totalItems;
+}
+
+export async function screenshot(page, name) {
+  await page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
+}

@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { byField, collectionReducer, initialCollection, type CollectionAction } from './collection';
+
+interface R { id: string; created: string; updated: string; name: string }
+const r = (id: string, name: string, updated = '2026-12-02 12:00:00.000Z'): R => ({ id, name, created: updated, updated });
+const reduce = collectionReducer<R>(byField<R>('name'));
+const run = (...as: CollectionAction<R>[]) => as.reduce(reduce, initialCollection<R>());
+
+describe('collection state', () => {
+  it('replays events that raced the fetch', () => {
+    const s = run(
+      { type: 'event', event: { action: 'create', record: r('3', 'Bob') } },
+      { type: 'loaded', items: [r('1', 'Zed'), r('2', 'Al')] },
+    );
+    expect(s.items.map((x) => x.name)).toEqual(['Al', 'Bob', 'Zed']);
+  });
+  it('upserts, ignores stale updates and deletes', () => {
+    let s = run({ type: 'loaded', items: [r('1', 'A'), r('2', 'B')] });
+    s = reduce(s, { type: 'event', event: { action: 'update', record: r('1', 'C', '2026-12-02 12:01:00.000Z') } });
+    expect(s.items.map((x) => x.name)).toEqual(['B', 'C']);
+    s = reduce(s, { type: 'event', event: { action: 'update', record: r('1', 'Old', '2026-12-02 11:00:00.000Z') } });
+    expect(s.items.map((x) => x.name)).toEqual(['B', 'C']);
+    s = reduce(s, { type: 'event', event: { action: 'delete', record: r('2', 'B') } });
+    expect(s.items.map((x) => x.id)).toEqual(['1']);
+  });
+  it('turns a reload event into a refetch request without touching items', () => {
+    const s0 = run({ type: 'loaded', items: [r('1', 'A')] });
+    const s1 = reduce(s0, { type: 'event', event: { action: 'reload', record: { collectionName: 'contacts' } as never } });
+    expect(s1.reloadRequests).toBe(1);
+    expect(s1.items).toBe(s0.items);
+  });
+});

@@ -1,0 +1,235 @@
+// Alerts: severity cards, subject/body editor with a live card preview, history with pinned
+// templates, and alarms (alert_reminders): schedule, list, edit, done/dismiss, snooze.
+import { useEffect, useMemo, useState } from 'react';
+import { Modal } from '../../components/Modal';
+import { errorMessage, useToast } from '../../components/Toasts';
+import { useCollection } from '../../data/store';
+import { defaultDue, dismissPatch, donePatch, effectiveDue, isOverdue, sortAlarms, TITLE_MAX, validateAlarm, type Alarm } from '../../lib/alarms';
+import { copyText } from '../../lib/clipboard';
+import { formatDateTime, toApiDate, toLocalInput } from '../../lib/dates';
+import { useTransport } from '../../transport/context';
+import type { BaseRecord } from '../../transport/types';
+import { bodyToHtml, emptyDraft, htmlToBody, INPUT_MAX, onAlertLoad, SEVERITIES, severityColor, SUBJECT_WARN, type AlertDraft, type AlertHistory } from './alerts';
+
+type AlarmRec = Alarm & BaseRecord;
+
+function AlarmForm({ draft, editing, onClose }: { draft: AlertDraft; editing?: AlarmRec; onClose: () => void }) {
+  const transport = useTransport();
+  const store = useCollection<AlarmRec>('alert_reminders').store;
+  const [title, setTitle] = useState(editing?.title ?? (draft.subject.trim() || 'Send alert'));
+  const [due, setDue] = useState(() => toLocalInput(editing ? effectiveDue(editing) ?? defaultDue(new Date()) : defaultDue(new Date())));
+  const [note, setNote] = useState(editing?.note ?? '');
+  const [error, setError] = useState<string | null>(null);
+  async function save() {
+    const when = new Date(due);
+    const err = validateAlarm(title, Number.isNaN(when.getTime()) ? null : when, new Date());
+    if (err) return setError(err);
+    try {
+      const rec = editing
+        ? await transport.update<AlarmRec>('alert_reminders', editing.id, { title: title.trim(), note, dueAt: toApiDate(when), snoozeUntil: '' })
+        : await transport.create<AlarmRec>('alert_reminders', {
+            title: title.trim(), note, dueAt: toApiDate(when), status: 'pending', severity: draft.severity,
+            alertSubject: draft.subject, alertBodyHtml: bodyToHtml(draft.body), createdBy: draft.sender,
+          });
+      store.upsertLocal(rec);
+      onClose();
+    } catch (e) {
+      setError(errorMessage(e));
+    }
+  }
+  return (
+    <Modal title={editing ? 'Edit alarm' : 'Schedule alert alarm'} onClose={onClose} testId="alarm-form">
+      <div className="form">
+        <label className="field-label" htmlFor="al-title">Title</label>
+        <input id="al-title" className="input" data-testid="alarm-title" maxLength={TITLE_MAX} value={title} onChange={(e) => setTitle(e.target.value)} />
+        <label className="field-label" htmlFor="al-due">Due</label>
+        <input id="al-due" className="input" type="datetime-local" data-testid="alarm-due" value={due} onChange={(e) => setDue(e.target.value)} />
+        <label className="field-label" htmlFor="al-note">Note</label>
+        <textarea id="al-note" className="input textarea" rows={3} value={note} onChange={(e) => setNote(e.target.value)} />
+        {error && <p className="error-text" role="alert" data-testid="alarm-error">{error}</p>}
+        <div className="row-end"><button type="button" className="button button-primary" data-testid="alarm-save" onClick={save}>Save alarm</button></div>
+      </div>
+    </Modal>
+  );
+}
+
+function AlarmManager({ onEdit, onClose }: { onEdit: (a: AlarmRec) => void; onClose: () => void }) {
+  const transport = useTransport();
+  const toast = useToast();
+  const col = useCollection<AlarmRec>('alert_reminders');
+  const [showAll, setShowAll] = useState(false);
+  const now = new Date();
+  const list = sortAlarms(col.items.filter((a) => showAll || a.status === 'pending'));
+  const act = (a: AlarmRec, patch: object) =>
+    transport.update<AlarmRec>('alert_reminders', a.id, patch).then((r) => col.store.upsertLocal(r)).catch((e) => toast('error', errorMessage(e)));
+  return (
+    <Modal title="Alarms" onClose={onClose} wide testId="alarm-manager">
+      <label className="check"><input type="checkbox" checked={showAll} onChange={(e) => setShowAll(e.target.checked)} /> Show completed alarms</label>
+      {list.length === 0 && <p className="muted">No alarms.</p>}
+      <ul className="history-list">
+        {list.map((a) => (
+          <li key={a.id} className="history-item" data-testid="alarm-row" data-id={a.id}>
+            <div className="grow">
+              <div>{a.title}</div>
+              <div className="muted small">
+                {formatDateTime(effectiveDue(a))} · {a.status}
+                {isOverdue(a, now) && <span className="pill pill-bad">Overdue</span>}
+                {a.snoozeUntil && a.status === 'pending' && <span className="pill">Snoozed</span>}
+              </div>
+            </div>
+            {a.status === 'pending' && (
+              <>
+                <button type="button" className="button button-ghost small" onClick={() => onEdit(a)}>Edit</button>
+                <button type="button" className="button button-ghost small" onClick={() => act(a, donePatch(new Date()))}>Done</button>
+                <button type="button" className="button button-ghost small" onClick={() => act(a, dismissPatch(new Date()))}>Dismiss</button>
+              </>
+            )}
+          </li>
+        ))}
+      </ul>
+    </Modal>
+  );
+}
+
+function HistoryModal({ onLoad, onClose }: { onLoad: (h: AlertHistory) => void; onClose: () => void }) {
+  const transport = useTransport();
+  const toast = useToast();
+  const col = useCollection<AlertHistory>('alert_history');
+  const [q, setQ] = useState('');
+  const needle = q.trim().toLowerCase();
+  const match = (h: AlertHistory) => !needle || [h.label, h.subject, htmlToBody(h.bodyHtml), h.severity, h.sender, h.recipient].some((f) => f?.toLowerCase().includes(needle));
+  const shown = col.items.filter(match);
+  const pinned = shown.filter((h) => h.pinned && h.label);
+  const recent = shown.filter((h) => !(h.pinned && h.label));
+  const row = (h: AlertHistory) => (
+    <li key={h.id} className="history-item" data-testid="alert-history-item">
+      <button type="button" className="history-load" onClick={() => onLoad(h)}>
+        <span className="sev-dot" style={{ background: severityColor(h.severity) }} />
+        <span>{h.pinned && h.label ? <strong>{h.label}</strong> : h.subject || '(no subject)'}</span>
+        <span className="muted small">{formatDateTime(h.created)}</span>
+      </button>
+      <button type="button" className="button button-ghost small" onClick={() => transport.update<AlertHistory>('alert_history', h.id, { pinned: !h.pinned, label: h.label || h.subject || 'Untitled Template' }).then((r) => col.store.upsertLocal(r)).catch((e) => toast('error', errorMessage(e)))}>
+        {h.pinned ? 'Unpin' : 'Pin'}
+      </button>
+      <button type="button" className="icon-btn" aria-label="Delete" onClick={() => transport.remove('alert_history', h.id).then(() => col.store.removeLocal(h)).catch((e) => toast('error', errorMessage(e)))}>🗑</button>
+    </li>
+  );
+  return (
+    <Modal title="Alert history" onClose={onClose} wide testId="alert-history">
+      <input className="input" placeholder="Search history…" aria-label="Search history" value={q} onChange={(e) => setQ(e.target.value)} />
+      <p className="muted small">{shown.length} of {col.items.length}</p>
+      <h4>Pinned Templates</h4>
+      <ul className="history-list">{pinned.length ? pinned.map(row) : <li className="muted">None</li>}</ul>
+      <h4>Recent</h4>
+      <ul className="history-list">{recent.slice(0, 100).map(row)}</ul>
+    </Modal>
+  );
+}
+
+export default function AlertsView() {
+  const transport = useTransport();
+  const toast = useToast();
+  const [draft, setDraft] = useState<AlertDraft>(emptyDraft);
+  const [modal, setModal] = useState<null | 'history' | 'alarms' | 'schedule' | 'pin' | { edit: AlarmRec }>(null);
+  const [pinLabel, setPinLabel] = useState('');
+  const history = useCollection<AlertHistory>('alert_history');
+  const alarms = useCollection<AlarmRec>('alert_reminders').items;
+  const templates = history.items.filter((h) => h.pinned && h.label);
+  useEffect(() => onAlertLoad((d) => setDraft(d)), []);
+  const pending = useMemo(() => sortAlarms(alarms.filter((a) => a.status === 'pending')), [alarms]);
+  const set = (p: Partial<AlertDraft>) => setDraft((d) => ({ ...d, ...p }));
+  const load = (h: AlertHistory) => {
+    setDraft({ severity: h.severity ?? 'INFO', subject: h.subject ?? '', body: htmlToBody(h.bodyHtml), sender: h.sender ?? '', recipient: h.recipient ?? '' });
+    setModal(null);
+  };
+  async function saveHistory(extra: Partial<AlertHistory> = {}) {
+    const rec = await transport.create<AlertHistory>('alert_history', {
+      severity: draft.severity, subject: draft.subject, bodyHtml: bodyToHtml(draft.body), sender: draft.sender, recipient: draft.recipient, pinned: false, label: '', ...extra,
+    });
+    history.store.upsertLocal(rec);
+  }
+  async function copyAlert() {
+    try {
+      await copyText(`[${draft.severity}] ${draft.subject}\n\n${draft.body}`);
+      await saveHistory();
+      toast('success', 'Alert copied and saved to history.');
+    } catch (e) {
+      toast('error', errorMessage(e));
+    }
+  }
+  const color = severityColor(draft.severity);
+
+  return (
+    <section className="view view-wide">
+      <header className="view-header">
+        <h2 className="view-title">Alerts</h2>
+        <div className="row-wrap push-right">
+          <button type="button" className="button button-ghost" onClick={() => setDraft(emptyDraft)}>Reset</button>
+          <button type="button" className="button button-ghost" data-testid="alert-history-open" onClick={() => setModal('history')}>History</button>
+          <button type="button" className="button button-ghost" data-testid="alarms-open" onClick={() => setModal('alarms')}>Alarms ({pending.length})</button>
+          <button type="button" className="button button-ghost" data-testid="alarm-schedule" onClick={() => setModal('schedule')}>Schedule alert alarm</button>
+          <button type="button" className="button button-ghost" data-testid="alert-pin" onClick={() => { setPinLabel(draft.subject.trim() || 'Untitled Template'); setModal('pin'); }}>Pin template</button>
+          <button type="button" className="button button-primary" data-testid="alert-copy" onClick={copyAlert}>Copy alert</button>
+        </div>
+      </header>
+      <div className="alarm-strip" data-testid="next-alarm">
+        {pending[0] ? (
+          <>Next alarm: <strong>{pending[0].title}</strong> at {formatDateTime(effectiveDue(pending[0]))}{pending.length > 1 ? ` · +${pending.length - 1} more` : ''}</>
+        ) : (
+          <span className="muted">No pending alarms.</span>
+        )}
+      </div>
+      {templates.length > 0 && (
+        <div className="chips" aria-label="Pinned templates">
+          {templates.map((t) => <button key={t.id} type="button" className="chip" data-testid="template-chip" onClick={() => load(t)}>📌 {t.label}</button>)}
+        </div>
+      )}
+      <div className="alerts-grid">
+        <div className="panel form">
+          <h3>1 · Severity</h3>
+          <div className="sev-cards" role="radiogroup" aria-label="Severity">
+            {SEVERITIES.map((s) => (
+              <button key={s.id} type="button" role="radio" aria-checked={draft.severity === s.id} data-testid={`sev-${s.id}`}
+                className={draft.severity === s.id ? 'sev-card sev-on' : 'sev-card'} style={{ borderColor: s.color, background: draft.severity === s.id ? s.color : undefined }}
+                onClick={() => set({ severity: s.id })}>
+                {s.id}
+              </button>
+            ))}
+          </div>
+          <h3>2 · Message</h3>
+          <label className="field-label" htmlFor="alert-subject">Subject <span className={draft.subject.length > SUBJECT_WARN ? 'warn-text' : 'muted'}>{draft.subject.length}/{SUBJECT_WARN}</span></label>
+          <input id="alert-subject" className="input" data-testid="alert-subject" maxLength={INPUT_MAX} value={draft.subject} onChange={(e) => set({ subject: e.target.value })} />
+          <label className="field-label" htmlFor="alert-body">Body</label>
+          <textarea id="alert-body" className="input textarea" rows={8} data-testid="alert-body" maxLength={INPUT_MAX} value={draft.body} onChange={(e) => set({ body: e.target.value })} />
+          <h3>3 · Delivery</h3>
+          <div className="row-wrap">
+            <input className="input grow" aria-label="Sender" placeholder="Sender (IT)" value={draft.sender} onChange={(e) => set({ sender: e.target.value })} />
+            <input className="input grow" aria-label="Recipient" placeholder="Recipient (All Employees)" value={draft.recipient} onChange={(e) => set({ recipient: e.target.value })} />
+          </div>
+        </div>
+        <div className="alert-preview" data-testid="alert-preview" aria-label="Preview">
+          <div className="alert-card-head" style={{ background: color }}>
+            <span className="alert-sev">{draft.severity}</span>
+            <h3>{draft.subject || 'Subject'}</h3>
+          </div>
+          <div className="alert-card-body pre">{draft.body || 'Message body…'}</div>
+          <div className="alert-card-foot muted small">From {draft.sender || 'IT'} · To {draft.recipient || 'All Employees'}</div>
+        </div>
+      </div>
+      {modal === 'history' && <HistoryModal onLoad={load} onClose={() => setModal(null)} />}
+      {modal === 'alarms' && <AlarmManager onEdit={(a) => setModal({ edit: a })} onClose={() => setModal(null)} />}
+      {modal === 'schedule' && <AlarmForm draft={draft} onClose={() => setModal(null)} />}
+      {modal && typeof modal === 'object' && <AlarmForm draft={draft} editing={modal.edit} onClose={() => setModal(null)} />}
+      {modal === 'pin' && (
+        <Modal title="Pin template" onClose={() => setModal(null)} testId="pin-dialog">
+          <div className="form">
+            <input className="input" aria-label="Template name" data-testid="pin-label" value={pinLabel} onChange={(e) => setPinLabel(e.target.value)} />
+            <div className="row-end">
+              <button type="button" className="button button-primary" data-testid="pin-save" onClick={() => saveHistory({ pinned: true, label: pinLabel.trim() || 'Untitled Template' }).then(() => { setModal(null); toast('success', 'Template pinned.'); }).catch((e) => toast('error', errorMessage(e)))}>Pin</button>
+            </div>
+          </div>
+        </Modal>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,285 @@
+// Compose: pick saved groups and contacts; recipients = (group emails ∪ manual adds) − manual
+// removes; Copy (emails joined by "; ") saves a bridge_history row; history; manage groups.
+import { useMemo, useState } from 'react';
+import { Confirm, Modal } from '../../components/Modal';
+import { errorMessage, useToast } from '../../components/Toasts';
+import { VirtualList } from '../../components/VirtualList';
+import { useCollection } from '../../data/store';
+import { copyText } from '../../lib/clipboard';
+import { formatDateTime } from '../../lib/dates';
+import { formatPhone } from '../../lib/phone';
+import { computeRecipients, recipientsText, validateGroupName } from '../../lib/recipients';
+import { EMAIL_RE, rankSearch } from '../../lib/search';
+import { useTransport } from '../../transport/context';
+import type { Contact } from '../people/contacts';
+import { useShell } from '../shell/ShellContext';
+import { initials, type BridgeHistory, type GroupRecord } from './groups';
+
+function GroupNameModal({
+  title,
+  initial,
+  groups,
+  exceptId,
+  onSave,
+  onClose,
+}: {
+  title: string;
+  initial: string;
+  groups: GroupRecord[];
+  exceptId?: string;
+  onSave: (name: string) => Promise<void>;
+  onClose: () => void;
+}) {
+  const [name, setName] = useState(initial);
+  const [error, setError] = useState<string | null>(null);
+  return (
+    <Modal title={title} onClose={onClose} testId="group-name-dialog">
+      <form
+        className="form"
+        onSubmit={async (e) => {
+          e.preventDefault();
+          const err = validateGroupName(name, groups, exceptId);
+          if (err) return setError(err);
+          try {
+            await onSave(name.trim());
+            onClose();
+          } catch (x) {
+            setError(errorMessage(x));
+          }
+        }}
+      >
+        <label className="field-label" htmlFor="group-name">Group name</label>
+        <input id="group-name" className="input" data-testid="group-name-input" value={name} onChange={(e) => setName(e.target.value)} />
+        {error && <p className="error-text" role="alert" data-testid="group-name-error">{error}</p>}
+        <div className="row-end">
+          <button type="submit" className="button button-primary" data-testid="group-name-save">Save</button>
+        </div>
+      </form>
+    </Modal>
+  );
+}
+
+export function ComposeView() {
+  const transport = useTransport();
+  const toast = useToast();
+  const { compose, composeDispatch } = useShell();
+  const contacts = useCollection<Contact>('contacts').items;
+  const groupsCol = useCollection<GroupRecord>('bridge_groups');
+  const groups = groupsCol.items;
+  const historyCol = useCollection<BridgeHistory>('bridge_history');
+  const history = historyCol.items;
+  const historyStore = historyCol.store;
+  const [pick, setPick] = useState('');
+  const [modal, setModal] = useState<null | { kind: 'new' } | { kind: 'rename'; g: GroupRecord } | { kind: 'delete'; g: GroupRecord } | { kind: 'history' }>(null);
+
+  const byEmail = useMemo(() => {
+    const m = new Map<string, Contact>();
+    for (const c of contacts) if (c.email) m.set(c.email.toLowerCase(), c);
+    return m;
+  }, [contacts]);
+  const recipients = useMemo(() => computeRecipients(groups, compose), [groups, compose]);
+  const suggestions = useMemo(() => {
+    if (!pick.trim()) return [];
+    return rankSearch(
+      pick,
+      contacts.filter((c) => c.email).map((c) => ({ kind: 'contact' as const, id: c.id, label: c.name, detail: c.email, fields: [c.name, c.email, c.title] })),
+      8,
+    );
+  }, [pick, contacts]);
+  const selectedNames = groups.filter((g) => compose.groups.includes(g.id)).map((g) => g.name);
+
+  function addEmail(email: string) {
+    composeDispatch({ type: 'add', email });
+    setPick('');
+  }
+
+  async function copy() {
+    if (recipients.length === 0) return toast('warning', 'No recipients to copy.');
+    try {
+      await copyText(recipientsText(recipients));
+      toast('success', `Copied ${recipients.length} recipients.`);
+    } catch (e) {
+      return toast('error', errorMessage(e, 'Copy failed.'));
+    }
+    try {
+      const rec = await transport.create<BridgeHistory>('bridge_history', {
+        note: '',
+        groups: selectedNames,
+        contacts: recipients.map((r) => r.email),
+        recipientCount: recipients.length,
+      });
+      historyStore.upsertLocal(rec);
+    } catch (e) {
+      toast('error', `History not saved: ${errorMessage(e)}`);
+    }
+  }
+
+  function loadHistory(h: BridgeHistory) {
+    const ids = groups.filter((g) => (h.groups ?? []).some((n) => n.toLowerCase() === g.name.toLowerCase())).map((g) => g.id);
+    const inGroups = new Set(groups.filter((g) => ids.includes(g.id)).flatMap((g) => (g.contacts ?? []).map((e) => e.toLowerCase())));
+    composeDispatch({ type: 'load', groups: ids, adds: (h.contacts ?? []).filter((e) => !inGroups.has(e.toLowerCase())) });
+    setModal(null);
+  }
+
+  const uniqueAll = new Set(groups.flatMap((g) => (g.contacts ?? []).map((e) => e.toLowerCase()))).size;
+
+  return (
+    <section className="view view-wide compose">
+      <header className="view-header">
+        <h2 className="view-title">Compose</h2>
+        <span className="muted">Bridge assembler</span>
+      </header>
+      <div className="compose-grid">
+        <aside className="panel groups-panel" aria-label="Groups">
+          <div className="panel-head">
+            <h3>Groups</h3>
+            <button type="button" className="button button-ghost" data-testid="group-new" title="Create a group from the current recipients" disabled={recipients.length === 0} onClick={() => setModal({ kind: 'new' })}>
+              + Save as group
+            </button>
+          </div>
+          {groups.length === 0 && <p className="muted">No groups yet.</p>}
+          <ul className="group-list">
+            {groups.map((g) => {
+              const on = compose.groups.includes(g.id);
+              return (
+                <li key={g.id} className={on ? 'group-item group-on' : 'group-item'} data-testid="group-item" data-name={g.name}>
+                  <button type="button" className="group-toggle" aria-pressed={on} onClick={() => composeDispatch({ type: 'toggle-group', id: g.id })}>
+                    <span className="token">{initials(g.name)}</span>
+                    <span className="group-name">{g.name}</span>
+                    <span className="muted">{g.contacts?.length ?? 0}</span>
+                  </button>
+                  <button type="button" className="icon-btn" aria-label={`Rename ${g.name}`} onClick={() => setModal({ kind: 'rename', g })}>✎</button>
+                  <button type="button" className="icon-btn" aria-label={`Delete ${g.name}`} onClick={() => setModal({ kind: 'delete', g })}>🗑</button>
+                </li>
+              );
+            })}
+          </ul>
+          <p className="muted small">
+            {uniqueAll} unique across all groups · {computeRecipients(groups, { ...compose, adds: [], removes: [] }).length} in selected
+          </p>
+        </aside>
+        <div className="panel recipients-panel">
+          <div className="toolbar">
+            <div className="picker">
+              <input
+                className="input"
+                data-testid="compose-add-input"
+                placeholder="Add a contact or email…"
+                aria-label="Add recipient"
+                value={pick}
+                onChange={(e) => setPick(e.target.value)}
+                onKeyDown={(e) => {
+                  if (e.key !== 'Enter') return;
+                  e.preventDefault();
+                  const first = suggestions[0];
+                  if (EMAIL_RE.test(pick.trim())) addEmail(pick.trim());
+                  else if (first?.detail) addEmail(first.detail);
+                }}
+              />
+              {suggestions.length > 0 && (
+                <ul className="search-results" role="listbox" data-testid="compose-suggestions">
+                  {suggestions.map((s) => (
+                    <li key={s.id} role="option" aria-selected={false} className="search-item" onMouseDown={(e) => { e.preventDefault(); addEmail(s.detail!); }}>
+                      <span className="search-label">{s.label}</span>
+                      <span className="muted search-detail">{s.detail}</span>
+                    </li>
+                  ))}
+                </ul>
+              )}
+            </div>
+            <button type="button" className="button button-ghost" onClick={() => composeDispatch({ type: 'undo' })} disabled={compose.undo.length === 0}>Undo</button>
+            <button type="button" className="button button-ghost" onClick={() => composeDispatch({ type: 'reset' })}>Reset</button>
+            <button type="button" className="button button-ghost" data-testid="compose-history" onClick={() => setModal({ kind: 'history' })}>History</button>
+            <button type="button" className="button button-primary" data-testid="compose-copy" onClick={copy}>Copy All ({recipients.length})</button>
+          </div>
+          {recipients.length === 0 ? (
+            <p className="muted empty">Pick groups or add contacts to build the bridge.</p>
+          ) : (
+            <VirtualList
+              label="Recipients"
+              testId="recipient-list"
+              items={recipients}
+              render={(r) => {
+                const c = byEmail.get(r.email.toLowerCase());
+                return (
+                  <div key={r.email} role="listitem" className="vrow" data-testid="recipient-row" data-email={r.email}>
+                    <span className="avatar">{initials(c?.name ?? r.email)}</span>
+                    <div className="vrow-main">
+                      <div className="vrow-title">{c?.name ?? r.email.split('@')[0]}</div>
+                      <div className="muted small">{[r.email, c?.title, formatPhone(c?.phone)].filter(Boolean).join(' · ')}</div>
+                    </div>
+                    <div className="pills">
+                      {r.manual && <span className="pill pill-manual">MANUAL</span>}
+                      {r.groups.map((g) => <span key={g} className="pill">{g}</span>)}
+                    </div>
+                    <button type="button" className="icon-btn" aria-label={`Remove ${r.email}`} onClick={() => composeDispatch({ type: 'remove', email: r.email })}>✕</button>
+                  </div>
+                );
+              }}
+            />
+          )}
+        </div>
+      </div>
+      {modal?.kind === 'new' && (
+        <GroupNameModal
+          title="New group from recipients"
+          initial=""
+          groups={groups}
+          onClose={() => setModal(null)}
+          onSave={async (name) => {
+            const g = await transport.create<GroupRecord>('bridge_groups', { name, contacts: recipients.map((r) => r.email) });
+            groupsCol.store.upsertLocal(g);
+            toast('success', `Group "${name}" created.`);
+          }}
+        />
+      )}
+      {modal?.kind === 'rename' && (
+        <GroupNameModal
+          title={`Rename ${modal.g.name}`}
+          initial={modal.g.name}
+          groups={groups}
+          exceptId={modal.g.id}
+          onClose={() => setModal(null)}
+          onSave={async (name) => {
+            groupsCol.store.upsertLocal(await transport.update<GroupRecord>('bridge_groups', modal.g.id, { name }));
+          }}
+        />
+      )}
+      {modal?.kind === 'delete' && (
+        <Confirm
+          title="Delete group"
+          message={`Delete the group "${modal.g.name}"?`}
+          onCancel={() => setModal(null)}
+          onConfirm={async () => {
+            const g = modal.g;
+            setModal(null);
+            try {
+              await transport.remove('bridge_groups', g.id);
+              groupsCol.store.removeLocal(g);
+              if (compose.groups.includes(g.id)) composeDispatch({ type: 'toggle-group', id: g.id });
+            } catch (e) {
+              toast('error', errorMessage(e));
+            }
+          }}
+        />
+      )}
+      {modal?.kind === 'history' && (
+        <Modal title="Bridge history" onClose={() => setModal(null)} wide testId="bridge-history">
+          {history.length === 0 && <p className="muted">No bridges yet.</p>}
+          <ul className="history-list">
+            {history.slice(0, 200).map((h) => (
+              <li key={h.id} className="history-item" data-testid="history-item">
+                <button type="button" className="history-load" onClick={() => loadHistory(h)}>
+                  <span>{formatDateTime(h.created)}</span>
+                  <span className="muted">{h.recipientCount ?? h.contacts?.length ?? 0} recipients</span>
+                  <span className="pills">{(h.groups ?? []).map((g) => <span key={g} className="pill">{g}</span>)}</span>
+                </button>
+                <button type="button" className="icon-btn" aria-label="Delete entry" onClick={() => transport.remove('bridge_history', h.id).then(() => historyStore.removeLocal(h)).catch((e) => toast('error', errorMessage(e)))}>🗑</button>
+              </li>
+            ))}
+          </ul>
+        </Modal>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,264 @@
+// On-Call board: team cards from `oncall` rows grouped by teamId, ordered by the "primary"
+// oncall_board_settings row (teamOrder, locked); drag or keyboard reorder writes teamOrder;
+// lock toggle; add card; edit rows; ACTIVE NOW from the time-window parser. `readOnly` is the
+// ?popout=board view.
+import { useEffect, useMemo, useRef, useState } from 'react';
+import { Confirm, Modal } from '../../components/Modal';
+import { errorMessage, useToast } from '../../components/Toasts';
+import { useCollection } from '../../data/store';
+import { moveItem, orderedCards, reconcileOrder, teamIdOf, validateTeamName, type OnCallRow, type TeamCard } from '../../lib/board';
+import { copyText } from '../../lib/clipboard';
+import { formatPhone, sanitizePhone } from '../../lib/phone';
+import { isActiveNow } from '../../lib/timeWindow';
+import { useTransport } from '../../transport/context';
+import type { BaseRecord } from '../../transport/types';
+import type { Contact } from '../people/contacts';
+
+type Row = OnCallRow & BaseRecord;
+interface BoardSettings extends BaseRecord {
+  key: string;
+  teamOrder?: string[] | null;
+  locked?: boolean;
+}
+const ROLES = ['Primary', 'Secondary', 'Backup', 'Backup/Weekend', 'Weekend', 'Shadow', 'Escalation', 'Network', 'Telecom', 'Member'];
+
+function hue(name: string): number {
+  let h = 0;
+  for (const ch of name) h = (h * 31 + ch.charCodeAt(0)) % 360;
+  return h;
+}
+
+function health(card: TeamCard, now: Date): string {
+  const rows = card.rows.filter((r) => r.name?.trim());
+  if (rows.length === 0) return 'Empty';
+  if (rows.some((r) => !r.contact?.trim())) return 'Needs contact';
+  const active = rows.filter((r) => isActiveNow(r.timeWindow, now)).length;
+  if (active > 0) return `${active} active`;
+  if (rows.length < 2) return 'No backup';
+  return 'Covered';
+}
+
+export function cardText(c: TeamCard): string {
+  const parts = c.rows.filter((r) => r.name?.trim()).map((r) => `${r.role ?? ''} ${r.name ?? ''}${r.contact ? ` (${formatPhone(r.contact)})` : ''}${r.timeWindow ? ` [${r.timeWindow}]` : ''}`.trim());
+  return `${c.team}: ${parts.length ? parts.join(' | ') : '(empty)'}`;
+}
+
+function EditTeam({ card, onClose }: { card: TeamCard; onClose: () => void }) {
+  const transport = useTransport();
+  const toast = useToast();
+  const store = useCollection<Row>('oncall').store;
+  const contacts = useCollection<Contact>('contacts').items;
+  const byName = useMemo(() => new Map(contacts.map((c) => [c.name.trim().toLowerCase(), c])), [contacts]);
+  const [rows, setRows] = useState(() => card.rows.map((r) => ({ ...r, contact: formatPhone(r.contact) })) as Partial<Row>[]);
+  const [busy, setBusy] = useState(false);
+  const upd = (i: number, p: Partial<Row>) => setRows((rs) => rs.map((r, j) => (j === i ? { ...r, ...p } : r)));
+  async function save() {
+    setBusy(true);
+    try {
+      const keep = new Set(rows.map((r) => r.id).filter(Boolean));
+      for (const [i, r] of rows.entries()) {
+        const data = { team: card.team, teamId: card.teamId, role: r.role ?? '', name: (r.name ?? '').trim(), contact: sanitizePhone(r.contact ?? ''), timeWindow: (r.timeWindow ?? '').trim(), sortOrder: i };
+        store.upsertLocal(r.id ? await transport.update<Row>('oncall', r.id, data) : await transport.create<Row>('oncall', data));
+      }
+      for (const r of card.rows) if (!keep.has(r.id)) { await transport.remove('oncall', r.id); store.removeLocal(r as Row); }
+      toast('success', `${card.team} saved.`);
+      onClose();
+    } catch (e) {
+      toast('error', errorMessage(e));
+    } finally {
+      setBusy(false);
+    }
+  }
+  return (
+    <Modal title={`Edit ${card.team}`} onClose={onClose} wide testId="edit-team">
+      <table className="table edit-rows">
+        <thead><tr><th>Role</th><th>Name</th><th>Phone</th><th>Time window</th><th /></tr></thead>
+        <tbody>
+          {rows.map((r, i) => (
+            <tr key={r.id ?? `new-${i}`} data-testid="edit-row">
+              <td>
+                <input className="input" list="oncall-roles" aria-label="Role" value={r.role ?? ''} onChange={(e) => upd(i, { role: e.target.value })} />
+              </td>
+              <td>
+                <input className="input" aria-label="Name" data-testid="edit-row-name" value={r.name ?? ''} onChange={(e) => upd(i, { name: e.target.value })}
+                  onBlur={() => { const c = byName.get((r.name ?? '').trim().toLowerCase()); if (c?.phone && !r.contact) upd(i, { contact: formatPhone(c.phone) }); }} />
+              </td>
+              <td><input className="input" aria-label="Phone" value={r.contact ?? ''} onChange={(e) => upd(i, { contact: e.target.value })} onBlur={() => upd(i, { contact: formatPhone(r.contact) })} /></td>
+              <td><input className="input" aria-label="Time window" data-testid="edit-row-window" placeholder="e.g. Mon-Fri 8am-5pm" value={r.timeWindow ?? ''} onChange={(e) => upd(i, { timeWindow: e.target.value })} /></td>
+              <td className="nowrap">
+                <button type="button" className="icon-btn" aria-label="Move up" disabled={i === 0} onClick={() => setRows((rs) => moveItem(rs, i, i - 1))}>↑</button>
+                <button type="button" className="icon-btn" aria-label="Move down" disabled={i === rows.length - 1} onClick={() => setRows((rs) => moveItem(rs, i, i + 1))}>↓</button>
+                <button type="button" className="icon-btn" aria-label="Remove row" onClick={() => setRows((rs) => rs.filter((_, j) => j !== i))}>✕</button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <datalist id="oncall-roles">{ROLES.map((r) => <option key={r} value={r} />)}</datalist>
+      <div className="row-end">
+        <button type="button" className="button button-ghost" onClick={() => setRows((rs) => [...rs, { role: 'Member', name: '', contact: '', timeWindow: '' }])}>Add row</button>
+        <button type="button" className="button button-primary" data-testid="edit-team-save" disabled={busy} onClick={save}>Save</button>
+      </div>
+    </Modal>
+  );
+}
+
+export default function OnCallView({ readOnly = false }: { readOnly?: boolean }) {
+  const transport = useTransport();
+  const toast = useToast();
+  const rowsCol = useCollection<Row>('oncall');
+  const settingsCol = useCollection<BoardSettings>('oncall_board_settings');
+  const [now, setNow] = useState(() => new Date());
+  const [modal, setModal] = useState<null | 'add' | { edit: TeamCard } | { remove: TeamCard }>(null);
+  const [newTeam, setNewTeam] = useState('');
+  const [addError, setAddError] = useState<string | null>(null);
+  const [dragId, setDragId] = useState<string | null>(null);
+  const [localOrder, setLocalOrder] = useState<string[] | null>(null);
+  const creating = useRef(false);
+
+  useEffect(() => {
+    const id = setInterval(() => setNow(new Date()), 60_000);
+    return () => clearInterval(id);
+  }, []);
+
+  const primaries = settingsCol.items.filter((s) => s.key === 'primary');
+  const settings = primaries[0] ?? null; // newest first
+  // Ensure the singleton exists (refetch if another client won the race on the unique key).
+  useEffect(() => {
+    if (readOnly || settingsCol.status !== 'ready' || settings || creating.current) return;
+    creating.current = true;
+    transport
+      .create<BoardSettings>('oncall_board_settings', { key: 'primary', teamOrder: [], locked: false })
+      .then((r) => settingsCol.store.upsertLocal(r))
+      .catch(() => settingsCol.store.load())
+      .finally(() => (creating.current = false));
+  }, [readOnly, settingsCol.status, settingsCol.store, settings, transport]);
+
+  const order = localOrder ?? settings?.teamOrder ?? [];
+  const cards = useMemo(() => orderedCards(rowsCol.items, order), [rowsCol.items, order]);
+  const loading = rowsCol.status !== 'ready' || settingsCol.status !== 'ready' || !settings;
+  const locked = readOnly || loading || Boolean(settings?.locked);
+  useEffect(() => setLocalOrder(null), [settings?.teamOrder]);
+
+  async function writeOrder(next: string[]) {
+    if (!settings) return;
+    setLocalOrder(next);
+    try {
+      settingsCol.store.upsertLocal(await transport.update<BoardSettings>('oncall_board_settings', settings.id, { teamOrder: next }));
+    } catch (e) {
+      setLocalOrder(null);
+      toast('error', errorMessage(e));
+    }
+  }
+  const ids = cards.map((c) => c.teamId);
+  const move = (from: number, to: number) => void writeOrder(moveItem(ids, from, to));
+
+  async function addCard() {
+    const err = validateTeamName(newTeam, ids);
+    if (err) return setAddError(err);
+    const team = newTeam.trim();
+    try {
+      const r = await transport.create<Row>('oncall', { team, teamId: teamIdOf(team), role: 'Primary', name: '', contact: '', timeWindow: '', sortOrder: 0 });
+      rowsCol.store.upsertLocal(r);
+      await writeOrder(reconcileOrder([...ids, teamIdOf(team)], [...ids, teamIdOf(team)]));
+      setModal(null);
+      setNewTeam('');
+    } catch (e) {
+      setAddError(errorMessage(e));
+    }
+  }
+
+  return (
+    <section className={readOnly ? 'view view-wide popout' : 'view view-wide'}>
+      <header className="view-header">
+        <h2 className="view-title">On-Call Board</h2>
+        <span className="muted">{loading ? 'Loading…' : `${cards.length} teams`}</span>
+        <div className="row-wrap push-right">
+          <button type="button" className="button button-ghost" onClick={() => copyText(cards.map(cardText).join('\n')).then(() => toast('success', 'Board copied.'))}>Copy all</button>
+          {!readOnly && (
+            <>
+              <button type="button" className="button button-ghost" data-testid="board-popout" onClick={() => window.open('/?popout=board', 'relay-board', 'width=960,height=800')}>Pop out</button>
+              <button type="button" className="button button-ghost" data-testid="board-lock" aria-pressed={locked} disabled={loading}
+                onClick={() => settings && transport.update<BoardSettings>('oncall_board_settings', settings.id, { locked: !settings.locked }).then((r) => settingsCol.store.upsertLocal(r)).catch((e) => toast('error', errorMessage(e)))}>
+                {locked ? '🔒 Locked' : '🔓 Unlocked'}
+              </button>
+              <button type="button" className="button button-primary" data-testid="board-add" onClick={() => { setAddError(null); setModal('add'); }}>Add card</button>
+            </>
+          )}
+        </div>
+      </header>
+      {cards.length === 0 && !loading && <p className="muted">No on-call teams yet.</p>}
+      <div className="board" data-testid="board">
+        {cards.map((c, i) => (
+          <article
+            key={c.teamId}
+            className={`team-card${dragId === c.teamId ? ' dragging' : ''}`}
+            data-testid="team-card"
+            data-team={c.teamId}
+            style={{ borderTopColor: `hsl(${hue(c.team)} 65% 55%)` }}
+            draggable={!locked}
+            onDragStart={(e) => { setDragId(c.teamId); e.dataTransfer.setData('text/plain', c.teamId); e.dataTransfer.effectAllowed = 'move'; }}
+            onDragEnd={() => setDragId(null)}
+            onDragOver={(e) => { if (!locked) e.preventDefault(); }}
+            onDrop={(e) => {
+              e.preventDefault();
+              const from = ids.indexOf(e.dataTransfer.getData('text/plain'));
+              if (!locked && from >= 0 && from !== i) move(from, i);
+              setDragId(null);
+            }}
+          >
+            <header className="team-head">
+              <h3 className="team-name">{c.team}</h3>
+              <span className="pill" data-testid="team-health">{health(c, now)}</span>
+            </header>
+            <ul className="team-rows">
+              {c.rows.map((r) => (
+                <li key={r.id} className="team-row">
+                  <div className="grow">
+                    <div>
+                      <strong>{r.name || '—'}</strong> <span className="muted small">{r.role}</span>
+                      {isActiveNow(r.timeWindow, now) && <span className="pill pill-active" data-testid="active-now">ACTIVE NOW</span>}
+                    </div>
+                    <div className="muted small">{[formatPhone(r.contact), r.timeWindow].filter(Boolean).join(' · ')}</div>
+                  </div>
+                </li>
+              ))}
+            </ul>
+            <footer className="team-foot">
+              <button type="button" className="icon-btn" aria-label={`Copy ${c.team}`} onClick={() => copyText(cardText(c)).then(() => toast('success', 'Copied.'))}>⧉</button>
+              {!readOnly && (
+                <>
+                  <button type="button" className="icon-btn" aria-label={`Move ${c.team} earlier`} data-testid="card-move-up" disabled={locked || i === 0} onClick={() => move(i, i - 1)}>←</button>
+                  <button type="button" className="icon-btn" aria-label={`Move ${c.team} later`} data-testid="card-move-down" disabled={locked || i === cards.length - 1} onClick={() => move(i, i + 1)}>→</button>
+                  <button type="button" className="button button-ghost small" data-testid="card-edit" onClick={() => setModal({ edit: c })}>Edit</button>
+                  <button type="button" className="button button-ghost small" onClick={() => setModal({ remove: c })}>Remove</button>
+                </>
+              )}
+            </footer>
+          </article>
+        ))}
+      </div>
+      {modal === 'add' && (
+        <Modal title="Add card" onClose={() => setModal(null)} testId="add-card">
+          <form className="form" onSubmit={(e) => { e.preventDefault(); void addCard(); }}>
+            <input className="input" aria-label="Team name" data-testid="add-card-name" placeholder="Team name" value={newTeam} onChange={(e) => setNewTeam(e.target.value)} />
+            {addError && <p className="error-text" role="alert" data-testid="add-card-error">{addError}</p>}
+            <div className="row-end"><button type="submit" className="button button-primary" data-testid="add-card-save">Add</button></div>
+          </form>
+        </Modal>
+      )}
+      {modal && typeof modal === 'object' && 'edit' in modal && <EditTeam card={modal.edit} onClose={() => setModal(null)} />}
+      {modal && typeof modal === 'object' && 'remove' in modal && (
+        <Confirm title="Remove team" message={`Remove ${modal.remove.team} and all its rows?`} confirmLabel="Remove" onCancel={() => setModal(null)}
+          onConfirm={async () => {
+            const c = modal.remove;
+            setModal(null);
+            try {
+              for (const r of c.rows) { await transport.remove('oncall', r.id); rowsCol.store.removeLocal(r as Row); }
+              await writeOrder(ids.filter((x) => x !== c.teamId));
+            } catch (e) { toast('error', errorMessage(e)); }
+          }} />
+      )}
+    </section>
+  );
+}

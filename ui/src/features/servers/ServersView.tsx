@@ -1,0 +1,186 @@
+// Servers: searchable, filterable, virtualized inventory with owner/support resolved to people;
+// detail panel with Notes, Edit, Delete (delete asks for confirmation).
+import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import { Confirm, Modal } from '../../components/Modal';
+import { errorMessage, useToast } from '../../components/Toasts';
+import { VirtualList } from '../../components/VirtualList';
+import { useCollection } from '../../data/store';
+import { useTransport } from '../../transport/context';
+import { EntityNoteModal, useEntityNotes } from '../notes/EntityNoteModal';
+import type { Contact } from '../people/contacts';
+import { useShell } from '../shell/ShellContext';
+import { contactIndex, isBlankRef, matchesQuery, osFamily, resolvePerson, type Server } from './servers';
+
+const FIELDS: { key: keyof Server; label: string; required?: boolean }[] = [
+  { key: 'name', label: 'Name', required: true },
+  { key: 'businessArea', label: 'Business Area' },
+  { key: 'lob', label: 'LOB' },
+  { key: 'comment', label: 'Comment' },
+  { key: 'owner', label: 'LOB Owner (email)' },
+  { key: 'contact', label: 'IT Contact (email)' },
+  { key: 'os', label: 'OS' },
+];
+
+function ServerForm({ editing, onDone }: { editing?: Server; onDone: () => void }) {
+  const transport = useTransport();
+  const toast = useToast();
+  const store = useCollection<Server>('servers').store;
+  const [data, setData] = useState<Record<string, string>>(() =>
+    Object.fromEntries(FIELDS.map((f) => [f.key, String(editing?.[f.key] ?? '')])),
+  );
+  const [error, setError] = useState<string | null>(null);
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    if (!data.name.trim()) return setError('Name is required.');
+    const body = Object.fromEntries(Object.entries(data).map(([k, v]) => [k, v.trim()]));
+    try {
+      const rec = editing ? await transport.update<Server>('servers', editing.id, body) : await transport.create<Server>('servers', body);
+      store.upsertLocal(rec);
+      toast('success', editing ? 'Server saved.' : `Added ${rec.name}.`);
+      onDone();
+    } catch (err) {
+      setError(errorMessage(err));
+    }
+  }
+  return (
+    <form className="form" onSubmit={submit} noValidate>
+      {FIELDS.map((f) => (
+        <label key={f.key} className="field">
+          <span className="field-label">{f.label}{f.required ? ' *' : ''}</span>
+          <input className="input" data-testid={`server-${f.key}-input`} value={data[f.key]} onChange={(e) => setData({ ...data, [f.key]: e.target.value })} />
+        </label>
+      ))}
+      {error && <p className="error-text" role="alert">{error}</p>}
+      <div className="row-end">
+        <button type="submit" className="button button-primary" data-testid="server-save">Save</button>
+      </div>
+    </form>
+  );
+}
+
+type Filter = 'notes' | 'no-owner' | 'no-support' | 'comment' | 'linux' | 'windows';
+
+export default function ServersView() {
+  const transport = useTransport();
+  const toast = useToast();
+  const shell = useShell();
+  const col = useCollection<Server>('servers');
+  const contacts = useCollection<Contact>('contacts').items;
+  const people = useMemo(() => contactIndex(contacts), [contacts]);
+  const { map: notes } = useEntityNotes();
+  const [filters, setFilters] = useState<Set<Filter>>(new Set());
+  const [selected, setSelected] = useState<string | null>(null);
+  const [modal, setModal] = useState<null | 'add' | 'edit' | 'delete' | 'note'>(null);
+
+  useEffect(() => {
+    if (shell.focusRecord?.tab === 'servers') setSelected(shell.focusRecord.id);
+  }, [shell.focusRecord]);
+
+  const hasOs = useMemo(() => {
+    const f = new Set(col.items.map((s) => osFamily(s.os)));
+    return { linux: f.has('linux'), windows: f.has('windows') };
+  }, [col.items]);
+  const available: { id: Filter; label: string }[] = [
+    { id: 'notes', label: 'Has Notes' },
+    { id: 'no-owner', label: 'Missing Owner' },
+    { id: 'no-support', label: 'Missing Support' },
+    { id: 'comment', label: 'Has Comment' },
+    ...(hasOs.linux ? [{ id: 'linux' as const, label: 'Linux' }] : []),
+    ...(hasOs.windows ? [{ id: 'windows' as const, label: 'Windows' }] : []),
+  ];
+  const q = shell.listQuery.trim().toLowerCase();
+  const visible = useMemo(
+    () =>
+      col.items.filter((s) => {
+        if (!matchesQuery([s.name, s.businessArea, s.lob, s.comment, s.owner, s.contact, s.os], q)) return false;
+        if (filters.has('notes') && !notes.get(`server:${s.name.toLowerCase()}`)?.note) return false;
+        if (filters.has('no-owner') && !isBlankRef(s.owner)) return false;
+        if (filters.has('no-support') && !isBlankRef(s.contact)) return false;
+        if (filters.has('comment') && !s.comment?.trim()) return false;
+        if (filters.has('linux') && osFamily(s.os) !== 'linux') return false;
+        if (filters.has('windows') && osFamily(s.os) !== 'windows') return false;
+        return true;
+      }),
+    [col.items, q, filters, notes],
+  );
+  const current = col.items.find((s) => s.id === selected) ?? null;
+  const person = (v?: string) => {
+    const p = resolvePerson(v, people);
+    return p ? `${p.name}${p.email ? ` <${p.email}>` : ''}` : isBlankRef(v) ? '—' : v!;
+  };
+
+  return (
+    <section className="view view-wide directory">
+      <header className="view-header">
+        <h2 className="view-title">Servers</h2>
+        <span className="muted" data-testid="server-count">{col.status === 'ready' ? `${visible.length} of ${col.items.length}` : 'Loading…'}</span>
+        <button type="button" className="button button-primary push-right" data-testid="server-new" onClick={() => setModal('add')}>Add server</button>
+      </header>
+      <div className="chips" role="group" aria-label="Filters">
+        {available.map((f) => (
+          <button key={f.id} type="button" className={filters.has(f.id) ? 'chip chip-on' : 'chip'} aria-pressed={filters.has(f.id)}
+            onClick={() => setFilters((s) => { const n = new Set(s); if (n.has(f.id)) n.delete(f.id); else n.add(f.id); return n; })}>
+            {f.label}
+          </button>
+        ))}
+      </div>
+      {col.error && <p className="error-text" role="alert">{col.error}</p>}
+      <div className="split">
+        {col.status === 'ready' && col.items.length === 0 ? (
+          <p className="muted empty">No servers yet.</p>
+        ) : (
+          <VirtualList
+            label="Servers"
+            testId="server-list"
+            items={visible}
+            render={(s) => (
+              <div key={s.id} role="listitem" tabIndex={0} className={s.id === selected ? 'vrow vrow-sel' : 'vrow'} data-testid="server-row" data-name={s.name}
+                onClick={() => setSelected(s.id)} onKeyDown={(e) => e.key === 'Enter' && setSelected(s.id)}>
+                <span className={`os-badge os-${osFamily(s.os)}`}>{osFamily(s.os) === 'other' ? (s.os || '?').slice(0, 3) : osFamily(s.os) === 'linux' ? 'LNX' : 'WIN'}</span>
+                <div className="vrow-main">
+                  <div className="vrow-title">{s.name}</div>
+                  <div className="muted small">{[s.businessArea, s.lob, s.os].filter(Boolean).join(' · ')}</div>
+                </div>
+                <div className="muted small">{resolvePerson(s.owner, people)?.name ?? (isBlankRef(s.owner) ? 'No owner' : s.owner)}</div>
+              </div>
+            )}
+          />
+        )}
+        {current && (
+          <aside className="panel detail" data-testid="server-detail" aria-label="Server details">
+            <h3>{current.name}</h3>
+            <dl className="kv">
+              <dt>Business area</dt><dd>{current.businessArea || '—'}</dd>
+              <dt>LOB</dt><dd>{current.lob || '—'}</dd>
+              <dt>OS</dt><dd>{current.os || '—'}</dd>
+              <dt>Comment</dt><dd>{current.comment || '—'}</dd>
+              <dt>Owner</dt><dd>{person(current.owner)}</dd>
+              <dt>Support</dt><dd>{person(current.contact)}</dd>
+              <dt>Note</dt><dd className="pre">{notes.get(`server:${current.name.toLowerCase()}`)?.note || '—'}</dd>
+            </dl>
+            <div className="row-wrap">
+              <button type="button" className="button button-ghost" onClick={() => setModal('note')}>Notes</button>
+              <button type="button" className="button button-ghost" data-testid="server-edit" onClick={() => setModal('edit')}>Edit</button>
+              <button type="button" className="button button-danger" data-testid="server-delete" onClick={() => setModal('delete')}>Delete</button>
+            </div>
+          </aside>
+        )}
+      </div>
+      {modal === 'add' && <Modal title="Add server" onClose={() => setModal(null)}><ServerForm onDone={() => setModal(null)} /></Modal>}
+      {modal === 'edit' && current && <Modal title="Edit server" onClose={() => setModal(null)}><ServerForm editing={current} onDone={() => setModal(null)} /></Modal>}
+      {modal === 'note' && current && <EntityNoteModal type="server" value={current.name} label={current.name} onClose={() => setModal(null)} />}
+      {modal === 'delete' && current && (
+        <Confirm title="Delete server" message={`Delete server ${current.name}? This cannot be undone.`} onCancel={() => setModal(null)}
+          onConfirm={async () => {
+            setModal(null);
+            try {
+              await transport.remove('servers', current.id);
+              col.store.removeLocal(current);
+            } catch (e) {
+              toast('error', errorMessage(e));
+            }
+          }} />
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,209 @@
+// Data Manager: overview counts, import (client-side parse → server preview → Apply) and
+// export (JSON 2-space / CSV with formula guard, relay-<category>-YYYY-MM-DD.<ext>).
+import { useState } from 'react';
+import { errorMessage, useToast } from '../../components/Toasts';
+import { useCollection } from '../../data/store';
+import { CATEGORIES, MAX_IMPORT_BYTES, collectionOf, exportFileName, exportText, parseImport, type CategoryKey } from '../../lib/importExport';
+import { useTransport } from '../../transport/context';
+import type { ImportReport } from '../../transport/types';
+
+function download(name: string, text: string, type: string) {
+  const url = URL.createObjectURL(new Blob([text], { type }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+function Overview() {
+  const counts = [
+    ['Contacts', useCollection('contacts').items.length],
+    ['Servers', useCollection('servers').items.length],
+    ['On-call rows', useCollection('oncall').items.length],
+    ['Groups', useCollection('bridge_groups').items.length],
+  ] as const;
+  return (
+    <div className="stats" data-testid="dm-overview">
+      {counts.map(([l, n]) => (
+        <div key={l} className="stat"><div className="stat-n">{n}</div><div className="muted small">{l}</div></div>
+      ))}
+    </div>
+  );
+}
+
+function Import() {
+  const transport = useTransport();
+  const toast = useToast();
+  const [cat, setCat] = useState<CategoryKey>('contacts');
+  const [fileName, setFileName] = useState('');
+  const [records, setRecords] = useState<Record<string, unknown>[] | null>(null);
+  const [parseErrors, setParseErrors] = useState<string[]>([]);
+  const [report, setReport] = useState<ImportReport | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+
+  async function preview(recs: Record<string, unknown>[], category: CategoryKey) {
+    setBusy(true);
+    setError(null);
+    try {
+      setReport(await transport.importRecords(collectionOf(category), recs, false));
+    } catch (e) {
+      setError(`Preview failed: ${errorMessage(e)}`);
+    } finally {
+      setBusy(false);
+    }
+  }
+  async function onFile(f: File | undefined) {
+    setReport(null);
+    setRecords(null);
+    setParseErrors([]);
+    setError(null);
+    if (!f) return;
+    setFileName(f.name);
+    if (f.size > MAX_IMPORT_BYTES) return setError('The file is larger than 25 MB.');
+    if (f.name.toLowerCase().endsWith('.xlsx')) return setError('Excel import is not supported in this build; export the sheet as CSV.');
+    const parsed = parseImport(f.name, await f.text(), cat);
+    setParseErrors(parsed.errors);
+    if (parsed.records.length === 0) return setError(parsed.errors.length ? null : 'The file has no records.');
+    setRecords(parsed.records);
+    await preview(parsed.records, cat);
+  }
+  async function apply() {
+    if (!records) return;
+    setBusy(true);
+    try {
+      const r = await transport.importRecords(collectionOf(cat), records, true);
+      setReport(r);
+      if (r.applied) {
+        toast('success', `Imported ${r.creates} new and ${r.updates} updated ${cat}.`);
+        setRecords(null);
+      } else toast('error', `Import rejected: ${r.errors.length} row errors; nothing was written.`);
+    } catch (e) {
+      setError(`Import failed: ${errorMessage(e)}`);
+    } finally {
+      setBusy(false);
+    }
+  }
+  const headers = records ? [...new Set(records.slice(0, 5).flatMap((r) => Object.keys(r)))].slice(0, 8) : [];
+  return (
+    <div className="form" data-testid="dm-import">
+      <div className="row-wrap">
+        <label className="field">
+          <span className="field-label">Category</span>
+          <select className="input" data-testid="import-category" value={cat} onChange={(e) => { setCat(e.target.value as CategoryKey); setReport(null); setRecords(null); }}>
+            {CATEGORIES.map((c) => <option key={c.key} value={c.key}>{c.label}</option>)}
+          </select>
+        </label>
+        <label className="field">
+          <span className="field-label">File (.json or .csv, ≤ 25 MB, ≤ 10,000 rows)</span>
+          <input className="input" type="file" accept=".json,.csv,application/json,text/csv" data-testid="import-file" onChange={(e) => { void onFile(e.target.files?.[0]); e.target.value = ''; }} />
+        </label>
+      </div>
+      {error && <p className="error-text" role="alert" data-testid="import-error">{error}</p>}
+      {parseErrors.length > 0 && (
+        <ul className="error-list" data-testid="import-parse-errors">{parseErrors.slice(0, 10).map((e) => <li key={e}>{e}</li>)}</ul>
+      )}
+      {busy && <p className="muted">Working…</p>}
+      {report && (
+        <div className="panel" data-testid="import-report" data-applied={report.applied} data-errors={report.errors.length}>
+          <p>
+            <strong>{fileName}</strong> → {report.collection}: {report.total} rows · <span data-testid="import-creates">{report.creates}</span> new ·{' '}
+            <span data-testid="import-updates">{report.updates}</span> updates · <span data-testid="import-error-count">{report.errors.length}</span> errors
+            {report.applied && <span className="pill pill-active">Applied</span>}
+          </p>
+          {records && headers.length > 0 && (
+            <table className="table small" data-testid="import-preview-rows">
+              <thead><tr><th>#</th>{headers.map((h) => <th key={h}>{h}</th>)}</tr></thead>
+              <tbody>
+                {records.slice(0, 5).map((r, i) => (
+                  <tr key={i}><td>{i + 1}</td>{headers.map((h) => <td key={h}>{typeof r[h] === 'object' ? JSON.stringify(r[h]) : String(r[h] ?? '')}</td>)}</tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+          {report.errors.length > 0 && (
+            <table className="table small" data-testid="import-row-errors">
+              <thead><tr><th>Row</th><th>Field</th><th>Problem</th></tr></thead>
+              <tbody>
+                {report.errors.slice(0, 50).map((e, i) => (
+                  <tr key={i} data-testid="import-row-error"><td>{e.row}</td><td>{e.field ?? '—'}</td><td>{e.message} <span className="muted">({e.code})</span></td></tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+          {report.errors.length > 50 && <p className="muted">+{report.errors.length - 50} more</p>}
+          {!report.applied && records && (
+            <div className="row-end">
+              {report.errors.length > 0 && <span className="error-text">Fix the rows above; nothing will be written while any row has an error.</span>}
+              <button type="button" className="button button-primary" data-testid="import-apply" disabled={busy || report.errors.length > 0} onClick={apply}>
+                Apply import
+              </button>
+            </div>
+          )}
+        </div>
+      )}
+    </div>
+  );
+}
+
+function Export() {
+  const transport = useTransport();
+  const toast = useToast();
+  const [cat, setCat] = useState<CategoryKey | 'all'>('contacts');
+  const [fmt, setFmt] = useState<'json' | 'csv'>('json');
+  const [busy, setBusy] = useState(false);
+  async function run() {
+    setBusy(true);
+    try {
+      const now = new Date();
+      const cats = cat === 'all' ? CATEGORIES.map((c) => c.key) : [cat];
+      const data: Record<string, Record<string, unknown>[]> = {};
+      for (const c of cats) data[c] = await transport.getFullList<Record<string, unknown>>(collectionOf(c), { sort: 'created' });
+      if (fmt === 'json') {
+        download(exportFileName(cat, 'json', now), cat === 'all' ? JSON.stringify(data, null, 2) : exportText(data[cat], 'json'), 'application/json');
+      } else {
+        let files = 0;
+        for (const c of cats) {
+          if (data[c].length === 0) continue; // empty collections produce no file
+          download(exportFileName(c, 'csv', now), exportText(data[c], 'csv'), 'text/csv');
+          files++;
+        }
+        if (files === 0) toast('info', 'Nothing to export.');
+      }
+    } catch (e) {
+      toast('error', errorMessage(e));
+    } finally {
+      setBusy(false);
+    }
+  }
+  return (
+    <div className="row-wrap" data-testid="dm-export">
+      <select className="input" aria-label="Export category" data-testid="export-category" value={cat} onChange={(e) => setCat(e.target.value as CategoryKey)}>
+        <option value="all">All</option>
+        {CATEGORIES.map((c) => <option key={c.key} value={c.key}>{c.label}</option>)}
+      </select>
+      <select className="input" aria-label="Export format" data-testid="export-format" value={fmt} onChange={(e) => setFmt(e.target.value as 'json')}>
+        <option value="json">JSON</option>
+        <option value="csv">CSV</option>
+      </select>
+      <button type="button" className="button button-primary" data-testid="export-run" disabled={busy} onClick={run}>Export</button>
+    </div>
+  );
+}
+
+export function DataManager() {
+  return (
+    <div className="panel card" data-testid="data-manager">
+      <h3>Data Manager</h3>
+      <Overview />
+      <h4>Import</h4>
+      <Import />
+      <h4>Export</h4>
+      <Export />
+      <p className="muted small">Alarms, dismissals, conflict log, board settings and presence are never exported.</p>
+    </div>
+  );
+}

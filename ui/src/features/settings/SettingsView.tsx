@@ -1,0 +1,40 @@
+// Settings: connection info, appearance (accent colors), Data Manager.
+import { useState } from 'react';
+import { ACCENTS, ACCENT_KEY, applyAccent, readAccent } from '../../lib/accent';
+import { useConnectionState, useTransport } from '../../transport/context';
+import { CONNECTION_LABELS } from '../shell/connectionLabel';
+import { DataManager } from './DataManager';
+
+export default function SettingsView() {
+  const transport = useTransport();
+  const state = useConnectionState();
+  const [accent, setAccent] = useState(readAccent);
+  return (
+    <section className="view">
+      <header className="view-header"><h2 className="view-title">Settings</h2></header>
+      <div className="panel card" data-testid="settings-connection">
+        <h3>Connection</h3>
+        <dl className="kv">
+          <dt>Mode</dt><dd>Web client (browser)</dd>
+          <dt>Server URL</dt><dd data-testid="settings-server-url">{transport.serverUrl}</dd>
+          <dt>State</dt><dd>{CONNECTION_LABELS[state]}</dd>
+          <dt>Passphrase</dt>
+          <dd className="muted">Not available to the web build — the browser never stores it. Ask the operator of the Relay server (<code>relay connection-info</code>).</dd>
+        </dl>
+      </div>
+      <div className="panel card">
+        <h3>Appearance</h3>
+        <div className="row-wrap" role="radiogroup" aria-label="Accent color">
+          {ACCENTS.map((a) => (
+            <button key={a.id} type="button" role="radio" aria-checked={accent === a.color} data-testid={`accent-${a.id}`}
+              className={accent === a.color ? 'accent-btn accent-on' : 'accent-btn'}
+              onClick={() => { setAccent(a.color); applyAccent(a.color); try { localStorage.setItem(ACCENT_KEY, a.id); } catch { /* storage off */ } }}>
+              <span className="swatch" style={{ background: a.color }} /> {a.label}
+            </button>
+          ))}
+        </div>
+      </div>
+      <DataManager />
+    </section>
+  );
+}

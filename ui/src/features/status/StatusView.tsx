@@ -1,0 +1,14 @@
+// Status tab placeholder: cloud/service status feeds arrive in a later release.
+export default function StatusView() {
+  return (
+    <section className="view">
+      <header className="view-header">
+        <h2 className="view-title">Status</h2>
+      </header>
+      <div className="panel card" data-testid="status-placeholder">
+        <h3>Service status</h3>
+        <p className="muted">Service status feeds arrive in a later release.</p>
+      </div>
+    </section>
+  );
+}

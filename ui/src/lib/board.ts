@@ -1,0 +1,76 @@
+// On-call board: group oncall rows into team cards, order cards by the board
+// settings' teamOrder, and reorder (drag / keyboard move).
+
+export interface OnCallRow {
+  id: string;
+  team: string;
+  role?: string;
+  name?: string;
+  contact?: string;
+  timeWindow?: string;
+  sortOrder?: number;
+  teamId?: string;
+}
+
+export interface TeamCard {
+  teamId: string;
+  team: string;
+  rows: OnCallRow[];
+}
+
+export const teamIdOf = (name: string) => name.trim().toLowerCase();
+
+export function groupTeams(rows: readonly OnCallRow[]): Map<string, TeamCard> {
+  const m = new Map<string, TeamCard>();
+  for (const r of rows) {
+    const id = (r.teamId && r.teamId.trim()) || teamIdOf(r.team ?? '');
+    if (!id) continue;
+    let card = m.get(id);
+    if (!card) {
+      card = { teamId: id, team: r.team ?? id, rows: [] };
+      m.set(id, card);
+    }
+    card.rows.push(r);
+  }
+  for (const c of m.values()) c.rows.sort((a, b) => (a.sortOrder ?? 0) - (b.sortOrder ?? 0) || (a.id < b.id ? -1 : 1));
+  return m;
+}
+
+/** Known ids in saved order (stale ones dropped), then new ones by team name. */
+export function reconcileOrder(order: readonly string[] | null | undefined, teamIds: Iterable<string>, names?: Map<string, string>): string[] {
+  const ids = new Set(teamIds);
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const id of order ?? []) {
+    if (ids.has(id) && !seen.has(id)) {
+      out.push(id);
+      seen.add(id);
+    }
+  }
+  const rest = [...ids].filter((id) => !seen.has(id));
+  rest.sort((a, b) => (names?.get(a) ?? a).localeCompare(names?.get(b) ?? b));
+  return [...out, ...rest];
+}
+
+export function orderedCards(rows: readonly OnCallRow[], order: readonly string[] | null | undefined): TeamCard[] {
+  const teams = groupTeams(rows);
+  const names = new Map([...teams.values()].map((t) => [t.teamId, t.team]));
+  return reconcileOrder(order, teams.keys(), names).map((id) => teams.get(id)!);
+}
+
+/** Moves the item at `from` to index `to` (clamped). Returns a new array. */
+export function moveItem<T>(list: readonly T[], from: number, to: number): T[] {
+  const next = [...list];
+  if (from < 0 || from >= next.length) return next;
+  const [x] = next.splice(from, 1);
+  next.splice(Math.max(0, Math.min(to, next.length)), 0, x);
+  return next;
+}
+
+/** Null when a new card name is fine. */
+export function validateTeamName(name: string, existing: Iterable<string>): string | null {
+  const id = teamIdOf(name);
+  if (!id) return 'Team name is required.';
+  for (const e of existing) if (e === id) return `A card for "${name.trim()}" already exists.`;
+  return null;
+}

@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { composeReducer, computeRecipients, emptyCompose, recipientsText, validateGroupName, type ComposeAction } from './recipients';
+
+const groups = [
+  { id: 'g1', name: 'NOC', contacts: ['a@x.com', 'B@x.com'] },
+  { id: 'g2', name: 'DBA', contacts: ['b@x.com', 'c@x.com'] },
+];
+const run = (...as: ComposeAction[]) => as.reduce(composeReducer, emptyCompose);
+
+describe('recipients', () => {
+  it('unions selected groups case-insensitively and tags group membership', () => {
+    const r = computeRecipients(groups, run({ type: 'toggle-group', id: 'g1' }, { type: 'toggle-group', id: 'g2' }));
+    expect(r.map((x) => x.email)).toEqual(['a@x.com', 'B@x.com', 'c@x.com']);
+    expect(r[1].groups).toEqual(['NOC', 'DBA']);
+  });
+  it('adds manual emails and subtracts manual removes (removes win over groups)', () => {
+    const s = run({ type: 'toggle-group', id: 'g1' }, { type: 'add', email: 'd@x.com' }, { type: 'remove', email: 'b@X.com' });
+    const r = computeRecipients(groups, s);
+    expect(r.map((x) => x.email)).toEqual(['a@x.com', 'd@x.com']);
+    expect(r[1].manual).toBe(true);
+    expect(recipientsText(r)).toBe('a@x.com; d@x.com');
+  });
+  it('re-adding a removed email brings it back; undo restores the last removal', () => {
+    let s = run({ type: 'toggle-group', id: 'g1' }, { type: 'remove', email: 'a@x.com' });
+    expect(computeRecipients(groups, s).map((x) => x.email)).toEqual(['B@x.com']);
+    s = composeReducer(s, { type: 'undo' });
+    expect(computeRecipients(groups, s).map((x) => x.email)).toEqual(['a@x.com', 'B@x.com']);
+    s = run({ type: 'remove', email: 'z@x.com' }, { type: 'add', email: 'Z@x.com' });
+    expect(computeRecipients(groups, s).map((x) => x.email)).toEqual(['Z@x.com']);
+  });
+  it('toggling a group twice deselects it; reset clears everything', () => {
+    expect(run({ type: 'toggle-group', id: 'g1' }, { type: 'toggle-group', id: 'g1' }).groups).toEqual([]);
+    expect(run({ type: 'add', email: 'q@x' }, { type: 'reset' })).toEqual(emptyCompose);
+  });
+  it('rejects blank and duplicate group names case-insensitively', () => {
+    expect(validateGroupName('  ', groups)).toMatch(/required/);
+    expect(validateGroupName(' noc ', groups)).toMatch(/already exists/);
+    expect(validateGroupName('NOC', groups, 'g1')).toBeNull();
+    expect(validateGroupName('Network', groups)).toBeNull();
+  });
+});
