@@ -6,6 +6,7 @@
 pub mod auth;
 pub mod health;
 pub mod presence;
+pub mod privileged;
 pub mod realtime;
 pub mod store;
 pub mod supervision;

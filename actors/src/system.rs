@@ -11,6 +11,7 @@ use infra::store::RecordStore;
 use crate::auth::{AuthActor, AuthLimits, AuthSettings};
 use crate::health::HealthActor;
 use crate::presence::{PresenceActor, PresenceConfig};
+use crate::privileged::{PrivilegedActor, PrivilegedLimits, PrivilegedService};
 use crate::realtime::RealtimeActor;
 use crate::store::{StoreActor, StoreExecutor};
 
@@ -22,6 +23,7 @@ pub struct RelayConfig {
     pub token_ttl_secs: i64,
     pub auth_limits: AuthLimits,
     pub presence: PresenceConfig,
+    pub privileged_limits: PrivilegedLimits,
     pub reader_threads: usize,
     pub clock: SharedClock,
 }
@@ -34,6 +36,7 @@ pub struct Handles {
     pub store: Addr<StoreActor>,
     pub auth: Addr<AuthActor>,
     pub presence: Addr<PresenceActor>,
+    pub privileged: Addr<PrivilegedActor>,
     /// Migrations applied by this start (empty when the schema was current).
     pub applied_migrations: Vec<String>,
     /// Tables found in the database that Relay does not manage (left in place).
@@ -68,6 +71,7 @@ pub fn start(config: RelayConfig) -> Result<Handles, StartError> {
     for table in &unmanaged_tables {
         tracing::warn!(table = %table, "unmanaged table found; leaving it in place");
     }
+    let privileged_service = PrivilegedService::new(pool.clone(), config.clock.clone());
     let store = RecordStore::new(pool);
     let clock = config.clock.clone();
 
@@ -94,8 +98,11 @@ pub fn start(config: RelayConfig) -> Result<Handles, StartError> {
     let (c, h) = (clock.clone(), health.clone());
     let auth = on_new_arbiter(move |_| AuthActor::new(settings, c, h));
 
-    let (st, h, c, pc) = (store.clone(), health.clone(), clock, config.presence);
+    let (st, h, c, pc) = (store.clone(), health.clone(), clock.clone(), config.presence);
     let presence = on_new_arbiter(move |_| PresenceActor::new(pc, st, h, c));
 
-    Ok(Handles { health, realtime, store, auth, presence, applied_migrations, unmanaged_tables })
+    let (h, limits) = (health.clone(), config.privileged_limits);
+    let privileged = on_new_arbiter(move |_| PrivilegedActor::new(privileged_service, limits, clock, h));
+
+    Ok(Handles { health, realtime, store, auth, presence, privileged, applied_migrations, unmanaged_tables })
 }

@@ -34,6 +34,28 @@ pub enum Command {
     ///
     /// Sensitive: the passphrase lets any client on the network read and change Relay data.
     ConnectionInfo(ConnectionInfoArgs),
+    /// Server-local administration of protected accounts (run on the Relay server PC).
+    Admin(AdminArgs),
+    /// Client side of device pairing and signed privileged commands (paired laptops).
+    Device(DeviceArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct AdminArgs {
+    /// Data directory of the server.
+    #[arg(long, env = "RELAY_DATA_DIR")]
+    pub data_dir: PathBuf,
+    #[command(subcommand)]
+    pub command: crate::admin::AdminCommand,
+}
+
+#[derive(Debug, Args)]
+pub struct DeviceArgs {
+    /// Where this device's signing key is kept (owner-only file).
+    #[arg(long, env = "RELAY_DEVICE_KEY_FILE", default_value_os_t = crate::device::default_key_file())]
+    pub key_file: PathBuf,
+    #[command(subcommand)]
+    pub command: crate::device::DeviceCommand,
 }
 
 #[derive(Debug, Args)]

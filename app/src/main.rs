@@ -1,10 +1,14 @@
 //! The `relay` binary. `relay serve` runs server mode: it opens the data directory, creates
 //! the connection passphrase on first start, starts the supervised actor system and the HTTP
 //! server on one actix System, and prints where it listens. `relay connection-info` prints the
-//! server URL and passphrase for the local operator. Parsing and wiring only; rules live in the
-//! library crates.
+//! server URL and passphrase for the local operator; `relay admin` administers protected
+//! accounts on the server PC and `relay device` pairs a laptop and sends signed commands.
+//! Parsing and wiring only; rules live in the library crates.
 
+mod admin;
 mod cli;
+mod device;
+mod secret_input;
 mod serve;
 
 use clap::Parser;
@@ -15,6 +19,8 @@ fn main() -> std::process::ExitCode {
     let result = match cli.command {
         cli::Command::Serve(args) => serve::run(args),
         cli::Command::ConnectionInfo(args) => serve::connection_info(args),
+        cli::Command::Admin(args) => admin::run(&args.data_dir, args.command),
+        cli::Command::Device(args) => device::run(&args.key_file, args.command),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

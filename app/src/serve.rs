@@ -31,6 +31,7 @@ pub fn run(args: ServeArgs) -> Result<(), BoxError> {
         token_ttl_secs: args.token_ttl_secs,
         auth_limits: Default::default(),
         presence: Default::default(),
+        privileged_limits: Default::default(),
         reader_threads: args.readers,
         clock: infra::clock::system(),
     };

@@ -3,12 +3,18 @@
 //! timestamp formatting. Nothing in this crate performs IO or async work; callers pass
 //! time in as milliseconds so every rule is deterministic under test.
 
+pub mod audit;
+pub mod canonical;
 pub mod collections;
+pub mod envelope;
 pub mod filter;
 pub mod import;
+pub mod migration;
 pub mod ratelimit;
 pub mod record;
 pub mod redact;
+pub mod roles;
+pub mod server_url;
 pub mod sort;
 pub mod time;
 pub mod validation;

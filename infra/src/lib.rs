@@ -9,6 +9,8 @@ pub mod db;
 pub mod ids;
 pub mod import;
 pub mod logging;
+pub mod password;
+pub mod privileged;
 pub mod sql;
 pub mod store;
 pub mod token;

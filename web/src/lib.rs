@@ -7,6 +7,7 @@ mod auth;
 mod error;
 mod headers;
 mod import;
+mod privileged;
 mod realtime;
 mod records;
 mod relay;
@@ -47,6 +48,7 @@ pub fn configure(cfg: &mut web::ServiceConfig, ui_dir: Option<PathBuf>) {
                 .configure(realtime::routes)
                 .configure(relay::routes)
                 .configure(import::routes)
+                .configure(privileged::routes)
                 .default_service(web::to(error::not_found)),
         )
         .configure(|c| static_ui::routes(c, ui_dir));

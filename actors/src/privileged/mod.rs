@@ -1,0 +1,278 @@
+//! The privileged-commands actor: the server's door to protected identity. It wraps
+//! `PrivilegedService` (bootstrap, pairing, reauthentication proofs, the signed-envelope
+//! pipeline, server-local sessions) and owns the dedicated rate limiters for reauthentication
+//! and pairing attempts. It runs on its own arbiter, so its blocking database work never stalls
+//! other actors. Signed bodies are processed in memory and never stored or published.
+
+pub mod commands;
+pub mod error;
+pub mod pairing;
+pub mod service;
+pub mod sessions;
+
+use std::net::IpAddr;
+
+use actix::prelude::*;
+use serde_json::Value;
+
+use domain::envelope::PublicJwk;
+use domain::ratelimit::{BucketConfig, KeyedLimiter};
+use infra::clock::SharedClock;
+
+use crate::health::{HealthActor, Report};
+use crate::supervision::{guarded, report_periodically};
+pub use error::PrivError;
+pub use service::{CommandOutcome, PrivilegedService};
+use sessions::{Sessions, FRESH_PASSWORD_MS};
+
+pub const NAME: &str = "privileged";
+/// Largest accepted reauthentication body.
+pub const MAX_REAUTH_BODY: usize = 4 * 1024;
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PrivilegedLimits {
+    pub reauth_per_source: BucketConfig,
+    pub reauth_global: BucketConfig,
+    pub pairing_per_source: BucketConfig,
+}
+
+impl Default for PrivilegedLimits {
+    fn default() -> Self {
+        PrivilegedLimits {
+            reauth_per_source: BucketConfig { capacity: 5.0, refill_per_sec: 1.0 / 30.0 },
+            reauth_global: BucketConfig { capacity: 20.0, refill_per_sec: 0.2 },
+            pairing_per_source: BucketConfig { capacity: 10.0, refill_per_sec: 1.0 / 30.0 },
+        }
+    }
+}
+
+#[derive(Message)]
+#[rtype(result = "Result<pairing::PairedDevice, PrivError>")]
+pub struct CompletePairing {
+    pub username: String,
+    pub code: String,
+    pub public_jwk: PublicJwk,
+    pub label: String,
+    pub hostname: String,
+    pub source: IpAddr,
+}
+
+#[derive(Message)]
+#[rtype(result = "Result<(String, i64), PrivError>")]
+pub struct Reauth {
+    pub account_id: String,
+    pub device_id: String,
+    pub password: String,
+    pub source: IpAddr,
+}
+
+#[derive(Message)]
+#[rtype(result = "Result<CommandOutcome, PrivError>")]
+pub struct ExecuteSigned {
+    pub body: bytes::Bytes,
+}
+
+/// Server-local: opens an in-memory session; returns its id.
+#[derive(Message)]
+#[rtype(result = "Result<String, PrivError>")]
+pub struct OpenLocalSession {
+    pub username: String,
+    pub password: String,
+}
+
+#[derive(Message)]
+#[rtype(result = "Result<Value, PrivError>")]
+pub struct LocalCommand {
+    pub session_id: String,
+    pub command: String,
+    pub payload: Value,
+    pub expected_revision: Option<i64>,
+}
+
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct LockLocalSession {
+    pub session_id: String,
+}
+
+/// Clears every local session (disconnect, reconfiguration).
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct ClearLocalSessions;
+
+pub struct PrivilegedActor {
+    service: PrivilegedService,
+    reauth_limiter: KeyedLimiter<IpAddr>,
+    pairing_limiter: KeyedLimiter<IpAddr>,
+    sessions: Sessions,
+    clock: SharedClock,
+    health: Addr<HealthActor>,
+}
+
+impl PrivilegedActor {
+    pub fn new(
+        service: PrivilegedService,
+        limits: PrivilegedLimits,
+        clock: SharedClock,
+        health: Addr<HealthActor>,
+    ) -> Self {
+        PrivilegedActor {
+            service,
+            reauth_limiter: KeyedLimiter::new(limits.reauth_per_source, Some(limits.reauth_global), 4096),
+            pairing_limiter: KeyedLimiter::new(limits.pairing_per_source, None, 4096),
+            sessions: Sessions::default(),
+            clock,
+            health,
+        }
+    }
+
+    fn now(&self) -> u64 {
+        self.clock.now_ms().max(0) as u64
+    }
+
+    fn fail(&self, e: &PrivError) {
+        if matches!(e, PrivError::Internal) {
+            self.health.do_send(Report::failure(NAME, "privileged store error (see log)"));
+        }
+    }
+}
+
+/// Runs `attempt` behind `limiter`: refused while the source's bucket is empty; failures of
+/// the kinds in `counted` take a token.
+fn limited<T>(
+    limiter: &mut KeyedLimiter<IpAddr>,
+    source: IpAddr,
+    now: u64,
+    counted: fn(&PrivError) -> bool,
+    attempt: impl FnOnce() -> Result<T, PrivError>,
+) -> Result<T, PrivError> {
+    let decision = limiter.peek(&source, now);
+    if !decision.is_allowed() {
+        return Err(PrivError::RateLimited { retry_after_secs: decision.retry_after_secs() });
+    }
+    let result = attempt();
+    if let Err(e) = &result {
+        if counted(e) {
+            limiter.try_take(&source, now);
+        }
+    }
+    result
+}
+
+impl Actor for PrivilegedActor {
+    type Context = Context<Self>;
+    fn started(&mut self, ctx: &mut Context<Self>) {
+        report_periodically(ctx, NAME, self.health.clone(), |a: &PrivilegedActor| a.sessions.len());
+        match self.service.ensure_bootstrap() {
+            Ok(true) => tracing::info!("created the bootstrap Administrator accounts (inactive, no credential)"),
+            Ok(false) => {}
+            Err(e) => self.health.do_send(Report::failure(NAME, format!("bootstrap failed: {e}"))),
+        }
+    }
+}
+
+impl Supervised for PrivilegedActor {
+    fn restarting(&mut self, _: &mut Context<Self>) {
+        self.sessions.clear();
+        self.health.do_send(Report::restarted(NAME));
+    }
+}
+
+impl Handler<CompletePairing> for PrivilegedActor {
+    type Result = Result<pairing::PairedDevice, PrivError>;
+    fn handle(&mut self, msg: CompletePairing, ctx: &mut Context<Self>) -> Self::Result {
+        let health = self.health.clone();
+        let now = self.now();
+        let service = self.service.clone();
+        let limiter = &mut self.pairing_limiter;
+        guarded::<Self, _>(NAME, &health, ctx, || {
+            limited(
+                limiter,
+                msg.source,
+                now,
+                |e| matches!(e, PrivError::PairingInvalid),
+                || service.complete_pairing(&msg.username, &msg.code, &msg.public_jwk, &msg.label, &msg.hostname),
+            )
+        })
+        .unwrap_or(Err(PrivError::Internal))
+    }
+}
+
+impl Handler<Reauth> for PrivilegedActor {
+    type Result = Result<(String, i64), PrivError>;
+    fn handle(&mut self, msg: Reauth, ctx: &mut Context<Self>) -> Self::Result {
+        let health = self.health.clone();
+        let now = self.now();
+        let service = self.service.clone();
+        let limiter = &mut self.reauth_limiter;
+        let result = guarded::<Self, _>(NAME, &health, ctx, || {
+            limited(
+                limiter,
+                msg.source,
+                now,
+                |e| matches!(e, PrivError::InvalidCredentials),
+                || service.reauth(&msg.account_id, &msg.device_id, &msg.password),
+            )
+        })
+        .unwrap_or(Err(PrivError::Internal));
+        if let Err(e) = &result {
+            self.fail(e);
+        }
+        result
+    }
+}
+
+impl Handler<ExecuteSigned> for PrivilegedActor {
+    type Result = Result<CommandOutcome, PrivError>;
+    fn handle(&mut self, msg: ExecuteSigned, ctx: &mut Context<Self>) -> Self::Result {
+        let health = self.health.clone();
+        let service = self.service.clone();
+        let result = guarded::<Self, _>(NAME, &health, ctx, || service.execute_signed(&msg.body))
+            .unwrap_or(Err(PrivError::Internal));
+        if let Err(e) = &result {
+            tracing::warn!(code = e.code(), "signed privileged request refused");
+            self.fail(e);
+        }
+        result
+    }
+}
+
+impl Handler<OpenLocalSession> for PrivilegedActor {
+    type Result = Result<String, PrivError>;
+    fn handle(&mut self, msg: OpenLocalSession, _: &mut Context<Self>) -> Self::Result {
+        let principal = self.service.authenticate(&msg.username, &msg.password)?;
+        let id = infra::ids::client_id();
+        self.sessions.open(id.clone(), principal.account.id, principal.role, self.clock.now_ms());
+        Ok(id)
+    }
+}
+
+impl Handler<LocalCommand> for PrivilegedActor {
+    type Result = Result<Value, PrivError>;
+    fn handle(&mut self, msg: LocalCommand, _: &mut Context<Self>) -> Self::Result {
+        let now = self.clock.now_ms();
+        let session = self.sessions.touch(&msg.session_id, now).ok_or(PrivError::ReauthRequired)?;
+        let mut conn = self.service.conn()?;
+        let account =
+            infra::privileged::load_account(&mut conn, &session.account_id)?.ok_or(PrivError::AccountUnavailable)?;
+        let state = self.service.state(&mut conn)?;
+        drop(conn);
+        let principal = service::Principal { account, role: session.role, state, device_id: None };
+        let fresh = now - session.authenticated_ms < FRESH_PASSWORD_MS;
+        self.service.execute_local(&principal, &msg.command, &msg.payload, msg.expected_revision, fresh)
+    }
+}
+
+impl Handler<LockLocalSession> for PrivilegedActor {
+    type Result = ();
+    fn handle(&mut self, msg: LockLocalSession, _: &mut Context<Self>) {
+        self.sessions.lock(&msg.session_id);
+    }
+}
+
+impl Handler<ClearLocalSessions> for PrivilegedActor {
+    type Result = ();
+    fn handle(&mut self, _: ClearLocalSessions, _: &mut Context<Self>) {
+        self.sessions.clear();
+    }
+}

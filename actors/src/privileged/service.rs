@@ -1,0 +1,388 @@
+//! The privileged command service: plain synchronous logic over the database, shared by the
+//! privileged actor (remote requests on the server) and the server-local `relay admin` CLI. It
+//! owns bootstrap of the protected accounts, server-local credential setup, pairing, fresh-
+//! password reauthentication proofs and the signed-envelope pipeline in the security model's
+//! order. Roles are always derived from the stored records, never from a claim.
+
+use serde_json::{json, Value};
+
+use diesel::sqlite::SqliteConnection;
+use domain::envelope::{parse_envelope, verify_signature, Envelope, PublicJwk};
+use domain::roles::{
+    check_password_policy, effective_role, normalize_username, Account, AccountKind, AuthorityState, Capability, Role,
+    BOOTSTRAP_ADMINS,
+};
+use infra::clock::SharedClock;
+use infra::db::{DbConn, DbPool};
+use infra::privileged::{self as store, AccountRow, AuditEvent, Claim, RequestRow};
+
+use super::commands::{self, CommandRequest};
+use super::error::PrivError;
+use super::pairing;
+
+/// Reauthentication proofs live this long.
+pub const PROOF_TTL_MS: i64 = 5 * 60_000;
+/// Stored command results are cut to this size.
+pub const MAX_RESULT_BYTES: usize = 4096;
+
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CommandOutcome {
+    pub request_id: String,
+    pub status: &'static str,
+    pub result: Value,
+    /// True when this answer replays an earlier identical request.
+    pub replayed: bool,
+}
+
+#[derive(Clone)]
+pub struct PrivilegedService {
+    pool: DbPool,
+    clock: SharedClock,
+}
+
+/// An authenticated principal after the pipeline's record checks.
+pub struct Principal {
+    pub account: AccountRow,
+    pub role: Role,
+    pub state: AuthorityState,
+    pub device_id: Option<String>,
+}
+
+impl PrivilegedService {
+    pub fn new(pool: DbPool, clock: SharedClock) -> PrivilegedService {
+        PrivilegedService { pool, clock }
+    }
+
+    pub fn now(&self) -> i64 {
+        self.clock.now_ms()
+    }
+
+    pub(super) fn conn(&self) -> Result<DbConn, PrivError> {
+        self.pool.get().map_err(|_| PrivError::Internal)
+    }
+
+    /// Creates the two inactive bootstrap Administrators (no usable credential) on a fresh store.
+    pub fn ensure_bootstrap(&self) -> Result<bool, PrivError> {
+        let now = self.now();
+        let rows = BOOTSTRAP_ADMINS.map(|(username, display)| {
+            AccountRow::new(infra::ids::record_id(), username.into(), display.into(), AccountKind::Administrator, now)
+        });
+        let mut conn = self.conn()?;
+        Ok(store::ensure_bootstrap(&mut conn, &rows)?)
+    }
+
+    pub(super) fn state(&self, conn: &mut SqliteConnection) -> Result<AuthorityState, PrivError> {
+        store::load_state(conn)?.ok_or(PrivError::NotBootstrapped)
+    }
+
+    fn account_by_username(&self, conn: &mut SqliteConnection, username: &str) -> Result<AccountRow, PrivError> {
+        let username = normalize_username(username).map_err(|_| PrivError::InvalidCredentials)?;
+        store::find_account_by_username(conn, &username)?.ok_or(PrivError::InvalidCredentials)
+    }
+
+    /// Checks a username/password for an active account with a role (server-local sign-in).
+    pub fn authenticate(&self, username: &str, password: &str) -> Result<Principal, PrivError> {
+        let mut conn = self.conn()?;
+        let account = self.account_by_username(&mut conn, username)?;
+        let ok = account.password_hash.as_deref().is_some_and(|h| infra::password::verify_password(password, h));
+        if !ok || !account.active {
+            return Err(PrivError::InvalidCredentials);
+        }
+        let state = self.state(&mut conn)?;
+        let role = effective_role(&account.to_account(), &state).ok_or(PrivError::InvalidCredentials)?;
+        Ok(Principal { account, role, state, device_id: None })
+    }
+
+    /// Server-local: sets (or replaces) an account's password. Revokes the account's devices.
+    pub fn set_password(&self, username: &str, password: &str) -> Result<Account, PrivError> {
+        check_password_policy(password).map_err(|e| PrivError::Invalid(e.to_string()))?;
+        let mut conn = self.conn()?;
+        let account =
+            self.account_by_username(&mut conn, username).map_err(|_| PrivError::Invalid("unknown account".into()))?;
+        let hash = infra::password::hash_password(password).map_err(|_| PrivError::Internal)?;
+        let now = self.now();
+        store::replace_password(&mut conn, &account.id, &hash, now)?;
+        self.audit(&mut conn, &account.id, None, "local.setPassword", "local", "done")?;
+        Ok(store::load_account(&mut conn, &account.id)?.ok_or(PrivError::Internal)?.to_account())
+    }
+
+    /// Server-local activation or deactivation (initial setup and recovery).
+    pub fn set_active(&self, username: &str, active: bool) -> Result<Account, PrivError> {
+        let mut conn = self.conn()?;
+        let account =
+            self.account_by_username(&mut conn, username).map_err(|_| PrivError::Invalid("unknown account".into()))?;
+        if active && account.password_hash.is_none() {
+            return Err(PrivError::Invalid("set a password before activating the account".into()));
+        }
+        let state = self.state(&mut conn)?;
+        if !active && state.owner_account_id == account.id {
+            return Err(PrivError::Invalid("the Owner cannot be deactivated; transfer ownership first".into()));
+        }
+        store::set_account_active(&mut conn, &account.id, active, self.now())?;
+        let command = if active { "local.activate" } else { "local.deactivate" };
+        self.audit(&mut conn, &account.id, None, command, "local", "done")?;
+        Ok(store::load_account(&mut conn, &account.id)?.ok_or(PrivError::Internal)?.to_account())
+    }
+
+    pub fn accounts(&self) -> Result<Vec<(Account, Option<Role>)>, PrivError> {
+        let mut conn = self.conn()?;
+        let state = self.state(&mut conn)?;
+        Ok(store::list_accounts(&mut conn)?
+            .into_iter()
+            .map(|row| {
+                let account = row.to_account();
+                let role = effective_role(&account, &state);
+                (account, role)
+            })
+            .collect())
+    }
+
+    pub(super) fn audit(
+        &self,
+        conn: &mut SqliteConnection,
+        account_id: &str,
+        device_id: Option<&str>,
+        command: &str,
+        request_id: &str,
+        outcome: &str,
+    ) -> Result<(), PrivError> {
+        let event = AuditEvent { at_ms: self.now(), account_id, device_id, command, request_id, outcome };
+        store::append_audit(conn, event)?;
+        Ok(())
+    }
+
+    /// Verifies the audit chain and its head; returns the number of entries.
+    pub fn verify_audit(&self) -> Result<usize, String> {
+        let mut conn = self.conn().map_err(|e| e.to_string())?;
+        store::verify_audit(&mut conn).map_err(|e| e.to_string())
+    }
+
+    /// Server-local: an Owner or Administrator (with devices.manage) starts pairing for
+    /// `target_username`. Returns the human code and its expiry.
+    pub fn start_pairing(
+        &self,
+        actor: &Principal,
+        target_username: &str,
+        label: &str,
+    ) -> Result<pairing::PairingTicket, PrivError> {
+        if !domain::roles::capabilities(actor.role).contains(&Capability::DevicesManage) {
+            return Err(PrivError::Forbidden("devices.manage is required".into()));
+        }
+        let mut conn = self.conn()?;
+        let target = self
+            .account_by_username(&mut conn, target_username)
+            .map_err(|_| PrivError::Invalid("unknown account".into()))?;
+        let target_role = effective_role(&target.to_account(), &actor.state)
+            .ok_or_else(|| PrivError::Invalid("the account must be active with a role before pairing".into()))?;
+        if actor.role == Role::Administrator && target.id != actor.account.id && target_role != Role::Publisher {
+            return Err(PrivError::Forbidden("Administrators may pair devices for themselves or the Publisher".into()));
+        }
+        let ticket = pairing::create_challenge(&mut conn, &target.id, label, self.now())?;
+        self.audit(&mut conn, &actor.account.id, None, "local.startPairing", &ticket.challenge_id, "done")?;
+        Ok(ticket)
+    }
+
+    /// Remote: completes pairing with the code, registering the device's public key.
+    pub fn complete_pairing(
+        &self,
+        username: &str,
+        code: &str,
+        jwk: &PublicJwk,
+        label: &str,
+        hostname: &str,
+    ) -> Result<pairing::PairedDevice, PrivError> {
+        jwk.validate().map_err(PrivError::from)?;
+        let mut conn = self.conn()?;
+        let account = self.account_by_username(&mut conn, username).map_err(|_| PrivError::PairingInvalid)?;
+        let mut device = pairing::redeem(&mut conn, &account.id, code, jwk, label, hostname, self.now())?;
+        let state = self.state(&mut conn)?;
+        device.role = effective_role(&account.to_account(), &state).map(|r| r.as_str().to_string());
+        self.audit(&mut conn, &account.id, Some(&device.device_id), "pairing.complete", &device.device_id, "done")?;
+        Ok(device)
+    }
+
+    /// Loads and checks account, authority state and device for a remote caller.
+    fn principal_for_device(
+        &self,
+        conn: &mut SqliteConnection,
+        account_id: &str,
+        device_id: &str,
+    ) -> Result<(Principal, store::DeviceRow), PrivError> {
+        let account = store::load_account(conn, account_id)?.ok_or(PrivError::AccountUnavailable)?;
+        if !account.active {
+            return Err(PrivError::AccountUnavailable);
+        }
+        let state = self.state(conn)?;
+        let device = store::load_device(conn, device_id)?.ok_or(PrivError::DeviceUnavailable)?;
+        if device.account_id != account.id || !device.is_active() {
+            return Err(PrivError::DeviceUnavailable);
+        }
+        let role = effective_role(&account.to_account(), &state).ok_or(PrivError::AccountUnavailable)?;
+        Ok((Principal { account, role, state, device_id: Some(device.id.clone()) }, device))
+    }
+
+    /// Remote: fresh-password reauthentication for a paired device; returns a single-use proof.
+    pub fn reauth(&self, account_id: &str, device_id: &str, password: &str) -> Result<(String, i64), PrivError> {
+        let mut conn = self.conn()?;
+        let (principal, _) =
+            self.principal_for_device(&mut conn, account_id, device_id).map_err(|_| PrivError::InvalidCredentials)?;
+        let ok =
+            principal.account.password_hash.as_deref().is_some_and(|h| infra::password::verify_password(password, h));
+        if !ok {
+            return Err(PrivError::InvalidCredentials);
+        }
+        let proof_id = infra::ids::client_id();
+        let expires = self.now() + PROOF_TTL_MS;
+        conn.immediate_transaction(|c| store::insert_proof(c, &proof_id, account_id, device_id, expires))?;
+        Ok((proof_id, expires))
+    }
+
+    /// Remote: the signed-envelope pipeline, steps 1-6 of the security model.
+    pub fn execute_signed(&self, raw: &[u8]) -> Result<CommandOutcome, PrivError> {
+        let now = self.now();
+        // 1. shape, size, clock skew and lifetime.
+        let envelope: Envelope = parse_envelope(raw, now)?;
+        // 2. current account, authority state and device.
+        let mut conn = self.conn()?;
+        let (principal, device) = self.principal_for_device(&mut conn, &envelope.account_id, &envelope.device_id)?;
+        // 3. capabilities come from the records; a stale claim is refused.
+        if Role::parse(&envelope.role_claim) != Some(principal.role) {
+            return Err(PrivError::RoleChanged);
+        }
+        // 4. fingerprint and signature.
+        let jwk: PublicJwk = serde_json::from_str(&device.public_jwk).map_err(|_| PrivError::Internal)?;
+        if jwk.fingerprint() != device.fingerprint {
+            return Err(PrivError::DeviceUnavailable);
+        }
+        verify_signature(&envelope, &jwk)?;
+        let request = CommandRequest {
+            command: &envelope.command,
+            payload: &envelope.payload,
+            expected_revision: envelope.expected_revision,
+            fresh_local_password: false,
+        };
+        commands::check_allowed(&mut conn, &principal, &request)?;
+        // 5. claim the unique request id before running the handler.
+        let claim = RequestRow {
+            request_id: envelope.request_id.clone(),
+            account_id: envelope.account_id.clone(),
+            device_id: envelope.device_id.clone(),
+            command: envelope.command.clone(),
+            payload_hash: envelope.payload_hash.clone(),
+            status: "running".into(),
+            result: None,
+            error: None,
+            created_ms: now,
+            finished_ms: None,
+        };
+        match store::claim_request(&mut conn, &claim)? {
+            Claim::Claimed => {}
+            Claim::Existing(existing) => return replay(*existing, &claim),
+        }
+        // 6. run the allowlisted handler; keep only a bounded safe result or a generic error.
+        let outcome = conn.immediate_transaction(|c| {
+            let result = commands::run(self, c, &principal, &request)?;
+            let text = bounded_result(&result);
+            store::finish_request(c, &envelope.request_id, true, Some(&text), None, self.now())?;
+            self.audit(
+                c,
+                &principal.account.id,
+                principal.device_id.as_deref(),
+                &envelope.command,
+                &envelope.request_id,
+                "done",
+            )?;
+            Ok::<Value, PrivError>(result)
+        });
+        match outcome {
+            Ok(result) => {
+                Ok(CommandOutcome { request_id: envelope.request_id, status: "done", result, replayed: false })
+            }
+            Err(err) => {
+                conn.immediate_transaction(|c| {
+                    store::finish_request(c, &envelope.request_id, false, None, Some(err.code()), self.now())?;
+                    self.audit(
+                        c,
+                        &principal.account.id,
+                        principal.device_id.as_deref(),
+                        &envelope.command,
+                        &envelope.request_id,
+                        err.code(),
+                    )
+                })?;
+                Err(err)
+            }
+        }
+    }
+}
+
+impl PrivilegedService {
+    /// Server-local execution of the same allowlisted handlers without a device signature, for
+    /// an authenticated local principal. Every call is authorized and audited like a remote one.
+    pub fn execute_local(
+        &self,
+        principal: &Principal,
+        command: &str,
+        payload: &Value,
+        expected_revision: Option<i64>,
+        fresh_password: bool,
+    ) -> Result<Value, PrivError> {
+        if !domain::roles::is_allowlisted(command) {
+            return Err(PrivError::Forbidden("unknown command".into()));
+        }
+        let mut conn = self.conn()?;
+        let state = self.state(&mut conn)?;
+        let account = store::load_account(&mut conn, &principal.account.id)?.ok_or(PrivError::AccountUnavailable)?;
+        let role = effective_role(&account.to_account(), &state).ok_or(PrivError::AccountUnavailable)?;
+        if role != principal.role {
+            return Err(PrivError::RoleChanged);
+        }
+        let who = Principal { account, role, state, device_id: None };
+        let request = CommandRequest { command, payload, expected_revision, fresh_local_password: fresh_password };
+        commands::check_allowed(&mut conn, &who, &request)?;
+        let request_id = format!("local-{}", infra::ids::client_id());
+        let result = conn.immediate_transaction(|c| {
+            let result = commands::run(self, c, &who, &request)?;
+            self.audit(c, &who.account.id, None, command, &request_id, "done")?;
+            Ok::<Value, PrivError>(result)
+        });
+        if let Err(e) = &result {
+            self.audit(&mut conn, &who.account.id, None, command, &request_id, e.code())?;
+        }
+        result
+    }
+}
+
+fn bounded_result(result: &Value) -> String {
+    let text = result.to_string();
+    if text.len() <= MAX_RESULT_BYTES {
+        text
+    } else {
+        json!({ "truncated": true }).to_string()
+    }
+}
+
+/// A second use of a request id: identical requests get the stored outcome, others are refused.
+fn replay(existing: RequestRow, attempt: &RequestRow) -> Result<CommandOutcome, PrivError> {
+    let same = existing.account_id == attempt.account_id
+        && existing.device_id == attempt.device_id
+        && existing.command == attempt.command
+        && existing.payload_hash == attempt.payload_hash;
+    if !same {
+        return Err(PrivError::RequestConflict);
+    }
+    match existing.status.as_str() {
+        "done" => {
+            let result = existing.result.as_deref().and_then(|r| serde_json::from_str(r).ok()).unwrap_or(Value::Null);
+            Ok(CommandOutcome { request_id: existing.request_id, status: "done", result, replayed: true })
+        }
+        "failed" => Ok(CommandOutcome {
+            request_id: existing.request_id,
+            status: "failed",
+            result: json!({ "error": existing.error.unwrap_or_else(|| "failed".into()) }),
+            replayed: true,
+        }),
+        _ => Err(PrivError::InProgress),
+    }
+}

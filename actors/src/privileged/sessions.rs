@@ -1,0 +1,96 @@
+//! Server-local privileged sessions (the Relay server PC's administration surface). A session
+//! is opened with a protected account's password, lives only in memory, and locks after 15
+//! minutes without privileged activity; lock, sign-out and reconfiguration clear it. Session
+//! ids are random and never logged.
+
+use std::collections::HashMap;
+
+use domain::roles::Role;
+
+pub const IDLE_LOCK_MS: i64 = 15 * 60_000;
+/// A session's password check counts as "fresh" for authority commands this long.
+pub const FRESH_PASSWORD_MS: i64 = 5 * 60_000;
+pub const MAX_SESSIONS: usize = 16;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LocalSession {
+    pub account_id: String,
+    pub role: Role,
+    pub authenticated_ms: i64,
+    pub last_activity_ms: i64,
+}
+
+#[derive(Debug, Default)]
+pub struct Sessions {
+    by_id: HashMap<String, LocalSession>,
+}
+
+impl Sessions {
+    pub fn open(&mut self, id: String, account_id: String, role: Role, now_ms: i64) {
+        self.expire(now_ms);
+        if self.by_id.len() >= MAX_SESSIONS {
+            if let Some(oldest) = self.by_id.iter().min_by_key(|(_, s)| s.last_activity_ms).map(|(k, _)| k.clone()) {
+                self.by_id.remove(&oldest);
+            }
+        }
+        self.by_id.insert(id, LocalSession { account_id, role, authenticated_ms: now_ms, last_activity_ms: now_ms });
+    }
+
+    /// The live session for `id`, marking privileged activity; `None` once idle-locked.
+    pub fn touch(&mut self, id: &str, now_ms: i64) -> Option<LocalSession> {
+        self.expire(now_ms);
+        let session = self.by_id.get_mut(id)?;
+        session.last_activity_ms = now_ms;
+        Some(session.clone())
+    }
+
+    pub fn lock(&mut self, id: &str) -> bool {
+        self.by_id.remove(id).is_some()
+    }
+
+    /// Clears every session (disconnect, reconfiguration, shutdown).
+    pub fn clear(&mut self) {
+        self.by_id.clear();
+    }
+
+    pub fn len(&self) -> usize {
+        self.by_id.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.by_id.is_empty()
+    }
+
+    fn expire(&mut self, now_ms: i64) {
+        self.by_id.retain(|_, s| now_ms - s.last_activity_ms < IDLE_LOCK_MS);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sessions_lock_after_idle_and_activity_extends_them() {
+        let mut s = Sessions::default();
+        s.open("a".into(), "acct".into(), Role::Owner, 0);
+        assert!(s.touch("a", IDLE_LOCK_MS - 1).is_some(), "activity just before the limit");
+        assert!(s.touch("a", 2 * IDLE_LOCK_MS - 2).is_some(), "the last activity restarted the timer");
+        assert!(s.touch("a", 3 * IDLE_LOCK_MS).is_none(), "idle for 15 minutes locks");
+        assert!(s.is_empty());
+    }
+
+    #[test]
+    fn lock_and_clear_remove_sessions_and_the_count_is_bounded() {
+        let mut s = Sessions::default();
+        for i in 0..(MAX_SESSIONS + 3) {
+            s.open(format!("s{i}"), "acct".into(), Role::Administrator, i as i64);
+        }
+        assert_eq!(s.len(), MAX_SESSIONS);
+        assert!(s.touch("s0", 100).is_none(), "oldest evicted");
+        assert!(s.lock("s5"));
+        assert!(!s.lock("s5"));
+        s.clear();
+        assert!(s.touch("s6", 100).is_none());
+    }
+}

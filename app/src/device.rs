@@ -1,0 +1,224 @@
+//! `relay device ...`: the client side of device pairing and signed privileged commands, so a
+//! paired laptop works without the desktop UI. `pair` generates a P-256 key, redeems the code
+//! shown on the server and stores the key owner-only (a `packaged` build refuses to keep it in a
+//! plaintext file); `send` builds a canonical envelope, signs it and posts it, optionally after
+//! a fresh-password reauthentication. Secrets are read from the terminal or stdin, never argv.
+
+use std::path::{Path, PathBuf};
+
+use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
+use base64::Engine;
+use clap::Subcommand;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use domain::envelope::{payload_hash, public_jwk_from_secret, sign_envelope, Envelope, ENVELOPE_VERSION};
+
+use crate::secret_input::read_secret;
+
+type BoxError = Box<dyn std::error::Error>;
+
+/// Lifetime given to envelopes this client signs (the server accepts at most 90 s).
+const ENVELOPE_LIFETIME_MS: i64 = 60_000;
+
+#[derive(Debug, Subcommand)]
+pub enum DeviceCommand {
+    /// Pair this machine: reads the connection passphrase, then the pairing code (terminal or
+    /// stdin lines), generates a P-256 key and registers its public half.
+    Pair {
+        #[arg(long)]
+        server: String,
+        #[arg(long)]
+        username: String,
+        #[arg(long, default_value = "Relay CLI")]
+        label: String,
+        /// Allow plain HTTP to a public address (never needed on a LAN).
+        #[arg(long)]
+        allow_insecure_http: bool,
+    },
+    /// Sign and send one privileged command (passphrase read first; with --reauth, then the
+    /// account password).
+    Send {
+        #[arg(long)]
+        command: String,
+        /// JSON object payload.
+        #[arg(long, default_value = "{}")]
+        payload: String,
+        #[arg(long)]
+        expected_revision: Option<i64>,
+        /// Obtain a fresh-password proof first and attach it as `reauthProof`.
+        #[arg(long)]
+        reauth: bool,
+    },
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct DeviceKeyFile {
+    version: u32,
+    server: String,
+    username: String,
+    account_id: String,
+    device_id: String,
+    role: String,
+    fingerprint: String,
+    secret_scalar: String,
+}
+
+fn now_ms() -> i64 {
+    use infra::clock::Clock;
+    infra::clock::SystemClock.now_ms()
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime, BoxError> {
+    Ok(tokio::runtime::Builder::new_current_thread().enable_all().build()?)
+}
+
+fn http() -> Result<reqwest::Client, BoxError> {
+    Ok(reqwest::Client::builder()
+        .timeout(std::time::Duration::from_secs(15))
+        .redirect(reqwest::redirect::Policy::none())
+        .build()?)
+}
+
+async fn app_token(client: &reqwest::Client, server: &str, passphrase: &str) -> Result<String, BoxError> {
+    let res = client
+        .post(format!("{server}/api/collections/users/auth-with-password"))
+        .json(&json!({ "identity": "relay", "password": passphrase }))
+        .send()
+        .await?;
+    if !res.status().is_success() {
+        return Err(format!("the server refused the connection passphrase ({})", res.status()).into());
+    }
+    let body: Value = res.json().await?;
+    body["token"].as_str().map(String::from).ok_or_else(|| "no token in the sign-in response".into())
+}
+
+async fn post(client: &reqwest::Client, url: String, token: &str, body: Vec<u8>) -> Result<Value, BoxError> {
+    let res = client
+        .post(url)
+        .header("Authorization", token)
+        .header("Content-Type", "application/json")
+        .body(body)
+        .send()
+        .await?;
+    let status = res.status();
+    let body: Value = res.json().await.unwrap_or(Value::Null);
+    if !status.is_success() {
+        let message = body["message"].as_str().unwrap_or("request failed");
+        let code = body["data"]["code"].as_str().unwrap_or("");
+        return Err(format!("{status}: {message} [{code}]").into());
+    }
+    Ok(body)
+}
+
+fn store_key(path: &Path, key: &DeviceKeyFile) -> Result<(), BoxError> {
+    if cfg!(feature = "packaged") {
+        return Err("this build keeps device keys only in an OS secret store, and none is available; refusing to write the key in plaintext".into());
+    }
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    infra::datadir::write_private_file(path, serde_json::to_string_pretty(key)?.as_bytes())?;
+    Ok(())
+}
+
+fn new_secret() -> Result<[u8; 32], BoxError> {
+    for _ in 0..8 {
+        let bytes = infra::ids::random_bytes(32);
+        let mut secret = [0u8; 32];
+        secret.copy_from_slice(&bytes);
+        if public_jwk_from_secret(&secret).is_ok() {
+            return Ok(secret);
+        }
+    }
+    Err("could not generate a signing key".into())
+}
+
+pub fn run(key_file: &Path, command: DeviceCommand) -> Result<(), BoxError> {
+    let rt = runtime()?;
+    match command {
+        DeviceCommand::Pair { server, username, label, allow_insecure_http } => {
+            let server = domain::server_url::check_server_url(&server, allow_insecure_http)?;
+            let passphrase = read_secret("Relay connection passphrase: ")?;
+            let code = read_secret("Pairing code: ")?;
+            let secret = new_secret()?;
+            let jwk = public_jwk_from_secret(&secret)?;
+            let hostname = hostname::get().ok().and_then(|h| h.into_string().ok()).unwrap_or_default();
+            let reply = rt.block_on(async {
+                let client = http()?;
+                let token = app_token(&client, &server, &passphrase).await?;
+                let body = json!({ "username": username, "code": code, "publicJwk": jwk, "label": label, "hostname": hostname });
+                post(&client, format!("{server}/api/relay/privileged/pair"), &token, serde_json::to_vec(&body)?).await
+            })?;
+            let key = DeviceKeyFile {
+                version: 1,
+                server,
+                username,
+                account_id: reply["accountId"].as_str().unwrap_or_default().into(),
+                device_id: reply["deviceId"].as_str().unwrap_or_default().into(),
+                role: reply["role"].as_str().unwrap_or_default().into(),
+                fingerprint: jwk.fingerprint(),
+                secret_scalar: B64.encode(secret),
+            };
+            store_key(key_file, &key)?;
+            println!("Paired as device {} ({}); key stored in {}", key.device_id, key.role, key_file.display());
+        }
+        DeviceCommand::Send { command, payload, expected_revision, reauth } => {
+            let key: DeviceKeyFile = serde_json::from_slice(&std::fs::read(key_file)?)?;
+            let secret: [u8; 32] = B64.decode(&key.secret_scalar)?.try_into().map_err(|_| "corrupt key file")?;
+            let mut payload: Value = serde_json::from_str(&payload)?;
+            let passphrase = read_secret("Relay connection passphrase: ")?;
+            let password = if reauth { Some(read_secret(&format!("Password for {}: ", key.username))?) } else { None };
+            let reply = rt.block_on(async {
+                let client = http()?;
+                let token = app_token(&client, &key.server, &passphrase).await?;
+                if let Some(password) = password {
+                    let body = json!({ "accountId": key.account_id, "deviceId": key.device_id, "password": password });
+                    let proof = post(
+                        &client,
+                        format!("{}/api/relay/privileged/reauth", key.server),
+                        &token,
+                        serde_json::to_vec(&body)?,
+                    )
+                    .await?;
+                    payload["reauthProof"] = proof["proof"].clone();
+                }
+                let now = now_ms();
+                let mut envelope = Envelope {
+                    version: ENVELOPE_VERSION,
+                    command,
+                    payload_hash: payload_hash(&payload)?,
+                    payload,
+                    request_id: infra::ids::client_id(),
+                    account_id: key.account_id.clone(),
+                    device_id: key.device_id.clone(),
+                    role_claim: key.role.clone(),
+                    expected_revision,
+                    issued_at: now,
+                    expires_at: now + ENVELOPE_LIFETIME_MS,
+                    signature: String::new(),
+                };
+                sign_envelope(&mut envelope, &secret)?;
+                post(
+                    &client,
+                    format!("{}/api/relay/privileged/execute", key.server),
+                    &token,
+                    serde_json::to_vec(&envelope)?,
+                )
+                .await
+            })?;
+            println!("{}", serde_json::to_string_pretty(&reply)?);
+        }
+    }
+    Ok(())
+}
+
+/// Default key location: `$XDG_CONFIG_HOME/relay/device-key.json` or `~/.config/relay/...`.
+pub fn default_key_file() -> PathBuf {
+    std::env::var_os("XDG_CONFIG_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))
+        .unwrap_or_else(|| PathBuf::from("."))
+        .join("relay/device-key.json")
+}

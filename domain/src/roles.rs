@@ -1,0 +1,433 @@
+//! Protected identity rules: the three effective roles (Owner, Administrator, Publisher)
+//! derived only from account records and the singleton authority state, the capabilities each
+//! role has, username and password policy, and `authorize`, the allowlist plus owner-only rules
+//! that every privileged handler enforces again on every call. Role claims carried by
+//! envelopes or sent by a renderer are never inputs here; [`claim_matches`] only lets the
+//! caller reject a request whose claim no longer matches the derived role.
+
+/// Bootstrap Administrator records `(username, display name)`, created inactive and without a
+/// usable credential; the first is the Owner. Account ids are random in production.
+pub const BOOTSTRAP_ADMINS: [(&str, &str); 2] = [("ryan", "Ryan Bledsoe"), ("charles", "Charles Gibbs")];
+
+pub const MIN_PASSWORD_LEN: usize = 12;
+pub const MAX_PASSWORD_LEN: usize = 1024;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    Owner,
+    Administrator,
+    Publisher,
+}
+
+impl Role {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Role::Owner => "owner",
+            Role::Administrator => "administrator",
+            Role::Publisher => "publisher",
+        }
+    }
+
+    /// Exact lowercase names only.
+    pub fn parse(s: &str) -> Option<Role> {
+        match s {
+            "owner" => Some(Role::Owner),
+            "administrator" => Some(Role::Administrator),
+            "publisher" => Some(Role::Publisher),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AccountKind {
+    Administrator,
+    Publisher,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Account {
+    pub id: String,
+    pub username: String,
+    pub display_name: String,
+    pub kind: AccountKind,
+    pub active: bool,
+    pub credential_set: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuthorityState {
+    pub owner_account_id: String,
+    pub publisher_account_id: Option<String>,
+    pub revision: i64,
+}
+
+/// Effective role derived from records only: inactive → None; Administrator kind whose id ==
+/// owner → Owner; other Administrator → Administrator; Publisher kind whose id ==
+/// publisher_account_id → Publisher; unassigned Publisher → None.
+pub fn effective_role(account: &Account, state: &AuthorityState) -> Option<Role> {
+    if !account.active {
+        return None;
+    }
+    match account.kind {
+        AccountKind::Administrator if account.id == state.owner_account_id => Some(Role::Owner),
+        AccountKind::Administrator => Some(Role::Administrator),
+        AccountKind::Publisher if state.publisher_account_id.as_deref() == Some(account.id.as_str()) => {
+            Some(Role::Publisher)
+        }
+        AccountKind::Publisher => None,
+    }
+}
+
+/// True when an envelope's `roleClaim` equals the role derived from the records. A mismatch
+/// means the role changed after signing and the request must be rejected; a match grants
+/// nothing (authorization always uses the derived role).
+pub fn claim_matches(claim: &str, derived: Role) -> bool {
+    Role::parse(claim) == Some(derived)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Capability {
+    AdminSnapshot,
+    DevicesManage,
+    AccountsManage,
+    PublisherManage,
+    OwnershipTransfer,
+    WikiManage,
+    Probe,
+}
+
+/// Owner: all; Administrator: AdminSnapshot, DevicesManage, PublisherManage, WikiManage, Probe
+/// (account commands on Publisher-kind targets are granted through PublisherManage in
+/// [`authorize`]); Publisher: WikiManage, Probe.
+pub fn capabilities(role: Role) -> &'static [Capability] {
+    use Capability::*;
+    match role {
+        Role::Owner => {
+            &[AdminSnapshot, DevicesManage, AccountsManage, PublisherManage, OwnershipTransfer, WikiManage, Probe]
+        }
+        Role::Administrator => &[AdminSnapshot, DevicesManage, PublisherManage, WikiManage, Probe],
+        Role::Publisher => &[WikiManage, Probe],
+    }
+}
+
+pub fn has_capability(role: Role, cap: Capability) -> bool {
+    capabilities(role).contains(&cap)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum IdentityError {
+    #[error("username must be 2-64 characters: a lowercase letter, then letters, digits, '.', '_' or '-'")]
+    InvalidUsername,
+    #[error("sign in with a username, not an email address")]
+    EmailNotAllowed,
+    #[error("password must be at least 12 characters")]
+    PasswordTooShort,
+    #[error("password is too long")]
+    PasswordTooLong,
+}
+
+/// Trim, lowercase ASCII, then require `^[a-z][a-z0-9._-]{1,63}$`; anything containing `@` is
+/// rejected as an email address.
+pub fn normalize_username(raw: &str) -> Result<String, IdentityError> {
+    let s = raw.trim().to_ascii_lowercase();
+    if s.contains('@') {
+        return Err(IdentityError::EmailNotAllowed);
+    }
+    let b = s.as_bytes();
+    let ok = (2..=64).contains(&b.len())
+        && b[0].is_ascii_lowercase()
+        && b[1..].iter().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, b'.' | b'_' | b'-'));
+    if ok {
+        Ok(s)
+    } else {
+        Err(IdentityError::InvalidUsername)
+    }
+}
+
+/// At least [`MIN_PASSWORD_LEN`] characters (Unicode scalar values) and at most
+/// [`MAX_PASSWORD_LEN`] bytes. No composition rules.
+pub fn check_password_policy(pw: &str) -> Result<(), IdentityError> {
+    if pw.len() > MAX_PASSWORD_LEN {
+        return Err(IdentityError::PasswordTooLong);
+    }
+    if pw.chars().count() < MIN_PASSWORD_LEN {
+        return Err(IdentityError::PasswordTooShort);
+    }
+    Ok(())
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum AuthzError {
+    #[error("unknown command")]
+    UnknownCommand,
+    #[error("not permitted: {0}")]
+    Forbidden(&'static str),
+    #[error("invalid target: {0}")]
+    InvalidTarget(&'static str),
+}
+
+/// The fixed privileged commands (Wiki commands are matched by the `wiki.` prefix).
+pub const PRIVILEGED_COMMANDS: &[&str] = &[
+    "privileged.probe",
+    "admin.snapshot",
+    "devices.revoke",
+    "accounts.create",
+    "accounts.rename",
+    "accounts.setActive",
+    "ownership.transfer",
+    "publisher.assign",
+];
+
+/// Allowlisted: one of [`PRIVILEGED_COMMANDS`], or a `wiki.` command that satisfies the
+/// envelope command grammar. The handler dispatch table remains the final allowlist for
+/// Wiki command names.
+pub fn is_allowlisted(command: &str) -> bool {
+    PRIVILEGED_COMMANDS.contains(&command)
+        || (command.starts_with("wiki.") && crate::envelope::is_valid_command(command))
+}
+
+fn require(actor: Role, cap: Capability, why: &'static str) -> Result<(), AuthzError> {
+    if has_capability(actor, cap) {
+        Ok(())
+    } else {
+        Err(AuthzError::Forbidden(why))
+    }
+}
+
+/// The allowlisted privileged commands and the owner-only rules, enforced again for every call.
+/// `actor` must come from [`effective_role`]; `target` is the account the command acts on (for
+/// `devices.revoke`, the account that owns the device; for `accounts.create`, the proposed
+/// record).
+pub fn authorize(
+    command: &str,
+    actor: Role,
+    target: Option<&Account>,
+    state: &AuthorityState,
+) -> Result<(), AuthzError> {
+    if !is_allowlisted(command) {
+        return Err(AuthzError::UnknownCommand);
+    }
+    if command.starts_with("wiki.") {
+        return require(actor, Capability::WikiManage, "Wiki management");
+    }
+    let target_required = |why| target.ok_or(AuthzError::InvalidTarget(why));
+    match command {
+        "privileged.probe" => require(actor, Capability::Probe, "probe"),
+        "admin.snapshot" => {
+            require(actor, Capability::AdminSnapshot, "the administration snapshot needs an Owner or Administrator")
+        }
+        "devices.revoke" => {
+            require(actor, Capability::DevicesManage, "device management needs an Owner or Administrator")?;
+            let t = target_required("the device's account is required")?;
+            if actor != Role::Owner && t.id == state.owner_account_id {
+                return Err(AuthzError::Forbidden("only the Owner can revoke the Owner's devices"));
+            }
+            Ok(())
+        }
+        "accounts.create" | "accounts.rename" | "accounts.setActive" => {
+            let t = target_required("an account is required")?;
+            match t.kind {
+                AccountKind::Administrator => {
+                    require(actor, Capability::AccountsManage, "only the Owner can manage Administrator accounts")?;
+                }
+                AccountKind::Publisher => {
+                    require(actor, Capability::PublisherManage, "Publisher accounts need an Owner or Administrator")?;
+                }
+            }
+            if command == "accounts.setActive" && t.id == state.owner_account_id {
+                return Err(AuthzError::InvalidTarget("the Owner account's state is changed only on the server PC"));
+            }
+            if command == "accounts.create" && t.id == state.owner_account_id {
+                return Err(AuthzError::InvalidTarget("the account already exists"));
+            }
+            Ok(())
+        }
+        "ownership.transfer" => {
+            require(actor, Capability::OwnershipTransfer, "only the Owner can transfer ownership")?;
+            let t = target_required("a new Owner is required")?;
+            if t.kind != AccountKind::Administrator || !t.active {
+                return Err(AuthzError::InvalidTarget("the new Owner must be an active Administrator"));
+            }
+            if t.id == state.owner_account_id {
+                return Err(AuthzError::InvalidTarget("that account is already the Owner"));
+            }
+            Ok(())
+        }
+        "publisher.assign" => {
+            require(actor, Capability::PublisherManage, "Publisher assignment needs an Owner or Administrator")?;
+            let t = target_required("a Publisher account is required")?;
+            if t.kind != AccountKind::Publisher || t.id == state.owner_account_id {
+                return Err(AuthzError::InvalidTarget("only a Publisher account can be assigned"));
+            }
+            Ok(())
+        }
+        _ => Err(AuthzError::UnknownCommand),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const OWNER: &str = "owner0000000001";
+
+    fn acct(id: &str, kind: AccountKind, active: bool) -> Account {
+        Account { id: id.into(), username: id.into(), display_name: id.into(), kind, active, credential_set: true }
+    }
+
+    fn state() -> AuthorityState {
+        AuthorityState {
+            owner_account_id: OWNER.into(),
+            publisher_account_id: Some("publ00000000001".into()),
+            revision: 3,
+        }
+    }
+
+    #[test]
+    fn effective_roles_come_from_records_only() {
+        let s = state();
+        use AccountKind::*;
+        assert_eq!(effective_role(&acct(OWNER, Administrator, true), &s), Some(Role::Owner));
+        assert_eq!(effective_role(&acct(OWNER, Administrator, false), &s), None);
+        assert_eq!(effective_role(&acct("admn00000000001", Administrator, true), &s), Some(Role::Administrator));
+        assert_eq!(effective_role(&acct("admn00000000001", Administrator, false), &s), None);
+        assert_eq!(effective_role(&acct("publ00000000001", Publisher, true), &s), Some(Role::Publisher));
+        assert_eq!(effective_role(&acct("publ00000000001", Publisher, false), &s), None);
+        assert_eq!(effective_role(&acct("publ00000000002", Publisher, true), &s), None);
+        // A Publisher-kind record named by the owner pointer is still not an Owner.
+        assert_eq!(effective_role(&acct(OWNER, Publisher, true), &s), None);
+        // An Administrator named by the publisher pointer stays an Administrator.
+        let s2 = AuthorityState { publisher_account_id: Some("admn00000000001".into()), ..s };
+        assert_eq!(effective_role(&acct("admn00000000001", Administrator, true), &s2), Some(Role::Administrator));
+    }
+
+    #[test]
+    fn claims_are_checked_but_never_grant() {
+        let s = state();
+        let admin = acct("admn00000000001", AccountKind::Administrator, true);
+        let derived = effective_role(&admin, &s).unwrap();
+        assert!(!claim_matches("owner", derived));
+        assert!(claim_matches("administrator", derived));
+        assert!(!claim_matches("Administrator", derived));
+        let target = acct("admn00000000002", AccountKind::Administrator, true);
+        assert!(authorize("ownership.transfer", derived, Some(&target), &s).is_err());
+    }
+
+    #[test]
+    fn role_names_and_capabilities() {
+        for r in [Role::Owner, Role::Administrator, Role::Publisher] {
+            assert_eq!(Role::parse(r.as_str()), Some(r));
+            assert_eq!(serde_json::to_value(r).unwrap(), serde_json::json!(r.as_str()));
+        }
+        assert_eq!(Role::parse("admin"), None);
+        assert_eq!(capabilities(Role::Owner).len(), 7);
+        assert!(!has_capability(Role::Administrator, Capability::AccountsManage));
+        assert!(!has_capability(Role::Administrator, Capability::OwnershipTransfer));
+        assert_eq!(capabilities(Role::Publisher), &[Capability::WikiManage, Capability::Probe]);
+        assert_eq!(serde_json::to_value(Capability::AdminSnapshot).unwrap(), serde_json::json!("adminSnapshot"));
+    }
+
+    #[test]
+    fn usernames() {
+        assert_eq!(normalize_username("  Ryan ").unwrap(), "ryan");
+        assert_eq!(normalize_username("c.gibbs_2-x").unwrap(), "c.gibbs_2-x");
+        assert_eq!(normalize_username(&format!("a{}", "b".repeat(63))).unwrap().len(), 64);
+        assert_eq!(normalize_username("ryan@example.com"), Err(IdentityError::EmailNotAllowed));
+        assert_eq!(normalize_username("@"), Err(IdentityError::EmailNotAllowed));
+        for bad in ["", "r", "1ryan", "_ryan", "ry an", "rÿan", "ryan!", &format!("a{}", "b".repeat(64))] {
+            assert_eq!(normalize_username(bad), Err(IdentityError::InvalidUsername), "{bad}");
+        }
+        for (u, _) in BOOTSTRAP_ADMINS {
+            assert_eq!(normalize_username(u).unwrap(), u);
+        }
+    }
+
+    #[test]
+    fn passwords() {
+        assert_eq!(check_password_policy("short"), Err(IdentityError::PasswordTooShort));
+        assert_eq!(check_password_policy("elevenchars"), Err(IdentityError::PasswordTooShort));
+        assert!(check_password_policy("twelve chars").is_ok());
+        assert!(check_password_policy("ééééééééééé€").is_ok()); // 12 characters, more bytes
+        assert!(check_password_policy(&"x".repeat(MAX_PASSWORD_LEN)).is_ok());
+        assert_eq!(check_password_policy(&"x".repeat(MAX_PASSWORD_LEN + 1)), Err(IdentityError::PasswordTooLong));
+    }
+
+    #[test]
+    fn allowlist() {
+        for c in PRIVILEGED_COMMANDS {
+            assert!(is_allowlisted(c));
+        }
+        assert!(is_allowlisted("wiki.publish"));
+        assert!(is_allowlisted("wiki.category.rename"));
+        for c in ["privileged.reauth.confirm", "settings.set", "wiki", "wiki.", "wiki.Bad", "accounts.delete", ""] {
+            assert!(!is_allowlisted(c), "{c}");
+        }
+        assert_eq!(authorize("settings.set", Role::Owner, None, &state()), Err(AuthzError::UnknownCommand));
+        assert_eq!(
+            authorize("privileged.reauth.confirm", Role::Owner, None, &state()),
+            Err(AuthzError::UnknownCommand)
+        );
+    }
+
+    #[test]
+    fn authorization_table() {
+        use AccountKind::{Administrator as A, Publisher as P};
+        use Role::{Administrator as Adm, Owner as Own, Publisher as Pub};
+        let s = state();
+        let owner = acct(OWNER, A, true);
+        let admin = acct("admn00000000001", A, true);
+        let inactive_admin = acct("admn00000000002", A, false);
+        let publisher = acct("publ00000000001", P, true);
+        let new_pub = acct("publ00000000002", P, false);
+        let new_admin = acct("admn00000000003", A, false);
+        let ok = |r: Result<(), AuthzError>| r.is_ok();
+        let forbidden = |r: Result<(), AuthzError>| matches!(r, Err(AuthzError::Forbidden(_)));
+        let invalid = |r: Result<(), AuthzError>| matches!(r, Err(AuthzError::InvalidTarget(_)));
+        type Check = fn(Result<(), AuthzError>) -> bool;
+        let (o, f, i): (Check, Check, Check) = (ok, forbidden, invalid);
+        #[rustfmt::skip]
+        let table: Vec<(&str, Role, Option<&Account>, Check)> = vec![
+            ("privileged.probe", Own, None, o), ("privileged.probe", Adm, None, o), ("privileged.probe", Pub, None, o),
+            ("admin.snapshot", Own, None, o), ("admin.snapshot", Adm, None, o), ("admin.snapshot", Pub, None, f),
+            ("devices.revoke", Own, Some(&owner), o), ("devices.revoke", Own, Some(&admin), o),
+            ("devices.revoke", Adm, Some(&owner), f), ("devices.revoke", Adm, Some(&admin), o),
+            ("devices.revoke", Adm, Some(&publisher), o), ("devices.revoke", Pub, Some(&publisher), f),
+            ("devices.revoke", Adm, None, i),
+            ("accounts.create", Own, Some(&new_admin), o), ("accounts.create", Adm, Some(&new_admin), f),
+            ("accounts.create", Own, Some(&new_pub), o), ("accounts.create", Adm, Some(&new_pub), o),
+            ("accounts.create", Pub, Some(&new_pub), f), ("accounts.create", Own, None, i),
+            ("accounts.rename", Own, Some(&admin), o), ("accounts.rename", Own, Some(&owner), o),
+            ("accounts.rename", Adm, Some(&admin), f), ("accounts.rename", Adm, Some(&owner), f),
+            ("accounts.rename", Adm, Some(&publisher), o), ("accounts.rename", Pub, Some(&publisher), f),
+            ("accounts.setActive", Own, Some(&inactive_admin), o), ("accounts.setActive", Adm, Some(&inactive_admin), f),
+            ("accounts.setActive", Adm, Some(&admin), f), ("accounts.setActive", Adm, Some(&publisher), o),
+            ("accounts.setActive", Own, Some(&owner), i), ("accounts.setActive", Pub, Some(&publisher), f),
+            ("ownership.transfer", Own, Some(&admin), o), ("ownership.transfer", Adm, Some(&admin), f),
+            ("ownership.transfer", Pub, Some(&admin), f), ("ownership.transfer", Own, Some(&owner), i),
+            ("ownership.transfer", Own, Some(&inactive_admin), i), ("ownership.transfer", Own, Some(&publisher), i),
+            ("ownership.transfer", Own, None, i),
+            ("publisher.assign", Own, Some(&new_pub), o), ("publisher.assign", Adm, Some(&new_pub), o),
+            ("publisher.assign", Pub, Some(&new_pub), f), ("publisher.assign", Own, Some(&admin), i),
+            ("publisher.assign", Adm, Some(&owner), i), ("publisher.assign", Adm, None, i),
+            ("wiki.publish", Own, None, o), ("wiki.publish", Adm, None, o), ("wiki.publish", Pub, None, o),
+            ("wiki.category.delete", Pub, None, o),
+        ];
+        for (cmd, role, target, check) in table {
+            let r = authorize(cmd, role, target, &s);
+            assert!(check(r), "{cmd} as {role:?} on {:?}: {r:?}", target.map(|t| &t.id));
+        }
+    }
+
+    #[test]
+    fn publisher_can_only_run_wiki_and_probe() {
+        let s = state();
+        let any = acct("publ00000000001", AccountKind::Publisher, true);
+        for c in PRIVILEGED_COMMANDS.iter().filter(|c| **c != "privileged.probe") {
+            assert!(authorize(c, Role::Publisher, Some(&any), &s).is_err(), "{c}");
+        }
+    }
+}
