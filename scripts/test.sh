@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Installs what the tests need (Debian packages, npm packages) and runs every test suite:
-# formatting and lints, Rust unit and black-box tests, the UI's Vitest suite and build, and the
-# Node test that drives the server with the official PocketBase SDK. Safe to re-run.
+# formatting and lints, Rust unit and black-box tests, the UI's Vitest suite and build, the
+# Node test that drives the server with the official PocketBase SDK, and the browser end-to-end
+# suite (Debian Chromium via playwright-core; no browser download). Safe to re-run.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
 
 # Debian packages the suites need beyond the Rust machine image (installed only when missing).
-APT_PACKAGES=(ca-certificates)
+APT_PACKAGES=(ca-certificates chromium)
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do
   dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
@@ -19,9 +20,10 @@ if [ "${#missing[@]}" -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-echo "==> npm ci (ui, tests/node)"
+echo "==> npm ci (ui, tests/node, tests/e2e)"
 (cd ui && npm ci --no-audit --no-fund --loglevel=error)
 (cd tests/node && npm ci --no-audit --no-fund --loglevel=error)
+(cd tests/e2e && npm ci --no-audit --no-fund --loglevel=error)
 
 echo "==> ui: vitest + production build"
 (cd ui && npm test && npm run build)
@@ -37,5 +39,8 @@ cargo test --workspace --locked
 
 echo "==> node: PocketBase SDK against the real relay binary"
 (cd tests/node && RELAY_BIN="$TARGET_DIR/debug/relay" npm test)
+
+echo "==> e2e: the web UI in Debian Chromium against the real relay binary"
+(cd tests/e2e && RELAY_BIN="$TARGET_DIR/debug/relay" npm test)
 
 echo "==> all suites passed"

@@ -111,7 +111,7 @@ function HistoryModal({ onLoad, onClose }: { onLoad: (h: AlertHistory) => void; 
       <button type="button" className="button button-ghost small" onClick={() => transport.update<AlertHistory>('alert_history', h.id, { pinned: !h.pinned, label: h.label || h.subject || 'Untitled Template' }).then((r) => col.store.upsertLocal(r)).catch((e) => toast('error', errorMessage(e)))}>
         {h.pinned ? 'Unpin' : 'Pin'}
       </button>
-      <button type="button" className="icon-btn" aria-label="Delete" onClick={() => transport.remove('alert_history', h.id).then(() => col.store.removeLocal(h)).catch((e) => toast('error', errorMessage(e)))}>🗑</button>
+      <button type="button" className="icon-btn" aria-label="Delete" onClick={() => transport.remove('alert_history', h.id).then(() => col.store.removeLocal(h)).catch((e) => toast('error', errorMessage(e)))}>✕</button>
     </li>
   );
   return (
@@ -181,7 +181,7 @@ export default function AlertsView() {
       </div>
       {templates.length > 0 && (
         <div className="chips" aria-label="Pinned templates">
-          {templates.map((t) => <button key={t.id} type="button" className="chip" data-testid="template-chip" onClick={() => load(t)}>📌 {t.label}</button>)}
+          {templates.map((t) => <button key={t.id} type="button" className="chip" data-testid="template-chip" onClick={() => load(t)}>★ {t.label}</button>)}
         </div>
       )}
       <div className="alerts-grid">

@@ -149,7 +149,7 @@ export function ComposeView() {
                     <span className="muted">{g.contacts?.length ?? 0}</span>
                   </button>
                   <button type="button" className="icon-btn" aria-label={`Rename ${g.name}`} onClick={() => setModal({ kind: 'rename', g })}>✎</button>
-                  <button type="button" className="icon-btn" aria-label={`Delete ${g.name}`} onClick={() => setModal({ kind: 'delete', g })}>🗑</button>
+                  <button type="button" className="icon-btn" aria-label={`Delete ${g.name}`} onClick={() => setModal({ kind: 'delete', g })}>✕</button>
                 </li>
               );
             })}
@@ -274,7 +274,7 @@ export function ComposeView() {
                   <span className="muted">{h.recipientCount ?? h.contacts?.length ?? 0} recipients</span>
                   <span className="pills">{(h.groups ?? []).map((g) => <span key={g} className="pill">{g}</span>)}</span>
                 </button>
-                <button type="button" className="icon-btn" aria-label="Delete entry" onClick={() => transport.remove('bridge_history', h.id).then(() => historyStore.removeLocal(h)).catch((e) => toast('error', errorMessage(e)))}>🗑</button>
+                <button type="button" className="icon-btn" aria-label="Delete entry" onClick={() => transport.remove('bridge_history', h.id).then(() => historyStore.removeLocal(h)).catch((e) => toast('error', errorMessage(e)))}>✕</button>
               </li>
             ))}
           </ul>

@@ -180,7 +180,7 @@ export default function OnCallView({ readOnly = false }: { readOnly?: boolean })
               <button type="button" className="button button-ghost" data-testid="board-popout" onClick={() => window.open('/?popout=board', 'relay-board', 'width=960,height=800')}>Pop out</button>
               <button type="button" className="button button-ghost" data-testid="board-lock" aria-pressed={locked} disabled={loading}
                 onClick={() => settings && transport.update<BoardSettings>('oncall_board_settings', settings.id, { locked: !settings.locked }).then((r) => settingsCol.store.upsertLocal(r)).catch((e) => toast('error', errorMessage(e)))}>
-                {locked ? '🔒 Locked' : '🔓 Unlocked'}
+                {locked ? 'Locked' : 'Unlocked'}
               </button>
               <button type="button" className="button button-primary" data-testid="board-add" onClick={() => { setAddError(null); setModal('add'); }}>Add card</button>
             </>
@@ -225,7 +225,7 @@ export default function OnCallView({ readOnly = false }: { readOnly?: boolean })
               ))}
             </ul>
             <footer className="team-foot">
-              <button type="button" className="icon-btn" aria-label={`Copy ${c.team}`} onClick={() => copyText(cardText(c)).then(() => toast('success', 'Copied.'))}>⧉</button>
+              <button type="button" className="icon-btn" aria-label={`Copy ${c.team}`} onClick={() => copyText(cardText(c)).then(() => toast('success', 'Copied.'))}>Copy</button>
               {!readOnly && (
                 <>
                   <button type="button" className="icon-btn" aria-label={`Move ${c.team} earlier`} data-testid="card-move-up" disabled={locked || i === 0} onClick={() => move(i, i - 1)}>←</button>

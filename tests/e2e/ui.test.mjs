@@ -1,0 +1,366 @@
+// End-to-end: the real relay binary + the built UI in Debian Chromium. One flow per tab,
+// 10,000-contact search, import (bad row rejected / good row applied) + export, and
+// realtime across two browser clients. Screenshots of every tab go to docs/screenshots/.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdir, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { writeFile } from 'node:fs/promises';
+import { SHOTS, api, apiToken, count, launch, screenshot, signIn, startRelay } from './harness.mjs';
+
+let relay;
+let browser;
+let page;
+let token;
+
+const iso = (ms) => new Date(ms).toISOString();
+const todayLocal = () => {
+  const d = new Date();
+  const p = (n) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}`;
+};
+
+async function go(tab) {
+  await page.getByTestId(`nav-${tab}`).click();
+  await page.getByTestId(`tab-${tab}`).waitFor({ state: 'visible' });
+}
+
+async function until(fn, what, ms = 10_000) {
+  const end = Date.now() + ms;
+  let last;
+  while (Date.now() < end) {
+    last = await fn();
+    if (last) return last;
+    await new Promise((r) => setTimeout(r, 150));
+  }
+  throw new Error(`timed out after ${ms} ms waiting for ${what} (last: ${JSON.stringify(last)})`);
+}
+
+describe('Relay web UI', { timeout: 240_000 }, () => {
+  before(async () => {
+    await mkdir(SHOTS, { recursive: true });
+    relay = await startRelay();
+    token = await apiToken(relay);
+    browser = await launch();
+    const ctx = await browser.newContext(relay.url);
+    page = await signIn(ctx, relay);
+  });
+
+  after(async () => {
+    await browser?.close();
+    await relay?.stop();
+  });
+
+  test('shell: shortcuts, search focus, help lists only handled keys, Esc closes, clock popover', async () => {
+    await page.keyboard.press('Control+3');
+    await page.getByTestId('tab-people').waitFor({ state: 'visible' });
+    await page.keyboard.press('Control+2');
+    await page.getByTestId('tab-oncall').waitFor({ state: 'visible' });
+    await page.keyboard.press('Control+,');
+    await page.getByTestId('tab-settings').waitFor({ state: 'visible' });
+    await page.keyboard.press('Control+1');
+    await page.getByTestId('tab-compose').waitFor({ state: 'visible' });
+    await page.keyboard.press('Control+k');
+    assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('data-testid')), 'global-search');
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Control+Shift+Slash');
+    const help = page.getByTestId('shortcuts-help');
+    await help.waitFor();
+    const text = await help.innerText();
+    assert.match(text, /Ctrl\/Cmd\+7/);
+    assert.doesNotMatch(text, /Shift\+C/);
+    await page.keyboard.press('Escape');
+    await help.waitFor({ state: 'detached' });
+    await page.getByTestId('clock').click();
+    assert.match(await page.getByTestId('clock-popover').innerText(), /Los Angeles[\s\S]*Denver[\s\S]*Chicago[\s\S]*New York/);
+    await page.getByTestId('clock').click();
+    await until(async () => /^[1-9]\d* clients?$/.test(await page.getByTestId('client-count').innerText()), 'presence count', 12_000);
+  });
+
+  test('compose: group + manual add − remove, copy to clipboard, history row, duplicate group name rejected', async () => {
+    for (const [name, email] of [['Ada Lovelace', 'ada@example.com'], ['Bob Ops', 'bob@example.com'], ['Cy Net', 'cy@example.com']]) {
+      assert.equal((await api(relay, token, 'POST', '/api/collections/contacts/records', { name, email, phone: '5551234567', title: 'Engineer' })).status, 200);
+    }
+    assert.equal((await api(relay, token, 'POST', '/api/collections/bridge_groups/records', { name: 'NOC Core', contacts: ['ada@example.com', 'bob@example.com'] })).status, 200);
+    await go('compose');
+    const group = page.locator('[data-testid="group-item"][data-name="NOC Core"] .group-toggle');
+    await group.click();
+    await page.getByTestId('compose-add-input').fill('dana@example.com');
+    await page.getByTestId('compose-add-input').press('Enter');
+    await page.getByTestId('compose-add-input').fill('Cy N');
+    await page.getByTestId('compose-suggestions').locator('li').first().waitFor();
+    await page.getByTestId('compose-suggestions').locator('li').first().dispatchEvent('mousedown');
+    await page.getByRole('button', { name: 'Remove bob@example.com' }).click();
+    await until(async () => (await page.getByTestId('recipient-row').count()) === 3, '3 recipients');
+    await screenshot(page, 'compose');
+    await page.getByTestId('compose-copy').click();
+    const clip = await until(() => page.evaluate(() => navigator.clipboard.readText()), 'clipboard text');
+    assert.equal(clip, 'ada@example.com; dana@example.com; cy@example.com');
+    const hist = await until(async () => {
+      const r = await api(relay, token, 'GET', '/api/collections/bridge_history/records');
+      return r.json.totalItems === 1 && r.json.items[0];
+    }, 'bridge_history row');
+    assert.equal(hist.recipientCount, 3);
+    assert.deepEqual(hist.groups, ['NOC Core']);
+    // A new group from the current recipients; the same name in other case is rejected.
+    await page.getByTestId('group-new').click();
+    await page.getByTestId('group-name-input').fill('noc core');
+    await page.getByTestId('group-name-save').click();
+    assert.match(await page.getByTestId('group-name-error').innerText(), /already exists/);
+    await page.getByTestId('group-name-input').fill('Bridge Crew');
+    await page.getByTestId('group-name-save').click();
+    await page.locator('[data-testid="group-item"][data-name="Bridge Crew"]').waitFor();
+    assert.equal(await count(relay, token, 'bridge_groups'), 2);
+  });
+
+  test('alerts: compose an alert, schedule an alarm, due popup appears and snooze moves it 10 min', async () => {
+    await go('alerts');
+    await page.getByTestId('sev-ISSUE').click();
+    await page.getByTestId('alert-subject').fill('Core switch outage in DC-2');
+    await page.getByTestId('alert-body').fill('Users in building 4 cannot reach the VPN.\nNext update in 30 minutes.');
+    await page.getByTestId('alarm-schedule').click();
+    const due = await page.getByTestId('alarm-due').inputValue();
+    const dueMs = new Date(due).getTime();
+    assert.ok(dueMs > Date.now() + 28 * 60_000 && dueMs < Date.now() + 32 * 60_000, `default due ~ now+30min, got ${due}`);
+    await page.getByTestId('alarm-due').fill('2020-01-01T10:00');
+    await page.getByTestId('alarm-save').click();
+    assert.match(await page.getByTestId('alarm-error').innerText(), /future/);
+    await page.getByTestId('alarm-due').fill(due);
+    await page.getByTestId('alarm-save').click();
+    await page.getByTestId('alarm-form').waitFor({ state: 'detached' });
+    const alarm = await until(async () => (await api(relay, token, 'GET', '/api/collections/alert_reminders/records')).json.items[0], 'alarm row');
+    assert.equal(alarm.title, 'Core switch outage in DC-2');
+    assert.equal(alarm.status, 'pending');
+    assert.equal(alarm.severity, 'ISSUE');
+    await page.getByTestId('next-alarm').getByText('Core switch outage in DC-2').waitFor();
+    await screenshot(page, 'alerts');
+    // Another client makes it due now: the popup must appear through realtime, not a reload.
+    assert.equal((await api(relay, token, 'PATCH', `/api/collections/alert_reminders/records/${alarm.id}`, { dueAt: iso(Date.now() - 60_000) })).status, 200);
+    const popup = page.getByRole('alertdialog');
+    await popup.waitFor({ timeout: 10_000 });
+    assert.match(await popup.innerText(), /Due now[\s\S]*Core switch outage/);
+    const before = Date.now();
+    await page.getByTestId('due-snooze').click();
+    await popup.waitFor({ state: 'detached' });
+    const snoozed = (await api(relay, token, 'GET', `/api/collections/alert_reminders/records/${alarm.id}`)).json;
+    const until10 = new Date(snoozed.snoozeUntil.replace(' ', 'T')).getTime();
+    assert.ok(Math.abs(until10 - (before + 600_000)) < 15_000, `snoozeUntil ≈ now+10min, got ${snoozed.snoozeUntil}`);
+    assert.equal(snoozed.status, 'pending');
+    // Pin the draft as a template.
+    await page.getByTestId('alert-pin').click();
+    await page.getByTestId('pin-label').fill('DC outage template');
+    await page.getByTestId('pin-save').click();
+    await page.getByTestId('template-chip').getByText('DC outage template').waitFor();
+  });
+
+  test('on-call: cards ordered by board settings, drag and keyboard reorder write teamOrder, ACTIVE NOW, add card', async () => {
+    const rows = [
+      { team: 'Network', role: 'Primary', name: 'Ada Lovelace', contact: '5551234567', timeWindow: '24/7', sortOrder: 0 },
+      { team: 'Database', role: 'Primary', name: 'Bob Ops', contact: '15551234567', timeWindow: 'never listed', sortOrder: 0 },
+      { team: 'Telecom', role: 'Primary', name: 'Cy Net', contact: '+919904918167', timeWindow: 'always', sortOrder: 0 },
+    ];
+    for (const r of rows) assert.equal((await api(relay, token, 'POST', '/api/collections/oncall/records', { ...r, teamId: r.team.toLowerCase() })).status, 200);
+    await go('oncall');
+    const order = async () => page.locator('[data-testid="team-card"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-team')));
+    await until(async () => (await order()).length === 3, '3 cards');
+    assert.deepEqual(await order(), ['database', 'network', 'telecom']); // new teams: alphabetical
+    assert.equal(await page.locator('[data-team="network"] [data-testid="active-now"]').count(), 1);
+    assert.equal(await page.locator('[data-team="database"] [data-testid="active-now"]').count(), 0);
+    assert.match(await page.locator('[data-team="telecom"]').innerText(), /\(91\) 990 491 8167/);
+    const settingsOrder = async () => (await api(relay, token, 'GET', '/api/collections/oncall_board_settings/records')).json.items.find((s) => s.key === 'primary')?.teamOrder;
+    // Native HTML5 drag: Telecom onto Database's slot.
+    await page.locator('[data-team="telecom"]').dragTo(page.locator('[data-team="database"]'));
+    await until(async () => JSON.stringify(await settingsOrder()) === JSON.stringify(['telecom', 'database', 'network']), 'teamOrder after drag');
+    assert.deepEqual(await order(), ['telecom', 'database', 'network']);
+    // Keyboard move button.
+    await page.locator('[data-team="network"] [data-testid="card-move-up"]').click();
+    await until(async () => JSON.stringify(await settingsOrder()) === JSON.stringify(['telecom', 'network', 'database']), 'teamOrder after move');
+    // Duplicate card rejected, new card added.
+    await page.getByTestId('board-add').click();
+    await page.getByTestId('add-card-name').fill(' network ');
+    await page.getByTestId('add-card-save').click();
+    assert.match(await page.getByTestId('add-card-error').innerText(), /already exists/);
+    await page.getByTestId('add-card-name').fill('Storage');
+    await page.getByTestId('add-card-save').click();
+    await page.locator('[data-team="storage"]').waitFor();
+    // Lock blocks reordering.
+    await page.getByTestId('board-lock').click();
+    await until(async () => (await page.locator('[data-team="storage"] [data-testid="card-move-up"]').isDisabled()), 'move disabled when locked');
+    await page.getByTestId('board-lock').click();
+    await screenshot(page, 'oncall');
+    // Read-only popout route.
+    const pop = await signIn(page.context(), relay, '/?popout=board');
+    await pop.locator('[data-team="network"]').waitFor();
+    assert.equal(await pop.getByTestId('board-add').count(), 0);
+    assert.equal(await pop.locator('[data-testid="team-card"][draggable="true"]').count(), 0);
+    await pop.close();
+  });
+
+  test('notes: add a color card, swap order, density', async () => {
+    await go('notes');
+    for (const [title, color] of [['Shift handover', 'blue'], ['VPN runbook', 'green']]) {
+      await page.getByTestId('note-new').click();
+      await page.getByTestId('note-title').fill(title);
+      await page.getByTestId('note-content').fill('- check the core switch\n- page the DBA on call');
+      await page.getByTestId(`note-color-${color}`).click();
+      await page.getByTestId('note-tags').fill('ops, Night');
+      await page.getByTestId('note-save').click();
+      await page.getByTestId('note-editor').waitFor({ state: 'detached' });
+    }
+    await until(async () => (await page.getByTestId('note-card').count()) === 2, '2 note cards');
+    const notes = (await api(relay, token, 'GET', '/api/collections/standalone_notes/records?sort=sortOrder')).json.items;
+    assert.deepEqual(notes.map((n) => [n.title, n.color, n.tags]), [['Shift handover', 'blue', ['ops', 'night']], ['VPN runbook', 'green', ['ops', 'night']]]);
+    await page.getByTestId('note-card').nth(1).getByRole('button', { name: 'Move left' }).click();
+    await until(async () => {
+      const l = (await api(relay, token, 'GET', '/api/collections/standalone_notes/records?sort=sortOrder')).json.items;
+      return l[0].title === 'VPN runbook' && l[1].title === 'Shift handover';
+    }, 'swapped order persisted');
+    await page.getByRole('button', { name: 'L', exact: true }).click();
+    await screenshot(page, 'notes');
+  });
+
+  test('status: placeholder card', async () => {
+    await go('status');
+    assert.match(await page.getByTestId('status-placeholder').innerText(), /Service status feeds arrive in a later release/);
+    await screenshot(page, 'status');
+  });
+
+  test('people: 10,000 contacts render virtualized and search narrows them', async () => {
+    const records = Array.from({ length: 9_997 }, (_, i) => ({
+      name: `Person ${String(i).padStart(5, '0')}`,
+      email: `person${i}@bulk.example.com`,
+      phone: String(5550000000 + i),
+      title: i % 3 === 0 ? 'Network Engineer' : 'Analyst',
+    }));
+    const r = await api(relay, token, 'POST', '/api/relay/import/contacts', { records, apply: true });
+    assert.equal(r.status, 200, r.text.slice(0, 500));
+    assert.equal(r.json.applied, true);
+    assert.equal(await count(relay, token, 'contacts'), 10_000);
+    await go('people');
+    await until(async () => /^10000 of 10000$/.test(await page.getByTestId('people-count').innerText()), '10000 contacts loaded (reload event)', 30_000);
+    const rendered = await page.getByTestId('contact-row').count();
+    assert.ok(rendered > 5 && rendered < 60, `virtualized: ${rendered} rows in the DOM`);
+    await page.getByTestId('contact-list').evaluate((el) => { el.scrollTop = 72 * 5000; el.dispatchEvent(new Event('scroll')); });
+    await page.locator('[data-testid="contact-row"]', { hasText: 'Person 04998' }).waitFor();
+    await page.getByTestId('global-search').fill('person9996@');
+    await until(async () => /^1 of 10000$/.test(await page.getByTestId('people-count').innerText()), 'search result', 5_000);
+    await page.getByTestId('contact-row').first().click();
+    assert.match(await page.getByTestId('contact-detail').innerText(), /Person 09996[\s\S]*\(555\) 000-9996/);
+    await page.getByTestId('global-search').fill('');
+    await until(async () => /^10000 of 10000$/.test(await page.getByTestId('people-count').innerText()), 'cleared search');
+    await screenshot(page, 'people');
+  });
+
+  test('servers: add, detail, delete asks for confirmation', async () => {
+    await go('servers');
+    await page.getByTestId('server-new').click();
+    await page.getByTestId('server-name-input').fill('db-prod-01');
+    await page.getByTestId('server-businessArea-input').fill('Finance');
+    await page.getByTestId('server-owner-input').fill('ADA@example.com');
+    await page.getByTestId('server-os-input').fill('RHEL 9 Linux');
+    await page.getByTestId('server-save').click();
+    await page.locator('[data-testid="server-row"][data-name="db-prod-01"]').click();
+    assert.match(await page.getByTestId('server-detail').innerText(), /Owner\s*Ada Lovelace <ada@example.com>/);
+    await page.getByTestId('server-new').click();
+    await page.getByTestId('server-name-input').fill('web-01');
+    await page.getByTestId('server-os-input').fill('Windows Server 2022');
+    await page.getByTestId('server-save').click();
+    await page.locator('[data-testid="server-row"][data-name="web-01"]').click();
+    await page.getByTestId('server-delete').click();
+    await page.getByTestId('confirm-dialog').waitFor();
+    assert.equal(await count(relay, token, 'servers'), 2, 'nothing deleted before confirming');
+    await page.getByTestId('confirm-ok').click();
+    await until(async () => (await count(relay, token, 'servers')) === 1, 'server deleted');
+    await page.locator('[data-testid="server-row"][data-name="db-prod-01"]').click();
+    await screenshot(page, 'servers');
+  });
+
+  test('settings: import CSV with a bad row is rejected (nothing written), a good one applies; export', async () => {
+    await go('settings');
+    assert.equal(await page.getByTestId('settings-server-url').innerText(), relay.url);
+    const dir = path.join(tmpdir(), `relay-e2e-files-${process.pid}`);
+    await mkdir(dir, { recursive: true });
+    const bad = path.join(dir, 'bad.csv');
+    const good = path.join(dir, 'good.csv');
+    await writeFile(bad, 'name , email ,title\nImport One,import1@example.com,Ops\n,missing-name@example.com,Ops\n');
+    await writeFile(good, "name,email,title\nImport One,import1@example.com,'=SUM(A1)\nAda Lovelace,ADA@example.com,Countess\n");
+    const before = await count(relay, token, 'contacts');
+    await page.getByTestId('import-category').selectOption('contacts');
+    await page.getByTestId('import-file').setInputFiles(bad);
+    const report = page.getByTestId('import-report');
+    await report.waitFor();
+    assert.equal(await report.getAttribute('data-errors'), '1');
+    assert.match(await page.getByTestId('import-row-error').first().innerText(), /^2\s+name/);
+    assert.equal(await page.getByTestId('import-apply').isDisabled(), true);
+    // The server itself refuses to apply a file with a bad row: all or nothing.
+    const forced = await api(relay, token, 'POST', '/api/relay/import/contacts', {
+      records: [{ name: 'Import One', email: 'import1@example.com' }, { email: 'missing-name@example.com' }],
+      apply: true,
+    });
+    assert.equal(forced.status, 400);
+    assert.equal(forced.json.applied, false);
+    assert.equal(await count(relay, token, 'contacts'), before, 'nothing written');
+    await page.getByTestId('import-file').setInputFiles(good);
+    await until(async () => (await report.getAttribute('data-errors')) === '0', 'clean preview');
+    assert.equal(await page.getByTestId('import-creates').innerText(), '1');
+    assert.equal(await page.getByTestId('import-updates').innerText(), '1');
+    await page.getByTestId('import-apply').click();
+    await until(async () => (await report.getAttribute('data-applied')) === 'true', 'applied');
+    assert.equal(await count(relay, token, 'contacts'), before + 1);
+    const ada = (await api(relay, token, 'GET', `/api/collections/contacts/records?filter=${encodeURIComponent("email ~ 'ada@example.com'")}`)).json.items;
+    assert.equal(ada.length, 1);
+    assert.equal(ada[0].title, 'Countess');
+    const one = (await api(relay, token, 'GET', `/api/collections/contacts/records?filter=${encodeURIComponent("email = 'import1@example.com'")}`)).json.items[0];
+    assert.equal(one.title, '=SUM(A1)', 'formula guard stripped on import');
+    // Export CSV of contacts: file name and formula guard.
+    await page.getByTestId('export-category').selectOption('contacts');
+    await page.getByTestId('export-format').selectOption('csv');
+    const [dl] = await Promise.all([page.waitForEvent('download', { timeout: 30_000 }), page.getByTestId('export-run').click()]);
+    assert.equal(dl.suggestedFilename(), `relay-contacts-${todayLocal()}.csv`);
+    const csv = await readFile(await dl.path(), 'utf8');
+    assert.match(csv.split('\r\n')[0], /name/);
+    assert.match(csv, /"?'=SUM\(A1\)"?/);
+    assert.equal(csv.trim().split('\r\n').length, before + 2);
+    await page.getByTestId('export-format').selectOption('json');
+    await page.getByTestId('export-category').selectOption('groups');
+    const [dl2] = await Promise.all([page.waitForEvent('download', { timeout: 30_000 }), page.getByTestId('export-run').click()]);
+    assert.equal(dl2.suggestedFilename(), `relay-groups-${todayLocal()}.json`);
+    const groups = JSON.parse(await readFile(await dl2.path(), 'utf8'));
+    assert.deepEqual(groups.map((g) => g.name).sort(), ['Bridge Crew', 'NOC Core']);
+    assert.match(await readFile(await dl2.path(), 'utf8'), /^\[\n  \{/);
+    await page.getByTestId('accent-blue').click();
+    assert.equal(await page.evaluate(() => getComputedStyle(document.documentElement).getPropertyValue('--accent').trim()), '#3b82f6');
+    await page.evaluate(() => document.querySelector('[data-testid="dm-import"]')?.scrollIntoView());
+    await screenshot(page, 'settings');
+  });
+
+  test('realtime: a contact added in client A appears in client B without reload', async () => {
+    const ctxB = await browser.newContext(relay.url);
+    const b = await signIn(ctxB, relay);
+    await b.getByTestId('nav-people').click();
+    await until(async () => /of \d+/.test(await b.getByTestId('people-count').innerText()), 'B loaded', 30_000);
+    await b.getByTestId('global-search').fill('Realtime Rita');
+    await until(async () => /^0 of/.test(await b.getByTestId('people-count').innerText()), 'B filtered');
+    let navigations = 0;
+    b.on('framenavigated', () => navigations++);
+    await go('people');
+    await page.getByTestId('contact-new').click();
+    await page.getByTestId('contact-name-input').fill('Realtime Rita');
+    await page.getByTestId('contact-email-input').fill('rita@example.com');
+    await page.getByTestId('contact-phone-input').fill('0044 20 7946 0958');
+    await page.getByTestId('contact-save').click();
+    await b.locator('[data-testid="contact-row"]', { hasText: 'Realtime Rita' }).waitFor({ timeout: 10_000 });
+    assert.equal(navigations, 0, 'B did not reload');
+    const rita = (await api(relay, token, 'GET', `/api/collections/contacts/records?filter=${encodeURIComponent("email = 'rita@example.com'")}`)).json.items[0];
+    assert.equal(rita.phone, '+442079460958', 'phone sanitized on save');
+    // And an edit in B shows up in A.
+    await b.locator('[data-testid="contact-row"]', { hasText: 'Realtime Rita' }).click();
+    await b.getByTestId('contact-edit').click();
+    await b.getByTestId('contact-name-input').fill('Realtime Rita Two');
+    await b.getByTestId('contact-save').click();
+    await page.getByTestId('global-search').fill('rita@');
+    await page.locator('[data-testid="contact-row"]', { hasText: 'Realtime Rita Two' }).waitFor({ timeout: 10_000 });
+    assert.deepEqual(page.relayErrors.filter((e) => !/Failed to load resource/.test(e)), []);
+  });
+});
