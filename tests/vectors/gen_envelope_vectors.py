@@ -26,7 +26,7 @@ import hashlib
 import json
 import sys
 
-from cryptography.exceptions import InvalidSignature
+from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature, encode_dss_signature
@@ -138,7 +138,7 @@ def public_key_of(jwk):
 def ecdsa_algo():
     try:
         return ec.ECDSA(hashes.SHA256(), deterministic_signing=True), True
-    except TypeError:
+    except (TypeError, UnsupportedAlgorithm):  # cryptography < 43, or OpenSSL without RFC 6979
         return ec.ECDSA(hashes.SHA256()), False
 
 
