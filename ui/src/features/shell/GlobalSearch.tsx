@@ -95,7 +95,7 @@ export const GlobalSearch = forwardRef<SearchHandle, { query: string; setQuery: 
           aria-controls="search-results"
           value={query}
           onFocus={() => setOpen(true)}
-          onBlur={() => setTimeout(() => setOpen(false), 150)}
+          onBlur={() => setTimeout(() => document.activeElement !== input.current && setOpen(false), 150)}
           onChange={(e) => {
             setQuery(e.target.value);
             setOpen(true);
