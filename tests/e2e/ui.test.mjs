@@ -93,6 +93,10 @@ describe('Relay web UI', { timeout: 240_000 }, () => {
     await page.getByTestId('compose-suggestions').locator('li').first().dispatchEvent('mousedown');
     await page.getByRole('button', { name: 'Remove bob@example.com' }).click();
     await until(async () => (await page.getByTestId('recipient-row').count()) === 3, '3 recipients');
+    await page.getByTestId('recipient-sort').selectOption('name');
+    const sorted = await page.getByTestId('recipient-row').evaluateAll((els) => els.map((e) => e.getAttribute('data-email')));
+    assert.deepEqual(sorted, ['ada@example.com', 'cy@example.com', 'dana@example.com']);
+    await page.getByTestId('recipient-sort').selectOption('');
     await screenshot(page, 'compose');
     await page.getByTestId('compose-copy').click();
     const clip = await until(() => page.evaluate(() => navigator.clipboard.readText()), 'clipboard text');
@@ -266,8 +270,8 @@ describe('Relay web UI', { timeout: 240_000 }, () => {
     await page.getByTestId('server-name-input').fill('web-01');
     await page.getByTestId('server-os-input').fill('Windows Server 2022');
     await page.getByTestId('server-save').click();
-    await page.locator('[data-testid="server-row"][data-name="web-01"]').click();
-    await page.getByTestId('server-delete').click();
+    await page.locator('[data-testid="server-row"][data-name="web-01"]').click({ button: 'right' });
+    await page.getByTestId('context-menu').getByRole('menuitem', { name: 'Delete…' }).click();
     await page.getByTestId('confirm-dialog').waitFor();
     assert.equal(await count(relay, token, 'servers'), 2, 'nothing deleted before confirming');
     await page.getByTestId('confirm-ok').click();

@@ -108,11 +108,12 @@ export class CollectionStore<T extends BaseRecord> {
 export class DataStores {
   private readonly stores = new Map<string, CollectionStore<BaseRecord>>();
   private lastState: ConnectionState = 'connecting';
-  private readonly off: () => void;
 
-  constructor(readonly transport: Transport) {
-    // Events missed while offline: refetch every started collection once we are back.
-    this.off = transport.onStateChange((s) => {
+  constructor(readonly transport: Transport) {}
+
+  /** Follows the connection: events missed while offline → refetch every collection once back. */
+  attach(): () => void {
+    return this.transport.onStateChange((s) => {
       const was = this.lastState;
       this.lastState = s;
       if (s === 'connected' && (was === 'offline' || was === 'reconnecting')) {
@@ -130,10 +131,9 @@ export class DataStores {
     return s as unknown as CollectionStore<T>;
   }
 
-  dispose(): void {
-    this.off();
+  /** Stops subscriptions; a store restarts (resubscribe + refetch) when it is used again. */
+  stop(): void {
     for (const s of this.stores.values()) s.stop();
-    this.stores.clear();
   }
 }
 
@@ -142,7 +142,13 @@ const DataContext = createContext<DataStores | null>(null);
 export function DataProvider({ children }: { children: ReactNode }) {
   const transport = useTransport();
   const stores = useMemo(() => new DataStores(transport), [transport]);
-  useEffect(() => () => stores.dispose(), [stores]);
+  useEffect(() => {
+    const detach = stores.attach();
+    return () => {
+      detach();
+      stores.stop();
+    };
+  }, [stores]);
   return createElement(DataContext.Provider, { value: stores }, children);
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { composeReducer, computeRecipients, emptyCompose, recipientsText, validateGroupName, type ComposeAction } from './recipients';
+import { composeReducer, computeRecipients, emptyCompose, recipientsText, sortRecipients, validateGroupName, type ComposeAction } from './recipients';
 
 const groups = [
   { id: 'g1', name: 'NOC', contacts: ['a@x.com', 'B@x.com'] },
@@ -37,5 +37,23 @@ describe('recipients', () => {
     expect(validateGroupName(' noc ', groups)).toMatch(/already exists/);
     expect(validateGroupName('NOC', groups, 'g1')).toBeNull();
     expect(validateGroupName('Network', groups)).toBeNull();
+  });
+});
+
+describe('sortRecipients', () => {
+  const people = new Map([
+    ['a@x.com', { name: 'Zed', title: 'DBA', phone: '2' }],
+    ['b@x.com', { name: 'Amy', title: '', phone: '1' }],
+  ]);
+  const list = [
+    { email: 'a@x.com', groups: [], manual: true },
+    { email: 'b@x.com', groups: [], manual: true },
+    { email: 'carl@x.com', groups: [], manual: true },
+  ];
+  it('sorts by looked-up name (email local part when unknown), both directions', () => {
+    expect(sortRecipients(list, (e) => people.get(e), 'name').map((r) => r.email)).toEqual(['b@x.com', 'carl@x.com', 'a@x.com']);
+    expect(sortRecipients(list, (e) => people.get(e), 'name', 'desc').map((r) => r.email)).toEqual(['a@x.com', 'carl@x.com', 'b@x.com']);
+    expect(sortRecipients(list, (e) => people.get(e), 'phone').map((r) => r.email)).toEqual(['carl@x.com', 'b@x.com', 'a@x.com']);
+    expect(sortRecipients(list, () => undefined, null)).toEqual(list);
   });
 });

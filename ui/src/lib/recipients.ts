@@ -104,3 +104,23 @@ export function validateGroupName(name: string, groups: readonly GroupLike[], ex
   }
   return null;
 }
+
+export type RecipientSortKey = 'name' | 'email' | 'title' | 'phone';
+
+/** Sort recipients by a looked-up field (name falls back to the email's local part). */
+export function sortRecipients<C extends { name?: string; title?: string; phone?: string }>(
+  list: readonly Recipient[],
+  lookup: (email: string) => C | undefined,
+  key: RecipientSortKey | null,
+  dir: 'asc' | 'desc' = 'asc',
+): Recipient[] {
+  if (!key) return [...list];
+  const val = (r: Recipient): string => {
+    const c = lookup(r.email.toLowerCase());
+    if (key === 'email') return r.email.toLowerCase();
+    if (key === 'name') return (c?.name ?? r.email.split('@')[0]).toLowerCase();
+    return (c?.[key] ?? '').toLowerCase();
+  };
+  const sign = dir === 'asc' ? 1 : -1;
+  return [...list].sort((a, b) => sign * (val(a).localeCompare(val(b)) || a.email.localeCompare(b.email)));
+}

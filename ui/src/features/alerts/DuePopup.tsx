@@ -58,7 +58,18 @@ export function DuePopup() {
   const hasSnapshot = Boolean(a.alertSubject || a.alertBodyHtml);
   return (
     <div className="due-backdrop">
-      <div className="due-popup" role="alertdialog" aria-modal="true" aria-labelledby="due-title" data-testid="due-popup" data-id={a.id}>
+      <div
+        className="due-popup"
+        onKeyDown={(e) => {
+          // Focus trap: Tab cycles through the popup's buttons.
+          if (e.key !== 'Tab') return;
+          const els = [...e.currentTarget.querySelectorAll<HTMLButtonElement>('button:not(:disabled)')];
+          if (els.length === 0) return;
+          const i = els.indexOf(document.activeElement as HTMLButtonElement);
+          e.preventDefault();
+          els[(i + (e.shiftKey ? els.length - 1 : 1)) % els.length].focus();
+        }}
+        role="alertdialog" aria-modal="true" aria-labelledby="due-title" data-testid="due-popup" data-id={a.id}>
         <span className="pill pill-due">Due now</span>
         <h2 id="due-title">{a.title}</h2>
         <p className="muted">Due {formatDateTime(effectiveDue(a))}{due.length > 1 ? ` · ${due.length - 1} more waiting` : ''}</p>

@@ -8,7 +8,7 @@ import { useCollection } from '../../data/store';
 import { copyText } from '../../lib/clipboard';
 import { formatDateTime } from '../../lib/dates';
 import { formatPhone } from '../../lib/phone';
-import { computeRecipients, recipientsText, validateGroupName } from '../../lib/recipients';
+import { computeRecipients, recipientsText, sortRecipients, validateGroupName, type RecipientSortKey } from '../../lib/recipients';
 import { EMAIL_RE, rankSearch } from '../../lib/search';
 import { useTransport } from '../../transport/context';
 import type { Contact } from '../people/contacts';
@@ -70,7 +70,11 @@ export function ComposeView() {
   const history = historyCol.items;
   const historyStore = historyCol.store;
   const [pick, setPick] = useState('');
-  const [modal, setModal] = useState<null | { kind: 'new' } | { kind: 'rename'; g: GroupRecord } | { kind: 'delete'; g: GroupRecord } | { kind: 'history' }>(null);
+  const [modal, setModal] = useState<
+    null | { kind: 'new'; emails?: string[] } | { kind: 'rename'; g: GroupRecord } | { kind: 'delete'; g: GroupRecord } | { kind: 'history' } | { kind: 'clear-history' }
+  >(null);
+  const [sortKey, setSortKey] = useState<RecipientSortKey | null>(null);
+  const [sortDir, setSortDir] = useState<'asc' | 'desc'>('asc');
 
   const byEmail = useMemo(() => {
     const m = new Map<string, Contact>();
@@ -78,6 +82,7 @@ export function ComposeView() {
     return m;
   }, [contacts]);
   const recipients = useMemo(() => computeRecipients(groups, compose), [groups, compose]);
+  const shown = useMemo(() => sortRecipients(recipients, (e) => byEmail.get(e), sortKey, sortDir), [recipients, byEmail, sortKey, sortDir]);
   const suggestions = useMemo(() => {
     if (!pick.trim()) return [];
     return rankSearch(
@@ -192,13 +197,27 @@ export function ComposeView() {
             <button type="button" className="button button-ghost" data-testid="compose-history" onClick={() => setModal({ kind: 'history' })}>History</button>
             <button type="button" className="button button-primary" data-testid="compose-copy" onClick={copy}>Copy All ({recipients.length})</button>
           </div>
+          <div className="sort-bar muted small">
+            Sort:
+            <select className="input small" aria-label="Sort recipients" data-testid="recipient-sort" value={sortKey ?? ''} onChange={(e) => setSortKey((e.target.value || null) as RecipientSortKey | null)}>
+              <option value="">Added order</option>
+              <option value="name">Name</option>
+              <option value="email">Email</option>
+              <option value="title">Title</option>
+              <option value="phone">Phone</option>
+            </select>
+            <button type="button" className="button button-ghost small" aria-label="Sort direction" disabled={!sortKey} onClick={() => setSortDir((d) => (d === 'asc' ? 'desc' : 'asc'))}>
+              {sortDir === 'asc' ? '↑ Asc' : '↓ Desc'}
+            </button>
+            <span className="push-right">{recipients.length} recipients</span>
+          </div>
           {recipients.length === 0 ? (
             <p className="muted empty">Pick groups or add contacts to build the bridge.</p>
           ) : (
             <VirtualList
               label="Recipients"
               testId="recipient-list"
-              items={recipients}
+              items={shown}
               render={(r) => {
                 const c = byEmail.get(r.email.toLowerCase());
                 return (
@@ -222,12 +241,12 @@ export function ComposeView() {
       </div>
       {modal?.kind === 'new' && (
         <GroupNameModal
-          title="New group from recipients"
+          title={modal.emails ? 'Save bridge as group' : 'New group from recipients'}
           initial=""
           groups={groups}
           onClose={() => setModal(null)}
           onSave={async (name) => {
-            const g = await transport.create<GroupRecord>('bridge_groups', { name, contacts: recipients.map((r) => r.email) });
+            const g = await transport.create<GroupRecord>('bridge_groups', { name, contacts: modal.emails ?? recipients.map((r) => r.email) });
             groupsCol.store.upsertLocal(g);
             toast('success', `Group "${name}" created.`);
           }}
@@ -263,9 +282,34 @@ export function ComposeView() {
           }}
         />
       )}
+      {modal?.kind === 'clear-history' && (
+        <Confirm
+          title="Clear bridge history"
+          message={`Delete all ${history.length} bridge history entries?`}
+          confirmLabel="Clear all"
+          onCancel={() => setModal({ kind: 'history' })}
+          onConfirm={async () => {
+            setModal(null);
+            try {
+              for (const h of [...history]) {
+                await transport.remove('bridge_history', h.id);
+                historyStore.removeLocal(h);
+              }
+            } catch (e) {
+              toast('error', errorMessage(e));
+            }
+          }}
+        />
+      )}
       {modal?.kind === 'history' && (
         <Modal title="Bridge history" onClose={() => setModal(null)} wide testId="bridge-history">
-          {history.length === 0 && <p className="muted">No bridges yet.</p>}
+          {history.length === 0 ? (
+            <p className="muted">No bridges yet.</p>
+          ) : (
+            <div className="row-end">
+              <button type="button" className="button button-danger small" data-testid="history-clear" onClick={() => setModal({ kind: 'clear-history' })}>Clear all</button>
+            </div>
+          )}
           <ul className="history-list">
             {history.slice(0, 200).map((h) => (
               <li key={h.id} className="history-item" data-testid="history-item">
@@ -274,6 +318,7 @@ export function ComposeView() {
                   <span className="muted">{h.recipientCount ?? h.contacts?.length ?? 0} recipients</span>
                   <span className="pills">{(h.groups ?? []).map((g) => <span key={g} className="pill">{g}</span>)}</span>
                 </button>
+                <button type="button" className="button button-ghost small" onClick={() => setModal({ kind: 'new', emails: h.contacts ?? [] })}>Save as group</button>
                 <button type="button" className="icon-btn" aria-label="Delete entry" onClick={() => transport.remove('bridge_history', h.id).then(() => historyStore.removeLocal(h)).catch((e) => toast('error', errorMessage(e)))}>✕</button>
               </li>
             ))}

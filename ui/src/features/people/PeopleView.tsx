@@ -1,6 +1,7 @@
 // People: searchable (header query), filterable, virtualized directory (72 px rows) with a
 // detail panel: Add to Composer, Notes, Edit, Delete (with confirm). Live via realtime.
 import { useEffect, useMemo, useState } from 'react';
+import { ContextMenu } from '../../components/ContextMenu';
 import { Confirm, Modal } from '../../components/Modal';
 import { errorMessage, useToast } from '../../components/Toasts';
 import { VirtualList } from '../../components/VirtualList';
@@ -34,6 +35,7 @@ export default function PeopleView() {
   const [selected, setSelected] = useState<string | null>(null);
   const [modal, setModal] = useState<null | 'add' | 'edit' | 'delete' | 'note'>(null);
   const [added, setAdded] = useState<string | null>(null);
+  const [menu, setMenu] = useState<{ x: number; y: number; id: string } | null>(null);
 
   const owners = useMemo(() => {
     const m = new Map<string, number>();
@@ -112,7 +114,16 @@ export default function PeopleView() {
                   data-id={c.id}
                   tabIndex={0}
                   onClick={() => setSelected(c.id)}
-                  onKeyDown={(e) => e.key === 'Enter' && setSelected(c.id)}
+                  onContextMenu={(e) => { e.preventDefault(); setSelected(c.id); setMenu({ x: e.clientX, y: e.clientY, id: c.id }); }}
+                  onKeyDown={(e) => {
+                    if (e.key === 'Enter') setSelected(c.id);
+                    if (e.key === 'ContextMenu' || (e.shiftKey && e.key === 'F10')) {
+                      e.preventDefault();
+                      const r = e.currentTarget.getBoundingClientRect();
+                      setSelected(c.id);
+                      setMenu({ x: r.left + 40, y: r.bottom - 8, id: c.id });
+                    }
+                  }}
                 >
                   <span className="avatar">{initials(c.name)}</span>
                   <div className="vrow-main">
@@ -152,6 +163,18 @@ export default function PeopleView() {
           </aside>
         )}
       </div>
+      {menu && (() => {
+        const c = col.items.find((x) => x.id === menu.id);
+        if (!c) return null;
+        return (
+          <ContextMenu x={menu.x} y={menu.y} onClose={() => setMenu(null)} items={[
+            { label: added === c.id ? 'Added' : 'Add to Composer', onSelect: () => addToComposer(c), disabled: !c.email },
+            { label: 'Notes', onSelect: () => setModal('note'), disabled: !c.email },
+            { label: 'Edit', onSelect: () => setModal('edit') },
+            { label: 'Delete', onSelect: () => setModal('delete'), danger: true },
+          ]} />
+        );
+      })()}
       {modal === 'add' && (
         <Modal title="Add contact" onClose={() => setModal(null)}>
           <ContactForm onDone={() => setModal(null)} />

@@ -1,6 +1,7 @@
 // Servers: searchable, filterable, virtualized inventory with owner/support resolved to people;
 // detail panel with Notes, Edit, Delete (delete asks for confirmation).
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import { ContextMenu } from '../../components/ContextMenu';
 import { Confirm, Modal } from '../../components/Modal';
 import { errorMessage, useToast } from '../../components/Toasts';
 import { VirtualList } from '../../components/VirtualList';
@@ -71,6 +72,7 @@ export default function ServersView() {
   const [filters, setFilters] = useState<Set<Filter>>(new Set());
   const [selected, setSelected] = useState<string | null>(null);
   const [modal, setModal] = useState<null | 'add' | 'edit' | 'delete' | 'note'>(null);
+  const [menu, setMenu] = useState<{ x: number; y: number } | null>(null);
 
   useEffect(() => {
     if (shell.focusRecord?.tab === 'servers') setSelected(shell.focusRecord.id);
@@ -135,7 +137,17 @@ export default function ServersView() {
             items={visible}
             render={(s) => (
               <div key={s.id} role="listitem" tabIndex={0} className={s.id === selected ? 'vrow vrow-sel' : 'vrow'} data-testid="server-row" data-name={s.name}
-                onClick={() => setSelected(s.id)} onKeyDown={(e) => e.key === 'Enter' && setSelected(s.id)}>
+                onClick={() => setSelected(s.id)}
+                onContextMenu={(e) => { e.preventDefault(); setSelected(s.id); setMenu({ x: e.clientX, y: e.clientY }); }}
+                onKeyDown={(e) => {
+                  if (e.key === 'Enter') setSelected(s.id);
+                  if (e.key === 'ContextMenu' || (e.shiftKey && e.key === 'F10')) {
+                    e.preventDefault();
+                    const r = e.currentTarget.getBoundingClientRect();
+                    setSelected(s.id);
+                    setMenu({ x: r.left + 40, y: r.bottom - 8 });
+                  }
+                }}>
                 <span className={`os-badge os-${osFamily(s.os)}`}>{osFamily(s.os) === 'other' ? (s.os || '?').slice(0, 3) : osFamily(s.os) === 'linux' ? 'LNX' : 'WIN'}</span>
                 <div className="vrow-main">
                   <div className="vrow-title">{s.name}</div>
@@ -166,6 +178,13 @@ export default function ServersView() {
           </aside>
         )}
       </div>
+      {menu && current && (
+        <ContextMenu x={menu.x} y={menu.y} onClose={() => setMenu(null)} items={[
+          { label: 'Notes', onSelect: () => setModal('note') },
+          { label: 'Edit', onSelect: () => setModal('edit') },
+          { label: 'Delete…', onSelect: () => setModal('delete'), danger: true },
+        ]} />
+      )}
       {modal === 'add' && <Modal title="Add server" onClose={() => setModal(null)}><ServerForm onDone={() => setModal(null)} /></Modal>}
       {modal === 'edit' && current && <Modal title="Edit server" onClose={() => setModal(null)}><ServerForm editing={current} onDone={() => setModal(null)} /></Modal>}
       {modal === 'note' && current && <EntityNoteModal type="server" value={current.name} label={current.name} onClose={() => setModal(null)} />}
