@@ -367,4 +367,17 @@ describe('Relay web UI', { timeout: 240_000 }, () => {
     await page.locator('[data-testid="contact-row"]', { hasText: 'Realtime Rita Two' }).waitFor({ timeout: 10_000 });
     assert.deepEqual(page.relayErrors.filter((e) => !/Failed to load resource/.test(e)), []);
   });
+
+  test('connection state: server gone → Offline with cached data still on screen', async () => {
+    await go('people');
+    await page.getByTestId('global-search').fill('');
+    await until(async () => /^(\d+) of \1$/.test(await page.getByTestId('people-count').innerText()), 'unfiltered list shown');
+    const shown = await page.getByTestId('people-count').innerText();
+    assert.equal(await page.getByTestId('status-connection').getAttribute('data-state'), 'connected');
+    await relay.stop();
+    // SSE drops at once (reconnecting); the 5 s health probe then reports the outage.
+    await until(async () => (await page.getByTestId('status-connection').getAttribute('data-state')) === 'offline', 'offline state', 20_000);
+    assert.match(await page.getByTestId('status-connection').innerText(), /Offline — using cached data/);
+    assert.equal(await page.getByTestId('people-count').innerText(), shown, 'cached contacts still shown');
+  });
 });

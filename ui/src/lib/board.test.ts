@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { groupTeams, moveItem, orderedCards, reconcileOrder, validateTeamName, type OnCallRow } from './board';
+import { groupTeams, moveItem, orderedCards, reconcileOrder, validateTeamName, weekRange, type OnCallRow } from './board';
 
 const r = (id: string, team: string, sortOrder = 0, teamId?: string): OnCallRow => ({ id, team, sortOrder, teamId });
 
@@ -25,5 +25,15 @@ describe('on-call board ordering', () => {
     expect(validateTeamName(' ', [])).toMatch(/required/);
     expect(validateTeamName('NETWORK ', ['network'])).toMatch(/already exists/);
     expect(validateTeamName('Storage', ['network'])).toBeNull();
+  });
+});
+
+describe('weekRange', () => {
+  it('runs Monday to Sunday, also when today is Sunday', () => {
+    const sun = weekRange(new Date(2026, 11, 6, 12)); // Sunday Dec 6
+    expect([sun.start.getDate(), sun.end.getDate()]).toEqual([30, 6]);
+    expect(sun.start.getMonth()).toBe(10);
+    const mon = weekRange(new Date(2026, 11, 7, 0, 5));
+    expect([mon.start.getDate(), mon.end.getDate()]).toEqual([7, 13]);
   });
 });

@@ -74,3 +74,10 @@ export function validateTeamName(name: string, existing: Iterable<string>): stri
   for (const e of existing) if (e === id) return `A card for "${name.trim()}" already exists.`;
   return null;
 }
+
+/** Monday–Sunday of the week containing `now` (local time), e.g. "Dec 7 – Dec 13". */
+export function weekRange(now: Date): { start: Date; end: Date } {
+  const start = new Date(now.getFullYear(), now.getMonth(), now.getDate() - ((now.getDay() + 6) % 7));
+  const end = new Date(start.getFullYear(), start.getMonth(), start.getDate() + 6);
+  return { start, end };
+}

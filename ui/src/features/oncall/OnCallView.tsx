@@ -6,7 +6,8 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import { Confirm, Modal } from '../../components/Modal';
 import { errorMessage, useToast } from '../../components/Toasts';
 import { useCollection } from '../../data/store';
-import { moveItem, orderedCards, reconcileOrder, teamIdOf, validateTeamName, type OnCallRow, type TeamCard } from '../../lib/board';
+import { moveItem, orderedCards, reconcileOrder, teamIdOf, validateTeamName, weekRange, type OnCallRow, type TeamCard } from '../../lib/board';
+import { formatDateTime } from '../../lib/dates';
 import { copyText } from '../../lib/clipboard';
 import { formatPhone, sanitizePhone } from '../../lib/phone';
 import { isActiveNow } from '../../lib/timeWindow';
@@ -173,6 +174,11 @@ export default function OnCallView({ readOnly = false }: { readOnly?: boolean })
       <header className="view-header">
         <h2 className="view-title">On-Call Board</h2>
         <span className="muted">{loading ? 'Loading…' : `${cards.length} teams`}</span>
+        <span className="muted small" data-testid="board-week">
+          Week of {weekRange(now).start.toLocaleDateString(undefined, { month: 'short', day: 'numeric' })} –{' '}
+          {weekRange(now).end.toLocaleDateString(undefined, { month: 'short', day: 'numeric' })}
+          {rowsCol.items.length > 0 && ` · Last updated ${formatDateTime(rowsCol.items.reduce((m, r) => (r.updated > m ? r.updated : m), ''))}`}
+        </span>
         <div className="row-wrap push-right">
           <button type="button" className="button button-ghost" onClick={() => copyText(cards.map(cardText).join('\n')).then(() => toast('success', 'Board copied.'))}>Copy all</button>
           {!readOnly && (

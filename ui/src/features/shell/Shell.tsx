@@ -4,7 +4,6 @@
 import { lazy, Suspense, useCallback, useEffect, useMemo, useReducer, useRef, useState, type ReactNode } from 'react';
 import { Modal, closeTopModal } from '../../components/Modal';
 import { useToast } from '../../components/Toasts';
-import { useCollection } from '../../data/store';
 import { composeReducer, emptyCompose } from '../../lib/recipients';
 import { DuePopup } from '../alerts/DuePopup';
 import { ComposeView } from '../compose/ComposeView';
@@ -36,28 +35,6 @@ const VIEWS: Record<TabId, () => ReactNode> = {
   servers: () => <ServersView />,
   settings: () => <SettingsView />,
 };
-
-function useTabCount(tab: TabId): string {
-  const contacts = useCollection('contacts');
-  const servers = useCollection('servers');
-  const notes = useCollection('standalone_notes');
-  const oncall = useCollection('oncall');
-  const groups = useCollection('bridge_groups');
-  switch (tab) {
-    case 'people':
-      return `${contacts.items.length} contacts`;
-    case 'servers':
-      return `${servers.items.length} servers`;
-    case 'notes':
-      return `${notes.items.length} notes`;
-    case 'oncall':
-      return `${oncall.items.length} on-call rows`;
-    case 'compose':
-      return `${groups.items.length} groups`;
-    default:
-      return '';
-  }
-}
 
 export function Shell({ onSignOut }: { onSignOut: () => void }) {
   const toast = useToast();
@@ -116,7 +93,6 @@ export function Shell({ onSignOut }: { onSignOut: () => void }) {
     }),
     [tab, go, compose, listQuery, focusRecord],
   );
-  const count = useTabCount(tab);
 
   return (
     <ShellContext.Provider value={api}>
@@ -141,7 +117,7 @@ export function Shell({ onSignOut }: { onSignOut: () => void }) {
             ))}
           </Suspense>
         </main>
-        <StatusBar right={count} />
+        <StatusBar tab={tab} />
       </div>
       {help && (
         <Modal title="Keyboard shortcuts" onClose={() => setHelp(false)} testId="shortcuts-help">

@@ -1,9 +1,27 @@
 // Bottom status bar: the transport's connection state label, and a tab-specific count.
+import { useCollection } from '../../data/store';
 import { useConnectionState } from '../../transport/context';
 import { CONNECTION_LABELS, connectionTone } from './connectionLabel';
+import type { TabId } from './tabs';
 
-export function StatusBar({ right }: { right?: string }) {
+const COUNTED: Partial<Record<TabId, [string, string]>> = {
+  compose: ['bridge_groups', 'groups'],
+  oncall: ['oncall', 'on-call rows'],
+  notes: ['standalone_notes', 'notes'],
+  people: ['contacts', 'contacts'],
+  servers: ['servers', 'servers'],
+  alerts: ['alert_reminders', 'alarms'],
+};
+
+/** The tab-specific count; its own component so collection updates re-render only this. */
+function TabCount({ collection, noun }: { collection: string; noun: string }) {
+  const n = useCollection(collection).items.length;
+  return <>{`${n} ${noun}`}</>;
+}
+
+export function StatusBar({ tab }: { tab?: TabId }) {
   const state = useConnectionState();
+  const counted = tab ? COUNTED[tab] : undefined;
   return (
     <footer className="statusbar">
       <span className={`status-dot tone-${connectionTone(state)}`} aria-hidden="true" />
@@ -11,7 +29,7 @@ export function StatusBar({ right }: { right?: string }) {
         {CONNECTION_LABELS[state]}
       </span>
       <span className="statusbar-right" data-testid="status-count">
-        {right}
+        {counted && <TabCount collection={counted[0]} noun={counted[1]} />}
       </span>
     </footer>
   );
