@@ -4,6 +4,7 @@
 //! actor watches every other actor (state, last error, restarts, queue depth).
 
 pub mod auth;
+pub mod auth_coordinator;
 pub mod health;
 pub mod presence;
 pub mod privileged;

@@ -5,7 +5,8 @@
 
 use clap::Subcommand;
 
-use actors::privileged::PrivilegedService;
+use actors::privileged::service::LegacyPlan;
+use actors::privileged::{PrivilegedService, Readiness};
 use infra::datadir::DataDir;
 
 use crate::secret_input::read_secret;
@@ -51,21 +52,69 @@ pub enum AdminCommand {
     },
     /// Verify the hash-chained audit log of privileged commands.
     VerifyAudit,
+    /// Plan (and with --apply, perform) the conversion of a legacy `relay_operators` roster.
+    /// Back up the whole data directory first; a deferred plan changes nothing.
+    MigrateRoles {
+        #[arg(long)]
+        apply: bool,
+    },
 }
 
-fn service(data_dir: &std::path::Path) -> Result<PrivilegedService, BoxError> {
+fn open(data_dir: &std::path::Path) -> Result<(PrivilegedService, infra::db::DbPool), BoxError> {
     if !data_dir.is_dir() {
         return Err(format!("no data directory at {}", data_dir.display()).into());
     }
     let dir = DataDir::open(data_dir)?;
     let (pool, _) = infra::db::open(&dir.db_path(), 1)?;
-    let svc = PrivilegedService::new(pool, infra::clock::system());
-    svc.ensure_bootstrap()?;
-    Ok(svc)
+    Ok((PrivilegedService::new(pool.clone(), infra::clock::system()), pool))
+}
+
+fn migrate(svc: &PrivilegedService, pool: &infra::db::DbPool, apply: bool) -> Result<(), BoxError> {
+    let mut conn = pool.get()?;
+    match svc.plan_legacy(&mut conn)? {
+        LegacyPlan::None => println!("No legacy operator roster to convert."),
+        LegacyPlan::Deferred(reasons) => {
+            for r in &reasons {
+                println!("deferred: {r}");
+            }
+            return Err("the migration is deferred; nothing was changed".into());
+        }
+        LegacyPlan::Planned(plan, _) => {
+            println!(
+                "Plan: {} accounts, {} device bindings, owner {}, publisher {}",
+                plan.accounts.len(),
+                plan.device_bindings.len(),
+                plan.state.owner_account_id,
+                plan.state.publisher_account_id.as_deref().unwrap_or("none")
+            );
+            if apply {
+                drop(conn);
+                println!("{:?}", svc.ensure_ready()?);
+            } else {
+                println!("Dry run: pass --apply to convert (after a full backup).");
+            }
+        }
+    }
+    Ok(())
 }
 
 pub fn run(data_dir: &std::path::Path, command: AdminCommand) -> Result<(), BoxError> {
-    let svc = service(data_dir)?;
+    let (svc, pool) = open(data_dir)?;
+    match command {
+        AdminCommand::MigrateRoles { apply } => migrate(&svc, &pool, apply),
+        other => run_ready(&svc, other),
+    }
+}
+
+/// Commands that need a ready privileged store (bootstrapped or migrated).
+fn run_ready(svc: &PrivilegedService, command: AdminCommand) -> Result<(), BoxError> {
+    if let Readiness::Deferred(reasons) = svc.ensure_ready()? {
+        return Err(format!(
+            "role-account migration deferred ({}); run `relay admin migrate-roles`",
+            reasons.join("; ")
+        )
+        .into());
+    }
     match command {
         AdminCommand::List => {
             for (account, role) in svc.accounts()? {
@@ -106,6 +155,9 @@ pub fn run(data_dir: &std::path::Path, command: AdminCommand) -> Result<(), BoxE
             let payload = serde_json::json!({ "deviceId": device });
             let result = svc.execute_local(&principal, "devices.revoke", &payload, None, true)?;
             println!("{result}");
+        }
+        AdminCommand::MigrateRoles { apply } => {
+            println!("Already converted or nothing to convert (apply={apply}).");
         }
         AdminCommand::VerifyAudit => {
             let n = svc.verify_audit()?;

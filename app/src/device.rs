@@ -113,7 +113,12 @@ async fn post(client: &reqwest::Client, url: String, token: &str, body: Vec<u8>)
 }
 
 fn store_key(path: &Path, key: &DeviceKeyFile) -> Result<(), BoxError> {
-    if cfg!(feature = "packaged") {
+    write_key(path, key, cfg!(feature = "packaged"))
+}
+
+/// Writes the key file owner-only; a packaged build (no OS secret store here) refuses.
+fn write_key(path: &Path, key: &DeviceKeyFile, packaged: bool) -> Result<(), BoxError> {
+    if packaged {
         return Err("this build keeps device keys only in an OS secret store, and none is available; refusing to write the key in plaintext".into());
     }
     if let Some(parent) = path.parent() {
@@ -221,4 +226,43 @@ pub fn default_key_file() -> PathBuf {
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))
         .unwrap_or_else(|| PathBuf::from("."))
         .join("relay/device-key.json")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key() -> DeviceKeyFile {
+        DeviceKeyFile {
+            version: 1,
+            server: "http://127.0.0.1:8090".into(),
+            username: "ryan".into(),
+            account_id: "a".repeat(15),
+            device_id: "d".repeat(15),
+            role: "owner".into(),
+            fingerprint: "f".into(),
+            secret_scalar: "s".into(),
+        }
+    }
+
+    #[test]
+    fn packaged_builds_refuse_plaintext_keys_and_dev_builds_write_owner_only() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("relay/device-key.json");
+        assert!(write_key(&path, &key(), true).is_err());
+        assert!(!path.exists(), "nothing written by a packaged build");
+        write_key(&path, &key(), false).unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+        }
+    }
+
+    #[test]
+    fn new_keys_are_valid_and_distinct() {
+        let (a, b) = (new_secret().unwrap(), new_secret().unwrap());
+        assert_ne!(a, b);
+        assert!(public_jwk_from_secret(&a).unwrap().validate().is_ok());
+    }
 }

@@ -22,7 +22,7 @@ use infra::clock::SharedClock;
 use crate::health::{HealthActor, Report};
 use crate::supervision::{guarded, report_periodically};
 pub use error::PrivError;
-pub use service::{CommandOutcome, PrivilegedService};
+pub use service::{CommandOutcome, PrivilegedService, Readiness};
 use sessions::{Sessions, FRESH_PASSWORD_MS};
 
 pub const NAME: &str = "privileged";
@@ -105,6 +105,8 @@ pub struct PrivilegedActor {
     reauth_limiter: KeyedLimiter<IpAddr>,
     pairing_limiter: KeyedLimiter<IpAddr>,
     sessions: Sessions,
+    /// False until bootstrap or migration succeeded; every request is refused meanwhile.
+    ready: bool,
     clock: SharedClock,
     health: Addr<HealthActor>,
 }
@@ -121,6 +123,7 @@ impl PrivilegedActor {
             reauth_limiter: KeyedLimiter::new(limits.reauth_per_source, Some(limits.reauth_global), 4096),
             pairing_limiter: KeyedLimiter::new(limits.pairing_per_source, None, 4096),
             sessions: Sessions::default(),
+            ready: false,
             clock,
             health,
         }
@@ -128,6 +131,14 @@ impl PrivilegedActor {
 
     fn now(&self) -> u64 {
         self.clock.now_ms().max(0) as u64
+    }
+
+    fn check_ready(&self) -> Result<(), PrivError> {
+        if self.ready {
+            Ok(())
+        } else {
+            Err(PrivError::NotBootstrapped)
+        }
     }
 
     fn fail(&self, e: &PrivError) {
@@ -163,11 +174,27 @@ impl Actor for PrivilegedActor {
     type Context = Context<Self>;
     fn started(&mut self, ctx: &mut Context<Self>) {
         report_periodically(ctx, NAME, self.health.clone(), |a: &PrivilegedActor| a.sessions.len());
-        match self.service.ensure_bootstrap() {
-            Ok(true) => tracing::info!("created the bootstrap Administrator accounts (inactive, no credential)"),
-            Ok(false) => {}
-            Err(e) => self.health.do_send(Report::failure(NAME, format!("bootstrap failed: {e}"))),
-        }
+        self.ready = match self.service.ensure_ready() {
+            Ok(Readiness::Ready) => true,
+            Ok(Readiness::Bootstrapped) => {
+                tracing::info!("created the bootstrap Administrator accounts (inactive, no credential)");
+                true
+            }
+            Ok(Readiness::Migrated(n)) => {
+                tracing::info!(accounts = n, "converted the legacy operator roster to protected accounts");
+                true
+            }
+            Ok(Readiness::Deferred(reasons)) => {
+                let reasons = reasons.join("; ");
+                tracing::error!(reasons = %reasons, "role-account migration deferred; privileged commands stay off");
+                self.health.do_send(Report::failure(NAME, format!("role-account migration deferred: {reasons}")));
+                false
+            }
+            Err(e) => {
+                self.health.do_send(Report::failure(NAME, format!("privileged start failed: {e}")));
+                false
+            }
+        };
     }
 }
 
@@ -181,6 +208,7 @@ impl Supervised for PrivilegedActor {
 impl Handler<CompletePairing> for PrivilegedActor {
     type Result = Result<pairing::PairedDevice, PrivError>;
     fn handle(&mut self, msg: CompletePairing, ctx: &mut Context<Self>) -> Self::Result {
+        self.check_ready()?;
         let health = self.health.clone();
         let now = self.now();
         let service = self.service.clone();
@@ -201,6 +229,7 @@ impl Handler<CompletePairing> for PrivilegedActor {
 impl Handler<Reauth> for PrivilegedActor {
     type Result = Result<(String, i64), PrivError>;
     fn handle(&mut self, msg: Reauth, ctx: &mut Context<Self>) -> Self::Result {
+        self.check_ready()?;
         let health = self.health.clone();
         let now = self.now();
         let service = self.service.clone();
@@ -225,6 +254,7 @@ impl Handler<Reauth> for PrivilegedActor {
 impl Handler<ExecuteSigned> for PrivilegedActor {
     type Result = Result<CommandOutcome, PrivError>;
     fn handle(&mut self, msg: ExecuteSigned, ctx: &mut Context<Self>) -> Self::Result {
+        self.check_ready()?;
         let health = self.health.clone();
         let service = self.service.clone();
         let result = guarded::<Self, _>(NAME, &health, ctx, || service.execute_signed(&msg.body))
@@ -240,6 +270,7 @@ impl Handler<ExecuteSigned> for PrivilegedActor {
 impl Handler<OpenLocalSession> for PrivilegedActor {
     type Result = Result<String, PrivError>;
     fn handle(&mut self, msg: OpenLocalSession, _: &mut Context<Self>) -> Self::Result {
+        self.check_ready()?;
         let principal = self.service.authenticate(&msg.username, &msg.password)?;
         let id = infra::ids::client_id();
         self.sessions.open(id.clone(), principal.account.id, principal.role, self.clock.now_ms());
@@ -250,6 +281,7 @@ impl Handler<OpenLocalSession> for PrivilegedActor {
 impl Handler<LocalCommand> for PrivilegedActor {
     type Result = Result<Value, PrivError>;
     fn handle(&mut self, msg: LocalCommand, _: &mut Context<Self>) -> Self::Result {
+        self.check_ready()?;
         let now = self.clock.now_ms();
         let session = self.sessions.touch(&msg.session_id, now).ok_or(PrivError::ReauthRequired)?;
         let mut conn = self.service.conn()?;

@@ -8,6 +8,7 @@ use serde_json::{json, Value};
 
 use diesel::sqlite::SqliteConnection;
 use domain::envelope::{parse_envelope, verify_signature, Envelope, PublicJwk};
+use domain::migration::{plan_migration, MigrationOutcome, MigrationPlan};
 use domain::roles::{
     check_password_policy, effective_role, normalize_username, Account, AccountKind, AuthorityState, Capability, Role,
     BOOTSTRAP_ADMINS,
@@ -35,6 +36,23 @@ pub struct CommandOutcome {
     pub replayed: bool,
 }
 
+/// What `ensure_ready` did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Readiness {
+    Ready,
+    Bootstrapped,
+    Migrated(usize),
+    /// A legacy roster exists but cannot be converted safely; nothing was changed.
+    Deferred(Vec<String>),
+}
+
+/// The planned legacy conversion, if any.
+pub enum LegacyPlan {
+    None,
+    Planned(Box<MigrationPlan>, Vec<store::LegacyDeviceRow>),
+    Deferred(Vec<String>),
+}
+
 #[derive(Clone)]
 pub struct PrivilegedService {
     pool: DbPool,
@@ -60,6 +78,53 @@ impl PrivilegedService {
 
     pub(super) fn conn(&self) -> Result<DbConn, PrivError> {
         self.pool.get().map_err(|_| PrivError::Internal)
+    }
+
+    /// Makes the privileged runtime ready: nothing to do when the authority record exists; else a
+    /// legacy `relay_operators` roster is converted (planned and validated first, applied in one
+    /// transaction) or, when the plan defers, nothing is changed and the reasons are returned;
+    /// else a fresh store gets the bootstrap accounts.
+    pub fn ensure_ready(&self) -> Result<Readiness, PrivError> {
+        let mut conn = self.conn()?;
+        if store::load_state(&mut conn)?.is_some() {
+            return Ok(Readiness::Ready);
+        }
+        match self.plan_legacy(&mut conn)? {
+            LegacyPlan::None => Ok(if self.ensure_bootstrap()? { Readiness::Bootstrapped } else { Readiness::Ready }),
+            LegacyPlan::Deferred(reasons) => Ok(Readiness::Deferred(reasons)),
+            LegacyPlan::Planned(plan, devices) => {
+                let n = store::apply_migration(&mut conn, &plan, &devices, self.now())?;
+                self.audit(&mut conn, &plan.state.owner_account_id, None, "local.migrateRoles", "local", "done")?;
+                Ok(Readiness::Migrated(n))
+            }
+        }
+    }
+
+    /// Plans the legacy roster conversion without writing anything.
+    pub fn plan_legacy(&self, conn: &mut SqliteConnection) -> Result<LegacyPlan, PrivError> {
+        let legacy = match store::read_legacy(conn) {
+            Ok(None) => return Ok(LegacyPlan::None),
+            Ok(Some(legacy)) => legacy,
+            Err(e) => {
+                tracing::warn!(error = %e, "legacy roster not readable");
+                return Ok(LegacyPlan::Deferred(vec!["the legacy roster's schema is not the expected one".into()]));
+            }
+        };
+        let existing: Vec<Account> = store::list_accounts(conn)?.iter().map(AccountRow::to_account).collect();
+        let outcome = plan_migration(
+            &legacy.operators,
+            &legacy.device_refs(),
+            &legacy.attributions,
+            &existing,
+            legacy.view_sql.as_deref(),
+        );
+        Ok(match outcome {
+            MigrationOutcome::NothingToDo => LegacyPlan::None,
+            MigrationOutcome::Deferred(reasons) => {
+                LegacyPlan::Deferred(reasons.iter().map(|r| format!("{r:?}")).collect())
+            }
+            MigrationOutcome::Planned(plan) => LegacyPlan::Planned(Box::new(plan), legacy.devices),
+        })
     }
 
     /// Creates the two inactive bootstrap Administrators (no usable credential) on a fresh store.

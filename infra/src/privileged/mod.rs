@@ -7,12 +7,14 @@
 mod accounts;
 mod audit;
 mod devices;
+mod legacy;
 mod requests;
 pub mod schema;
 
 pub use accounts::*;
 pub use audit::*;
 pub use devices::*;
+pub use legacy::*;
 pub use requests::*;
 
 /// Result type of this module; errors are Diesel's.
