@@ -192,6 +192,18 @@ describe('Relay web UI', { timeout: 240_000 }, () => {
     await page.getByTestId('board-lock').click();
     await until(async () => (await page.locator('[data-team="storage"] [data-testid="card-move-up"]').isDisabled()), 'move disabled when locked');
     await page.getByTestId('board-lock').click();
+    // Edit rows: give Storage a person on a window that is active now, plus a second row.
+    await page.locator('[data-team="storage"] [data-testid="card-edit"]').click();
+    await page.getByTestId('edit-row-name').first().fill('Bob Ops'); // known contact: phone filled on blur
+    await page.getByTestId('edit-row-window').first().fill('rotating');
+    await page.getByTestId('edit-team').getByRole('button', { name: 'Add row' }).click();
+    await page.getByTestId('edit-row-name').nth(1).fill('Night Owl');
+    await page.getByTestId('edit-row-window').nth(1).fill('Mon-Sun 10pm-6am');
+    await page.getByTestId('edit-team-save').click();
+    await page.getByTestId('edit-team').waitFor({ state: 'detached' });
+    await page.locator('[data-team="storage"] [data-testid="active-now"]').first().waitFor();
+    const storage = (await api(relay, token, 'GET', `/api/collections/oncall/records?filter=${encodeURIComponent("teamId = 'storage'")}&sort=sortOrder`)).json.items;
+    assert.deepEqual(storage.map((r) => [r.name, r.sortOrder, r.contact]), [['Bob Ops', 0, '5551234567'], ['Night Owl', 1, '']]);
     await screenshot(page, 'oncall');
     // Read-only popout route.
     const pop = await signIn(page.context(), relay, '/?popout=board');
@@ -251,6 +263,14 @@ describe('Relay web UI', { timeout: 240_000 }, () => {
     await until(async () => /^1 of 10000$/.test(await page.getByTestId('people-count').innerText()), 'search result', 5_000);
     await page.getByTestId('contact-row').first().click();
     assert.match(await page.getByTestId('contact-detail').innerText(), /Person 09996[\s\S]*\(555\) 000-9996/);
+    // Entity note on the contact: keyed by the lowercased email.
+    await page.getByTestId('contact-notes').click();
+    await page.getByTestId('entity-note-text').fill('Prefers Teams over phone.');
+    await page.getByTestId('entity-note-save').click();
+    await page.getByTestId('entity-note-dialog').waitFor({ state: 'detached' });
+    await page.getByTestId('contact-detail').getByText('Prefers Teams over phone.').waitFor();
+    const note = (await api(relay, token, 'GET', '/api/collections/notes/records')).json.items[0];
+    assert.deepEqual([note.entityType, note.entityKey, note.note], ['contact', 'person9996@bulk.example.com', 'Prefers Teams over phone.']);
     await page.getByTestId('global-search').fill('');
     await until(async () => /^10000 of 10000$/.test(await page.getByTestId('people-count').innerText()), 'cleared search');
     await screenshot(page, 'people');
