@@ -1,6 +1,6 @@
 // Note attached to a contact (key = lowercased email) or a server (key = lowercased name):
 // one row per entity in `notes`; look it up, then update or create.
-import { useState } from 'react';
+import { useMemo, useState } from 'react';
 import { Modal } from '../../components/Modal';
 import { errorMessage, useToast } from '../../components/Toasts';
 import { useCollection } from '../../data/store';
@@ -17,8 +17,11 @@ export interface EntityNote extends BaseRecord {
 
 export function useEntityNotes() {
   const col = useCollection<EntityNote>('notes');
-  const map = new Map<string, EntityNote>();
-  for (const n of col.items) map.set(`${n.entityType}:${n.entityKey}`, n);
+  const map = useMemo(() => {
+    const m = new Map<string, EntityNote>();
+    for (const n of col.items) m.set(`${n.entityType}:${n.entityKey}`, n);
+    return m;
+  }, [col.items]);
   return { map, store: col.store };
 }
 
