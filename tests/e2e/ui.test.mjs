@@ -180,6 +180,16 @@ describe('Relay web UI', { timeout: 240_000 }, () => {
     // Keyboard move button.
     await page.locator('[data-team="network"] [data-testid="card-move-up"]').click();
     await until(async () => JSON.stringify(await settingsOrder()) === JSON.stringify(['telecom', 'network', 'database']), 'teamOrder after move');
+    // Day-of-week reminder chip (Sun/Mon/Wed/Thu only): a click dismisses it for today.
+    if ([0, 1, 3, 4].includes(new Date().getDay())) {
+      await page.getByTestId('reminder-chip').first().click();
+      await page.getByTestId('reminder-chip').waitFor({ state: 'detached' });
+      const d = (await api(relay, token, 'GET', '/api/collections/oncall_dismissals/records')).json.items;
+      assert.equal(d.length, 1);
+      assert.equal(d[0].dateKey, todayLocal());
+    } else {
+      assert.equal(await page.getByTestId('reminder-chip').count(), 0);
+    }
     // Duplicate card rejected, new card added.
     await page.getByTestId('board-add').click();
     await page.getByTestId('add-card-name').fill(' network ');

@@ -13,12 +13,8 @@ import { htmlToBody, requestAlertLoad, severityColor, type Severity } from './al
 type AlarmRec = Alarm & BaseRecord;
 
 export function DuePopup() {
-  const transport = useTransport();
-  const toast = useToast();
-  const shell = useShell();
   const col = useCollection<AlarmRec>('alert_reminders');
   const [now, setNow] = useState(() => new Date());
-  const [busy, setBusy] = useState(false);
   useEffect(() => {
     const id = setInterval(() => {
       setNow(new Date());
@@ -42,7 +38,48 @@ export function DuePopup() {
 
   const due = dueAlarms(col.items, now);
   const a = due[0];
-  if (!a) return null;
+  return a ? <DueDialog a={a} more={due.length - 1} /> : null;
+}
+
+/** WebAudio square pulses (880/1175/740/988 Hz) every 1.5 s while an alarm is showing. */
+function useAlarmTone(active: boolean) {
+  useEffect(() => {
+    if (!active || typeof AudioContext === 'undefined') return;
+    let ctx: AudioContext | null = null;
+    const play = () => {
+      try {
+        ctx ??= new AudioContext();
+        const t0 = ctx.currentTime;
+        [880, 1175, 740, 988].forEach((hz, i) => {
+          const osc = ctx!.createOscillator();
+          const gain = ctx!.createGain();
+          osc.type = 'square';
+          osc.frequency.value = hz;
+          gain.gain.value = 0.38 * 0.25;
+          osc.connect(gain).connect(ctx!.destination);
+          osc.start(t0 + i * 0.15);
+          osc.stop(t0 + i * 0.15 + 0.12);
+        });
+      } catch {
+        /* audio blocked until a user gesture: the flashing dialog still shows */
+      }
+    };
+    play();
+    const id = setInterval(play, 1500);
+    return () => {
+      clearInterval(id);
+      void ctx?.close().catch(() => {});
+    };
+  }, [active]);
+}
+
+function DueDialog({ a, more }: { a: AlarmRec; more: number }) {
+  const transport = useTransport();
+  const toast = useToast();
+  const shell = useShell();
+  const col = useCollection<AlarmRec>('alert_reminders');
+  const [busy, setBusy] = useState(false);
+  useAlarmTone(true);
 
   async function act(patch: object, after?: () => void) {
     setBusy(true);
@@ -72,7 +109,7 @@ export function DuePopup() {
         role="alertdialog" aria-modal="true" aria-labelledby="due-title" data-testid="due-popup" data-id={a.id}>
         <span className="pill pill-due">Due now</span>
         <h2 id="due-title">{a.title}</h2>
-        <p className="muted">Due {formatDateTime(effectiveDue(a))}{due.length > 1 ? ` · ${due.length - 1} more waiting` : ''}</p>
+        <p className="muted">Due {formatDateTime(effectiveDue(a))}{more > 0 ? ` · ${more} more waiting` : ''}</p>
         {a.note && <p className="pre">{a.note}</p>}
         {a.alertSubject && (
           <p>

@@ -7,7 +7,8 @@ import { Confirm, Modal } from '../../components/Modal';
 import { errorMessage, useToast } from '../../components/Toasts';
 import { useCollection } from '../../data/store';
 import { moveItem, orderedCards, reconcileOrder, teamIdOf, validateTeamName, weekRange, type OnCallRow, type TeamCard } from '../../lib/board';
-import { formatDateTime } from '../../lib/dates';
+import { formatDateTime, localDateKey } from '../../lib/dates';
+import { activeChips } from '../../lib/reminderChips';
 import { copyText } from '../../lib/clipboard';
 import { formatPhone, sanitizePhone } from '../../lib/phone';
 import { isActiveNow } from '../../lib/timeWindow';
@@ -16,6 +17,10 @@ import type { BaseRecord } from '../../transport/types';
 import type { Contact } from '../people/contacts';
 
 type Row = OnCallRow & BaseRecord;
+interface Dismissal extends BaseRecord {
+  alertType: string;
+  dateKey: string;
+}
 interface BoardSettings extends BaseRecord {
   key: string;
   teamOrder?: string[] | null;
@@ -109,6 +114,7 @@ export default function OnCallView({ readOnly = false }: { readOnly?: boolean })
   const toast = useToast();
   const rowsCol = useCollection<Row>('oncall');
   const settingsCol = useCollection<BoardSettings>('oncall_board_settings');
+  const dismissCol = useCollection<Dismissal>('oncall_dismissals');
   const [now, setNow] = useState(() => new Date());
   const [modal, setModal] = useState<null | 'add' | { edit: TeamCard } | { remove: TeamCard }>(null);
   const [newTeam, setNewTeam] = useState('');
@@ -193,6 +199,22 @@ export default function OnCallView({ readOnly = false }: { readOnly?: boolean })
           )}
         </div>
       </header>
+      {(() => {
+        const key = localDateKey(now);
+        const chips = activeChips(now, dismissCol.items, key);
+        if (chips.length === 0) return null;
+        return (
+          <div className="chips" aria-label="Reminders">
+            {chips.map((c) => (
+              <button key={c.alertType} type="button" className={c.urgent ? 'chip chip-urgent' : 'chip chip-reminder'} data-testid="reminder-chip" disabled={readOnly}
+                title={readOnly ? undefined : 'Dismiss for today'}
+                onClick={() => transport.create<Dismissal>('oncall_dismissals', { alertType: c.alertType, dateKey: key }).then((r) => dismissCol.store.upsertLocal(r)).catch((e) => toast('error', errorMessage(e)))}>
+                {c.label}{readOnly ? '' : ' ✕'}
+              </button>
+            ))}
+          </div>
+        );
+      })()}
       {cards.length === 0 && !loading && <p className="muted">No on-call teams yet.</p>}
       <div className="board" data-testid="board">
         {cards.map((c, i) => (
