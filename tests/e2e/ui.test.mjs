@@ -116,6 +116,13 @@ describe('Relay web UI', { timeout: 240_000 }, () => {
     await page.getByTestId('group-name-save').click();
     await page.locator('[data-testid="group-item"][data-name="Bridge Crew"]').waitFor();
     assert.equal(await count(relay, token, 'bridge_groups'), 2);
+    // Group context menu: Update with Current rewrites the group's members.
+    await page.locator('[data-testid="group-item"][data-name="NOC Core"]').click({ button: 'right' });
+    await page.getByTestId('context-menu').getByRole('menuitem', { name: 'Update with Current' }).click();
+    await until(async () => {
+      const g = (await api(relay, token, 'GET', `/api/collections/bridge_groups/records?filter=${encodeURIComponent("name = 'NOC Core'")}`)).json.items[0];
+      return JSON.stringify(g.contacts) === JSON.stringify(['ada@example.com', 'dana@example.com', 'cy@example.com']);
+    }, 'group updated with current recipients');
   });
 
   test('alerts: compose an alert, schedule an alarm, due popup appears and snooze moves it 10 min', async () => {

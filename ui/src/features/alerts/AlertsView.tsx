@@ -1,7 +1,7 @@
 // Alerts: severity cards, subject/body editor with a live card preview, history with pinned
 // templates, and alarms (alert_reminders): schedule, list, edit, done/dismiss, snooze.
 import { useEffect, useMemo, useState } from 'react';
-import { Modal } from '../../components/Modal';
+import { Confirm, Modal } from '../../components/Modal';
 import { errorMessage, useToast } from '../../components/Toasts';
 import { useCollection } from '../../data/store';
 import { defaultDue, dismissPatch, donePatch, effectiveDue, isOverdue, sortAlarms, TITLE_MAX, validateAlarm, type Alarm } from '../../lib/alarms';
@@ -96,6 +96,7 @@ function HistoryModal({ onLoad, onClose }: { onLoad: (h: AlertHistory) => void; 
   const toast = useToast();
   const col = useCollection<AlertHistory>('alert_history');
   const [q, setQ] = useState('');
+  const [clearing, setClearing] = useState(false);
   const needle = q.trim().toLowerCase();
   const match = (h: AlertHistory) => !needle || [h.label, h.subject, htmlToBody(h.bodyHtml), h.severity, h.sender, h.recipient].some((f) => f?.toLowerCase().includes(needle));
   const shown = col.items.filter(match);
@@ -117,7 +118,20 @@ function HistoryModal({ onLoad, onClose }: { onLoad: (h: AlertHistory) => void; 
   return (
     <Modal title="Alert history" onClose={onClose} wide testId="alert-history">
       <input className="input" placeholder="Search history…" aria-label="Search history" value={q} onChange={(e) => setQ(e.target.value)} />
-      <p className="muted small">{shown.length} of {col.items.length}</p>
+      <div className="row-wrap">
+        <p className="muted small">{shown.length} of {col.items.length}</p>
+        {col.items.length > 0 && <button type="button" className="button button-danger small push-right" onClick={() => setClearing(true)}>Clear all</button>}
+      </div>
+      {clearing && (
+        <Confirm title="Clear alert history" message={`Delete all ${col.items.length} entries, pinned templates included?`} confirmLabel="Clear all"
+          onCancel={() => setClearing(false)}
+          onConfirm={async () => {
+            setClearing(false);
+            try {
+              for (const h of [...col.items]) { await transport.remove('alert_history', h.id); col.store.removeLocal(h); }
+            } catch (e) { toast('error', errorMessage(e)); }
+          }} />
+      )}
       <h4>Pinned Templates</h4>
       <ul className="history-list">{pinned.length ? pinned.map(row) : <li className="muted">None</li>}</ul>
       <h4>Recent</h4>

@@ -1,6 +1,7 @@
 // Compose: pick saved groups and contacts; recipients = (group emails ∪ manual adds) − manual
 // removes; Copy (emails joined by "; ") saves a bridge_history row; history; manage groups.
 import { useMemo, useState } from 'react';
+import { ContextMenu } from '../../components/ContextMenu';
 import { Confirm, Modal } from '../../components/Modal';
 import { errorMessage, useToast } from '../../components/Toasts';
 import { VirtualList } from '../../components/VirtualList';
@@ -73,6 +74,7 @@ export function ComposeView() {
   const [modal, setModal] = useState<
     null | { kind: 'new'; emails?: string[] } | { kind: 'rename'; g: GroupRecord } | { kind: 'delete'; g: GroupRecord } | { kind: 'history' } | { kind: 'clear-history' }
   >(null);
+  const [groupMenu, setGroupMenu] = useState<{ x: number; y: number; g: GroupRecord } | null>(null);
   const [sortKey, setSortKey] = useState<RecipientSortKey | null>(null);
   const [sortDir, setSortDir] = useState<'asc' | 'desc'>('asc');
 
@@ -147,7 +149,8 @@ export function ComposeView() {
             {groups.map((g) => {
               const on = compose.groups.includes(g.id);
               return (
-                <li key={g.id} className={on ? 'group-item group-on' : 'group-item'} data-testid="group-item" data-name={g.name}>
+                <li key={g.id} className={on ? 'group-item group-on' : 'group-item'} data-testid="group-item" data-name={g.name}
+                  onContextMenu={(e) => { e.preventDefault(); setGroupMenu({ x: e.clientX, y: e.clientY, g }); }}>
                   <button type="button" className="group-toggle" aria-pressed={on} onClick={() => composeDispatch({ type: 'toggle-group', id: g.id })}>
                     <span className="token">{initials(g.name)}</span>
                     <span className="group-name">{g.name}</span>
@@ -239,6 +242,22 @@ export function ComposeView() {
           )}
         </div>
       </div>
+      {groupMenu && (
+        <ContextMenu x={groupMenu.x} y={groupMenu.y} onClose={() => setGroupMenu(null)} items={[
+          { label: 'Load Group', onSelect: () => composeDispatch({ type: 'load', groups: [groupMenu.g.id], adds: [] }) },
+          {
+            label: 'Update with Current',
+            disabled: recipients.length === 0,
+            onSelect: () =>
+              transport
+                .update<GroupRecord>('bridge_groups', groupMenu.g.id, { contacts: recipients.map((r) => r.email) })
+                .then((g) => { groupsCol.store.upsertLocal(g); toast('success', `${g.name} updated (${g.contacts?.length ?? 0}).`); })
+                .catch((e) => toast('error', errorMessage(e))),
+          },
+          { label: 'Rename', onSelect: () => setModal({ kind: 'rename', g: groupMenu.g }) },
+          { label: 'Delete Group', danger: true, onSelect: () => setModal({ kind: 'delete', g: groupMenu.g }) },
+        ]} />
+      )}
       {modal?.kind === 'new' && (
         <GroupNameModal
           title={modal.emails ? 'Save bridge as group' : 'New group from recipients'}
