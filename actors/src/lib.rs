@@ -12,5 +12,6 @@ pub mod realtime;
 pub mod store;
 pub mod supervision;
 pub mod system;
+pub mod web_sessions;
 
 pub use system::{start, Handles, RelayConfig};

@@ -14,6 +14,7 @@ use crate::presence::{PresenceActor, PresenceConfig};
 use crate::privileged::{PrivilegedActor, PrivilegedLimits, PrivilegedService};
 use crate::realtime::RealtimeActor;
 use crate::store::{StoreActor, StoreExecutor};
+use crate::web_sessions::{WebSessionActor, WebSessionConfig};
 
 #[derive(Debug, Clone)]
 pub struct RelayConfig {
@@ -24,6 +25,7 @@ pub struct RelayConfig {
     pub auth_limits: AuthLimits,
     pub presence: PresenceConfig,
     pub privileged_limits: PrivilegedLimits,
+    pub web_sessions: WebSessionConfig,
     pub reader_threads: usize,
     pub clock: SharedClock,
 }
@@ -37,6 +39,7 @@ pub struct Handles {
     pub auth: Addr<AuthActor>,
     pub presence: Addr<PresenceActor>,
     pub privileged: Addr<PrivilegedActor>,
+    pub web_sessions: Addr<WebSessionActor>,
     /// Migrations applied by this start (empty when the schema was current).
     pub applied_migrations: Vec<String>,
     /// Tables found in the database that Relay does not manage (left in place).
@@ -97,6 +100,8 @@ pub fn start(config: RelayConfig) -> Result<Handles, StartError> {
     };
     let (c, h) = (clock.clone(), health.clone());
     let auth = on_new_arbiter(move |_| AuthActor::new(settings, c, h));
+    let (a, c, h, wc) = (auth.clone(), clock.clone(), health.clone(), config.web_sessions);
+    let web_sessions = on_new_arbiter(move |_| WebSessionActor::new(wc, a, c, h));
 
     let (st, h, c, pc) = (store.clone(), health.clone(), clock.clone(), config.presence);
     let presence = on_new_arbiter(move |_| PresenceActor::new(pc, st, h, c));
@@ -104,5 +109,15 @@ pub fn start(config: RelayConfig) -> Result<Handles, StartError> {
     let (h, limits) = (health.clone(), config.privileged_limits);
     let privileged = on_new_arbiter(move |_| PrivilegedActor::new(privileged_service, limits, clock, h));
 
-    Ok(Handles { health, realtime, store, auth, presence, privileged, applied_migrations, unmanaged_tables })
+    Ok(Handles {
+        health,
+        realtime,
+        store,
+        auth,
+        presence,
+        privileged,
+        web_sessions,
+        applied_migrations,
+        unmanaged_tables,
+    })
 }

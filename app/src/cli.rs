@@ -79,6 +79,14 @@ pub struct ServeArgs {
     /// HTTP worker threads.
     #[arg(long, default_value_t = 2)]
     pub workers: usize,
+    /// Enable Relay Web, the gateway for LAN browsers (desktop Chrome, Edge, Safari on a managed
+    /// LAN/VPN). It binds only together with direct LAN access (`--bind 0.0.0.0`). Cleartext
+    /// HTTP: never port-forward or publish it (see docs/relay-web.md).
+    #[arg(long)]
+    pub web: bool,
+    /// Port of the Relay Web gateway (0 picks a free port).
+    #[arg(long, default_value_t = 8091)]
+    pub web_port: u16,
     /// Store reader threads (there is always exactly one writer).
     #[arg(long, default_value_t = 2)]
     pub readers: usize,

@@ -32,19 +32,21 @@ pub fn run(args: ServeArgs) -> Result<(), BoxError> {
         auth_limits: Default::default(),
         presence: Default::default(),
         privileged_limits: Default::default(),
+        web_sessions: Default::default(),
         reader_threads: args.readers,
         clock: infra::clock::system(),
     };
     let web_config = web::WebConfig {
         bind: bind.to_string(),
         port: args.port,
-        ui_dir: Some(args.ui_dir.unwrap_or_else(default_ui_dir)),
+        ui_dir: Some(args.ui_dir.clone().unwrap_or_else(default_ui_dir)),
         workers: args.workers,
     };
     let system = actix::System::new();
     system.block_on(async move {
         let handles = actors::start(config)?;
         let realtime = handles.realtime.clone();
+        let gateway = start_gateway(&args, bind, &handles, web_config.ui_dir.clone())?;
         let (server, addrs) = web::build_server(handles, web_config)?;
         let stop_signal = ShutdownSignal::install()?;
         let port = addrs.first().map(|a| a.port()).unwrap_or(args.port);
@@ -57,16 +59,51 @@ pub fn run(args: ServeArgs) -> Result<(), BoxError> {
         }
         tracing::info!(bind = %bind, port, "relay server started");
         let handle = server.handle();
+        let gateway_handle = gateway.as_ref().map(|g| g.handle());
+        if let Some(gateway) = gateway {
+            actix::spawn(gateway);
+        }
         actix::spawn(async move {
             stop_signal.recv().await;
             tracing::info!("shutting down");
             let _ = realtime.send(actors::realtime::CloseAll).await;
+            if let Some(g) = gateway_handle {
+                g.stop(true).await;
+            }
             handle.stop(true).await;
         });
         server.await?;
         Ok::<(), BoxError>(())
     })?;
     Ok(())
+}
+
+/// Starts Relay Web when asked for and direct LAN access is on; otherwise explains why not.
+fn start_gateway(
+    args: &ServeArgs,
+    bind: IpAddr,
+    handles: &actors::Handles,
+    ui_dir: Option<std::path::PathBuf>,
+) -> Result<Option<actix_web::dev::Server>, BoxError> {
+    if !args.web {
+        return Ok(None);
+    }
+    if !bind.is_unspecified() {
+        println!("Relay Web not started: it needs direct LAN access (--bind 0.0.0.0).");
+        tracing::warn!("relay web requested without direct LAN access; not started");
+        return Ok(None);
+    }
+    let listener = std::net::TcpListener::bind((bind, args.web_port))?;
+    let interfaces: Vec<IpAddr> =
+        if_addrs::get_if_addrs().map(|v| v.into_iter().map(|i| i.ip()).collect()).unwrap_or_default();
+    let hostname = hostname::get().ok().and_then(|h| h.into_string().ok()).unwrap_or_default();
+    let config =
+        web::gateway::GatewayConfig { hostname, interface_addresses: interfaces, ui_dir, workers: args.workers };
+    let (server, addr) = web::gateway::build_gateway(handles.clone(), listener, config)?;
+    println!("Relay Web listening on http://127.0.0.1:{}", addr.port());
+    println!("Relay Web uses cleartext HTTP: keep it on the managed LAN/VPN and never port-forward or publish it.");
+    tracing::info!(port = addr.port(), "relay web gateway started");
+    Ok(Some(server))
 }
 
 /// SIGINT/SIGTERM handlers, registered before the server announces itself so an early signal

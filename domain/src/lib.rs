@@ -6,7 +6,9 @@
 pub mod audit;
 pub mod canonical;
 pub mod collections;
+pub mod discovery;
 pub mod envelope;
+pub mod external_links;
 pub mod filter;
 pub mod import;
 pub mod migration;
@@ -18,3 +20,5 @@ pub mod server_url;
 pub mod sort;
 pub mod time;
 pub mod validation;
+pub mod web_origin;
+pub mod windows;

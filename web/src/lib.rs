@@ -5,6 +5,7 @@
 
 mod auth;
 mod error;
+pub mod gateway;
 mod headers;
 mod import;
 mod privileged;

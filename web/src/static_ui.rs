@@ -25,6 +25,12 @@ pub fn routes(cfg: &mut web::ServiceConfig, ui_dir: Option<PathBuf>) {
                     let index = index.clone();
                     async move {
                         let (req, _) = req.into_parts();
+                        // Client-side routes have no file extension; a missing asset (or a
+                        // service-worker script, which Relay never ships) is a plain 404.
+                        let last = req.path().rsplit('/').next().unwrap_or("");
+                        if last.contains('.') {
+                            return Ok(ServiceResponse::new(req, HttpResponse::NotFound().finish()));
+                        }
                         let file = NamedFile::open_async(&index).await?;
                         Ok(ServiceResponse::new(req.clone(), file.into_response(&req)))
                     }

@@ -76,6 +76,23 @@ pub struct RefreshToken {
     pub token: String,
 }
 
+/// Issues an app-user token for an already-authenticated Relay Web session (server-internal;
+/// no HTTP route reaches it directly). `ttl_secs` is capped at the configured token lifetime.
+#[derive(Message)]
+#[rtype(result = "Value")]
+pub struct IssueToken {
+    pub ttl_secs: i64,
+}
+
+/// Verifies a passphrase without issuing anything (Relay Web sign-in), under the same
+/// failed-attempt limits as app-user sign-in.
+#[derive(Message)]
+#[rtype(result = "Result<(), RecordError>")]
+pub struct CheckPassphrase {
+    pub password: String,
+    pub source: IpAddr,
+}
+
 /// Replaces the passphrase; every token issued under the old one stops verifying.
 #[derive(Message)]
 #[rtype(result = "()")]
@@ -119,7 +136,11 @@ impl AuthActor {
     }
 
     fn auth_response(&self) -> Value {
-        let token = self.signer.issue(self.now(), self.settings.token_ttl_secs, &self.cgen);
+        self.auth_response_with_ttl(self.settings.token_ttl_secs)
+    }
+
+    fn auth_response_with_ttl(&self, ttl_secs: i64) -> Value {
+        let token = self.signer.issue(self.now(), ttl_secs, &self.cgen);
         json!({
             "token": token,
             "record": {
@@ -197,6 +218,21 @@ impl Handler<RefreshToken> for AuthActor {
     fn handle(&mut self, msg: RefreshToken, _: &mut Context<Self>) -> Self::Result {
         self.verify(&msg.token)?;
         Ok(self.auth_response())
+    }
+}
+
+impl Handler<IssueToken> for AuthActor {
+    type Result = MessageResult<IssueToken>;
+    fn handle(&mut self, msg: IssueToken, _: &mut Context<Self>) -> Self::Result {
+        MessageResult(self.auth_response_with_ttl(msg.ttl_secs.clamp(1, self.settings.token_ttl_secs)))
+    }
+}
+
+impl Handler<CheckPassphrase> for AuthActor {
+    type Result = Result<(), RecordError>;
+    fn handle(&mut self, msg: CheckPassphrase, _: &mut Context<Self>) -> Self::Result {
+        let login = Login { identity: APP_IDENTITY.into(), password: msg.password, source: msg.source };
+        self.login(login).map(|_| ())
     }
 }
 

@@ -19,6 +19,7 @@ pub(crate) fn test_config(dir: &std::path::Path) -> RelayConfig {
         auth_limits: Default::default(),
         presence: Default::default(),
         privileged_limits: Default::default(),
+        web_sessions: Default::default(),
         reader_threads: 2,
         clock: ManualClock::new(1_800_000_000_000) as Arc<dyn infra::clock::Clock>,
     }

@@ -1,0 +1,344 @@
+//! Relay Web browser sessions. A successful web sign-in creates a server-only logical session
+//! and hands the browser a random cookie value (HttpOnly, SameSite=Strict) and a CSRF token;
+//! neither is the logical id. Sessions end after 1 h idle or 8 h absolute. Refresh rotates the
+//! cookie and CSRF values while the logical id keeps rate accounting and revocation. Logout,
+//! replacement and expiry destroy the logical record, and any work that was authorized before
+//! (an app-token issue awaiting the auth actor) re-checks the record before it takes effect.
+
+use std::collections::HashMap;
+use std::net::IpAddr;
+
+use actix::prelude::*;
+use serde_json::Value;
+use subtle::ConstantTimeEq;
+
+use domain::ratelimit::{BucketConfig, KeyedLimiter};
+use domain::record::RecordError;
+use infra::clock::SharedClock;
+
+use crate::auth::{AuthActor, CheckPassphrase, IssueToken};
+use crate::health::{HealthActor, Report};
+use crate::supervision::report_periodically;
+
+pub const NAME: &str = "web_sessions";
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct WebSessionConfig {
+    pub idle_ms: i64,
+    pub absolute_ms: i64,
+    pub max_sessions: usize,
+    /// App tokens handed to browsers live this long (they re-fetch through the session).
+    pub token_ttl_secs: i64,
+    pub per_session: BucketConfig,
+    pub global: BucketConfig,
+    pub logs_per_session: BucketConfig,
+}
+
+impl Default for WebSessionConfig {
+    fn default() -> Self {
+        WebSessionConfig {
+            idle_ms: 60 * 60_000,
+            absolute_ms: 8 * 60 * 60_000,
+            max_sessions: 2000,
+            token_ttl_secs: 15 * 60,
+            per_session: BucketConfig { capacity: 120.0, refill_per_sec: 20.0 },
+            global: BucketConfig { capacity: 5000.0, refill_per_sec: 2000.0 },
+            logs_per_session: BucketConfig { capacity: 60.0, refill_per_sec: 20.0 },
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum WebError {
+    #[error("sign in to Relay Web")]
+    NoSession,
+    #[error("the request is missing a valid CSRF token")]
+    Csrf,
+    #[error("too many requests; retry in {0} s")]
+    RateLimited(u64),
+    #[error("too many web sessions")]
+    Full,
+    #[error("{0}")]
+    SignIn(RecordError),
+}
+
+impl WebError {
+    pub fn status(&self) -> u16 {
+        match self {
+            WebError::NoSession => 401,
+            WebError::Csrf => 403,
+            WebError::RateLimited(_) => 429,
+            WebError::Full => 503,
+            WebError::SignIn(e) => e.status(),
+        }
+    }
+}
+
+/// Values the browser receives: the cookie (set by the gateway) and the CSRF token (JSON).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Issued {
+    pub cookie: String,
+    pub csrf: String,
+    pub absolute_expiry_ms: i64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RequestKind {
+    /// Reads: no CSRF needed.
+    Read,
+    /// State-changing requests: CSRF required.
+    Write,
+    /// Browser log ingestion: CSRF required, own budget.
+    Log,
+}
+
+#[derive(Message)]
+#[rtype(result = "Result<Issued, WebError>")]
+pub struct WebSignIn {
+    pub passphrase: String,
+    pub source: IpAddr,
+    /// A cookie the browser already had: that session is replaced (destroyed).
+    pub replaces: Option<String>,
+}
+
+/// Authorizes one gateway request; returns the logical session id (server-only).
+#[derive(Message)]
+#[rtype(result = "Result<String, WebError>")]
+pub struct Authorize {
+    pub cookie: Option<String>,
+    pub csrf: Option<String>,
+    pub kind: RequestKind,
+}
+
+#[derive(Message)]
+#[rtype(result = "Result<Issued, WebError>")]
+pub struct Refresh {
+    pub cookie: Option<String>,
+    pub csrf: Option<String>,
+}
+
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct Logout {
+    pub cookie: Option<String>,
+}
+
+/// The ordinary app-user connection for an authenticated browser.
+#[derive(Message)]
+#[rtype(result = "Result<Value, WebError>")]
+pub struct IssueConnection {
+    pub cookie: Option<String>,
+    pub csrf: Option<String>,
+}
+
+#[derive(Message)]
+#[rtype(result = "usize")]
+pub struct CountSessions;
+
+struct Logical {
+    cookie: String,
+    csrf: String,
+    created_ms: i64,
+    last_seen_ms: i64,
+}
+
+pub struct WebSessionActor {
+    config: WebSessionConfig,
+    auth: Addr<AuthActor>,
+    clock: SharedClock,
+    health: Addr<HealthActor>,
+    by_cookie: HashMap<String, String>,
+    logical: HashMap<String, Logical>,
+    limiter: KeyedLimiter<String>,
+    log_limiter: KeyedLimiter<String>,
+}
+
+fn token() -> String {
+    infra::ids::client_id()
+}
+
+impl WebSessionActor {
+    pub fn new(config: WebSessionConfig, auth: Addr<AuthActor>, clock: SharedClock, health: Addr<HealthActor>) -> Self {
+        WebSessionActor {
+            limiter: KeyedLimiter::new(config.per_session, Some(config.global), config.max_sessions + 16),
+            log_limiter: KeyedLimiter::new(config.logs_per_session, None, config.max_sessions + 16),
+            config,
+            auth,
+            clock,
+            health,
+            by_cookie: HashMap::new(),
+            logical: HashMap::new(),
+        }
+    }
+
+    fn destroy(&mut self, logical_id: &str) {
+        if let Some(l) = self.logical.remove(logical_id) {
+            self.by_cookie.remove(&l.cookie);
+        }
+        self.limiter.reset_key(&logical_id.to_string());
+        self.log_limiter.reset_key(&logical_id.to_string());
+    }
+
+    fn expired(&self, l: &Logical, now: i64) -> bool {
+        now - l.last_seen_ms >= self.config.idle_ms || now - l.created_ms >= self.config.absolute_ms
+    }
+
+    fn sweep(&mut self) {
+        let now = self.clock.now_ms();
+        let dead: Vec<String> =
+            self.logical.iter().filter(|(_, l)| self.expired(l, now)).map(|(k, _)| k.clone()).collect();
+        for id in dead {
+            self.destroy(&id);
+        }
+    }
+
+    /// The live logical session for a cookie (destroying it when expired).
+    fn live(&mut self, cookie: Option<&str>) -> Result<String, WebError> {
+        let cookie = cookie.ok_or(WebError::NoSession)?;
+        let id = self.by_cookie.get(cookie).cloned().ok_or(WebError::NoSession)?;
+        let now = self.clock.now_ms();
+        let expired = self.logical.get(&id).is_none_or(|l| self.expired(l, now));
+        if expired {
+            self.destroy(&id);
+            return Err(WebError::NoSession);
+        }
+        Ok(id)
+    }
+
+    fn check_csrf(&self, id: &str, csrf: Option<&str>) -> Result<(), WebError> {
+        let expected = &self.logical.get(id).ok_or(WebError::NoSession)?.csrf;
+        match csrf {
+            Some(given) if bool::from(given.as_bytes().ct_eq(expected.as_bytes())) => Ok(()),
+            _ => Err(WebError::Csrf),
+        }
+    }
+
+    fn authorize(&mut self, cookie: Option<&str>, csrf: Option<&str>, kind: RequestKind) -> Result<String, WebError> {
+        let id = self.live(cookie)?;
+        if kind != RequestKind::Read {
+            self.check_csrf(&id, csrf)?;
+        }
+        let now = self.clock.now_ms().max(0) as u64;
+        let decision = if kind == RequestKind::Log {
+            self.log_limiter.try_take(&id, now)
+        } else {
+            self.limiter.try_take(&id, now)
+        };
+        if !decision.is_allowed() {
+            return Err(WebError::RateLimited(decision.retry_after_secs()));
+        }
+        if let Some(l) = self.logical.get_mut(&id) {
+            l.last_seen_ms = self.clock.now_ms();
+        }
+        Ok(id)
+    }
+
+    fn issue(&self, id: &str) -> Issued {
+        let l = &self.logical[id];
+        Issued {
+            cookie: l.cookie.clone(),
+            csrf: l.csrf.clone(),
+            absolute_expiry_ms: l.created_ms + self.config.absolute_ms,
+        }
+    }
+}
+
+impl Actor for WebSessionActor {
+    type Context = Context<Self>;
+    fn started(&mut self, ctx: &mut Context<Self>) {
+        report_periodically(ctx, NAME, self.health.clone(), |a: &WebSessionActor| a.logical.len());
+        ctx.run_interval(std::time::Duration::from_secs(30), |act, _| act.sweep());
+    }
+}
+
+impl Supervised for WebSessionActor {
+    fn restarting(&mut self, _: &mut Context<Self>) {
+        self.by_cookie.clear();
+        self.logical.clear();
+        self.health.do_send(Report::restarted(NAME));
+    }
+}
+
+impl Handler<WebSignIn> for WebSessionActor {
+    type Result = ResponseActFuture<Self, Result<Issued, WebError>>;
+    fn handle(&mut self, msg: WebSignIn, _: &mut Context<Self>) -> Self::Result {
+        let check = self.auth.send(CheckPassphrase { password: msg.passphrase, source: msg.source });
+        let replaces = msg.replaces;
+        Box::pin(check.into_actor(self).map(move |reply, act, _| {
+            reply.map_err(|_| WebError::SignIn(RecordError::Unavailable))?.map_err(WebError::SignIn)?;
+            if let Some(old) = replaces.and_then(|c| act.by_cookie.get(&c).cloned()) {
+                act.destroy(&old);
+            }
+            act.sweep();
+            if act.logical.len() >= act.config.max_sessions {
+                return Err(WebError::Full);
+            }
+            let now = act.clock.now_ms();
+            let (id, cookie) = (token(), token());
+            act.by_cookie.insert(cookie.clone(), id.clone());
+            act.logical.insert(id.clone(), Logical { cookie, csrf: token(), created_ms: now, last_seen_ms: now });
+            Ok(act.issue(&id))
+        }))
+    }
+}
+
+impl Handler<Authorize> for WebSessionActor {
+    type Result = Result<String, WebError>;
+    fn handle(&mut self, msg: Authorize, _: &mut Context<Self>) -> Self::Result {
+        self.authorize(msg.cookie.as_deref(), msg.csrf.as_deref(), msg.kind)
+    }
+}
+
+impl Handler<Refresh> for WebSessionActor {
+    type Result = Result<Issued, WebError>;
+    fn handle(&mut self, msg: Refresh, _: &mut Context<Self>) -> Self::Result {
+        let id = self.authorize(msg.cookie.as_deref(), msg.csrf.as_deref(), RequestKind::Write)?;
+        let (cookie, csrf) = (token(), token());
+        let l = self.logical.get_mut(&id).ok_or(WebError::NoSession)?;
+        let old = std::mem::replace(&mut l.cookie, cookie.clone());
+        l.csrf = csrf;
+        self.by_cookie.remove(&old);
+        self.by_cookie.insert(cookie, id.clone());
+        Ok(self.issue(&id))
+    }
+}
+
+impl Handler<Logout> for WebSessionActor {
+    type Result = ();
+    fn handle(&mut self, msg: Logout, _: &mut Context<Self>) {
+        if let Some(id) = msg.cookie.and_then(|c| self.by_cookie.get(&c).cloned()) {
+            self.destroy(&id);
+        }
+    }
+}
+
+impl Handler<IssueConnection> for WebSessionActor {
+    type Result = ResponseActFuture<Self, Result<Value, WebError>>;
+    fn handle(&mut self, msg: IssueConnection, _: &mut Context<Self>) -> Self::Result {
+        let id = match self.authorize(msg.cookie.as_deref(), msg.csrf.as_deref(), RequestKind::Write) {
+            Ok(id) => id,
+            Err(e) => return Box::pin(actix::fut::ready(Err(e))),
+        };
+        let request = self.auth.send(IssueToken { ttl_secs: self.config.token_ttl_secs });
+        Box::pin(request.into_actor(self).map(move |reply, act, _| {
+            let token = reply.map_err(|_| WebError::SignIn(RecordError::Unavailable))?;
+            // The session may have ended (logout, replacement, expiry) while the token was being
+            // issued: a request authorized before that must not hand out a connection now.
+            let now = act.clock.now_ms();
+            match act.logical.get(&id) {
+                Some(l) if !act.expired(l, now) => Ok(token),
+                _ => Err(WebError::NoSession),
+            }
+        }))
+    }
+}
+
+impl Handler<CountSessions> for WebSessionActor {
+    type Result = usize;
+    fn handle(&mut self, _: CountSessions, _: &mut Context<Self>) -> usize {
+        self.logical.len()
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,129 @@
+//! Web session tests with an injected clock: idle and absolute expiry, rotation that keeps the
+//! logical session (and its rate budget), CSRF checks, replacement, logout during an in-flight
+//! connection request, and the session cap.
+
+use std::net::Ipv4Addr;
+use std::sync::Arc;
+
+use super::*;
+use crate::auth::{AuthLimits, AuthSettings};
+use infra::clock::ManualClock;
+
+const PASS: &str = "web passphrase 42";
+
+fn start(config: WebSessionConfig) -> (Arc<ManualClock>, Addr<WebSessionActor>) {
+    let clock = ManualClock::new(1_800_000_000_000);
+    let health = HealthActor::new(clock.clone()).start();
+    let settings = AuthSettings {
+        passphrase: PASS.into(),
+        token_key: vec![4; 32],
+        token_ttl_secs: 3600,
+        limits: AuthLimits::default(),
+    };
+    let auth = AuthActor::new(settings, clock.clone(), health.clone()).start();
+    (clock.clone(), WebSessionActor::new(config, auth, clock, health).start())
+}
+
+fn sign_in(replaces: Option<String>) -> WebSignIn {
+    WebSignIn { passphrase: PASS.into(), source: IpAddr::V4(Ipv4Addr::LOCALHOST), replaces }
+}
+
+fn read(issued: &Issued) -> Authorize {
+    Authorize { cookie: Some(issued.cookie.clone()), csrf: None, kind: RequestKind::Read }
+}
+
+fn write(cookie: &str, csrf: Option<&str>) -> Authorize {
+    Authorize { cookie: Some(cookie.into()), csrf: csrf.map(String::from), kind: RequestKind::Write }
+}
+
+#[actix_rt::test]
+async fn sessions_expire_after_one_hour_idle_and_eight_hours_absolute() {
+    let (clock, web) = start(WebSessionConfig::default());
+    let s = web.send(sign_in(None)).await.unwrap().unwrap();
+    clock.advance_ms(59 * 60_000);
+    assert!(web.send(read(&s)).await.unwrap().is_ok(), "59 min idle is fine");
+    clock.advance_ms(60 * 60_000);
+    assert_eq!(web.send(read(&s)).await.unwrap(), Err(WebError::NoSession), "60 min idle ends it");
+
+    let s = web.send(sign_in(None)).await.unwrap().unwrap();
+    for _ in 0..16 {
+        clock.advance_ms(30 * 60_000);
+        let r = web.send(read(&s)).await.unwrap();
+        if r.is_err() {
+            break;
+        }
+    }
+    assert_eq!(web.send(read(&s)).await.unwrap(), Err(WebError::NoSession), "8 h absolute even when active");
+    assert_eq!(web.send(CountSessions).await.unwrap(), 0, "expired records are destroyed");
+}
+
+#[actix_rt::test]
+async fn wrong_passphrase_is_refused_and_counted() {
+    let (_clock, web) = start(WebSessionConfig::default());
+    let bad = WebSignIn { passphrase: "nope".into(), source: IpAddr::V4(Ipv4Addr::LOCALHOST), replaces: None };
+    assert_eq!(web.send(bad).await.unwrap(), Err(WebError::SignIn(RecordError::InvalidCredentials)));
+    assert_eq!(web.send(CountSessions).await.unwrap(), 0);
+}
+
+#[actix_rt::test]
+async fn csrf_is_required_for_writes_and_must_match_this_session() {
+    let (_clock, web) = start(WebSessionConfig::default());
+    let a = web.send(sign_in(None)).await.unwrap().unwrap();
+    let b = web.send(sign_in(None)).await.unwrap().unwrap();
+    assert_eq!(web.send(write(&a.cookie, None)).await.unwrap(), Err(WebError::Csrf), "missing");
+    assert_eq!(web.send(write(&a.cookie, Some(&b.csrf))).await.unwrap(), Err(WebError::Csrf), "foreign");
+    assert_eq!(web.send(write(&a.cookie, Some("x"))).await.unwrap(), Err(WebError::Csrf), "forged");
+    assert!(web.send(write(&a.cookie, Some(&a.csrf))).await.unwrap().is_ok());
+    let rotated =
+        web.send(Refresh { cookie: Some(a.cookie.clone()), csrf: Some(a.csrf.clone()) }).await.unwrap().unwrap();
+    assert_eq!(
+        web.send(write(&rotated.cookie, Some(&a.csrf))).await.unwrap(),
+        Err(WebError::Csrf),
+        "stale after rotation"
+    );
+}
+
+#[actix_rt::test]
+async fn rotation_replaces_cookie_and_csrf_but_keeps_the_logical_session() {
+    let config =
+        WebSessionConfig { per_session: BucketConfig { capacity: 3.0, refill_per_sec: 0.0 }, ..Default::default() };
+    let (_clock, web) = start(config);
+    let s = web.send(sign_in(None)).await.unwrap().unwrap();
+    let before = web.send(read(&s)).await.unwrap().unwrap();
+    let r = web.send(Refresh { cookie: Some(s.cookie.clone()), csrf: Some(s.csrf.clone()) }).await.unwrap().unwrap();
+    assert_ne!((r.cookie.as_str(), r.csrf.as_str()), (s.cookie.as_str(), s.csrf.as_str()));
+    assert_eq!(web.send(read(&s)).await.unwrap(), Err(WebError::NoSession), "the old cookie is dead");
+    let after = web.send(read(&r)).await.unwrap().unwrap();
+    assert_eq!(before, after, "same logical session");
+    assert!(
+        matches!(web.send(read(&r)).await.unwrap(), Err(WebError::RateLimited(_))),
+        "rate accounting survived rotation"
+    );
+}
+
+#[actix_rt::test]
+async fn logout_and_replacement_destroy_the_logical_session_even_mid_request() {
+    let (_clock, web) = start(WebSessionConfig::default());
+    let s = web.send(sign_in(None)).await.unwrap().unwrap();
+    let token = web.send(IssueConnection { cookie: Some(s.cookie.clone()), csrf: Some(s.csrf.clone()) }).await.unwrap();
+    assert!(token.unwrap()["token"].as_str().is_some());
+    let in_flight = web.send(IssueConnection { cookie: Some(s.cookie.clone()), csrf: Some(s.csrf.clone()) });
+    let logout = web.send(Logout { cookie: Some(s.cookie.clone()) });
+    let (in_flight, _) = (in_flight.await.unwrap(), logout.await.unwrap());
+    assert_eq!(in_flight, Err(WebError::NoSession), "authorized before logout, refused after it");
+    assert_eq!(web.send(read(&s)).await.unwrap(), Err(WebError::NoSession));
+
+    let first = web.send(sign_in(None)).await.unwrap().unwrap();
+    let second = web.send(sign_in(Some(first.cookie.clone()))).await.unwrap().unwrap();
+    assert_eq!(web.send(read(&first)).await.unwrap(), Err(WebError::NoSession), "replaced");
+    assert!(web.send(read(&second)).await.unwrap().is_ok());
+    assert_eq!(web.send(CountSessions).await.unwrap(), 1);
+}
+
+#[actix_rt::test]
+async fn the_session_count_is_capped() {
+    let (_clock, web) = start(WebSessionConfig { max_sessions: 2, ..Default::default() });
+    web.send(sign_in(None)).await.unwrap().unwrap();
+    web.send(sign_in(None)).await.unwrap().unwrap();
+    assert_eq!(web.send(sign_in(None)).await.unwrap(), Err(WebError::Full));
+}

@@ -1,0 +1,69 @@
+//! The Relay Web gateway: the LAN-browser path in server mode. It listens on its own port and
+//! serves the shared renderer plus a bounded same-origin API: web sign-in, session refresh and
+//! logout, the app-user connection for the renderer, browser log ingestion, and the ordinary
+//! record/realtime/presence routes, every one behind a live web session (CSRF on writes).
+//! Every request first passes Host and Origin validation. Privileged, backup/restore,
+//! filesystem, reconfiguration and offline-queue endpoints are deliberately not mounted.
+
+mod guard;
+mod session;
+
+use actix_web::dev::Server;
+use actix_web::middleware::from_fn;
+use actix_web::{web, App, HttpServer};
+use std::net::{SocketAddr, TcpListener};
+use std::path::PathBuf;
+
+use domain::web_origin::AllowedHosts;
+
+pub use session::SESSION_COOKIE;
+
+#[derive(Debug, Clone)]
+pub struct GatewayConfig {
+    pub hostname: String,
+    pub interface_addresses: Vec<std::net::IpAddr>,
+    pub ui_dir: Option<PathBuf>,
+    pub workers: usize,
+}
+
+/// Binds the gateway on `listener` and returns the server (not yet awaited) and its address.
+pub fn build_gateway(
+    handles: actors::Handles,
+    listener: TcpListener,
+    config: GatewayConfig,
+) -> std::io::Result<(Server, SocketAddr)> {
+    let addr = listener.local_addr()?;
+    let allowed = web::Data::new(AllowedHosts::new(&config.hostname, &config.interface_addresses, addr.port()));
+    let ui_dir = config.ui_dir.clone();
+    let server = HttpServer::new(move || {
+        App::new()
+            .app_data(web::Data::new(handles.clone()))
+            .app_data(allowed.clone())
+            .app_data(crate::error::json_config(crate::MAX_JSON_BODY))
+            .app_data(crate::error::query_config())
+            .app_data(crate::error::path_config())
+            .wrap(from_fn(guard::host_and_origin))
+            .wrap(crate::headers::security_headers())
+            .service(
+                web::scope("/web/api")
+                    .wrap(actix_web::middleware::DefaultHeaders::new().add(("Cache-Control", "no-store")))
+                    .configure(session::routes),
+            )
+            .service(
+                web::scope("/api")
+                    .wrap(actix_web::middleware::DefaultHeaders::new().add(("Cache-Control", "no-store")))
+                    .wrap(from_fn(session::require_web_session))
+                    .configure(crate::records::routes)
+                    .configure(crate::realtime::routes)
+                    .configure(crate::relay::routes)
+                    .configure(crate::import::routes)
+                    .default_service(web::to(crate::error::not_found)),
+            )
+            .configure(|c| crate::static_ui::routes(c, ui_dir.clone()))
+    })
+    .workers(config.workers.max(1))
+    .disable_signals()
+    .shutdown_timeout(5)
+    .listen(listener)?;
+    Ok((server.run(), addr))
+}

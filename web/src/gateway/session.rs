@@ -1,0 +1,170 @@
+//! Web sign-in, session refresh and logout, the renderer's app-user connection and browser log
+//! ingestion; plus `require_web_session`, which puts every gateway `/api` route behind a live
+//! web session (CSRF on writes) and the per-session and global rate limits.
+
+use std::net::{IpAddr, Ipv4Addr};
+
+use actix_web::body::MessageBody;
+use actix_web::cookie::{time::Duration as CookieDuration, Cookie, SameSite};
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::StatusCode;
+use actix_web::middleware::Next;
+use actix_web::{web, HttpRequest, HttpResponse, ResponseError};
+use serde::Deserialize;
+
+use actors::web_sessions::{Authorize, IssueConnection, Issued, Logout, Refresh, RequestKind, WebError, WebSignIn};
+use actors::Handles;
+use domain::redact::escape_line_breaks;
+
+use super::guard::is_state_changing;
+
+pub const SESSION_COOKIE: &str = "relay_web";
+pub const CSRF_HEADER: &str = "x-relay-csrf";
+pub const MAX_LOG_MESSAGE: usize = 5000;
+pub const MAX_LOG_BODY: usize = 16 * 1024;
+
+#[derive(Debug)]
+pub struct WebRefusal(pub WebError);
+
+impl std::fmt::Display for WebRefusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl ResponseError for WebRefusal {
+    fn status_code(&self) -> StatusCode {
+        StatusCode::from_u16(self.0.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
+    }
+    fn error_response(&self) -> HttpResponse {
+        let mut res = HttpResponse::build(self.status_code());
+        if let WebError::RateLimited(secs)
+        | WebError::SignIn(domain::record::RecordError::RateLimited { retry_after_secs: secs }) = &self.0
+        {
+            res.insert_header(("Retry-After", (*secs).max(1).to_string()));
+        }
+        res.json(serde_json::json!({ "status": self.0.status(), "message": self.0.to_string(), "data": {} }))
+    }
+}
+
+fn unavailable(_: actix::MailboxError) -> WebRefusal {
+    WebRefusal(WebError::SignIn(domain::record::RecordError::Unavailable))
+}
+
+fn cookie_of(req: &HttpRequest) -> Option<String> {
+    req.cookie(SESSION_COOKIE).map(|c| c.value().to_string())
+}
+
+fn csrf_of(req: &HttpRequest) -> Option<String> {
+    req.headers().get(CSRF_HEADER).and_then(|v| v.to_str().ok()).map(String::from)
+}
+
+fn session_cookie(value: String, max_age_secs: i64) -> Cookie<'static> {
+    Cookie::build(SESSION_COOKIE, value)
+        .path("/")
+        .http_only(true)
+        .same_site(SameSite::Strict)
+        .max_age(CookieDuration::seconds(max_age_secs.max(0)))
+        .finish()
+}
+
+fn issued_response(issued: Issued, now_ms: i64) -> HttpResponse {
+    let max_age = (issued.absolute_expiry_ms - now_ms) / 1000;
+    HttpResponse::Ok()
+        .cookie(session_cookie(issued.cookie, max_age))
+        .json(serde_json::json!({ "csrfToken": issued.csrf, "expiresAt": domain::time::format_ms(issued.absolute_expiry_ms) }))
+}
+
+fn now_ms() -> i64 {
+    use infra::clock::Clock;
+    infra::clock::SystemClock.now_ms()
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SignInBody {
+    passphrase: String,
+}
+
+async fn sign_in(
+    req: HttpRequest,
+    handles: web::Data<Handles>,
+    body: web::Json<SignInBody>,
+) -> Result<HttpResponse, WebRefusal> {
+    let source = req.peer_addr().map(|a| a.ip()).unwrap_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED));
+    let msg = WebSignIn { passphrase: body.into_inner().passphrase, source, replaces: cookie_of(&req) };
+    let issued = handles.web_sessions.send(msg).await.map_err(unavailable)?.map_err(WebRefusal)?;
+    Ok(issued_response(issued, now_ms()))
+}
+
+async fn refresh(req: HttpRequest, handles: web::Data<Handles>) -> Result<HttpResponse, WebRefusal> {
+    let msg = Refresh { cookie: cookie_of(&req), csrf: csrf_of(&req) };
+    let issued = handles.web_sessions.send(msg).await.map_err(unavailable)?.map_err(WebRefusal)?;
+    Ok(issued_response(issued, now_ms()))
+}
+
+async fn logout(req: HttpRequest, handles: web::Data<Handles>) -> Result<HttpResponse, WebRefusal> {
+    handles.web_sessions.send(Logout { cookie: cookie_of(&req) }).await.map_err(unavailable)?;
+    Ok(HttpResponse::NoContent().cookie(session_cookie(String::new(), 0)).finish())
+}
+
+async fn connection(req: HttpRequest, handles: web::Data<Handles>) -> Result<HttpResponse, WebRefusal> {
+    let msg = IssueConnection { cookie: cookie_of(&req), csrf: csrf_of(&req) };
+    let body = handles.web_sessions.send(msg).await.map_err(unavailable)?.map_err(WebRefusal)?;
+    Ok(HttpResponse::Ok().json(body))
+}
+
+#[derive(Deserialize)]
+struct LogBody {
+    level: String,
+    #[serde(default)]
+    module: String,
+    message: String,
+}
+
+/// Browser log ingestion: authenticated, CSRF-checked, rate-limited, bounded, with a provenance
+/// prefix and line breaks escaped so one browser event is one log record.
+async fn logs(
+    req: HttpRequest,
+    handles: web::Data<Handles>,
+    body: web::Json<LogBody>,
+) -> Result<HttpResponse, WebRefusal> {
+    let msg = Authorize { cookie: cookie_of(&req), csrf: csrf_of(&req), kind: RequestKind::Log };
+    handles.web_sessions.send(msg).await.map_err(unavailable)?.map_err(WebRefusal)?;
+    let body = body.into_inner();
+    let module: String =
+        body.module.chars().filter(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-')).take(50).collect();
+    let text: String = body.message.chars().take(MAX_LOG_MESSAGE).collect();
+    let line = escape_line_breaks(&text);
+    match body.level.to_ascii_lowercase().as_str() {
+        "error" | "fatal" => tracing::error!(target: "relay::browser", module = %module, "browser: {line}"),
+        "warn" | "warning" => tracing::warn!(target: "relay::browser", module = %module, "browser: {line}"),
+        "debug" => tracing::debug!(target: "relay::browser", module = %module, "browser: {line}"),
+        _ => tracing::info!(target: "relay::browser", module = %module, "browser: {line}"),
+    }
+    Ok(HttpResponse::NoContent().finish())
+}
+
+pub fn routes(cfg: &mut web::ServiceConfig) {
+    cfg.route("/session", web::post().to(sign_in))
+        .route("/session/refresh", web::post().to(refresh))
+        .route("/session/logout", web::post().to(logout))
+        .route("/connection", web::post().to(connection))
+        .service(web::resource("/logs").app_data(crate::error::json_config(MAX_LOG_BODY)).route(web::post().to(logs)));
+}
+
+/// Every gateway `/api` route (except the public liveness probe) needs a live web session;
+/// state-changing ones also need the session's CSRF token.
+pub async fn require_web_session(
+    req: ServiceRequest,
+    next: Next<impl MessageBody>,
+) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+    if req.path() != "/api/health" {
+        let handles =
+            req.app_data::<web::Data<Handles>>().cloned().ok_or_else(|| unavailable(actix::MailboxError::Closed))?;
+        let kind = if is_state_changing(req.method()) { RequestKind::Write } else { RequestKind::Read };
+        let msg = Authorize { cookie: cookie_of(req.request()), csrf: csrf_of(req.request()), kind };
+        handles.web_sessions.send(msg).await.map_err(unavailable)?.map_err(WebRefusal)?;
+    }
+    next.call(req).await
+}
