@@ -111,7 +111,7 @@ fn hex_val(b: u8) -> Option<u8> {
 }
 
 /// Checks that need the raw text, before any parser can strip or rewrite it.
-fn check_raw_text(raw: &str) -> Result<(), LinkError> {
+pub(crate) fn check_raw_text(raw: &str) -> Result<(), LinkError> {
     if raw.is_empty() {
         return Err(LinkError::Empty);
     }

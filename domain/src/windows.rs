@@ -9,7 +9,7 @@
 
 use url::Url;
 
-use crate::external_links::{is_dynatrace_host, parse_shaped};
+use crate::external_links::{check_raw_text, is_dynatrace_host, parse_shaped};
 use crate::redact::describe_url_for_log;
 
 /// Routes an auxiliary window may open, matched exactly.
@@ -21,9 +21,6 @@ pub const MICROSOFT_LOGIN_HOSTS: &[&str] =
     &["login.microsoft.com", "login.microsoftonline.com", "login.windows.net", "sts.windows.net"];
 /// Path fragments that mark a Dynatrace page as a sign-in page (matched case-insensitively).
 pub const DYNATRACE_AUTH_PATH_MARKERS: &[&str] = &["signin", "sign-in", "login", "sso", "oauth", "oauth2", "oauth2.0"];
-
-/// Longest URL or origin the navigation checks will parse, in bytes.
-const MAX_NAV_URL_LEN: usize = 2048;
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum WindowError {
@@ -113,16 +110,12 @@ struct Origin {
     port: Option<u16>,
 }
 
-/// Parses the origin of `raw`, failing closed: no whitespace, control, backslash or non-ASCII
-/// characters (the URL parser would silently strip tabs and newlines), no userinfo, and a
-/// non-empty host (so `file:`, `about:` and `data:` URLs have no origin).
+/// Parses the origin of `raw`, failing closed: the external-link raw-text checks (at most 2048
+/// bytes; no whitespace, control, backslash, non-ASCII or percent-encoded control characters,
+/// which the URL parser would otherwise strip or reinterpret), no userinfo, and a non-empty host
+/// (so `file:`, `about:` and `data:` URLs have no origin).
 fn origin_of(raw: &str) -> Option<(Origin, Url)> {
-    if raw.is_empty()
-        || raw.len() > MAX_NAV_URL_LEN
-        || raw.bytes().any(|b| !b.is_ascii() || b.is_ascii_control() || b == b' ' || b == b'\\')
-    {
-        return None;
-    }
+    check_raw_text(raw).ok()?;
     let url = Url::parse(raw).ok()?;
     if !url.username().is_empty() || url.password().is_some() {
         return None;

@@ -103,6 +103,9 @@ fn navigation_matrix() {
         (PROD, "tauri://local\thost/", PROD, false),
         (PROD, "tauri://localhost/\n", PROD, false),
         (PROD, "tauri://localhost\\@evil/", PROD, false),
+        (WIN, "http://tauri.localhost\\@evil.com/", WIN, false),
+        (WIN, "http://tauri.localhost/%0a", WIN, false),
+        (WIN, &format!("http://tauri.localhost/{}", "a".repeat(2048)), WIN, false),
         // The window is not on the trusted origin (e.g. it already escaped).
         ("https://evil.com", "tauri://localhost/", PROD, false),
         ("tauri://localhost.evil", "tauri://localhost/", PROD, false),
@@ -150,6 +153,7 @@ fn trusted_sender_matrix() {
         ("https://evil.com/#tauri://localhost", true, "tauri://localhost", false),
         ("tauri://local%68ost", true, "tauri://localhost", false),
         ("tauri://localhost\n", true, "tauri://localhost", false),
+        ("http://tauri.localhost\\@evil.com/", true, "http://tauri.localhost", false),
         ("file:///dist/renderer/index.html", true, "tauri://localhost", false),
         ("", true, "tauri://localhost", false),
         ("tauri://localhost", true, "", false),

@@ -16,6 +16,8 @@ pub const PASSPHRASE: &str = "blackbox-passphrase-42";
 pub struct Relay {
     child: Option<Child>,
     pub base: String,
+    /// The Relay Web gateway's base URL, when it was started.
+    pub web: Option<String>,
     pub data_dir: PathBuf,
     stderr_log: PathBuf,
     _tmp: Option<tempfile::TempDir>,
@@ -35,14 +37,30 @@ impl Relay {
         relay
     }
 
+    /// Starts a server with direct LAN access and the Relay Web gateway on a free port. Tests
+    /// still only talk to 127.0.0.1.
+    pub fn start_web() -> Relay {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let data_dir = tmp.path().join("data");
+        let mut relay = Relay::start_bound(&data_dir, "0.0.0.0", &["--web", "--web-port", "0"]);
+        assert!(relay.web.is_some(), "gateway started: {}", relay.stderr());
+        relay._tmp = Some(tmp);
+        relay
+    }
+
     /// Starts a server on an existing (or new) data directory with extra arguments.
     pub fn start_in(data_dir: &Path, extra: &[&str]) -> Relay {
+        Relay::start_bound(data_dir, "127.0.0.1", extra)
+    }
+
+    /// Starts a server bound to `bind` (the tests connect to 127.0.0.1 only).
+    pub fn start_bound(data_dir: &Path, bind: &str, extra: &[&str]) -> Relay {
         let stderr_log = data_dir.with_extension(format!("stderr-{}.log", rand_suffix()));
         let stderr = std::fs::File::create(&stderr_log).expect("stderr log");
         let mut child = Command::new(relay_bin())
             .args(["serve", "--data-dir"])
             .arg(data_dir)
-            .args(["--port", "0", "--bind", "127.0.0.1", "--log-level", "info"])
+            .args(["--port", "0", "--bind", bind, "--log-level", "info"])
             .args(extra)
             .env("RELAY_BOOTSTRAP_PASSPHRASE", PASSPHRASE)
             .env_remove("RELAY_LOG")
@@ -52,10 +70,13 @@ impl Relay {
             .expect("spawn relay");
         let stdout = child.stdout.take().expect("stdout");
         let (tx, rx) = mpsc::channel();
+        let (web_tx, web_rx) = mpsc::channel();
         std::thread::spawn(move || {
             for line in BufReader::new(stdout).lines().map_while(Result::ok) {
                 if let Some(url) = line.strip_prefix("Relay listening on ") {
                     let _ = tx.send(url.trim().to_string());
+                } else if let Some(url) = line.strip_prefix("Relay Web listening on ") {
+                    let _ = web_tx.send(url.trim().to_string());
                 }
             }
         });
@@ -66,7 +87,8 @@ impl Relay {
                 panic!("relay did not start: {}", std::fs::read_to_string(&stderr_log).unwrap_or_default());
             }
         };
-        Relay { child: Some(child), base, data_dir: data_dir.to_path_buf(), stderr_log, _tmp: None }
+        let web = web_rx.try_recv().ok();
+        Relay { child: Some(child), base, web, data_dir: data_dir.to_path_buf(), stderr_log, _tmp: None }
     }
 
     pub fn url(&self, path: &str) -> String {

@@ -67,12 +67,15 @@ fn check(allowed: &AllowedHosts, req: &ServiceRequest) -> Result<(), Refused> {
 
 pub async fn host_and_origin(
     req: ServiceRequest,
-    next: Next<impl MessageBody>,
+    next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
     let allowed = req
         .app_data::<web::Data<AllowedHosts>>()
         .cloned()
         .ok_or(Refused { status: StatusCode::INTERNAL_SERVER_ERROR, message: "gateway misconfigured" })?;
-    check(&allowed, &req)?;
-    next.call(req).await
+    match check(&allowed, &req) {
+        // Answered as a normal response (not an error) so the security headers still apply.
+        Err(refused) => Ok(req.into_response(refused.error_response()).map_into_right_body()),
+        Ok(()) => next.call(req).await.map(ServiceResponse::map_into_left_body),
+    }
 }

@@ -157,7 +157,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
 /// state-changing ones also need the session's CSRF token.
 pub async fn require_web_session(
     req: ServiceRequest,
-    next: Next<impl MessageBody>,
+    next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
     if req.path() != "/api/health" {
         let handles =
