@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { byField, collectionReducer, initialCollection, type CollectionAction } from './collection';
+import { byField, collectionReducer, initialCollection, insertSorted, type CollectionAction } from './collection';
 
 interface R { id: string; created: string; updated: string; name: string }
 const r = (id: string, name: string, updated = '2026-12-02 12:00:00.000Z'): R => ({ id, name, created: updated, updated });
@@ -28,5 +28,17 @@ describe('collection state', () => {
     const s1 = reduce(s0, { type: 'event', event: { action: 'reload', record: { collectionName: 'contacts' } as never } });
     expect(s1.reloadRequests).toBe(1);
     expect(s1.items).toBe(s0.items);
+  });
+});
+
+describe('insertSorted', () => {
+  it('inserts at the sorted position, after equal keys', () => {
+    const num = (a: number, b: number) => a - b;
+    expect(insertSorted([1, 3, 5], 4, num)).toEqual([1, 3, 4, 5]);
+    expect(insertSorted([1, 3, 5], 0, num)).toEqual([0, 1, 3, 5]);
+    expect(insertSorted([1, 3, 5], 9, num)).toEqual([1, 3, 5, 9]);
+    expect(insertSorted([], 1, num)).toEqual([1]);
+    const pairs = insertSorted<[number, string]>([[1, 'a'], [2, 'b']], [1, 'c'], (x, y) => x[0] - y[0]);
+    expect(pairs.map((p) => p[1])).toEqual(['a', 'c', 'b']);
   });
 });

@@ -30,7 +30,7 @@ export function applyEvent<T extends BaseRecord>(list: readonly T[], e: Realtime
   if (e.action === 'reload' || !rec || typeof rec.id !== 'string') return list as T[];
   const idx = list.findIndex((c) => c.id === rec.id);
   if (e.action === 'delete') return idx < 0 ? (list as T[]) : list.filter((c) => c.id !== rec.id);
-  if (idx < 0) return [...list, rec].sort(cmp);
+  if (idx < 0) return insertSorted(list, rec, cmp);
   const held = list[idx];
   if (held.updated && rec.updated && rec.updated < held.updated) return list as T[];
   const next = [...list];
@@ -39,6 +39,20 @@ export function applyEvent<T extends BaseRecord>(list: readonly T[], e: Realtime
   const okBefore = idx === 0 || cmp(next[idx - 1], rec) <= 0;
   const okAfter = idx === next.length - 1 || cmp(rec, next[idx + 1]) <= 0;
   return okBefore && okAfter ? next : next.sort(cmp);
+}
+
+/** Binary-search insert into an already sorted list (O(log n) compares + one copy). */
+export function insertSorted<T>(list: readonly T[], rec: T, cmp: Compare<T>): T[] {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (cmp(list[mid], rec) <= 0) lo = mid + 1;
+    else hi = mid;
+  }
+  const next = list.slice();
+  next.splice(lo, 0, rec);
+  return next;
 }
 
 export function collectionReducer<T extends BaseRecord>(cmp: Compare<T>) {
