@@ -151,6 +151,7 @@ describe('Relay web UI', { timeout: 240_000 }, () => {
     const popup = page.getByRole('alertdialog');
     await popup.waitFor({ timeout: 10_000 });
     assert.match(await popup.innerText(), /Due now[\s\S]*Core switch outage/);
+    await screenshot(page, 'alarm-popup');
     const before = Date.now();
     await page.getByTestId('due-snooze').click();
     await popup.waitFor({ state: 'detached' });

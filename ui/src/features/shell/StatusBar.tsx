@@ -16,7 +16,7 @@ const COUNTED: Partial<Record<TabId, [string, string]>> = {
 /** The tab-specific count; its own component so collection updates re-render only this. */
 function TabCount({ collection, noun }: { collection: string; noun: string }) {
   const n = useCollection(collection).items.length;
-  return <>{`${n} ${noun}`}</>;
+  return <>{`${n} ${n === 1 ? noun.replace(/s$/, "") : noun}`}</>;
 }
 
 export function StatusBar({ tab }: { tab?: TabId }) {
