@@ -9,6 +9,15 @@ use crate::cli::{ConnectionInfoArgs, ServeArgs};
 
 pub const BOOTSTRAP_ENV: &str = "RELAY_BOOTSTRAP_PASSPHRASE";
 
+/// Prints an operator-facing line; a closed stdout (e.g. piped into `head`) must not crash
+/// the server, so write errors are ignored.
+macro_rules! announce {
+    ($($arg:tt)*) => {{
+        use std::io::Write;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+
 type BoxError = Box<dyn std::error::Error>;
 
 fn default_ui_dir() -> std::path::PathBuf {
@@ -53,9 +62,9 @@ pub fn run(args: ServeArgs) -> Result<(), BoxError> {
         data_dir.write_runtime_info(&RuntimeInfo { bind: bind.to_string(), port, pid: std::process::id() })?;
         let shown = if bind.is_unspecified() { "127.0.0.1".to_string() } else { bind.to_string() };
         let host = if shown.contains(':') { format!("[{shown}]") } else { shown };
-        println!("Relay listening on http://{host}:{port}");
+        announce!("Relay listening on http://{host}:{port}");
         if bind.is_unspecified() {
-            println!("Direct LAN access is on (bound to {bind}); use --bind 127.0.0.1 for this machine only.");
+            announce!("Direct LAN access is on (bound to {bind}); use --bind 127.0.0.1 for this machine only.");
         }
         tracing::info!(bind = %bind, port, "relay server started");
         let handle = server.handle();
@@ -89,7 +98,7 @@ fn start_gateway(
         return Ok(None);
     }
     if !bind.is_unspecified() {
-        println!("Relay Web not started: it needs direct LAN access (--bind 0.0.0.0).");
+        announce!("Relay Web not started: it needs direct LAN access (--bind 0.0.0.0).");
         tracing::warn!("relay web requested without direct LAN access; not started");
         return Ok(None);
     }
@@ -100,8 +109,8 @@ fn start_gateway(
     let config =
         web::gateway::GatewayConfig { hostname, interface_addresses: interfaces, ui_dir, workers: args.workers };
     let (server, addr) = web::gateway::build_gateway(handles.clone(), listener, config)?;
-    println!("Relay Web listening on http://127.0.0.1:{}", addr.port());
-    println!("Relay Web uses cleartext HTTP: keep it on the managed LAN/VPN and never port-forward or publish it.");
+    announce!("Relay Web listening on http://127.0.0.1:{}", addr.port());
+    announce!("Relay Web uses cleartext HTTP: keep it on the managed LAN/VPN and never port-forward or publish it.");
     tracing::info!(port = addr.port(), "relay web gateway started");
     Ok(Some(server))
 }
@@ -149,12 +158,12 @@ pub fn connection_info(args: ConnectionInfoArgs) -> Result<(), BoxError> {
     match data_dir.read_runtime_info() {
         Some(info) => {
             let host = if info.bind == "0.0.0.0" || info.bind == "::" { hostname_or_loopback() } else { info.bind };
-            println!("Server URL: http://{host}:{}", info.port);
+            announce!("Server URL: http://{host}:{}", info.port);
         }
-        None => println!("Server URL: unknown (the server has not been started yet)"),
+        None => announce!("Server URL: unknown (the server has not been started yet)"),
     }
-    println!("Passphrase: {passphrase}");
-    println!("Treat the passphrase as sensitive: it grants access to all Relay data.");
+    announce!("Passphrase: {passphrase}");
+    announce!("Treat the passphrase as sensitive: it grants access to all Relay data.");
     Ok(())
 }
 

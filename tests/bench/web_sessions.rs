@@ -68,16 +68,17 @@ async fn main() {
         .spawn()
         .unwrap();
     let stdout = child.stdout.take().unwrap();
-    let web = {
+    // Keep draining stdout for the server's whole life (a closed pipe would end it).
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
         use std::io::BufRead;
-        let mut lines = std::io::BufReader::new(stdout).lines();
-        loop {
-            let line = lines.next().expect("server output").unwrap();
+        for line in std::io::BufReader::new(stdout).lines().map_while(Result::ok) {
             if let Some(url) = line.strip_prefix("Relay Web listening on ") {
-                break url.trim().replace("127.0.0.1", "localhost");
+                let _ = tx.send(url.trim().replace("127.0.0.1", "localhost"));
             }
         }
-    };
+    });
+    let web = rx.recv_timeout(Duration::from_secs(20)).expect("gateway started");
     let http =
         reqwest::Client::builder().timeout(Duration::from_secs(20)).pool_max_idle_per_host(IN_FLIGHT).build().unwrap();
     let gate = Arc::new(Semaphore::new(IN_FLIGHT));

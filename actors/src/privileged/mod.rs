@@ -308,3 +308,73 @@ impl Handler<ClearLocalSessions> for PrivilegedActor {
         self.sessions.clear();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use infra::clock::ManualClock;
+    use std::sync::Arc;
+
+    const PW: &str = "local-owner-password";
+
+    async fn start() -> (tempfile::TempDir, Arc<ManualClock>, Addr<PrivilegedActor>) {
+        let tmp = tempfile::tempdir().unwrap();
+        let clock = ManualClock::new(1_800_000_000_000);
+        let (pool, _) = infra::db::open(&tmp.path().join("relay.db"), 2).unwrap();
+        let service = PrivilegedService::new(pool, clock.clone());
+        service.ensure_ready().unwrap();
+        service.set_password("ryan", PW).unwrap();
+        service.set_active("ryan", true).unwrap();
+        let health = HealthActor::new(clock.clone()).start();
+        let actor = PrivilegedActor::new(service, PrivilegedLimits::default(), clock.clone(), health).start();
+        (tmp, clock, actor)
+    }
+
+    fn probe(session_id: &str) -> LocalCommand {
+        LocalCommand { session_id: session_id.into(), command: "privileged.probe".into(), payload: serde_json::json!({}), expected_revision: None }
+    }
+
+    #[actix_rt::test]
+    async fn local_sessions_run_commands_lock_when_idle_and_clear() {
+        let (_tmp, clock, actor) = start().await;
+        let bad = actor.send(OpenLocalSession { username: "ryan".into(), password: "wrong-password-1".into() }).await.unwrap();
+        assert_eq!(bad, Err(PrivError::InvalidCredentials));
+        let id = actor.send(OpenLocalSession { username: "ryan".into(), password: PW.into() }).await.unwrap().unwrap();
+        let out = actor.send(probe(&id)).await.unwrap().unwrap();
+        assert_eq!(out["role"], "owner");
+        clock.advance_ms(sessions::IDLE_LOCK_MS - 1);
+        assert!(actor.send(probe(&id)).await.unwrap().is_ok(), "activity keeps it open");
+        clock.advance_ms(sessions::IDLE_LOCK_MS);
+        assert_eq!(actor.send(probe(&id)).await.unwrap(), Err(PrivError::ReauthRequired), "locked after 15 min idle");
+
+        let id = actor.send(OpenLocalSession { username: "ryan".into(), password: PW.into() }).await.unwrap().unwrap();
+        actor.send(LockLocalSession { session_id: id.clone() }).await.unwrap();
+        assert_eq!(actor.send(probe(&id)).await.unwrap(), Err(PrivError::ReauthRequired), "explicit lock");
+        let id = actor.send(OpenLocalSession { username: "ryan".into(), password: PW.into() }).await.unwrap().unwrap();
+        actor.send(ClearLocalSessions).await.unwrap();
+        assert_eq!(actor.send(probe(&id)).await.unwrap(), Err(PrivError::ReauthRequired), "cleared on reconfigure");
+    }
+
+    #[actix_rt::test]
+    async fn authority_commands_need_a_fresh_local_password() {
+        let (_tmp, clock, actor) = start().await;
+        let id = actor.send(OpenLocalSession { username: "ryan".into(), password: PW.into() }).await.unwrap().unwrap();
+        let create = LocalCommand {
+            session_id: id.clone(),
+            command: "accounts.create".into(),
+            payload: serde_json::json!({"username": "pat", "displayName": "Pat", "kind": "publisher"}),
+            expected_revision: None,
+        };
+        let pat = actor.send(create).await.unwrap().unwrap()["accountId"].as_str().unwrap().to_string();
+        let assign = |rev| LocalCommand {
+            session_id: id.clone(),
+            command: "publisher.assign".into(),
+            payload: serde_json::json!({"accountId": pat}),
+            expected_revision: Some(rev),
+        };
+        let first = actor.send(assign(1)).await.unwrap();
+        assert!(first.is_ok(), "fresh password: {first:?}");
+        clock.advance_ms(sessions::FRESH_PASSWORD_MS + 1);
+        assert_eq!(actor.send(assign(2)).await.unwrap(), Err(PrivError::ReauthRequired), "password older than 5 minutes");
+    }
+}
