@@ -6,12 +6,9 @@
 #[path = "../support/mod.rs"]
 mod support;
 
-use std::io::Write;
-use std::process::{Command, Stdio};
-
 use diesel::connection::SimpleConnection;
 use serde_json::{json, Value};
-use support::{client, relay_bin, Relay};
+use support::{admin_cli, client, Relay};
 
 use domain::envelope::{payload_hash, public_jwk_from_secret, sign_envelope, Envelope};
 
@@ -22,19 +19,7 @@ const DEVICE_ID: &str = "legacydevice001";
 const OWNER_PW: &str = "legacy-owner-password";
 
 fn admin(data: &std::path::Path, args: &[&str]) -> (bool, String) {
-    let mut child = Command::new(relay_bin())
-        .arg("admin")
-        .arg("--data-dir")
-        .arg(data)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(b"").unwrap();
-    let out = child.wait_with_output().unwrap();
-    (out.status.success(), format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)))
+    admin_cli(data, args, "")
 }
 
 fn seed_legacy(data: &std::path::Path, operators_sql: &str) -> [u8; 32] {

@@ -7,12 +7,10 @@
 #[path = "../support/mod.rs"]
 mod support;
 
-use std::io::Write;
-use std::process::{Command, Stdio};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde_json::{json, Value};
-use support::{client, relay_bin, Relay};
+use support::{admin_cli, client, Relay};
 
 use domain::envelope::{payload_hash, public_jwk_from_secret, sign_envelope, Envelope, PublicJwk};
 
@@ -23,21 +21,8 @@ fn now_ms() -> i64 {
     SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_millis() as i64
 }
 
-/// Runs `relay admin --data-dir D <args>` with `stdin` and returns (success, stdout+stderr).
 fn admin(relay: &Relay, args: &[&str], stdin: &str) -> (bool, String) {
-    let mut child = Command::new(relay_bin())
-        .arg("admin")
-        .arg("--data-dir")
-        .arg(&relay.data_dir)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
-    let out = child.wait_with_output().unwrap();
-    (out.status.success(), format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)))
+    admin_cli(&relay.data_dir, args, stdin)
 }
 
 fn ok_admin(relay: &Relay, args: &[&str], stdin: &str) -> String {

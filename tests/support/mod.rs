@@ -147,6 +147,24 @@ impl Drop for Relay {
     }
 }
 
+/// Runs `relay admin --data-dir D <args>` feeding `stdin`; returns (success, stdout+stderr).
+pub fn admin_cli(data_dir: &Path, args: &[&str], stdin: &str) -> (bool, String) {
+    use std::io::Write;
+    let mut child = Command::new(relay_bin())
+        .arg("admin")
+        .arg("--data-dir")
+        .arg(data_dir)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn relay admin");
+    child.stdin.take().expect("stdin").write_all(stdin.as_bytes()).expect("write stdin");
+    let out = child.wait_with_output().expect("relay admin output");
+    (out.status.success(), format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)))
+}
+
 pub fn client() -> reqwest::Client {
     reqwest::Client::builder().timeout(Duration::from_secs(10)).build().unwrap()
 }
