@@ -331,13 +331,21 @@ mod tests {
     }
 
     fn probe(session_id: &str) -> LocalCommand {
-        LocalCommand { session_id: session_id.into(), command: "privileged.probe".into(), payload: serde_json::json!({}), expected_revision: None }
+        LocalCommand {
+            session_id: session_id.into(),
+            command: "privileged.probe".into(),
+            payload: serde_json::json!({}),
+            expected_revision: None,
+        }
     }
 
     #[actix_rt::test]
     async fn local_sessions_run_commands_lock_when_idle_and_clear() {
         let (_tmp, clock, actor) = start().await;
-        let bad = actor.send(OpenLocalSession { username: "ryan".into(), password: "wrong-password-1".into() }).await.unwrap();
+        let bad = actor
+            .send(OpenLocalSession { username: "ryan".into(), password: "wrong-password-1".into() })
+            .await
+            .unwrap();
         assert_eq!(bad, Err(PrivError::InvalidCredentials));
         let id = actor.send(OpenLocalSession { username: "ryan".into(), password: PW.into() }).await.unwrap().unwrap();
         let out = actor.send(probe(&id)).await.unwrap().unwrap();
@@ -375,6 +383,10 @@ mod tests {
         let first = actor.send(assign(1)).await.unwrap();
         assert!(first.is_ok(), "fresh password: {first:?}");
         clock.advance_ms(sessions::FRESH_PASSWORD_MS + 1);
-        assert_eq!(actor.send(assign(2)).await.unwrap(), Err(PrivError::ReauthRequired), "password older than 5 minutes");
+        assert_eq!(
+            actor.send(assign(2)).await.unwrap(),
+            Err(PrivError::ReauthRequired),
+            "password older than 5 minutes"
+        );
     }
 }

@@ -1,0 +1,490 @@
+//! The typed bridge between the renderer and Rust: the Tauri commands and the glue they share.
+//! Every command first checks its caller (`check_caller`: the webview's own URL must be on
+//! exactly the trusted app origin, via `domain::windows::is_trusted_sender`; windows other than
+//! "main" are auxiliary and may call only the commands marked `AUX_OK`), then validates its
+//! payload with the domain policies. Refusals are logged with `tracing::warn!` on the
+//! `relay::security` target and record only the origin of the offending URL.
+
+use std::sync::Mutex;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use domain::external_links::{check_external_link, check_service_desk_link, describe_for_log, LinkKind};
+use domain::ratelimit::{BucketConfig, Decision, TokenBucket};
+use domain::windows::{is_trusted_sender, AuxDecision, AuxWindows};
+use serde::Serialize;
+
+use crate::backend::{Backend, BackendKind};
+
+/// `open_external` budget shared by all windows: 10 links per 2 seconds.
+pub const OPEN_EXTERNAL_LIMIT: BucketConfig = BucketConfig { capacity: 10.0, refill_per_sec: 5.0 };
+/// Label of the main window; every other label is an auxiliary window.
+pub const MAIN_LABEL: &str = "main";
+pub const AUX_LABEL_PREFIX: &str = "aux-";
+
+/// The origin the app's own pages are served from by Tauri's custom protocol.
+pub fn trusted_origin() -> &'static str {
+    if cfg!(any(windows, target_os = "android")) {
+        "http://tauri.localhost"
+    } else {
+        "tauri://localhost"
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Caller {
+    Main,
+    Aux,
+}
+
+/// Whether auxiliary windows may call a command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    MainOnly,
+    AuxOk,
+}
+
+/// A refused call or payload, as the renderer sees it (`{ code, message }`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
+#[serde(tag = "code", content = "message", rename_all = "camelCase")]
+pub enum BridgeError {
+    #[error("caller not allowed")]
+    Forbidden(String),
+    #[error("invalid payload: {0}")]
+    Invalid(String),
+    #[error("rate limited; retry in {0} s")]
+    RateLimited(u64),
+    #[error("unavailable: {0}")]
+    Unavailable(String),
+}
+
+/// The caller check every command runs first. `frame_url` is the calling webview's current URL.
+/// Tauri's IPC does not tell frames apart, and the CSP forbids sub-frames (`frame-src 'none'`),
+/// so a call from a webview on the trusted origin is treated as its main frame.
+pub fn check_caller(
+    command: &str,
+    label: &str,
+    frame_url: &str,
+    trusted: &str,
+    access: Access,
+) -> Result<Caller, BridgeError> {
+    let caller = if label == MAIN_LABEL { Caller::Main } else { Caller::Aux };
+    let refused = if !is_trusted_sender(frame_url, true, trusted) {
+        Some("untrusted sender")
+    } else if caller == Caller::Aux && access == Access::MainOnly {
+        Some("auxiliary window may not call this command")
+    } else {
+        None
+    };
+    match refused {
+        None => Ok(caller),
+        Some(reason) => {
+            tracing::warn!(
+                target: "relay::security",
+                command,
+                origin = %describe_for_log(frame_url),
+                aux = caller == Caller::Aux,
+                "ipc call refused: {reason}"
+            );
+            Err(BridgeError::Forbidden(reason.into()))
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OpenedLink {
+    /// The normalized URL that was handed to the OS.
+    pub url: String,
+    pub kind: Option<LinkKind>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConnectionInfo {
+    pub mode: &'static str,
+    pub server_url: String,
+    /// Whether `reveal_passphrase` can show a passphrase (server mode only).
+    pub passphrase_available: bool,
+}
+
+/// Shared bridge state (managed by Tauri).
+pub struct Bridge {
+    pub trusted_origin: String,
+    pub backend: Mutex<Option<Backend>>,
+    server_url: String,
+    passphrase: Option<String>,
+    health: Option<actix::Addr<actors::health::HealthActor>>,
+    http: reqwest::Client,
+    links: Mutex<TokenBucket>,
+    pub aux: Mutex<AuxWindows>,
+}
+
+pub fn now_ms() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Bridge {
+    pub fn new(trusted_origin: &str, backend: Option<Backend>) -> Bridge {
+        let (server_url, passphrase, health) = match backend.as_ref().map(|b| &b.kind) {
+            Some(BackendKind::Server { url, passphrase, health, .. }) => {
+                (url.clone(), Some(passphrase.clone()), Some(health.clone()))
+            }
+            Some(BackendKind::Client { url, .. }) => (url.clone(), None, None),
+            None => (String::new(), None, None),
+        };
+        let http = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .timeout(std::time::Duration::from_secs(10))
+            .build()
+            .unwrap_or_default();
+        Bridge {
+            trusted_origin: trusted_origin.to_string(),
+            backend: Mutex::new(backend),
+            server_url,
+            passphrase,
+            health,
+            http,
+            links: Mutex::new(TokenBucket::new(OPEN_EXTERNAL_LIMIT, now_ms())),
+            aux: Mutex::new(AuxWindows::new()),
+        }
+    }
+
+    #[cfg(test)]
+    pub fn for_tests(server_url: &str, passphrase: Option<&str>) -> Bridge {
+        let mut b = Bridge::new(trusted_origin(), None);
+        b.server_url = server_url.into();
+        b.passphrase = passphrase.map(Into::into);
+        b
+    }
+
+    /// `open_external`: the shared rate limit, then the external-link policy, then `open`.
+    pub fn open_external_with(
+        &self,
+        raw: &str,
+        now_ms: u64,
+        open: impl FnOnce(&str) -> Result<(), String>,
+    ) -> Result<OpenedLink, BridgeError> {
+        let decision = lock(&self.links).try_take(now_ms);
+        if let Decision::Denied { .. } = decision {
+            tracing::warn!(target: "relay::security", origin = %describe_for_log(raw), "open_external rate limited");
+            return Err(BridgeError::RateLimited(decision.retry_after_secs()));
+        }
+        let link = check_external_link(raw).map_err(|e| {
+            tracing::warn!(target: "relay::security", origin = %describe_for_log(raw), "open_external refused: {e}");
+            BridgeError::Invalid(e.to_string())
+        })?;
+        open(&link.url).map_err(BridgeError::Unavailable)?;
+        Ok(OpenedLink { url: link.url, kind: Some(link.kind) })
+    }
+
+    /// `open_service_desk`: the Service Desk shape policy, then `open`.
+    pub fn open_service_desk_with(
+        &self,
+        raw: &str,
+        open: impl FnOnce(&str) -> Result<(), String>,
+    ) -> Result<OpenedLink, BridgeError> {
+        let url = check_service_desk_link(raw).map_err(|e| {
+            tracing::warn!(target: "relay::security", origin = %describe_for_log(raw), "open_service_desk refused: {e}");
+            BridgeError::Invalid(e.to_string())
+        })?;
+        open(&url).map_err(BridgeError::Unavailable)?;
+        Ok(OpenedLink { url, kind: None })
+    }
+
+    /// Records an aux-window request; the caller creates or focuses the window.
+    pub fn request_aux(&self, route: &str) -> Result<(&'static str, AuxDecision), BridgeError> {
+        let route = domain::windows::check_aux_route(route).map_err(|e| BridgeError::Invalid(e.to_string()))?;
+        let decision = lock(&self.aux).open(route).map_err(|e| BridgeError::Invalid(e.to_string()))?;
+        Ok((route, decision))
+    }
+
+    pub fn forget_aux(&self, route: &str) {
+        lock(&self.aux).close(route);
+    }
+
+    pub fn connection_info(&self) -> ConnectionInfo {
+        ConnectionInfo {
+            mode: if self.health.is_some() { "server" } else { "client" },
+            server_url: self.server_url.clone(),
+            passphrase_available: self.passphrase.is_some(),
+        }
+    }
+
+    pub fn passphrase(&self) -> Result<String, BridgeError> {
+        self.passphrase.clone().ok_or_else(|| BridgeError::Unavailable("no passphrase in client mode".into()))
+    }
+
+    pub async fn health(&self) -> Result<serde_json::Value, BridgeError> {
+        if let Some(addr) = &self.health {
+            let snapshot = addr
+                .send(actors::health::GetHealth)
+                .await
+                .map_err(|_| BridgeError::Unavailable("health actor stopped".into()))?;
+            return serde_json::to_value(snapshot).map_err(|e| BridgeError::Unavailable(e.to_string()));
+        }
+        if self.server_url.is_empty() {
+            return Err(BridgeError::Unavailable("no server configured".into()));
+        }
+        let res = self
+            .http
+            .get(format!("{}/api/health", self.server_url))
+            .send()
+            .await
+            .map_err(|_| BridgeError::Unavailable("server unreachable".into()))?;
+        res.json().await.map_err(|_| BridgeError::Unavailable("invalid health reply".into()))
+    }
+}
+
+/// Aux window label for a route (`popout/board` → `aux-popout-board`).
+pub fn aux_label(route: &str) -> String {
+    format!("{AUX_LABEL_PREFIX}{}", route.replace('/', "-"))
+}
+
+/// The route an aux window label belongs to.
+pub fn route_of_label(label: &str) -> Option<&'static str> {
+    domain::windows::AUX_ROUTES.iter().copied().find(|r| aux_label(r) == label)
+}
+
+mod commands {
+    use tauri::{Manager, State, Webview};
+
+    use super::*;
+
+    fn caller<R: tauri::Runtime>(
+        command: &str,
+        webview: &Webview<R>,
+        bridge: &Bridge,
+        access: Access,
+    ) -> Result<Caller, BridgeError> {
+        let url = webview.url().map(|u| u.to_string()).unwrap_or_default();
+        check_caller(command, webview.label(), &url, &bridge.trusted_origin, access)
+    }
+
+    fn open_with_os(url: &str) -> Result<(), String> {
+        tauri_plugin_opener::open_url(url, None::<&str>).map_err(|_| "could not start the browser".to_string())
+    }
+
+    #[tauri::command]
+    pub async fn open_external<R: tauri::Runtime>(
+        webview: Webview<R>,
+        bridge: State<'_, Bridge>,
+        url: String,
+    ) -> Result<OpenedLink, BridgeError> {
+        caller("open_external", &webview, &bridge, Access::AuxOk)?;
+        bridge.open_external_with(&url, now_ms(), open_with_os)
+    }
+
+    #[tauri::command]
+    pub async fn open_service_desk<R: tauri::Runtime>(
+        webview: Webview<R>,
+        bridge: State<'_, Bridge>,
+        url: String,
+    ) -> Result<OpenedLink, BridgeError> {
+        caller("open_service_desk", &webview, &bridge, Access::MainOnly)?;
+        bridge.open_service_desk_with(&url, open_with_os)
+    }
+
+    #[tauri::command]
+    pub async fn open_aux_window<R: tauri::Runtime>(
+        app: tauri::AppHandle<R>,
+        webview: Webview<R>,
+        bridge: State<'_, Bridge>,
+        route: String,
+    ) -> Result<String, BridgeError> {
+        caller("open_aux_window", &webview, &bridge, Access::MainOnly)?;
+        let (route, decision) = bridge.request_aux(&route)?;
+        let label = aux_label(route);
+        if decision == AuxDecision::FocusExisting {
+            if let Some(w) = app.get_webview_window(&label) {
+                let _ = w.set_focus();
+                return Ok(label);
+            }
+        }
+        let url = tauri::WebviewUrl::App(format!("index.html?popout={route}").into());
+        let builder = tauri::WebviewWindowBuilder::new(&app, &label, url)
+            .title(format!("Relay — {route}"))
+            .inner_size(960.0, 800.0)
+            .min_inner_size(400.0, 600.0)
+            .background_color(tauri::window::Color(13, 17, 23, 255));
+        match crate::lockdown::apply(builder, bridge.trusted_origin.clone()).build() {
+            Ok(_) => Ok(label),
+            Err(e) => {
+                bridge.forget_aux(route);
+                Err(BridgeError::Unavailable(format!("could not open the window: {e}")))
+            }
+        }
+    }
+
+    #[tauri::command]
+    pub async fn connection_info<R: tauri::Runtime>(
+        webview: Webview<R>,
+        bridge: State<'_, Bridge>,
+    ) -> Result<ConnectionInfo, BridgeError> {
+        caller("connection_info", &webview, &bridge, Access::MainOnly)?;
+        Ok(bridge.connection_info())
+    }
+
+    #[tauri::command]
+    pub async fn reveal_passphrase<R: tauri::Runtime>(
+        webview: Webview<R>,
+        bridge: State<'_, Bridge>,
+    ) -> Result<String, BridgeError> {
+        caller("reveal_passphrase", &webview, &bridge, Access::MainOnly)?;
+        tracing::info!(target: "relay::security", "passphrase revealed to the main window");
+        bridge.passphrase()
+    }
+
+    #[tauri::command]
+    pub async fn health<R: tauri::Runtime>(
+        webview: Webview<R>,
+        bridge: State<'_, Bridge>,
+    ) -> Result<serde_json::Value, BridgeError> {
+        caller("health", &webview, &bridge, Access::AuxOk)?;
+        bridge.health().await
+    }
+}
+
+pub use commands::*;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const T: &str = "tauri://localhost";
+
+    #[test]
+    fn caller_check_wires_the_trusted_sender_policy() {
+        assert_eq!(check_caller("x", "main", "tauri://localhost/index.html", T, Access::MainOnly), Ok(Caller::Main));
+        assert_eq!(check_caller("x", "aux-oncall", "tauri://localhost/?popout=oncall", T, Access::AuxOk), Ok(Caller::Aux));
+        for url in [
+            "tauri://localhost.evil/",
+            "https://evil.example/",
+            "http://127.0.0.1:8090/",
+            "about:blank",
+            "",
+            "tauri://user@localhost/",
+        ] {
+            assert!(matches!(check_caller("x", "main", url, T, Access::AuxOk), Err(BridgeError::Forbidden(_))), "{url}");
+        }
+    }
+
+    #[test]
+    fn aux_windows_cannot_call_main_only_commands() {
+        assert!(matches!(
+            check_caller("reveal_passphrase", "aux-oncall", "tauri://localhost/", T, Access::MainOnly),
+            Err(BridgeError::Forbidden(_))
+        ));
+        // Any label other than "main" is auxiliary, including look-alikes.
+        assert!(check_caller("x", "Main", "tauri://localhost/", T, Access::MainOnly).is_err());
+        assert!(check_caller("x", "main ", "tauri://localhost/", T, Access::MainOnly).is_err());
+    }
+
+    #[test]
+    fn open_external_validates_and_opens_the_normalized_url() {
+        let b = Bridge::for_tests("http://127.0.0.1:8090", None);
+        let mut opened = Vec::new();
+        let got = b
+            .open_external_with("https://WWW.githubstatus.com/incidents/x", 0, |u| {
+                opened.push(u.to_string());
+                Ok(())
+            })
+            .unwrap();
+        assert_eq!(got.url, "https://www.githubstatus.com/incidents/x");
+        assert_eq!(got.kind, Some(LinkKind::StatusPage));
+        assert_eq!(opened, ["https://www.githubstatus.com/incidents/x"]);
+        for bad in [
+            "javascript:alert(1)",
+            "https://evil.example/",
+            "http://www.githubstatus.com/",
+            "https://www.githubstatus.com:444/",
+            "https://user@x.com/",
+            "file:///etc/passwd",
+            "",
+        ] {
+            let r = b.open_external_with(bad, 0, |_| panic!("must not open {bad}"));
+            assert!(matches!(r, Err(BridgeError::Invalid(_))), "{bad}: {r:?}");
+        }
+    }
+
+    #[test]
+    fn open_external_is_rate_limited_ten_per_two_seconds() {
+        let b = Bridge::for_tests("", None);
+        let start = 1_000_000;
+        let mut count = 0;
+        let ok = |_: &str| -> Result<(), String> { Ok(()) };
+        for _ in 0..10 {
+            b.open_external_with("https://x.com/relay", start, ok).unwrap();
+            count += 1;
+        }
+        assert_eq!(count, 10);
+        assert_eq!(b.open_external_with("https://x.com/relay", start, ok), Err(BridgeError::RateLimited(1)));
+        // Invalid links spend the budget too, so a flood of junk cannot bypass it.
+        assert!(matches!(b.open_external_with("https://evil.example/", start, ok), Err(BridgeError::RateLimited(_))));
+        assert!(b.open_external_with("https://x.com/relay", start + 200, ok).is_ok(), "5 tokens per second refill");
+        assert!(b.open_external_with("https://x.com/relay", start + 200, ok).is_err());
+        for _ in 0..10 {
+            b.open_external_with("https://x.com/relay", start + 5_000, ok).unwrap();
+        }
+    }
+
+    #[test]
+    fn open_service_desk_uses_the_service_desk_policy() {
+        let b = Bridge::for_tests("", None);
+        let r = b.open_service_desk_with("https://servicedesk.corp.example/new?x=1", |_| Ok(())).unwrap();
+        assert_eq!(r.url, "https://servicedesk.corp.example/new?x=1");
+        for bad in ["http://servicedesk.corp.example/", "https://10.0.0.1/", "https://a.example:8443/", "msteams://x"] {
+            assert!(b.open_service_desk_with(bad, |_| panic!("must not open")).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn open_errors_are_reported_as_unavailable() {
+        let b = Bridge::for_tests("", None);
+        let r = b.open_external_with("https://x.com/a", 0, |_| Err("no browser".into()));
+        assert_eq!(r, Err(BridgeError::Unavailable("no browser".into())));
+    }
+
+    #[test]
+    fn aux_requests_are_allowlisted_capped_and_focus_existing() {
+        let b = Bridge::for_tests("", None);
+        assert!(matches!(b.request_aux("settings"), Err(BridgeError::Invalid(_))));
+        assert!(matches!(b.request_aux("../oncall"), Err(BridgeError::Invalid(_))));
+        assert_eq!(b.request_aux("oncall"), Ok(("oncall", AuxDecision::Open)));
+        assert_eq!(b.request_aux("oncall"), Ok(("oncall", AuxDecision::FocusExisting)));
+        for r in ["directory", "servers", "assembler", "personnel"] {
+            assert_eq!(b.request_aux(r), Ok((r, AuxDecision::Open)));
+        }
+        assert!(matches!(b.request_aux("popout/board"), Err(BridgeError::Invalid(_))), "sixth window refused");
+        b.forget_aux("servers");
+        assert_eq!(b.request_aux("popout/board"), Ok(("popout/board", AuxDecision::Open)));
+    }
+
+    #[test]
+    fn aux_labels_round_trip() {
+        for r in domain::windows::AUX_ROUTES {
+            assert_eq!(route_of_label(&aux_label(r)), Some(*r));
+        }
+        assert_eq!(aux_label("popout/board"), "aux-popout-board");
+        assert_eq!(route_of_label("main"), None);
+    }
+
+    #[test]
+    fn connection_info_never_contains_the_passphrase() {
+        let b = Bridge::for_tests("http://127.0.0.1:8090", Some("correct horse battery staple"));
+        let info = serde_json::to_string(&b.connection_info()).unwrap();
+        assert!(!info.contains("horse"), "{info}");
+        assert!(info.contains("\"serverUrl\":\"http://127.0.0.1:8090\""));
+        assert_eq!(b.passphrase().unwrap(), "correct horse battery staple");
+        assert!(Bridge::for_tests("https://r.example", None).passphrase().is_err());
+    }
+
+    #[test]
+    fn errors_serialize_with_a_code() {
+        let v = serde_json::to_value(BridgeError::RateLimited(2)).unwrap();
+        assert_eq!(v, serde_json::json!({"code": "rateLimited", "message": 2}));
+    }
+}

@@ -1,0 +1,79 @@
+//! Navigation lockdown for every app window: top-level navigations must stay on the trusted
+//! app origin (`domain::windows::check_navigation`), and `window.open` never creates a window
+//! (aux windows are opened only through the `open_aux_window` command). Denials are logged with
+//! the origin of the target only.
+
+use std::sync::{Arc, Mutex};
+
+use domain::windows::{check_navigation, NavigationDecision};
+use tauri::webview::NewWindowResponse;
+use tauri::{Runtime, WebviewWindowBuilder};
+use url::Url;
+
+/// The navigation decision for a window currently on `current` (None before its first load,
+/// when the window is treated as being on the trusted origin it was created for).
+pub fn allow_navigation(current: Option<&str>, target: &str, trusted: &str) -> bool {
+    match check_navigation(current.unwrap_or(trusted), target, trusted) {
+        NavigationDecision::Allow => true,
+        NavigationDecision::Deny { target } => {
+            tracing::warn!(target: "relay::security", origin = %target, "navigation blocked");
+            false
+        }
+    }
+}
+
+/// Logs and refuses a `window.open` request.
+pub fn refuse_new_window(url: &Url) {
+    tracing::warn!(
+        target: "relay::security",
+        origin = %domain::external_links::describe_for_log(url.as_str()),
+        "new window blocked"
+    );
+}
+
+/// Installs the navigation and new-window handlers on a window builder.
+pub fn apply<'a, R: Runtime, M: tauri::Manager<R>>(
+    builder: WebviewWindowBuilder<'a, R, M>,
+    trusted: String,
+) -> WebviewWindowBuilder<'a, R, M> {
+    // The last allowed URL stands in for the window's current URL: a handler cannot query the
+    // webview it is being built for.
+    let current: Arc<Mutex<Option<String>>> = Arc::new(Mutex::new(None));
+    builder
+        .on_navigation(move |url| {
+            let mut cur = current.lock().unwrap_or_else(|p| p.into_inner());
+            let ok = allow_navigation(cur.as_deref(), url.as_str(), &trusted);
+            if ok {
+                *cur = Some(url.to_string());
+            }
+            ok
+        })
+        .on_new_window(|url, _features| {
+            refuse_new_window(&url);
+            NewWindowResponse::Deny
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const T: &str = "tauri://localhost";
+
+    #[test]
+    fn navigation_stays_on_the_app_origin() {
+        assert!(allow_navigation(None, "tauri://localhost/index.html", T));
+        assert!(allow_navigation(Some("tauri://localhost/"), "tauri://localhost/?popout=board", T));
+        for bad in [
+            "https://evil.example/",
+            "tauri://localhost.evil/",
+            "http://127.0.0.1:8090/",
+            "file:///etc/passwd",
+            "data:text/html,hi",
+            "javascript:alert(1)",
+        ] {
+            assert!(!allow_navigation(Some("tauri://localhost/"), bad, T), "{bad}");
+        }
+        assert!(!allow_navigation(Some("https://evil.example/"), "tauri://localhost/", T), "off-origin window");
+    }
+}

@@ -1,0 +1,109 @@
+//! `relay-desktop`: the Tauri shell around Relay's shared renderer (`ui/dist`). Server mode runs
+//! the actor system and HTTP server in this process (see `backend`); client mode validates a
+//! remote server origin. The renderer reaches Rust only through the typed bridge (`bridge`);
+//! every window is navigation-locked (`lockdown`).
+
+mod backend;
+mod bridge;
+mod cli;
+mod csp;
+mod guards;
+mod lockdown;
+
+use std::path::PathBuf;
+
+use clap::Parser;
+use tauri::{Manager, RunEvent};
+
+use crate::bridge::Bridge;
+use crate::cli::{Cli, Mode};
+
+/// Makes unattended runs (screenshots, CI) end by themselves after N seconds.
+pub const EXIT_AFTER_ENV: &str = "RELAY_DESKTOP_EXIT_AFTER_SECS";
+
+fn main() {
+    let cli = Cli::parse();
+    infra::logging::init(&cli.log_level);
+    guards::install_panic_hook();
+    if let Err(e) = run(cli) {
+        eprintln!("relay-desktop: {}", domain::redact::redact_text(&e.to_string()));
+        std::process::exit(1);
+    }
+}
+
+fn ui_dir() -> PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ui/dist")
+}
+
+fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    let backend = match cli.mode()? {
+        Mode::Server => {
+            let bind = cli.bind.parse().map_err(|_| format!("--bind must be an IP address, got {:?}", cli.bind))?;
+            let settings =
+                backend::ServerSettings { bind, port: cli.port, workers: cli.workers, ui_dir: Some(ui_dir()) };
+            backend::start_server(&cli.data_dir, settings)?
+        }
+        Mode::Client(url) => {
+            infra::datadir::DataDir::open(&cli.data_dir)?;
+            backend::start_client(url)?
+        }
+    };
+    let server_url = backend.url().to_string();
+    tracing::info!(server = %domain::external_links::describe_for_log(&server_url), "relay desktop starting");
+
+    let trusted = bridge::trusted_origin().to_string();
+    let mut context = tauri::generate_context!();
+    csp::narrow_connect_src(context.config_mut(), &server_url);
+    let main_window = context.config().app.windows.iter().find(|w| w.label == bridge::MAIN_LABEL).cloned();
+
+    let app = tauri::Builder::default()
+        .plugin(tauri_plugin_single_instance::init(|app, _argv, _cwd| {
+            tracing::info!("second instance started; focusing the main window");
+            if let Some(w) = app.get_webview_window(bridge::MAIN_LABEL) {
+                let _ = w.unminimize();
+                let _ = w.set_focus();
+            }
+        }))
+        .manage(Bridge::new(&trusted, Some(backend)))
+        .invoke_handler(tauri::generate_handler![
+            bridge::open_external,
+            bridge::open_service_desk,
+            bridge::open_aux_window,
+            bridge::connection_info,
+            bridge::reveal_passphrase,
+            bridge::health,
+        ])
+        .on_window_event(|window, event| {
+            if let tauri::WindowEvent::Destroyed = event {
+                if let Some(route) = bridge::route_of_label(window.label()) {
+                    window.state::<Bridge>().forget_aux(route);
+                }
+            }
+        })
+        .setup(move |app| {
+            let config = main_window.ok_or("tauri.conf.json has no \"main\" window")?;
+            let builder = tauri::WebviewWindowBuilder::from_config(app.handle(), &config)?;
+            lockdown::apply(builder, trusted.clone()).build()?;
+            if let Some(secs) = std::env::var(EXIT_AFTER_ENV).ok().and_then(|s| s.parse::<u64>().ok()) {
+                let handle = app.handle().clone();
+                std::thread::spawn(move || {
+                    std::thread::sleep(std::time::Duration::from_secs(secs));
+                    tracing::info!("{EXIT_AFTER_ENV} elapsed; exiting");
+                    handle.exit(0);
+                });
+            }
+            Ok(())
+        })
+        .build(context)?;
+
+    app.run(|handle, event| {
+        if let RunEvent::Exit = event {
+            tracing::info!("stopping the relay backend");
+            if let Some(mut backend) = handle.state::<Bridge>().backend.lock().unwrap_or_else(|p| p.into_inner()).take()
+            {
+                backend.stop();
+            }
+        }
+    });
+    Ok(())
+}
