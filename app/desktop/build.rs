@@ -5,6 +5,7 @@ fn main() {
         "open_aux_window",
         "connection_info",
         "reveal_passphrase",
+        "sign_in",
         "health",
     ])))
     .expect("tauri-build");

@@ -107,6 +107,19 @@ pub struct ConnectionInfo {
     pub passphrase_available: bool,
 }
 
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SignedIn {
+    pub token: String,
+    /// Seconds since the epoch.
+    pub expires_at: i64,
+}
+
+/// Payload check for `sign_in`: the data-directory passphrase rules (length, no control chars).
+pub fn check_passphrase_payload(passphrase: &str) -> Result<(), BridgeError> {
+    infra::datadir::validate_passphrase(passphrase).map_err(|_| BridgeError::Invalid("invalid passphrase".into()))
+}
+
 /// Shared bridge state (managed by Tauri).
 pub struct Bridge {
     pub trusted_origin: String,
@@ -114,6 +127,7 @@ pub struct Bridge {
     server_url: String,
     passphrase: Option<String>,
     health: Option<actix::Addr<actors::health::HealthActor>>,
+    coordinator: Option<actix::Addr<actors::auth_coordinator::AuthCoordinator>>,
     http: reqwest::Client,
     links: Mutex<TokenBucket>,
     pub aux: Mutex<AuxWindows>,
@@ -129,12 +143,12 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 impl Bridge {
     pub fn new(trusted_origin: &str, backend: Option<Backend>) -> Bridge {
-        let (server_url, passphrase, health) = match backend.as_ref().map(|b| &b.kind) {
+        let (server_url, passphrase, health, coordinator) = match backend.as_ref().map(|b| &b.kind) {
             Some(BackendKind::Server { url, passphrase, health, .. }) => {
-                (url.clone(), Some(passphrase.clone()), Some(health.clone()))
+                (url.clone(), Some(passphrase.clone()), Some(health.clone()), None)
             }
-            Some(BackendKind::Client { url, .. }) => (url.clone(), None, None),
-            None => (String::new(), None, None),
+            Some(BackendKind::Client { url, coordinator }) => (url.clone(), None, None, Some(coordinator.clone())),
+            None => (String::new(), None, None, None),
         };
         let http = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
@@ -147,6 +161,7 @@ impl Bridge {
             server_url,
             passphrase,
             health,
+            coordinator,
             http,
             links: Mutex::new(TokenBucket::new(OPEN_EXTERNAL_LIMIT, now_ms())),
             aux: Mutex::new(AuxWindows::new()),
@@ -216,6 +231,23 @@ impl Bridge {
 
     pub fn passphrase(&self) -> Result<String, BridgeError> {
         self.passphrase.clone().ok_or_else(|| BridgeError::Unavailable("no passphrase in client mode".into()))
+    }
+
+    /// Client mode: a validated app-user token for the configured server, through the shared
+    /// `AuthCoordinator` (one in-flight sign-in per server and passphrase).
+    pub async fn sign_in(&self, passphrase: &str) -> Result<SignedIn, BridgeError> {
+        check_passphrase_payload(passphrase)?;
+        let coordinator =
+            self.coordinator.as_ref().ok_or_else(|| BridgeError::Unavailable("sign_in is for client mode".into()))?;
+        let msg = actors::auth_coordinator::ObtainToken {
+            server: self.server_url.clone(),
+            passphrase: passphrase.to_string(),
+        };
+        match coordinator.send(msg).await {
+            Ok(Ok(t)) => Ok(SignedIn { token: t.token, expires_at: t.expires_at }),
+            Ok(Err(e)) => Err(BridgeError::Unavailable(e.to_string())),
+            Err(_) => Err(BridgeError::Unavailable("sign-in coordinator stopped".into())),
+        }
     }
 
     pub async fn health(&self) -> Result<serde_json::Value, BridgeError> {
@@ -339,6 +371,16 @@ mod commands {
     }
 
     #[tauri::command]
+    pub async fn sign_in<R: tauri::Runtime>(
+        webview: Webview<R>,
+        bridge: State<'_, Bridge>,
+        passphrase: String,
+    ) -> Result<SignedIn, BridgeError> {
+        caller("sign_in", &webview, &bridge, Access::MainOnly)?;
+        bridge.sign_in(&passphrase).await
+    }
+
+    #[tauri::command]
     pub async fn health<R: tauri::Runtime>(
         webview: Webview<R>,
         bridge: State<'_, Bridge>,
@@ -359,7 +401,10 @@ mod tests {
     #[test]
     fn caller_check_wires_the_trusted_sender_policy() {
         assert_eq!(check_caller("x", "main", "tauri://localhost/index.html", T, Access::MainOnly), Ok(Caller::Main));
-        assert_eq!(check_caller("x", "aux-oncall", "tauri://localhost/?popout=oncall", T, Access::AuxOk), Ok(Caller::Aux));
+        assert_eq!(
+            check_caller("x", "aux-oncall", "tauri://localhost/?popout=oncall", T, Access::AuxOk),
+            Ok(Caller::Aux)
+        );
         for url in [
             "tauri://localhost.evil/",
             "https://evil.example/",
@@ -368,7 +413,10 @@ mod tests {
             "",
             "tauri://user@localhost/",
         ] {
-            assert!(matches!(check_caller("x", "main", url, T, Access::AuxOk), Err(BridgeError::Forbidden(_))), "{url}");
+            assert!(
+                matches!(check_caller("x", "main", url, T, Access::AuxOk), Err(BridgeError::Forbidden(_))),
+                "{url}"
+            );
         }
     }
 
@@ -413,7 +461,7 @@ mod tests {
     #[test]
     fn open_external_is_rate_limited_ten_per_two_seconds() {
         let b = Bridge::for_tests("", None);
-        let start = 1_000_000;
+        let start = now_ms();
         let mut count = 0;
         let ok = |_: &str| -> Result<(), String> { Ok(()) };
         for _ in 0..10 {
@@ -480,6 +528,17 @@ mod tests {
         assert!(info.contains("\"serverUrl\":\"http://127.0.0.1:8090\""));
         assert_eq!(b.passphrase().unwrap(), "correct horse battery staple");
         assert!(Bridge::for_tests("https://r.example", None).passphrase().is_err());
+    }
+
+    #[test]
+    fn sign_in_payloads_are_checked_before_any_network_use() {
+        assert!(matches!(check_passphrase_payload(""), Err(BridgeError::Invalid(_))));
+        assert!(matches!(check_passphrase_payload("line\nbreak passphrase"), Err(BridgeError::Invalid(_))));
+        assert!(matches!(check_passphrase_payload(&"x".repeat(100_000)), Err(BridgeError::Invalid(_))));
+        assert!(check_passphrase_payload("correct horse battery staple").is_ok());
+        let b = Bridge::for_tests("https://r.example", None);
+        let r = tauri::async_runtime::block_on(b.sign_in("correct horse battery staple"));
+        assert!(matches!(r, Err(BridgeError::Unavailable(_))), "no coordinator: {r:?}");
     }
 
     #[test]

@@ -78,8 +78,7 @@ mod tests {
         assert_eq!(cli.mode(), Ok(Mode::Client("http://192.168.1.5:8090".into())));
         let cli = parse(&["--data-dir", "d", "--client", "http://relay.example.com"]).unwrap();
         assert!(cli.mode().is_err(), "public HTTP needs the explicit opt-in");
-        let cli =
-            parse(&["--data-dir", "d", "--client", "http://relay.example.com", "--allow-insecure-http"]).unwrap();
+        let cli = parse(&["--data-dir", "d", "--client", "http://relay.example.com", "--allow-insecure-http"]).unwrap();
         assert_eq!(cli.mode(), Ok(Mode::Client("http://relay.example.com".into())));
         let cli = parse(&["--data-dir", "d", "--client", "https://relay.example.com/path"]).unwrap();
         assert!(cli.mode().is_err());

@@ -30,8 +30,7 @@ mod tests {
 
     #[test]
     fn panic_reports_are_redacted_single_lines() {
-        let payload: Box<dyn std::any::Any + Send> =
-            Box::new(String::from("bad token=abc.def.ghi\npassword: hunter2"));
+        let payload: Box<dyn std::any::Any + Send> = Box::new(String::from("bad token=abc.def.ghi\npassword: hunter2"));
         let report = describe_panic(payload.as_ref(), Some("x.rs:1".into()));
         assert!(!report.contains('\n'), "{report}");
         assert!(!report.contains("hunter2"), "{report}");

@@ -71,6 +71,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
             bridge::open_aux_window,
             bridge::connection_info,
             bridge::reveal_passphrase,
+            bridge::sign_in,
             bridge::health,
         ])
         .on_window_event(|window, event| {

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Starts relay-desktop in server mode (temporary data dir, free port) under Xvfb, screenshots the
+# whole screen after ~6 s into docs/screenshots/desktop.png, and fails when the app does not stay
+# up, exit by itself (RELAY_DESKTOP_EXIT_AFTER_SECS) or the PNG is missing or blank.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
+BIN="${RELAY_DESKTOP_BIN:-$TARGET_DIR/debug/relay-desktop}"
+OUT="${DESKTOP_SCREENSHOT:-$ROOT/docs/screenshots/desktop.png}"
+[ -x "$BIN" ] || cargo build -p relay-desktop --locked
+[ -f ui/dist/index.html ] || { echo "ui/dist missing: run (cd ui && npm ci && npm run build)" >&2; exit 1; }
+mkdir -p "$(dirname "$OUT")"
+rm -f "$OUT"
+DATA="$(mktemp -d)"
+LOG="$DATA/desktop.log"
+trap 'rm -rf "$DATA"' EXIT
+
+export RELAY_DESKTOP_EXIT_AFTER_SECS=8
+xvfb-run -a -s "-screen 0 1280x800x24" bash -c '
+  "$0" --data-dir "$1/data" --server-mode --port 0 >"$2" 2>&1 & p=$!
+  sleep 6
+  import -window root "$3"
+  # The app exits by itself after RELAY_DESKTOP_EXIT_AFTER_SECS; kill it only if it does not.
+  for _ in $(seq 1 20); do kill -0 "$p" 2>/dev/null || break; sleep 0.5; done
+  if kill -0 "$p" 2>/dev/null; then echo "relay-desktop did not exit by itself" >&2; kill "$p"; wait "$p" || true; exit 1; fi
+  wait "$p"
+' "$BIN" "$DATA" "$LOG" "$OUT" || { echo "--- relay-desktop log"; cat "$LOG"; exit 1; }
+
+[ -s "$OUT" ] || { echo "no screenshot at $OUT" >&2; cat "$LOG"; exit 1; }
+sd="$(convert "$OUT" -format '%[fx:standard_deviation]' info:)"
+echo "screenshot $OUT (standard deviation $sd)"
+awk -v sd="$sd" 'BEGIN { exit !(sd > 0.01) }' || { echo "screenshot is blank" >&2; cat "$LOG"; exit 1; }
+if grep -q "panic" "$LOG"; then echo "relay-desktop panicked" >&2; cat "$LOG"; exit 1; fi
+echo "desktop screenshot ok"
