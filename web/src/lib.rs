@@ -52,6 +52,8 @@ pub fn configure(cfg: &mut web::ServiceConfig, ui_dir: Option<PathBuf>) {
                 .configure(privileged::routes)
                 .default_service(web::to(error::not_found)),
         )
+        // Relay Web's own endpoints exist only on the gateway listener.
+        .service(web::scope("/web/api").default_service(web::to(error::not_found)))
         .configure(|c| static_ui::routes(c, ui_dir));
 }
 

@@ -145,8 +145,14 @@ async fn logs(
     Ok(HttpResponse::NoContent().finish())
 }
 
+/// Lets the shared renderer detect that it is served by Relay Web (absent on the data API).
+async fn mode() -> HttpResponse {
+    HttpResponse::Ok().json(serde_json::json!({ "mode": "relay-web", "cleartextHttp": true }))
+}
+
 pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.route("/session", web::post().to(sign_in))
+    cfg.route("/mode", web::get().to(mode))
+        .route("/session", web::post().to(sign_in))
         .route("/session/refresh", web::post().to(refresh))
         .route("/session/logout", web::post().to(logout))
         .route("/connection", web::post().to(connection))
