@@ -9,7 +9,11 @@ cd "$ROOT"
 TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
 
 # Debian packages the suites need beyond the Rust machine image (installed only when missing).
-APT_PACKAGES=(ca-certificates chromium)
+# The desktop shell (app/desktop, Tauri) needs WebKitGTK and friends to build; its screenshot step
+# needs Xvfb and ImageMagick; webkit2gtk-driver is for WebDriver runs of the window.
+APT_PACKAGES=(ca-certificates chromium
+  build-essential pkg-config libwebkit2gtk-4.1-dev libsoup-3.0-dev libjavascriptcoregtk-4.1-dev
+  libgtk-3-dev librsvg2-dev libayatana-appindicator3-dev libxdo-dev xvfb xauth imagemagick webkit2gtk-driver)
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do
   dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
@@ -50,5 +54,8 @@ echo "==> node: PocketBase SDK against the real relay binary"
 
 echo "==> e2e: the web UI in Debian Chromium against the real relay binary"
 (cd tests/e2e && RELAY_BIN="$TARGET_DIR/debug/relay" npm test)
+
+echo "==> desktop: relay-desktop window under Xvfb (screenshot must not be blank)"
+./scripts/desktop-screenshot.sh
 
 echo "==> all suites passed"
