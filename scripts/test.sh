@@ -58,4 +58,10 @@ echo "==> e2e: the web UI in Debian Chromium against the real relay binary"
 echo "==> desktop: relay-desktop window under Xvfb (screenshot must not be blank)"
 ./scripts/desktop-screenshot.sh
 
+echo "==> desktop: the typed bridge over WebDriver (tauri-driver + WebKitWebDriver, Xvfb)"
+export PATH="$PATH:${CARGO_HOME:-$HOME/.cargo}/bin"
+command -v tauri-driver >/dev/null 2>&1 \
+  || CARGO_TARGET_DIR="$(mktemp -d)" cargo install tauri-driver --version '^2' --locked --quiet
+xvfb-run -a -s "-screen 0 1280x800x24" python3 tests/desktop/webdriver_bridge.py "$TARGET_DIR/debug/relay-desktop"
+
 echo "==> all suites passed"

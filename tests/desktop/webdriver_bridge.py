@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""Drives the real relay-desktop window over WebDriver (tauri-driver + WebKitWebDriver) and
+checks the typed bridge from inside the renderer: the sign-in screen renders, connection_info
+carries the in-process server URL but no passphrase, health comes from the health actor,
+open_external refuses an off-allowlist link and open_aux_window refuses an unknown route.
+Run under Xvfb: xvfb-run -a python3 tests/desktop/webdriver_bridge.py BIN
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+
+PORT = int(os.environ.get("TAURI_DRIVER_PORT", "4444"))
+BASE = f"http://127.0.0.1:{PORT}"
+# tauri-driver and the app's own log (the app inherits tauri-driver's output).
+LOG = open(os.environ.get("DESKTOP_WEBDRIVER_LOG", os.devnull), "ab")
+
+
+def call(method, path, body=None, timeout=60):
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(BASE + path, data=data, method=method, headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as res:
+            return json.loads(res.read() or b"{}")
+    except urllib.error.HTTPError as e:
+        raise RuntimeError(f"{method} {path}: {e.code} {e.read()[:500]!r}") from None
+
+
+def invoke(sid, command, args=None):
+    script = (
+        "const done = arguments[arguments.length - 1];"
+        "window.__TAURI__.core.invoke(arguments[0], arguments[1])"
+        ".then(ok => done({ok}), err => done({err}));"
+    )
+    return call("POST", f"/session/{sid}/execute/async", {"script": script, "args": [command, args or {}]})["value"]
+
+
+def main():
+    app = os.path.abspath(sys.argv[1])
+    driver = shutil.which("tauri-driver") or os.path.expanduser("~/.cargo/bin/tauri-driver")
+    data_dir = tempfile.mkdtemp(prefix="relay-desktop-wd-")
+    proc = subprocess.Popen([driver, "--port", str(PORT), "--native-port", str(PORT + 1)],
+                            stdout=LOG, stderr=subprocess.STDOUT)
+    sid = None
+    try:
+        for _ in range(50):
+            try:
+                call("GET", "/status", timeout=2)
+                break
+            except Exception:
+                time.sleep(0.2)
+        caps = {"capabilities": {"alwaysMatch": {"tauri:options": {
+            "application": app, "args": ["--data-dir", data_dir, "--server-mode", "--port", "0"]}}}}
+        sid = call("POST", "/session", caps)["value"]["sessionId"]
+        call("POST", f"/session/{sid}/timeouts", {"script": 30000, "implicit": 10000})
+
+        el = call("POST", f"/session/{sid}/element", {"using": "css selector", "value": "button[type=submit]"})["value"]
+        text = call("GET", f"/session/{sid}/element/{list(el.values())[0]}/text")["value"]
+        assert "Sign in" in text, text
+        print(f"ok   sign-in screen rendered (button {text!r})")
+
+        info = invoke(sid, "connection_info")
+        assert "ok" in info, info
+        assert info["ok"]["mode"] == "server" and info["ok"]["serverUrl"].startswith("http://127.0.0.1:"), info
+        with open(os.path.join(data_dir, "secrets", "passphrase"), encoding="utf-8") as f:
+            secret = f.read().strip()
+        assert secret and secret not in json.dumps(info), "connection_info leaked the passphrase"
+        print(f"ok   connection_info {info['ok']}")
+
+        health = invoke(sid, "health")
+        assert health.get("ok", {}).get("status") in ("ok", "degraded"), health
+        print(f"ok   health status={health['ok']['status']} actors={sorted(health['ok']['actors'])}")
+
+        bad = invoke(sid, "open_external", {"url": "https://evil.example/phish"})
+        assert bad.get("err", {}).get("code") == "invalid", bad
+        print(f"ok   open_external refused {bad['err']}")
+
+        aux = invoke(sid, "open_aux_window", {"route": "../settings"})
+        assert aux.get("err", {}).get("code") == "invalid", aux
+        print(f"ok   open_aux_window refused {aux['err']}")
+
+        main_handle = call("GET", f"/session/{sid}/window")["value"]
+        opened = invoke(sid, "open_aux_window", {"route": "oncall"})
+        assert opened.get("ok") == "aux-oncall", opened
+        again = invoke(sid, "open_aux_window", {"route": "oncall"})
+        assert again.get("ok") == "aux-oncall", again
+        handles = []
+        for _ in range(50):
+            handles = call("GET", f"/session/{sid}/window/handles")["value"]
+            if len(handles) == 2:
+                break
+            time.sleep(0.2)
+        assert len(handles) == 2, f"one aux window expected, handles={handles}"
+        print("ok   open_aux_window opened aux-oncall once (second call focused it)")
+
+        aux_handle = next(h for h in handles if h != main_handle)
+        call("POST", f"/session/{sid}/window", {"handle": aux_handle})
+        time.sleep(1)
+        denied = invoke(sid, "reveal_passphrase")
+        assert denied.get("err", {}).get("code") == "forbidden", denied
+        aux_health = invoke(sid, "health")
+        assert "ok" in aux_health, aux_health
+        print(f"ok   aux window: reveal_passphrase refused {denied['err']}, health allowed")
+        call("POST", f"/session/{sid}/window", {"handle": main_handle})
+
+        nav = ("const done = arguments[arguments.length - 1];"
+               "const w = window.open('https://evil.example/');"
+               "location.href = 'https://evil.example/phish?x=1';"
+               "setTimeout(() => done({origin: location.origin, popup: w === null ? null : 'opened'}), 1500);")
+        result = call("POST", f"/session/{sid}/execute/async", {"script": nav, "args": []})["value"]
+        assert result["origin"] == "tauri://localhost", result
+        assert len(call("GET", f"/session/{sid}/window/handles")["value"]) == 2, "window.open created a window"
+        print(f"ok   navigation to another origin blocked, window.open refused ({result})")
+
+        shot = call("GET", f"/session/{sid}/screenshot")["value"]
+        assert len(shot) > 1000
+        print("ok   webdriver screenshot taken")
+    finally:
+        if sid:
+            try:
+                call("DELETE", f"/session/{sid}", timeout=20)
+            except Exception as e:  # noqa: BLE001
+                print(f"warn: closing the session: {e}", file=sys.stderr)
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        shutil.rmtree(data_dir, ignore_errors=True)
+    print("desktop webdriver flow ok")
+
+
+if __name__ == "__main__":
+    main()
