@@ -22,6 +22,7 @@ fn main() {
         "open_external",
         "open_service_desk",
         "open_aux_window",
+        "open_dynatrace",
         "connection_info",
         "reveal_passphrase",
         "sign_in",

@@ -271,6 +271,18 @@ impl Bridge {
     }
 }
 
+/// Payload check for `open_dynatrace`: the Dynatrace popout navigation policy must not block it.
+pub fn check_dynatrace_url(raw: &str) -> Result<url::Url, BridgeError> {
+    let refused = || {
+        tracing::warn!(target: "relay::security", origin = %describe_for_log(raw), "open_dynatrace refused");
+        BridgeError::Invalid("not a Dynatrace or Microsoft sign-in URL".into())
+    };
+    if domain::windows::dynatrace_navigation(raw) == domain::windows::DynatraceNav::Blocked {
+        return Err(refused());
+    }
+    url::Url::parse(raw).map_err(|_| refused())
+}
+
 /// Aux window label for a route (`popout/board` → `aux-popout-board`).
 pub fn aux_label(route: &str) -> String {
     format!("{AUX_LABEL_PREFIX}{}", route.replace('/', "-"))
@@ -349,6 +361,31 @@ mod commands {
                 Err(BridgeError::Unavailable(format!("could not open the window: {e}")))
             }
         }
+    }
+
+    #[tauri::command]
+    pub async fn open_dynatrace(
+        app: tauri::AppHandle,
+        webview: Webview,
+        bridge: State<'_, Bridge>,
+        url: String,
+    ) -> Result<String, BridgeError> {
+        caller("open_dynatrace", &webview, &bridge, Access::MainOnly)?;
+        let url = check_dynatrace_url(&url)?;
+        let label = crate::lockdown::DYNATRACE_LABEL;
+        if let Some(w) = app.get_webview_window(label) {
+            let _ = w.navigate(url);
+            let _ = w.set_focus();
+            return Ok(label.into());
+        }
+        let builder = tauri::WebviewWindowBuilder::new(&app, label, tauri::WebviewUrl::External(url))
+            .title("Relay — Dynatrace")
+            .inner_size(1200.0, 800.0)
+            .min_inner_size(400.0, 600.0);
+        crate::lockdown::apply_dynatrace(builder)
+            .build()
+            .map(|_| label.to_string())
+            .map_err(|e| BridgeError::Unavailable(format!("could not open the window: {e}")))
     }
 
     #[tauri::command]
@@ -539,6 +576,14 @@ mod tests {
         let b = Bridge::for_tests("https://r.example", None);
         let r = tauri::async_runtime::block_on(b.sign_in("correct horse battery staple"));
         assert!(matches!(r, Err(BridgeError::Unavailable(_))), "no coordinator: {r:?}");
+    }
+
+    #[test]
+    fn open_dynatrace_payloads_follow_the_popout_policy() {
+        assert!(check_dynatrace_url("https://abc12345.live.dynatrace.com/ui").is_ok());
+        for bad in ["https://evil.example/", "http://abc.live.dynatrace.com/", "javascript:alert(1)", ""] {
+            assert!(matches!(check_dynatrace_url(bad), Err(BridgeError::Invalid(_))), "{bad}");
+        }
     }
 
     #[test]

@@ -5,7 +5,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use domain::windows::{check_navigation, NavigationDecision};
+use domain::windows::{check_navigation, dynatrace_navigation, DynatraceNav, NavigationDecision};
 use tauri::webview::NewWindowResponse;
 use tauri::{Runtime, WebviewWindowBuilder};
 use url::Url;
@@ -54,6 +54,36 @@ pub fn apply<'a, R: Runtime, M: tauri::Manager<R>>(
         })
 }
 
+/// Label of the Dynatrace dashboard popout. It is not in any capability, so its (remote) pages
+/// get no IPC at all.
+pub const DYNATRACE_LABEL: &str = "dynatrace";
+
+/// The Dynatrace popout's navigation rule: Dynatrace and Microsoft sign-in pages load,
+/// everything else is refused (origin-only log).
+pub fn allow_dynatrace_navigation(target: &str) -> bool {
+    match dynatrace_navigation(target) {
+        DynatraceNav::Live | DynatraceNav::Authenticating => true,
+        DynatraceNav::Blocked => {
+            tracing::warn!(
+                target: "relay::security",
+                origin = %domain::external_links::describe_for_log(target),
+                "dynatrace popout navigation blocked"
+            );
+            false
+        }
+    }
+}
+
+/// Installs the Dynatrace navigation and new-window handlers on the popout's builder.
+pub fn apply_dynatrace<'a, R: Runtime, M: tauri::Manager<R>>(
+    builder: WebviewWindowBuilder<'a, R, M>,
+) -> WebviewWindowBuilder<'a, R, M> {
+    builder.on_navigation(|url| allow_dynatrace_navigation(url.as_str())).on_new_window(|url, _features| {
+        refuse_new_window(&url);
+        NewWindowResponse::Deny
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -75,5 +105,21 @@ mod tests {
             assert!(!allow_navigation(Some("tauri://localhost/"), bad, T), "{bad}");
         }
         assert!(!allow_navigation(Some("https://evil.example/"), "tauri://localhost/", T), "off-origin window");
+    }
+
+    #[test]
+    fn dynatrace_popout_stays_on_dynatrace_and_microsoft_sign_in() {
+        assert!(allow_dynatrace_navigation("https://abc12345.live.dynatrace.com/ui/dashboards"));
+        assert!(allow_dynatrace_navigation("https://sso.dynatrace.com/oauth2/authorize"));
+        assert!(allow_dynatrace_navigation("https://login.microsoftonline.com/common/oauth2"));
+        for bad in [
+            "https://evildynatrace.com/",
+            "https://dynatrace.com.evil.net/",
+            "http://abc.live.dynatrace.com/",
+            "tauri://localhost/",
+            "https://abc.live.dynatrace.com:8443/",
+        ] {
+            assert!(!allow_dynatrace_navigation(bad), "{bad}");
+        }
     }
 }

@@ -69,6 +69,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
             bridge::open_external,
             bridge::open_service_desk,
             bridge::open_aux_window,
+            bridge::open_dynatrace,
             bridge::connection_info,
             bridge::reveal_passphrase,
             bridge::sign_in,
