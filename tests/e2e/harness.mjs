@@ -26,14 +26,21 @@ export function relayBin() {
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-/** Start `relay serve`; resolves with {url, passphrase, stop()} once it prints its URL. */
-export async function startRelay() {
+/**
+ * Start `relay serve`; resolves with {url, passphrase, stop()} once it prints its URL.
+ * `{ web: true }` also starts the Relay Web gateway (`--bind 0.0.0.0 --web --web-port 0`) and adds
+ * `webUrl` (http://localhost:<port>: the gateway's cookie is host-only, so always use this host).
+ */
+export async function startRelay({ web = false } = {}) {
   const bin = relayBin();
   if (!existsSync(bin)) throw new Error(`relay binary not found at ${bin} (set RELAY_BIN)`);
   if (!existsSync(path.join(UI_DIST, 'index.html'))) throw new Error(`ui/dist is not built (cd ui && npm run build)`);
   const dataDir = await mkdtemp(path.join(tmpdir(), 'relay-e2e-'));
   const passphrase = randomBytes(18).toString('base64url');
-  const child = spawn(bin, ['serve', '--data-dir', dataDir, '--port', '0', '--bind', '127.0.0.1', '--ui-dir', UI_DIST], {
+  const args = web
+    ? ['serve', '--data-dir', dataDir, '--port', '0', '--bind', '0.0.0.0', '--web', '--web-port', '0', '--ui-dir', UI_DIST]
+    : ['serve', '--data-dir', dataDir, '--port', '0', '--bind', '127.0.0.1', '--ui-dir', UI_DIST];
+  const child = spawn(bin, args, {
     env: { ...process.env, RELAY_BOOTSTRAP_PASSPHRASE: passphrase },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -43,16 +50,25 @@ export async function startRelay() {
   const out = createInterface({ input: child.stdout });
   out.on('line', keep('[stdout] '));
   const exited = new Promise((r) => child.once('exit', (code, signal) => r({ code, signal })));
+  let webUrl = null;
   const url = await new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('relay did not start in 20 s\n' + log.join('\n'))), 20_000);
     out.on('line', (l) => {
-      const m = /Relay listening on (http:\/\/\S+)/.exec(l);
-      if (m) { clearTimeout(timer); resolve(m[1]); }
+      const w = /Relay Web listening on http:\/\/[^:\s]+:(\d+)/.exec(l);
+      if (w) webUrl = `http://localhost:${w[1]}`;
+      // The data API may listen on 0.0.0.0: tests only ever talk to loopback.
+      const m = /Relay listening on http:\/\/[^:\s]+:(\d+)/.exec(l);
+      if (m) {
+        clearTimeout(timer);
+        if (web && !webUrl) reject(new Error('Relay Web did not start\n' + log.join('\n')));
+        else resolve(`http://127.0.0.1:${m[1]}`);
+      }
     });
     exited.then(({ code }) => { clearTimeout(timer); reject(new Error(`relay exited early (${code})\n` + log.join('\n'))); });
   });
   return {
     url,
+    webUrl,
     passphrase,
     log,
     async stop() {

@@ -1,7 +1,7 @@
 // Top-level UI: provides the Transport, toasts and the shared live collections, and
 // switches between the sign-in screen and the signed-in shell (or the read-only
 // on-call popout at ?popout=board).
-import { lazy, Suspense, useState } from 'react';
+import { lazy, Suspense, useEffect, useState } from 'react';
 import { ToastProvider } from './components/Toasts';
 import { DataProvider } from './data/store';
 import { Shell } from './features/shell/Shell';
@@ -11,6 +11,8 @@ import type { Transport } from './transport/types';
 
 const OnCallView = lazy(() => import('./features/oncall/OnCallView'));
 
+export const SESSION_ENDED = 'Your Relay Web session has ended. Sign in again.';
+
 export function popoutRoute(search: string): 'board' | null {
   const p = new URLSearchParams(search).get('popout');
   return p === 'board' || p === 'popout/board' ? 'board' : null;
@@ -18,10 +20,26 @@ export function popoutRoute(search: string): 'board' | null {
 
 export function App({ transport, search = '' }: { transport: Transport; search?: string }) {
   const [signedIn, setSignedIn] = useState(false);
+  const [notice, setNotice] = useState<string | null>(null);
   const popout = popoutRoute(search);
+  const web = transport.mode === 'relay-web';
+
+  // Relay Web: once the gateway has definitively refused the session (re-authentication
+  // failed), go back to the sign-in screen. Only a successful sign-in leaves it.
+  useEffect(() => {
+    if (!web) return;
+    return transport.onStateChange((s) => {
+      if (s !== 'auth-failed') return;
+      setSignedIn((was) => {
+        if (was) setNotice(SESSION_ENDED);
+        return false;
+      });
+    });
+  }, [transport, web]);
 
   function signOut() {
     transport.signOut();
+    setNotice(null);
     setSignedIn(false);
   }
 
@@ -29,7 +47,13 @@ export function App({ transport, search = '' }: { transport: Transport; search?:
     <TransportProvider transport={transport}>
       <ToastProvider>
         {!signedIn ? (
-          <SignIn onSignedIn={() => setSignedIn(true)} />
+          <SignIn
+            notice={notice}
+            onSignedIn={() => {
+              setNotice(null);
+              setSignedIn(true);
+            }}
+          />
         ) : (
           <DataProvider>
             {popout === 'board' ? (

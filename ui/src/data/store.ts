@@ -1,8 +1,9 @@
 // Shared live collections: one fetch + one realtime subscription per collection for the
 // whole UI (People, Compose, search… all read the same contacts), exposed via hooks.
 import { createContext, createElement, useContext, useEffect, useMemo, useSyncExternalStore, type ReactNode } from 'react';
-import { useTransport } from '../transport/context';
-import type { BaseRecord, ConnectionState, RealtimeEvent, Transport } from '../transport/types';
+import { TransportProvider, useTransport } from '../transport/context';
+import type { BaseRecord, ImportReport, RealtimeEvent, Transport } from '../transport/types';
+import { WriteGate } from './gate';
 import {
   byField,
   byNumber,
@@ -40,7 +41,9 @@ export class CollectionStore<T extends BaseRecord> {
   constructor(
     private readonly transport: Transport,
     readonly name: string,
+    private readonly gate: WriteGate = new WriteGate(),
   ) {
+    this.gate.track(name);
     this.reduce = collectionReducer<T>(SORTS[name] ?? newestFirst);
   }
 
@@ -78,15 +81,30 @@ export class CollectionStore<T extends BaseRecord> {
     this.load();
   }
 
+  get isStarted(): boolean {
+    return this.started;
+  }
+
+  /**
+   * Fetches the collection in the current connection generation. A response that arrives after
+   * a newer load started, or after the generation moved on (disconnect, reconnect, new client),
+   * is dropped: it neither installs data nor reopens writes.
+   */
   load(): void {
     const seq = ++this.loadSeq;
+    const generation = this.gate.generation;
+    const current = () => seq === this.loadSeq && this.gate.isCurrent(generation);
     this.dispatch({ type: 'sync-start' });
     this.transport
       .getFullList<T>(this.name)
-      .then((items) => seq === this.loadSeq && this.dispatch({ type: 'loaded', items }))
-      .catch((err: unknown) =>
-        seq === this.loadSeq && this.dispatch({ type: 'failed', error: err instanceof Error ? err.message : 'Load failed.' }),
-      );
+      .then((items) => {
+        if (!current()) return;
+        this.dispatch({ type: 'loaded', items });
+        this.gate.markReady(this.name, generation);
+      })
+      .catch((err: unknown) => {
+        if (current()) this.dispatch({ type: 'failed', error: err instanceof Error ? err.message : 'Load failed.' });
+      });
   }
 
   /** Local echo of our own write; the realtime copy merges as a no-op. */
@@ -107,25 +125,45 @@ export class CollectionStore<T extends BaseRecord> {
 
 export class DataStores {
   private readonly stores = new Map<string, CollectionStore<BaseRecord>>();
-  private lastState: ConnectionState = 'connecting';
+  readonly gate: WriteGate;
+  /** The transport the UI writes through: writes are refused (no request) while the gate is closed. */
+  readonly gated: Transport;
 
-  constructor(readonly transport: Transport) {}
+  constructor(
+    readonly transport: Transport,
+    gate?: WriteGate,
+  ) {
+    this.gate = gate ?? new WriteGate();
+    this.gated = gatedTransport(transport, this.gate);
+  }
 
-  /** Follows the connection: events missed while offline → refetch every collection once back. */
+  /**
+   * Follows the connection: every change into or out of 'connected' (and every client
+   * replacement) starts a new generation; once connected again, every started collection is
+   * refetched in that generation (events missed while away are recovered that way).
+   */
   attach(): () => void {
-    return this.transport.onStateChange((s) => {
-      const was = this.lastState;
-      this.lastState = s;
-      if (s === 'connected' && (was === 'offline' || was === 'reconnecting')) {
-        for (const st of this.stores.values()) if (st.snapshot.status !== 'loading') st.load();
-      }
+    const offState = this.transport.onStateChange((s) => {
+      if (this.gate.observe(s) && s === 'connected') this.reloadStarted();
     });
+    const offReset = this.transport.onClientReset?.(() => {
+      this.gate.bump();
+      this.reloadStarted();
+    });
+    return () => {
+      offState();
+      offReset?.();
+    };
+  }
+
+  private reloadStarted(): void {
+    for (const st of this.stores.values()) if (st.isStarted) st.load();
   }
 
   get<T extends BaseRecord>(name: string): CollectionStore<T> {
     let s = this.stores.get(name);
     if (!s) {
-      s = new CollectionStore<BaseRecord>(this.transport, name);
+      s = new CollectionStore<BaseRecord>(this.transport, name, this.gate);
       this.stores.set(name, s);
     }
     return s as unknown as CollectionStore<T>;
@@ -135,6 +173,51 @@ export class DataStores {
   stop(): void {
     for (const s of this.stores.values()) s.stop();
   }
+}
+
+/** The same transport, with create/update/remove/import refused (no request) while the gate is closed. */
+export function gatedTransport(t: Transport, gate: WriteGate): Transport {
+  const guard = (collection?: string) => {
+    const refusal = gate.refusal(collection);
+    if (refusal) throw refusal;
+  };
+  return {
+    signIn: (p) => t.signIn(p),
+    signOut: () => t.signOut(),
+    list: (c, o) => t.list(c, o),
+    getFullList: (c, o) => t.getFullList(c, o),
+    async create<T>(c: string, data: object): Promise<T> {
+      guard(c);
+      return t.create<T>(c, data);
+    },
+    async update<T>(c: string, id: string, data: object): Promise<T> {
+      guard(c);
+      return t.update<T>(c, id, data);
+    },
+    async remove(c: string, id: string): Promise<void> {
+      guard(c);
+      return t.remove(c, id);
+    },
+    async importRecords(c: string, records: object[], apply: boolean): Promise<ImportReport> {
+      guard(c);
+      return t.importRecords(c, records, apply);
+    },
+    subscribe: (c, cb) => t.subscribe(c, cb),
+    onStateChange: (cb) => t.onStateChange(cb),
+    onClientReset: t.onClientReset ? (cb) => t.onClientReset!(cb) : undefined,
+    health: () => t.health(),
+    async heartbeat(id: string, host: string): Promise<void> {
+      guard();
+      return t.heartbeat(id, host);
+    },
+    presence: () => t.presence(),
+    get serverUrl() {
+      return t.serverUrl;
+    },
+    get mode() {
+      return t.mode;
+    },
+  };
 }
 
 const DataContext = createContext<DataStores | null>(null);
@@ -149,7 +232,12 @@ export function DataProvider({ children }: { children: ReactNode }) {
       stores.stop();
     };
   }, [stores]);
-  return createElement(DataContext.Provider, { value: stores }, children);
+  // Features below write through the gated transport.
+  return createElement(
+    DataContext.Provider,
+    { value: stores },
+    createElement(TransportProvider, { transport: stores.gated, children }),
+  );
 }
 
 export function useStores(): DataStores {

@@ -1,12 +1,16 @@
 // PocketBaseTransport: the browser Transport, built on the official pocketbase
 // SDK against the page's own origin. Owns the in-memory auth token, the
 // health probe, realtime multiplexing and feeding the ConnectionTracker.
+// Two modes: 'direct' (data API, app-user password sign-in) and 'relay-web' (the Relay Web
+// gateway: cookie session + CSRF via WebSession, app token from /web/api/connection).
 import PocketBase, { BaseAuthStore, type RecordSubscription } from 'pocketbase';
 import { ConnectionTracker, PROBE_TIMEOUT_MS, probeIntervalMs } from './connection';
 import { RETRY_AFTER_FIELD, toTransportError } from './pbErrors';
 import { parseRetryAfter } from './retryAfter';
+import { CSRF_HEADER, WebSession, type WebModeInfo } from './webSession';
 import type {
   ConnectionState,
+  TransportMode,
   FullListOptions,
   ImportReport,
   PresenceSnapshot,
@@ -38,6 +42,10 @@ export interface PocketBaseTransportOptions {
   /** Where a legacy persisted token may live; defaults to localStorage when present. */
   storage?: Pick<Storage, 'removeItem'> | null;
   now?: () => number;
+  /** Set when /web/api/mode said this origin is the Relay Web gateway. */
+  web?: WebModeInfo | null;
+  /** Where online/offline events come from; defaults to window when present. */
+  events?: Pick<Window, 'addEventListener' | 'removeEventListener'> | null;
 }
 
 interface Topic {
@@ -67,6 +75,15 @@ export class PocketBaseTransport implements Transport {
   private readonly topics = new Map<string, Topic>();
   private probing = false;
   private probeTimer?: ReturnType<typeof setTimeout>;
+  /** Relay Web session (gateway mode only). */
+  readonly web: WebSession | null;
+  readonly mode: TransportMode;
+  private readonly resetListeners = new Set<() => void>();
+  private readonly events: Pick<Window, 'addEventListener' | 'removeEventListener'> | null;
+  private readonly onOffline = () => this.conn.dispatch({ type: 'network-error' });
+  private readonly onOnline = () => {
+    if (this.probing) void this.probe().finally(() => this.scheduleProbe());
+  };
 
   constructor(opts: PocketBaseTransportOptions = {}) {
     const storage = opts.storage === undefined ? defaultStorage() : opts.storage;
@@ -77,12 +94,33 @@ export class PocketBaseTransport implements Transport {
     }
     this.fetchImpl = opts.fetch;
     this.now = opts.now ?? Date.now;
-    this.pb = new PocketBase(opts.origin ?? window.location.origin, new BaseAuthStore());
+    const origin = opts.origin ?? window.location.origin;
+    this.pb = new PocketBase(origin, new BaseAuthStore());
     this.pb.autoCancellation(false);
-    this.pb.beforeSend = (url, options) => ({
-      url,
-      options: { ...options, fetch: (u: RequestInfo | URL, init?: RequestInit) => this.observedFetch(url, u, init) },
-    });
+    this.mode = opts.web ? 'relay-web' : 'direct';
+    this.web = opts.web
+      ? new WebSession(origin, () => this.fetchImpl ?? fetch, {
+          installToken: (token, record) => this.pb.authStore.save(token, record as never),
+          rejected: () => {
+            this.pb.authStore.clear();
+            this.conn.dispatch({ type: 'auth-rejected' });
+          },
+          unreachable: () => this.conn.dispatch({ type: 'network-error' }),
+          replaced: () => {
+            for (const l of [...this.resetListeners]) l();
+          },
+        }, this.now)
+      : null;
+    this.pb.beforeSend = (url, options) => {
+      const method = (options.method ?? 'GET').toUpperCase();
+      const csrf = this.web?.csrfToken;
+      // Gateway writes carry the CSRF token (the browser adds the same-origin Origin itself).
+      const headers = csrf && method !== 'GET' ? { ...options.headers, [CSRF_HEADER]: csrf } : options.headers;
+      return {
+        url,
+        options: { ...options, headers, fetch: (u: RequestInfo | URL, init?: RequestInit) => this.observedFetch(url, u, init) },
+      };
+    };
     this.pb.afterSend = (response: Response, data: unknown) => {
       if (response.status !== 429) return data;
       const secs = parseRetryAfter(response.headers.get('Retry-After'), this.now());
@@ -93,6 +131,17 @@ export class PocketBaseTransport implements Transport {
     };
     // Faster probing as soon as we leave 'connected', slower once back.
     this.conn.subscribe(() => this.scheduleProbe());
+    // The browser knows first when the network goes: go offline at once, probe as soon as it is back.
+    this.events = opts.events === undefined ? (typeof window === 'undefined' ? null : window) : opts.events;
+    this.events?.addEventListener('offline', this.onOffline);
+    this.events?.addEventListener('online', this.onOnline);
+  }
+
+  onClientReset(cb: () => void): () => void {
+    this.resetListeners.add(cb);
+    return () => {
+      this.resetListeners.delete(cb);
+    };
   }
 
   get state(): ConnectionState {
@@ -103,7 +152,8 @@ export class PocketBaseTransport implements Transport {
     this.probing = true;
     this.conn.dispatch({ type: 'sign-in-start' });
     try {
-      await this.pb.collection(AUTH_COLLECTION).authWithPassword(AUTH_IDENTITY, passphrase, { requestKey: null });
+      if (this.web) await this.web.signIn(passphrase);
+      else await this.pb.collection(AUTH_COLLECTION).authWithPassword(AUTH_IDENTITY, passphrase, { requestKey: null });
     } catch (err) {
       const te = toTransportError(err, { signIn: true });
       if (te.kind === 'rejected') this.conn.dispatch({ type: 'auth-rejected' });
@@ -116,6 +166,7 @@ export class PocketBaseTransport implements Transport {
   }
 
   signOut(): void {
+    this.web?.signOut(); // logout + in-flight refreshes can no longer install anything
     this.probing = false;
     clearTimeout(this.probeTimer);
     for (const t of this.topics.values()) void t.sdkUnsub?.().catch(() => {});
@@ -128,6 +179,8 @@ export class PocketBaseTransport implements Transport {
   /** Stops timers and subscriptions (tests, teardown). */
   dispose(): void {
     this.signOut();
+    this.events?.removeEventListener('offline', this.onOffline);
+    this.events?.removeEventListener('online', this.onOnline);
   }
 
   async list<T>(collection: string, opts: ListOptions = {}): Promise<ListResult<T>> {
@@ -259,7 +312,9 @@ export class PocketBaseTransport implements Transport {
       throw err;
     }
     const isAuthRoute = path.endsWith('/auth-with-password');
-    if ((res.status === 401 || res.status === 403) && !isAuthRoute && this.conn.snapshot.auth === 'ok') {
+    if (this.web && path !== PROBE_PATH) {
+      res = await this.webRecover(res, f, u, init);
+    } else if ((res.status === 401 || res.status === 403) && !isAuthRoute && this.conn.snapshot.auth === 'ok') {
       this.conn.dispatch({ type: 'auth-rejected' });
     } else if (res.status < 500 && !isAuthRoute && path !== PROBE_PATH) {
       this.conn.dispatch({ type: 'server-ok' });
@@ -269,6 +324,46 @@ export class PocketBaseTransport implements Transport {
       this.conn.dispatch({ type: 'realtime-connected' });
     }
     return res;
+  }
+
+  /**
+   * Gateway answers that mean "credentials changed under us": a 401 (token or web session gone)
+   * → one in-place re-authentication via /web/api/connection, then the request once more; a 403
+   * on a write sent with a CSRF token that has since rotated → once more with the current one.
+   * If /web/api/connection itself is 401 the session is over (WebSession reports the rejection).
+   */
+  private async webRecover(res: Response, f: FetchFn, u: RequestInfo | URL, init?: RequestInit): Promise<Response> {
+    const web = this.web!;
+    const method = (init?.method ?? 'GET').toUpperCase();
+    const retry = async () => {
+      const headers = new Headers(init?.headers);
+      if (this.pb.authStore.token) headers.set('Authorization', this.pb.authStore.token);
+      if (method !== 'GET' && web.csrfToken) headers.set(CSRF_HEADER, web.csrfToken);
+      try {
+        return await f(u, { ...init, headers });
+      } catch (err) {
+        this.conn.dispatch({ type: 'network-error' });
+        throw err;
+      }
+    };
+    const sentCsrf = new Headers(init?.headers).get(CSRF_HEADER);
+    let out = res;
+    if (res.status === 401 && this.conn.snapshot.auth === 'ok' && !this.conn.snapshot.rejected) {
+      const outcome = await web.reauthenticate();
+      if (outcome === 'network') this.conn.dispatch({ type: 'network-error' });
+      if (outcome !== 'ok') return res;
+      out = await retry();
+      if (out.status === 401) {
+        web.clear();
+        this.pb.authStore.clear();
+        this.conn.dispatch({ type: 'auth-rejected' });
+        return out;
+      }
+    } else if (res.status === 403 && method !== 'GET' && web.csrfToken && sentCsrf !== web.csrfToken) {
+      out = await retry();
+    }
+    if (out.status < 500) this.conn.dispatch({ type: 'server-ok' });
+    return out;
   }
 
   private attach(t: Topic): Promise<void> {

@@ -104,7 +104,19 @@ export interface Transport {
   importRecords(collection: string, records: object[], apply: boolean): Promise<ImportReport>;
   /** Where this transport's data lives, for display (the server origin for the web build). */
   readonly serverUrl: string;
+  /**
+   * How the renderer reaches Relay: 'direct' (the data API, app-user sign-in) or 'relay-web'
+   * (the Relay Web gateway: cookie session + CSRF, cleartext HTTP on a LAN/VPN). Absent = direct.
+   */
+  readonly mode?: TransportMode;
+  /**
+   * Fires when the underlying client/credentials were replaced in place (e.g. re-authentication
+   * after a gateway 401): data fetched before may be stale and the connection generation moves on.
+   */
+  onClientReset?(cb: () => void): () => void;
 }
+
+export type TransportMode = 'direct' | 'relay-web';
 
 /**
  * What went wrong, in the UI's terms:

@@ -36,7 +36,7 @@ export function Sidebar({
         <div className="client-count muted" data-testid="client-count" title={hosts}>
           {presence ? `${presence.activeCount} ${presence.activeCount === 1 ? 'client' : 'clients'}` : '— clients'}
         </div>
-        <button type="button" className="button button-ghost" onClick={onSignOut}>
+        <button type="button" className="button button-ghost" data-testid="sign-out" onClick={onSignOut}>
           Sign out
         </button>
       </div>

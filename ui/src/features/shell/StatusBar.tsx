@@ -1,6 +1,7 @@
 // Bottom status bar: the transport's connection state label, and a tab-specific count.
 import { useCollection } from '../../data/store';
-import { useConnectionState } from '../../transport/context';
+import { useConnectionState, useTransport } from '../../transport/context';
+import { CleartextWarning } from './CleartextWarning';
 import { CONNECTION_LABELS, connectionTone } from './connectionLabel';
 import type { TabId } from './tabs';
 
@@ -21,6 +22,7 @@ function TabCount({ collection, noun }: { collection: string; noun: string }) {
 
 export function StatusBar({ tab }: { tab?: TabId }) {
   const state = useConnectionState();
+  const web = useTransport().mode === 'relay-web';
   const counted = tab ? COUNTED[tab] : undefined;
   return (
     <footer className="statusbar">
@@ -28,6 +30,7 @@ export function StatusBar({ tab }: { tab?: TabId }) {
       <span data-testid="status-connection" data-state={state} role="status">
         {CONNECTION_LABELS[state]}
       </span>
+      {web && <CleartextWarning testId="cleartext-warning" />}
       <span className="statusbar-right" data-testid="status-count">
         {counted && <TabCount collection={counted[0]} noun={counted[1]} />}
       </span>

@@ -2,9 +2,10 @@
 // (wrong passphrase, unreachable server, 429 countdown).
 import { useEffect, useState, type FormEvent } from 'react';
 import { useTransport } from '../../transport/context';
+import { CleartextWarning } from '../shell/CleartextWarning';
 import { EMPTY_PASSPHRASE, describeSignInError, formatRetryMessage, secondsLeft } from './messages';
 
-export function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
+export function SignIn({ onSignedIn, notice }: { onSignedIn: () => void; notice?: string | null }) {
   const transport = useTransport();
   const [passphrase, setPassphrase] = useState('');
   const [visible, setVisible] = useState(false);
@@ -61,6 +62,12 @@ export function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
       <form className="signin-card" onSubmit={submit} noValidate>
         <h1 className="signin-title">Relay</h1>
         <p className="signin-subtitle">Operator sign-in</p>
+        {transport.mode === 'relay-web' && <CleartextWarning testId="signin-cleartext-warning" />}
+        {notice && !shownError && (
+          <p className="muted" data-testid="signin-notice" role="status">
+            {notice}
+          </p>
+        )}
         <label className="field-label" htmlFor="signin-passphrase">
           Passphrase
         </label>

@@ -1,0 +1,134 @@
+// End-to-end: the Relay Web gateway (relay serve --bind 0.0.0.0 --web --web-port 0) in Debian
+// Chromium. Opens http://localhost:<webport>/ (the session cookie is host-only: never mix hosts),
+// signs in, adds a contact, checks credentials stay out of Web Storage and document.cookie,
+// refuses a write offline without any request, writes again once back online, signs out and
+// checks the session is gone. Screenshot: docs/screenshots/relay-web.png.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdir } from 'node:fs/promises';
+import { SHOTS, launch, screenshot, startRelay } from './harness.mjs';
+
+let relay;
+let browser;
+let ctx;
+let page;
+
+async function until(fn, what, ms = 10_000) {
+  const end = Date.now() + ms;
+  let last;
+  while (Date.now() < end) {
+    last = await fn();
+    if (last) return last;
+    await new Promise((r) => setTimeout(r, 150));
+  }
+  throw new Error(`timed out after ${ms} ms waiting for ${what} (last: ${JSON.stringify(last)})`);
+}
+
+async function addContact(name, email) {
+  await page.getByTestId('contact-new').click();
+  await page.getByTestId('contact-name-input').fill(name);
+  await page.getByTestId('contact-email-input').fill(email);
+  await page.getByTestId('contact-save').click();
+}
+
+describe('Relay Web gateway', { timeout: 90_000 }, () => {
+  before(async () => {
+    await mkdir(SHOTS, { recursive: true });
+    relay = await startRelay({ web: true });
+    assert.match(relay.webUrl, /^http:\/\/localhost:\d+$/);
+    browser = await launch();
+    ctx = await browser.newContext(relay.webUrl);
+    page = await ctx.newPage();
+    page.relayErrors = [];
+    page.on('pageerror', (e) => page.relayErrors.push(String(e)));
+  });
+
+  after(async () => {
+    await browser?.close();
+    await relay?.stop();
+  });
+
+  test('mode detection, sign-in, a tab write, memory-only credentials, HttpOnly cookie', async () => {
+    // A legacy persisted token from an old build must be removed at start in web mode too.
+    await page.goto(relay.webUrl + '/');
+    await page.evaluate(() => localStorage.setItem('pocketbase_auth', '{"token":"legacy"}'));
+    await page.reload();
+    await page.getByTestId('signin-cleartext-warning').waitFor();
+    assert.equal(await page.evaluate(() => localStorage.getItem('pocketbase_auth')), null);
+
+    // The normal data API is not the gateway.
+    const mode = await fetch(relay.url + '/web/api/mode');
+    assert.equal(mode.status, 404);
+
+    await page.getByTestId('signin-passphrase').fill(relay.passphrase);
+    const sessionResponse = page.waitForResponse((r) => new URL(r.url()).pathname === '/web/api/session', { timeout: 15_000 });
+    await page.getByTestId('signin-submit').click();
+    assert.equal((await sessionResponse).status(), 200);
+    await page.locator('[data-testid="status-connection"][data-state="connected"]').waitFor({ timeout: 15_000 });
+    assert.match(await page.getByTestId('cleartext-warning').innerText(), /unencrypted HTTP — LAN\/VPN only/);
+
+    await page.getByTestId('nav-people').click();
+    await page.getByTestId('tab-people').waitFor({ state: 'visible' });
+    await until(async () => /^0 of 0$/.test(await page.getByTestId('people-count').innerText()), 'contacts loaded');
+    await addContact('Web Ada', 'web.ada@example.com');
+    await page.locator('[data-testid="contact-row"]', { hasText: 'Web Ada' }).waitFor();
+
+    const stored = await page.evaluate(() => {
+      const dump = (s) => Object.keys(s).map((k) => `${k}=${s.getItem(k)}`).join('\n');
+      return { local: dump(localStorage), session: dump(sessionStorage), cookie: document.cookie };
+    });
+    for (const where of [stored.local, stored.session]) {
+      assert.doesNotMatch(where, /eyJ[\w-]+\.[\w-]+\.[\w-]+/, 'no JWT in Web Storage');
+      assert.doesNotMatch(where, /csrf|pocketbase_auth|relay_web/i, 'no CSRF/auth keys in Web Storage');
+    }
+    assert.doesNotMatch(stored.cookie, /relay_web/, 'relay_web is HttpOnly');
+    const cookies = await ctx.cookies(relay.webUrl);
+    const session = cookies.find((c) => c.name === 'relay_web');
+    assert.ok(session, 'the session cookie is set');
+    assert.equal(session.httpOnly, true);
+    assert.equal(session.sameSite, 'Strict');
+    await screenshot(page, 'relay-web');
+  });
+
+  test('offline: a write is refused in the UI with no request; back online it goes through', async () => {
+    const sent = [];
+    const onRequest = (r) => {
+      if (r.method() !== 'GET') sent.push(`${r.method()} ${new URL(r.url()).pathname}`);
+    };
+    await ctx.setOffline(true);
+    await until(async () => (await page.getByTestId('status-connection').getAttribute('data-state')) === 'offline', 'offline state', 10_000);
+    page.on('request', onRequest);
+    try {
+      await addContact('Offline Bob', 'offline.bob@example.com');
+      const err = page.getByTestId('contact-form-error');
+      await err.waitFor();
+      assert.match(await err.innerText(), /offline/i);
+      await new Promise((r) => setTimeout(r, 500));
+      assert.deepEqual(sent.filter((s) => s.includes('/api/collections/contacts')), [], 'no contact write was sent');
+    } finally {
+      page.off('request', onRequest);
+    }
+    await page.keyboard.press('Escape');
+
+    await ctx.setOffline(false);
+    await page.locator('[data-testid="status-connection"][data-state="connected"]').waitFor({ timeout: 20_000 });
+    // Back online: the collection is refetched in the new generation, then writes reopen.
+    await until(async () => {
+      await addContact('Online Cy', 'online.cy@example.com');
+      const ok = await page.locator('[data-testid="contact-row"]', { hasText: 'Online Cy' }).count();
+      if (!ok) await page.keyboard.press('Escape');
+      return ok > 0;
+    }, 'write after reconnect', 20_000);
+    assert.equal(await page.locator('[data-testid="contact-row"]', { hasText: 'Offline Bob' }).count(), 0);
+  });
+
+  test('sign-out: back to sign-in, and the session is gone server-side', async () => {
+    const logout = page.waitForResponse((r) => new URL(r.url()).pathname === '/web/api/session/logout', { timeout: 10_000 });
+    await page.getByTestId('sign-out').click();
+    await page.getByTestId('signin-passphrase').waitFor();
+    assert.equal((await logout).status(), 204);
+    const status = await page.evaluate(async () => (await fetch('/web/api/connection', { method: 'POST' })).status);
+    assert.equal(status, 401);
+    assert.deepEqual(page.relayErrors, []);
+  });
+});
