@@ -59,6 +59,22 @@ describe('App markup', () => {
     expect(html).toContain('data-testid="client-count"');
   });
 
+  it('Relay Web mode shows the cleartext-HTTP warning on sign-in and in the status bar', () => {
+    const web: Transport = { ...fakeTransport, mode: 'relay-web' };
+    expect(renderToStaticMarkup(<App transport={fakeTransport} />)).not.toContain('cleartext-warning');
+    expect(renderToStaticMarkup(<App transport={web} />)).toMatch(/data-testid="signin-cleartext-warning"[^>]*>⚠ Relay Web uses unencrypted HTTP — LAN\/VPN only/);
+    const shell = renderToStaticMarkup(
+      <TransportProvider transport={web}>
+        <ToastProvider>
+          <DataProvider>
+            <Shell onSignOut={() => {}} />
+          </DataProvider>
+        </ToastProvider>
+      </TransportProvider>,
+    );
+    expect(shell).toContain('data-testid="cleartext-warning"');
+  });
+
   it('recognises the read-only board popout route', () => {
     expect(popoutRoute('?popout=board')).toBe('board');
     expect(popoutRoute('?popout=popout/board')).toBe('board');
