@@ -79,6 +79,9 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
             if let tauri::WindowEvent::Destroyed = event {
                 if let Some(route) = bridge::route_of_label(window.label()) {
                     window.state::<Bridge>().forget_aux(route);
+                } else if window.label() == bridge::MAIN_LABEL {
+                    // Auxiliary and popout windows do not outlive the main window.
+                    window.app_handle().exit(0);
                 }
             }
         })
