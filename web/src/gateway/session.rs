@@ -69,7 +69,8 @@ fn session_cookie(value: String, max_age_secs: i64) -> Cookie<'static> {
 }
 
 fn issued_response(issued: Issued, now_ms: i64) -> HttpResponse {
-    let max_age = (issued.absolute_expiry_ms - now_ms) / 1000;
+    // Whole seconds left until the absolute limit, rounded up (a fresh session shows 8 h).
+    let max_age = (issued.absolute_expiry_ms - now_ms + 999).div_euclid(1000);
     HttpResponse::Ok()
         .cookie(session_cookie(issued.cookie, max_age))
         .json(serde_json::json!({ "csrfToken": issued.csrf, "expiresAt": domain::time::format_ms(issued.absolute_expiry_ms) }))
