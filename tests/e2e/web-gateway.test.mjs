@@ -88,6 +88,15 @@ describe('Relay Web gateway', { timeout: 90_000 }, () => {
     assert.equal(session.httpOnly, true);
     assert.equal(session.sameSite, 'Strict');
     await screenshot(page, 'relay-web');
+
+    // Browser log forwarding: a console.warn reaches the server log with its module name.
+    const logged = page.waitForResponse((r) => new URL(r.url()).pathname === '/web/api/logs', { timeout: 10_000 });
+    await page.evaluate(() => console.warn('[e2e-probe] forwarded warning 7f3a'));
+    assert.equal((await logged).status(), 204);
+    const line = await until(async () => relay.log.find((l) => l.includes('forwarded warning 7f3a')), 'the forwarded log line in the relay log', 5_000);
+    assert.match(line, /browser: /);
+    assert.match(line, /module="?e2e-?probe/);
+
   });
 
   test('offline: a write is refused in the UI with no request; back online it goes through', async () => {
@@ -122,6 +131,32 @@ describe('Relay Web gateway', { timeout: 90_000 }, () => {
     assert.equal(await page.locator('[data-testid="contact-row"]', { hasText: 'Offline Bob' }).count(), 0);
   });
 
+  test('a gateway 401 re-authenticates in place (one /web/api/connection) and the write is retried', async () => {
+    let injected = 0;
+    const seen = [];
+    const onRequest = (r) => seen.push(`${r.method()} ${new URL(r.url()).pathname}`);
+    await page.route('**/api/collections/contacts/records', async (route) => {
+      if (route.request().method() === 'POST' && injected++ === 0) {
+        await route.fulfill({ status: 401, contentType: 'application/json', body: '{"status":401,"message":"sign in to Relay Web","data":{}}' });
+      } else await route.continue();
+    });
+    page.on('request', onRequest);
+    try {
+      await addContact('Reauth Dee', 'reauth.dee@example.com');
+      await page.locator('[data-testid="contact-row"]', { hasText: 'Reauth Dee' }).waitFor();
+    } finally {
+      page.off('request', onRequest);
+      await page.unroute('**/api/collections/contacts/records');
+    }
+    const posts = seen.filter((s) => s.startsWith('POST'));
+    assert.deepEqual(posts.filter((s) => /contacts|connection/.test(s)), [
+      'POST /api/collections/contacts/records',
+      'POST /web/api/connection',
+      'POST /api/collections/contacts/records',
+    ]);
+    assert.equal(await page.getByTestId('status-connection').getAttribute('data-state'), 'connected');
+  });
+
   test('sign-out: back to sign-in, and the session is gone server-side', async () => {
     const logout = page.waitForResponse((r) => new URL(r.url()).pathname === '/web/api/session/logout', { timeout: 10_000 });
     await page.getByTestId('sign-out').click();
@@ -130,5 +165,26 @@ describe('Relay Web gateway', { timeout: 90_000 }, () => {
     const status = await page.evaluate(async () => (await fetch('/web/api/connection', { method: 'POST' })).status);
     assert.equal(status, 401);
     assert.deepEqual(page.relayErrors, []);
+  });
+
+  test('a refused re-authentication (401 from /web/api/connection) returns to sign-in and stays there', async () => {
+    await page.getByTestId('signin-passphrase').fill(relay.passphrase);
+    await page.getByTestId('signin-submit').click();
+    await page.locator('[data-testid="status-connection"][data-state="connected"]').waitFor({ timeout: 15_000 });
+    const gone = (route) => route.fulfill({ status: 401, contentType: 'application/json', body: '{"status":401,"message":"sign in to Relay Web","data":{}}' });
+    await page.route('**/web/api/connection', gone);
+    await page.route('**/api/collections/contacts/records', (route) => (route.request().method() === 'POST' ? gone(route) : route.continue()));
+    await page.getByTestId('nav-people').click();
+    await addContact('Never Saved', 'never@example.com');
+    await page.getByTestId('signin-notice').waitFor({ timeout: 10_000 });
+    assert.match(await page.getByTestId('signin-notice').innerText(), /session has ended/i);
+    // A network failure afterwards does not bring the shell back.
+    await ctx.setOffline(true);
+    await new Promise((r) => setTimeout(r, 300));
+    await ctx.setOffline(false);
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal(await page.getByTestId('signin-passphrase').count(), 1);
+    assert.equal(await page.getByTestId('status-connection').count(), 0);
+    await page.unrouteAll({ behavior: 'ignoreErrors' });
   });
 });
