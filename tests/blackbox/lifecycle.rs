@@ -153,3 +153,38 @@ fn help_documents_every_command() {
         .unwrap();
     assert!(!out.status.success());
 }
+
+#[tokio::test]
+async fn cross_origin_access_is_granted_to_the_desktop_webview_only() {
+    let relay = Relay::start();
+    let http = client();
+    let url = relay.url("/api/collections/contacts/records");
+    for origin in ["tauri://localhost", "http://tauri.localhost"] {
+        let res = http
+            .request(reqwest::Method::OPTIONS, &url)
+            .header("Origin", origin)
+            .header("Access-Control-Request-Method", "POST")
+            .header("Access-Control-Request-Headers", "authorization,content-type")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.headers().get("access-control-allow-origin").and_then(|v| v.to_str().ok()), Some(origin));
+        assert!(res.headers().get("access-control-allow-credentials").is_none());
+        let res = http.get(&url).header("Origin", origin).send().await.unwrap();
+        assert_eq!(res.status(), 401, "CORS never replaces authentication");
+        assert_eq!(res.headers().get("access-control-allow-origin").and_then(|v| v.to_str().ok()), Some(origin));
+    }
+    for origin in ["http://evil.example", "tauri://localhost.evil", "null", "http://127.0.0.1:1"] {
+        let res = http
+            .request(reqwest::Method::OPTIONS, &url)
+            .header("Origin", origin)
+            .header("Access-Control-Request-Method", "POST")
+            .send()
+            .await
+            .unwrap();
+        assert!(res.headers().get("access-control-allow-origin").is_none(), "{origin}");
+        let res = http.get(relay.url("/api/health")).header("Origin", origin).send().await.unwrap();
+        assert_eq!(res.status(), 200, "other origins are not blocked, just not granted CORS");
+        assert!(res.headers().get("access-control-allow-origin").is_none(), "{origin}");
+    }
+}

@@ -1,6 +1,8 @@
 //! Security headers on every response: a strict Content-Security-Policy for the same-origin UI,
 //! no framing, no MIME sniffing, a strict referrer policy, disabled powerful features, and
-//! `no-store` caching for API responses. No CORS headers are ever sent.
+//! `no-store` caching for API responses. The data API answers cross-origin requests from the
+//! desktop shell's own webview origins only (`tauri://localhost`, `http://tauri.localhost`);
+//! every other origin gets no CORS headers. The Relay Web gateway sends none at all.
 
 use actix_web::middleware::DefaultHeaders;
 
@@ -17,4 +19,20 @@ pub fn security_headers() -> DefaultHeaders {
         .add(("Permissions-Policy", "geolocation=(), camera=(), microphone=(), payment=(), usb=()"))
         .add(("Cross-Origin-Opener-Policy", "same-origin"))
         .add(("Cross-Origin-Resource-Policy", "same-origin"))
+}
+
+/// The desktop webview's origins (Tauri 2 on Linux/macOS and on Windows).
+pub const DESKTOP_ORIGINS: &[&str] = &["tauri://localhost", "http://tauri.localhost"];
+
+/// CORS for the data API: exactly the desktop shell's origins, no credentials, the methods and
+/// headers the record API needs. Requests from other origins pass through without CORS headers
+/// (browsers then refuse to expose the response), so same-origin use is unaffected.
+pub fn desktop_cors() -> actix_cors::Cors {
+    DESKTOP_ORIGINS
+        .iter()
+        .fold(actix_cors::Cors::default(), |cors, origin| cors.allowed_origin(origin))
+        .allowed_methods(["GET", "POST", "PATCH", "DELETE"])
+        .allowed_headers([actix_web::http::header::AUTHORIZATION, actix_web::http::header::CONTENT_TYPE])
+        .block_on_origin_mismatch(false)
+        .max_age(600)
 }

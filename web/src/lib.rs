@@ -63,6 +63,7 @@ pub fn build_server(handles: actors::Handles, config: WebConfig) -> std::io::Res
     let server = HttpServer::new(move || {
         App::new()
             .app_data(web::Data::new(handles.clone()))
+            .wrap(headers::desktop_cors())
             .wrap(headers::security_headers())
             .wrap_fn(|req, srv| {
                 let method = req.method().clone();
