@@ -1,8 +1,9 @@
 // PocketBaseTransport: the browser Transport, built on the official pocketbase
 // SDK against the page's own origin. Owns the in-memory auth token, the
 // health probe, realtime multiplexing and feeding the ConnectionTracker.
-// Two modes: 'direct' (data API, app-user password sign-in) and 'relay-web' (the Relay Web
-// gateway: cookie session + CSRF via WebSession, app token from /web/api/connection).
+// Three modes: 'direct' (data API, app-user password sign-in), 'desktop' (the same against the
+// server URL the Tauri bridge reports, see ./desktop) and 'relay-web' (the Relay Web gateway:
+// cookie session + CSRF via WebSession, app token from /web/api/connection).
 import PocketBase, { BaseAuthStore, type RecordSubscription } from 'pocketbase';
 import { ConnectionTracker, PROBE_TIMEOUT_MS, probeIntervalMs } from './connection';
 import { RETRY_AFTER_FIELD, toTransportError } from './pbErrors';
@@ -44,6 +45,8 @@ export interface PocketBaseTransportOptions {
   now?: () => number;
   /** Set when /web/api/mode said this origin is the Relay Web gateway. */
   web?: WebModeInfo | null;
+  /** Inside the Tauri desktop shell: `origin` is the bridge's server URL (direct-mode protocol). */
+  desktop?: boolean;
   /** Where online/offline events come from; defaults to window when present. */
   events?: Pick<Window, 'addEventListener' | 'removeEventListener'> | null;
 }
@@ -97,7 +100,7 @@ export class PocketBaseTransport implements Transport {
     const origin = opts.origin ?? window.location.origin;
     this.pb = new PocketBase(origin, new BaseAuthStore());
     this.pb.autoCancellation(false);
-    this.mode = opts.web ? 'relay-web' : 'direct';
+    this.mode = opts.web ? 'relay-web' : opts.desktop ? 'desktop' : 'direct';
     this.web = opts.web
       ? new WebSession(origin, () => this.fetchImpl ?? fetch, {
           installToken: (token, record) => this.pb.authStore.save(token, record as never),

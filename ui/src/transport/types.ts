@@ -105,8 +105,9 @@ export interface Transport {
   /** Where this transport's data lives, for display (the server origin for the web build). */
   readonly serverUrl: string;
   /**
-   * How the renderer reaches Relay: 'direct' (the data API, app-user sign-in) or 'relay-web'
-   * (the Relay Web gateway: cookie session + CSRF, cleartext HTTP on a LAN/VPN). Absent = direct.
+   * How the renderer reaches Relay: 'direct' (the data API, app-user sign-in), 'desktop' (the
+   * same, from the Tauri window to the server URL its bridge reports) or 'relay-web' (the Relay
+   * Web gateway: cookie session + CSRF, cleartext HTTP on a LAN/VPN). Absent = direct.
    */
   readonly mode?: TransportMode;
   /**
@@ -116,7 +117,7 @@ export interface Transport {
   onClientReset?(cb: () => void): () => void;
 }
 
-export type TransportMode = 'direct' | 'relay-web';
+export type TransportMode = 'direct' | 'desktop' | 'relay-web';
 
 /**
  * What went wrong, in the UI's terms:

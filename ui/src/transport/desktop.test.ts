@@ -1,0 +1,147 @@
+// Desktop (Tauri) mode with a mocked window.__TAURI__: the server URL comes from the bridge's
+// connection_info, sign-in/data/realtime go to that origin with the direct-mode protocol and a
+// bearer token, /web/api/mode is never asked; outside the shell the page origin is used as before.
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createTransport, detectDesktop, serverOrigin, tauriGlobal } from './desktop';
+import type { PocketBaseTransport } from './pocketbase';
+import { AUTH, FakeEventSource, authOk, json, type Call, type Reply } from './testkit';
+
+const SERVER = 'http://127.0.0.1:8090';
+const PAGE = 'tauri://localhost';
+
+function fakeFetch(routes: Record<string, () => Reply>) {
+  const calls: (Call & { origin: string })[] = [];
+  const fetch = vi.fn(async (input: RequestInfo | URL, init?: RequestInit) => {
+    const url = new URL(String(input));
+    const method = (init?.method ?? 'GET').toUpperCase();
+    calls.push({
+      origin: url.origin,
+      method,
+      path: url.pathname,
+      search: url.search,
+      headers: new Headers(init?.headers),
+      body: typeof init?.body === 'string' ? JSON.parse(init.body) : init?.body,
+    });
+    const route = routes[`${method} ${url.origin}${url.pathname}`];
+    const reply = route ? route() : json(404, { status: 404, message: 'Not found.', data: {} });
+    if (reply === 'network-error') throw new TypeError('Load failed');
+    return typeof reply === 'function' ? reply(init) : reply;
+  });
+  return { fetch, calls };
+}
+
+function tauriWindow(invoke: (cmd: string, args?: Record<string, unknown>) => Promise<unknown>, origin = PAGE) {
+  return { location: { origin }, __TAURI__: { core: { invoke: vi.fn(invoke) } } };
+}
+
+const bridgeInfo = (serverUrl = SERVER) => async (cmd: string) => {
+  if (cmd === 'connection_info') return { mode: 'server', serverUrl, passphraseAvailable: true };
+  throw { code: 'forbidden', message: 'unexpected command' };
+};
+
+const opts = { storage: null, events: null };
+let current: PocketBaseTransport | undefined;
+
+beforeEach(() => {
+  FakeEventSource.instances = [];
+  vi.stubGlobal('EventSource', FakeEventSource);
+});
+
+afterEach(() => {
+  current?.dispose();
+  current = undefined;
+  vi.unstubAllGlobals();
+  vi.restoreAllMocks();
+});
+
+describe('desktop detection', () => {
+  it('finds window.__TAURI__.core.invoke only', () => {
+    expect(tauriGlobal(undefined)).toBeNull();
+    expect(tauriGlobal({})).toBeNull();
+    expect(tauriGlobal({ __TAURI__: {} })).toBeNull();
+    expect(tauriGlobal({ __TAURI__: { core: { invoke: 'no' } } })).toBeNull();
+    expect(tauriGlobal(tauriWindow(bridgeInfo()))).not.toBeNull();
+  });
+
+  it('accepts only an http(s) server origin from the bridge', () => {
+    expect(serverOrigin('http://127.0.0.1:8090')).toBe('http://127.0.0.1:8090');
+    expect(serverOrigin('https://relay.example.com/some/path')).toBe('https://relay.example.com');
+    for (const bad of ['', 'tauri://localhost', 'javascript:alert(1)', 'not a url', 'http://u:p@h/', null, 42]) {
+      expect(serverOrigin(bad), String(bad)).toBeNull();
+    }
+  });
+
+  it('returns the bridge connection info, and throws on an unusable one', async () => {
+    const w = tauriWindow(bridgeInfo());
+    await expect(detectDesktop(w)).resolves.toEqual({ mode: 'server', serverUrl: SERVER, passphraseAvailable: true });
+    expect(w.__TAURI__.core.invoke).toHaveBeenCalledWith('connection_info');
+    await expect(detectDesktop({ location: { origin: PAGE } })).resolves.toBeNull();
+    await expect(detectDesktop(tauriWindow(bridgeInfo('')))).rejects.toThrow(/no server URL/);
+  });
+});
+
+describe('desktop transport', () => {
+  it('signs in at the bridge server URL, uses the bearer token, never asks /web/api/mode', async () => {
+    const { fetch, calls } = fakeFetch({
+      [`POST ${SERVER}${AUTH}`]: authOk,
+      [`GET ${SERVER}/api/health`]: () => json(200, { code: 200 }),
+      [`GET ${SERVER}/api/collections/contacts/records`]: () =>
+        json(200, { page: 1, perPage: 1000, totalItems: 1, totalPages: 1, items: [{ id: 'c1', name: 'Ann' }] }),
+      [`POST ${SERVER}/api/realtime`]: () => new Response(null, { status: 204 }),
+    });
+    const t = await createTransport({ window: tauriWindow(bridgeInfo()), fetch, options: opts });
+    current = t;
+    expect(t.mode).toBe('desktop');
+    expect(t.serverUrl).toBe(SERVER);
+    expect(t.web).toBeNull();
+
+    await t.signIn('correct horse battery staple');
+    expect(t.state).toBe('connected');
+    expect(calls[0]).toMatchObject({
+      origin: SERVER,
+      method: 'POST',
+      path: AUTH,
+      body: { identity: 'relay', password: 'correct horse battery staple' },
+    });
+    expect(calls[0].headers.get('X-Relay-CSRF')).toBeNull();
+    expect(t.pb.authStore.token).toBe('tok-123');
+
+    await expect(t.getFullList('contacts')).resolves.toEqual([{ id: 'c1', name: 'Ann' }]);
+    expect(calls[calls.length - 1].headers.get('Authorization')).toBe('tok-123');
+
+    const sub = t.subscribe('contacts', () => {});
+    await vi.waitFor(() => expect(FakeEventSource.instances).toHaveLength(1));
+    const es = FakeEventSource.latest()!;
+    expect(es.url).toBe(`${SERVER}/api/realtime`);
+    es.emit('PB_CONNECT', { clientId: 'cid-1' }, 'cid-1');
+    (await sub)();
+
+    expect(calls.every((c) => c.origin === SERVER), JSON.stringify(calls.map((c) => c.origin))).toBe(true);
+    expect(calls.some((c) => c.path.startsWith('/web/api'))).toBe(false);
+  });
+
+  it('falls back to the page origin (with mode detection) when the bridge refuses', async () => {
+    const err = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const page = 'http://localhost:8091';
+    const { fetch, calls } = fakeFetch({});
+    const w = tauriWindow(async () => Promise.reject({ code: 'forbidden', message: 'untrusted sender' }), page);
+    const t = await createTransport({ window: w, fetch, options: opts });
+    current = t;
+    expect(t.mode).toBe('direct');
+    expect(t.serverUrl).toBe(page);
+    expect(err).toHaveBeenCalled();
+    expect(calls.map((c) => `${c.origin}${c.path}`)).toEqual([`${page}/web/api/mode`]);
+  });
+
+  it('outside the desktop shell keeps detecting Relay Web on the page origin', async () => {
+    const page = 'http://gw.local:8091';
+    const { fetch, calls } = fakeFetch({
+      [`GET ${page}/web/api/mode`]: () => json(200, { mode: 'relay-web', cleartextHttp: true }),
+    });
+    const t = await createTransport({ window: { location: { origin: page } }, fetch, options: opts });
+    current = t;
+    expect(t.mode).toBe('relay-web');
+    expect(t.serverUrl).toBe(page);
+    expect(calls).toHaveLength(1);
+  });
+});

@@ -1,0 +1,82 @@
+// Relay desktop (Tauri) detection: the window's page origin is the app's own (`tauri://localhost`
+// or `http://tauri.localhost`), not the server, so the server URL comes from the typed bridge
+// (`connection_info`). The transport then talks to that origin exactly as in direct mode
+// (passphrase → /api/collections/users/auth-with-password, bearer token in memory, SSE realtime);
+// the server's CORS rule admits exactly the Tauri app origins. /web/api/mode is never asked.
+import { PocketBaseTransport, type PocketBaseTransportOptions } from './pocketbase';
+import { detectWebMode } from './webSession';
+
+/** What `connection_info` returns (app/desktop/src/bridge.rs, `ConnectionInfo`). */
+export interface DesktopConnectionInfo {
+  mode: 'server' | 'client';
+  /** The server origin, e.g. `http://127.0.0.1:8090`. */
+  serverUrl: string;
+  passphraseAvailable: boolean;
+}
+
+interface TauriGlobal {
+  core: { invoke(cmd: string, args?: Record<string, unknown>): Promise<unknown> };
+}
+
+/** The `window.__TAURI__` global (`app.withGlobalTauri`), or null outside the desktop shell. */
+export function tauriGlobal(w: unknown): TauriGlobal | null {
+  const t = (w as { __TAURI__?: Partial<TauriGlobal> } | undefined)?.__TAURI__;
+  return t && typeof t.core?.invoke === 'function' ? (t as TauriGlobal) : null;
+}
+
+/** Only an http(s) origin is accepted as the server; returns it normalized (no path, no slash). */
+export function serverOrigin(raw: unknown): string | null {
+  if (typeof raw !== 'string' || raw === '') return null;
+  try {
+    const u = new URL(raw);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') return null;
+    if (u.username || u.password) return null;
+    return u.origin;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * null when not inside the desktop shell. Inside it: the bridge's connection info with a validated
+ * server origin; throws when the bridge refuses or gives no usable server URL.
+ */
+export async function detectDesktop(w: unknown): Promise<DesktopConnectionInfo | null> {
+  const tauri = tauriGlobal(w);
+  if (!tauri) return null;
+  const info = (await tauri.core.invoke('connection_info')) as Partial<DesktopConnectionInfo> | null;
+  const serverUrl = serverOrigin(info?.serverUrl);
+  if (!info || !serverUrl) throw new Error('The desktop bridge gave no server URL.');
+  return {
+    mode: info.mode === 'client' ? 'client' : 'server',
+    serverUrl,
+    passphraseAvailable: info.passphraseAvailable === true,
+  };
+}
+
+type FetchFn = (url: RequestInfo | URL, init?: RequestInit) => Promise<Response>;
+
+export interface CreateTransportEnv {
+  /** The global object (`window`): `__TAURI__` and `location.origin` are read from it. */
+  window: { location: { origin: string } } & Record<string, unknown>;
+  /** Injected fetch (tests); defaults to the global fetch. */
+  fetch?: FetchFn;
+  /** Extra transport options (tests). */
+  options?: Omit<PocketBaseTransportOptions, 'origin' | 'web' | 'desktop' | 'fetch'>;
+}
+
+/**
+ * The renderer's transport for where it runs: inside the desktop shell, the bridge's server URL
+ * in 'desktop' mode (no /web/api/mode probe); otherwise the page's own origin, 'relay-web' when
+ * /web/api/mode says so, else 'direct'. A failing bridge is logged and falls back to the page origin.
+ */
+export async function createTransport(env: CreateTransportEnv): Promise<PocketBaseTransport> {
+  const base = { ...env.options, ...(env.fetch ? { fetch: env.fetch } : {}) };
+  const desktop = await detectDesktop(env.window).catch((e: unknown) => {
+    console.error('relay desktop: connection_info failed', e);
+    return null;
+  });
+  if (desktop) return new PocketBaseTransport({ ...base, origin: desktop.serverUrl, desktop: true });
+  const origin = env.window.location.origin;
+  return new PocketBaseTransport({ ...base, origin, web: await detectWebMode(origin, env.fetch) });
+}
