@@ -95,15 +95,10 @@ impl RecordStore {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::tests::store;
     use domain::import::plan_import;
     use domain::record::{ListQuery, RawListParams};
     use serde_json::json;
-
-    fn store() -> (tempfile::TempDir, RecordStore) {
-        let tmp = tempfile::tempdir().unwrap();
-        let (pool, _) = crate::db::open(&tmp.path().join("relay.db"), 2).unwrap();
-        (tmp, RecordStore::new(pool))
-    }
 
     fn all(s: &RecordStore, collection: &str) -> Vec<Value> {
         let spec = domain::collections::collection(collection).unwrap();

@@ -253,14 +253,15 @@ impl RecordStore {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use domain::collections::{CLIENT_PRESENCE, CONTACTS, ONCALL_BOARD_SETTINGS};
     use domain::record::RawListParams;
     use domain::validation::{validate_write, WriteMode};
     use serde_json::json;
 
-    fn store() -> (tempfile::TempDir, RecordStore) {
+    /// A store over a fresh temporary database (shared by this crate's tests).
+    pub(crate) fn store() -> (tempfile::TempDir, RecordStore) {
         let tmp = tempfile::tempdir().unwrap();
         let (pool, _) = crate::db::open(&tmp.path().join("relay.db"), 2).unwrap();
         (tmp, RecordStore::new(pool))

@@ -4,7 +4,6 @@
 //! `Bearer`) and asks the auth actor to verify it before the handler body runs.
 
 use std::future::Future;
-use std::net::{IpAddr, Ipv4Addr};
 use std::pin::Pin;
 
 use actix_web::http::header::AUTHORIZATION;
@@ -55,7 +54,7 @@ async fn auth_with_password(
     handles: web::Data<Handles>,
     body: web::Json<PasswordLogin>,
 ) -> ApiResult<HttpResponse> {
-    let source = req.peer_addr().map(|a| a.ip()).unwrap_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED));
+    let source = crate::source_ip(&req);
     let body = body.into_inner();
     let reply = handles.auth.send(Login { identity: body.identity, password: body.password, source }).await??;
     Ok(HttpResponse::Ok().json(reply))

@@ -36,6 +36,12 @@ pub struct WebConfig {
     pub workers: usize,
 }
 
+/// The peer address rate limits are keyed by (never a forwarded-for header, which a client could
+/// forge).
+pub(crate) fn source_ip(req: &actix_web::HttpRequest) -> std::net::IpAddr {
+    req.peer_addr().map(|a| a.ip()).unwrap_or(std::net::IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED))
+}
+
 /// Registers every route on an actix `App` (shared by the server and in-process tests).
 pub fn configure(cfg: &mut web::ServiceConfig, ui_dir: Option<PathBuf>) {
     cfg.app_data(error::json_config(MAX_JSON_BODY))

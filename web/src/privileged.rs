@@ -4,8 +4,6 @@
 //! `POST /api/relay/privileged/reauth` (4 KiB body limit, its own rate limit) issues a fresh-
 //! password proof, and `POST /api/relay/privileged/execute` runs one signed envelope.
 
-use std::net::{IpAddr, Ipv4Addr};
-
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use serde::Deserialize;
@@ -17,10 +15,6 @@ use domain::record::RecordError;
 
 use crate::auth::Authenticated;
 use crate::error::{json_config, ApiError};
-
-fn source(req: &HttpRequest) -> IpAddr {
-    req.peer_addr().map(|a| a.ip()).unwrap_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED))
-}
 
 fn render(result: Result<serde_json::Value, PrivError>) -> HttpResponse {
     match result {
@@ -65,7 +59,7 @@ async fn pair(
         public_jwk: b.public_jwk,
         label: b.label,
         hostname: b.hostname,
-        source: source(&req),
+        source: crate::source_ip(&req),
     };
     let result = handles.privileged.send(msg).await.map_err(unavailable)?;
     Ok(render(result.map(|d| serde_json::to_value(d).unwrap_or_default())))
@@ -86,7 +80,12 @@ async fn reauth(
     body: web::Json<ReauthBody>,
 ) -> Result<HttpResponse, ApiError> {
     let b = body.into_inner();
-    let msg = Reauth { account_id: b.account_id, device_id: b.device_id, password: b.password, source: source(&req) };
+    let msg = Reauth {
+        account_id: b.account_id,
+        device_id: b.device_id,
+        password: b.password,
+        source: crate::source_ip(&req),
+    };
     let result = handles.privileged.send(msg).await.map_err(unavailable)?;
     Ok(render(result.map(|(proof, expires_ms)| serde_json::json!({ "proof": proof, "expiresMs": expires_ms }))))
 }

@@ -2,8 +2,6 @@
 //! ingestion; plus `require_web_session`, which puts every gateway `/api` route behind a live
 //! web session (CSRF on writes) and the per-session and global rate limits.
 
-use std::net::{IpAddr, Ipv4Addr};
-
 use actix_web::body::MessageBody;
 use actix_web::cookie::{time::Duration as CookieDuration, Cookie, SameSite};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
@@ -92,7 +90,7 @@ async fn sign_in(
     handles: web::Data<Handles>,
     body: web::Json<SignInBody>,
 ) -> Result<HttpResponse, WebRefusal> {
-    let source = req.peer_addr().map(|a| a.ip()).unwrap_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED));
+    let source = crate::source_ip(&req);
     let msg = WebSignIn { passphrase: body.into_inner().passphrase, source, replaces: cookie_of(&req) };
     let issued = handles.web_sessions.send(msg).await.map_err(unavailable)?.map_err(WebRefusal)?;
     Ok(issued_response(issued, now_ms()))
