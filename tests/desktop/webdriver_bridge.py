@@ -3,6 +3,10 @@
 checks the typed bridge from inside the renderer: the sign-in screen renders, connection_info
 carries the in-process server URL but no passphrase, health comes from the health actor,
 open_external refuses an off-allowlist link and open_aux_window refuses an unknown route.
+Then the desktop sign-in end to end: the passphrase (from reveal_passphrase) typed into the
+sign-in screen reaches the in-process server cross-origin (tauri://localhost → the server's
+CORS rule), the status bar reads "Connected", People lists a contact seeded over the API, and a
+contact created afterwards arrives over the realtime SSE stream.
 Run under Xvfb: xvfb-run -a python3 tests/desktop/webdriver_bridge.py BIN
 """
 import json
@@ -38,6 +42,69 @@ def invoke(sid, command, args=None):
         ".then(ok => done({ok}), err => done({err}));"
     )
     return call("POST", f"/session/{sid}/execute/async", {"script": script, "args": [command, args or {}]})["value"]
+
+
+def element(sid, css):
+    return list(call("POST", f"/session/{sid}/element", {"using": "css selector", "value": css})["value"].values())[0]
+
+
+def texts(sid, css):
+    """textContent of all elements matching css right now (no implicit wait)."""
+    script = "return [...document.querySelectorAll(arguments[0])].map(e => e.textContent.trim());"
+    return call("POST", f"/session/{sid}/execute/sync", {"script": script, "args": [css]})["value"]
+
+
+def wait_for(what, check, timeout=30):
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        last = check()
+        if last:
+            return last
+        time.sleep(0.3)
+    raise AssertionError(f"timed out after {timeout} s waiting for {what} (last: {last!r})")
+
+
+def api(server, method, path, body=None, token=None):
+    headers = {"Content-Type": "application/json"}
+    if token:
+        headers["Authorization"] = token
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(server + path, data=data, method=method, headers=headers)
+    with urllib.request.urlopen(req, timeout=20) as res:
+        return json.loads(res.read() or b"{}")
+
+
+def sign_in_flow(sid, server, secret):
+    revealed = invoke(sid, "reveal_passphrase")
+    assert revealed.get("ok") == secret, "reveal_passphrase did not return the data-dir passphrase"
+    token = api(server, "POST", "/api/collections/users/auth-with-password",
+                {"identity": "relay", "password": secret})["token"]
+    api(server, "POST", "/api/collections/contacts/records",
+        {"name": "Ada Lovelace", "email": "ada@example.com", "title": "Engineer"}, token)
+
+    call("POST", f"/session/{sid}/element/{element(sid, '[data-testid=signin-passphrase]')}/value",
+         {"text": secret})
+    call("POST", f"/session/{sid}/element/{element(sid, 'button[type=submit]')}/click", {})
+    state = wait_for('status bar "Connected"',
+                     lambda: "Connected" in texts(sid, "[data-testid=status-connection]"), timeout=30)
+    assert state
+    print("ok   signed in from the desktop window (status bar: Connected)")
+
+    call("POST", f"/session/{sid}/element/{element(sid, '[data-testid=nav-people]')}/click", {})
+    rows = wait_for("the seeded contact in People",
+                    lambda: [t for t in texts(sid, "[data-testid=contact-row]") if "Ada Lovelace" in t], timeout=20)
+    count = texts(sid, "[data-testid=people-count]")
+    assert count == ["1 of 1"], count
+    print(f"ok   People lists the seeded contact ({count[0]}: {rows[0]!r})")
+
+    api(server, "POST", "/api/collections/contacts/records",
+        {"name": "Grace Hopper", "email": "grace@example.com", "title": "Admiral"}, token)
+    wait_for("the new contact over realtime",
+             lambda: [t for t in texts(sid, "[data-testid=contact-row]") if "Grace Hopper" in t], timeout=20)
+    wait_for('"2 of 2"', lambda: texts(sid, "[data-testid=people-count]") == ["2 of 2"], timeout=10)
+    assert "Connected" in texts(sid, "[data-testid=status-connection]")
+    print("ok   a contact created over the API arrived in the window via realtime (2 of 2)")
 
 
 def main():
@@ -116,6 +183,8 @@ def main():
         assert result["origin"] == "tauri://localhost", result
         assert len(call("GET", f"/session/{sid}/window/handles")["value"]) == 2, "window.open created a window"
         print(f"ok   navigation to another origin blocked, window.open refused ({result})")
+
+        sign_in_flow(sid, info["ok"]["serverUrl"], secret)
 
         shot = call("GET", f"/session/{sid}/screenshot")["value"]
         assert len(shot) > 1000
