@@ -9,6 +9,7 @@ CORS rule), the status bar reads "Connected", People lists a contact seeded over
 contact created afterwards arrives over the realtime SSE stream.
 Run under Xvfb: xvfb-run -a python3 tests/desktop/webdriver_bridge.py BIN
 """
+import http.client
 import json
 import os
 import shutil
@@ -25,14 +26,24 @@ BASE = f"http://127.0.0.1:{PORT}"
 LOG = open(os.environ.get("DESKTOP_WEBDRIVER_LOG", os.devnull), "ab")
 
 
-def call(method, path, body=None, timeout=60):
+def call(method, path, body=None, timeout=60, attempts=3):
     data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(BASE + path, data=data, method=method, headers={"Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(req, timeout=timeout) as res:
-            return json.loads(res.read() or b"{}")
-    except urllib.error.HTTPError as e:
-        raise RuntimeError(f"{method} {path}: {e.code} {e.read()[:500]!r}") from None
+    for attempt in range(attempts):
+        req = urllib.request.Request(BASE + path, data=data, method=method,
+                                     headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(req, timeout=timeout) as res:
+                return json.loads(res.read() or b"{}")
+        except urllib.error.HTTPError as e:
+            raise RuntimeError(f"{method} {path}: {e.code} {e.read()[:500]!r}") from None
+        except (http.client.RemoteDisconnected, ConnectionResetError) as e:
+            # tauri-driver proxies over pooled keep-alive connections to WebKitWebDriver; when it
+            # reuses one WebKitWebDriver has just closed, the request fails without an answer
+            # ("client error (SendRequest)" in its log). The session itself is fine: send again.
+            if attempt + 1 == attempts:
+                raise
+            print(f"warn: {method} {path}: {e!r}; retrying", file=sys.stderr)
+            time.sleep(0.5)
 
 
 def invoke(sid, command, args=None):
@@ -117,13 +128,13 @@ def main():
     try:
         for _ in range(50):
             try:
-                call("GET", "/status", timeout=2)
+                call("GET", "/status", timeout=2, attempts=1)
                 break
             except Exception:
                 time.sleep(0.2)
         caps = {"capabilities": {"alwaysMatch": {"tauri:options": {
             "application": app, "args": ["--data-dir", data_dir, "--server-mode", "--port", "0"]}}}}
-        sid = call("POST", "/session", caps)["value"]["sessionId"]
+        sid = call("POST", "/session", caps, attempts=1)["value"]["sessionId"]
         call("POST", f"/session/{sid}/timeouts", {"script": 30000, "implicit": 10000})
 
         el = call("POST", f"/session/{sid}/element", {"using": "css selector", "value": "button[type=submit]"})["value"]
