@@ -3,7 +3,7 @@
 checks the typed bridge from inside the renderer: the sign-in screen renders, connection_info
 carries the in-process server URL but no passphrase, health comes from the health actor,
 open_external refuses an off-allowlist link and open_aux_window refuses an unknown route.
-Then the desktop sign-in end to end: the passphrase (from reveal_passphrase) typed into the
+The enforced CSP's connect-src is narrowed to the server origin. Then the desktop sign-in end to end: the passphrase (from reveal_passphrase) typed into the
 sign-in screen reaches the in-process server cross-origin (tauri://localhost → the server's
 CORS rule), the status bar reads "Connected", People lists a contact seeded over the API, and a
 contact created afterwards arrives over the realtime SSE stream.
@@ -84,6 +84,22 @@ def api(server, method, path, body=None, token=None):
     req = urllib.request.Request(server + path, data=data, method=method, headers=headers)
     with urllib.request.urlopen(req, timeout=20) as res:
         return json.loads(res.read() or b"{}")
+
+
+def check_connect_src(sid, server):
+    """The window's CSP (as enforced) allows the server origin and nothing else off-app."""
+    script = (
+        "const done = arguments[arguments.length - 1];"
+        "document.addEventListener('securitypolicyviolation', e => done({"
+        " directive: e.effectiveDirective, blocked: e.blockedURI, policy: e.originalPolicy}), {once: true});"
+        "fetch('http://127.0.0.1:9/csp-probe').catch(() => {});"
+        "setTimeout(() => done({directive: null}), 5000);"
+    )
+    v = call("POST", f"/session/{sid}/execute/async", {"script": script, "args": []})["value"]
+    assert v.get("directive") == "connect-src", f"a fetch to another port was not refused by the CSP: {v}"
+    connect = next(d for d in v["policy"].split(";") if d.strip().startswith("connect-src")).split()[1:]
+    assert server in connect and "http://127.0.0.1:*" not in connect, connect
+    print(f"ok   CSP connect-src is {' '.join(connect)} (another port refused)")
 
 
 def sign_in_flow(sid, server, secret):
@@ -195,6 +211,7 @@ def main():
         assert len(call("GET", f"/session/{sid}/window/handles")["value"]) == 2, "window.open created a window"
         print(f"ok   navigation to another origin blocked, window.open refused ({result})")
 
+        check_connect_src(sid, info["ok"]["serverUrl"])
         sign_in_flow(sid, info["ok"]["serverUrl"], secret)
 
         shot = call("GET", f"/session/{sid}/screenshot")["value"]
