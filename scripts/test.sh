@@ -62,6 +62,7 @@ echo "==> desktop: the typed bridge over WebDriver (tauri-driver + WebKitWebDriv
 export PATH="$PATH:${CARGO_HOME:-$HOME/.cargo}/bin"
 command -v tauri-driver >/dev/null 2>&1 \
   || CARGO_TARGET_DIR="$(mktemp -d)" cargo install tauri-driver --version '^2' --locked --quiet
-xvfb-run -a -s "-screen 0 1280x800x24" python3 tests/desktop/webdriver_bridge.py "$TARGET_DIR/debug/relay-desktop"
+DESKTOP_SIGNED_IN_SCREENSHOT="$ROOT/docs/screenshots/desktop-signed-in.png" \
+  xvfb-run -a -s "-screen 0 1280x800x24" python3 tests/desktop/webdriver_bridge.py "$TARGET_DIR/debug/relay-desktop"
 
 echo "==> all suites passed"

@@ -9,6 +9,7 @@ CORS rule), the status bar reads "Connected", People lists a contact seeded over
 contact created afterwards arrives over the realtime SSE stream.
 Run under Xvfb: xvfb-run -a python3 tests/desktop/webdriver_bridge.py BIN
 """
+import base64
 import http.client
 import json
 import os
@@ -216,7 +217,11 @@ def main():
 
         shot = call("GET", f"/session/{sid}/screenshot")["value"]
         assert len(shot) > 1000
-        print("ok   webdriver screenshot taken")
+        out = os.environ.get("DESKTOP_SIGNED_IN_SCREENSHOT")
+        if out:  # the signed-in shell on People, after the flow above (no extra timing involved)
+            with open(out, "wb") as f:
+                f.write(base64.b64decode(shot))
+        print(f"ok   webdriver screenshot taken{' -> ' + out if out else ''}")
     finally:
         if sid:
             try:
