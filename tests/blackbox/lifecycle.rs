@@ -16,16 +16,7 @@ async fn restart_keeps_data_and_leaves_unmanaged_tables() {
     let data = tmp.path().join("data");
     let mut relay = Relay::start_in(&data, &[]);
     let token = relay.token().await;
-    let created: Value = client()
-        .post(relay.url("/api/collections/contacts/records"))
-        .header("Authorization", &token)
-        .json(&sample("contacts"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let created: Value = relay.create(&token, "contacts", &sample("contacts")).await;
     relay.stop();
 
     let db = data.join("relay.db");
@@ -39,15 +30,8 @@ async fn restart_keeps_data_and_leaves_unmanaged_tables() {
 
     let relay = Relay::start_in(&data, &[]);
     let token = relay.token().await;
-    let got: Value = client()
-        .get(relay.url(&format!("/api/collections/contacts/records/{}", created["id"].as_str().unwrap())))
-        .header("Authorization", &token)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let got: Value =
+        relay.get_json(&token, &format!("/api/collections/contacts/records/{}", created["id"].as_str().unwrap())).await;
     assert_eq!(got, created);
     let stderr = relay.stderr();
     assert!(stderr.contains("unmanaged table") && stderr.contains("operator_notes"), "{stderr}");

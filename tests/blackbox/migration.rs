@@ -126,15 +126,7 @@ async fn a_valid_roster_is_converted_with_ids_bindings_and_attribution_preserved
         (Some(OWNER_ID), Some(PUBLISHER_ID)),
         "{snapshot}"
     );
-    let reminder: Value = client()
-        .get(relay.url("/api/collections/alert_reminders/records/reminder0000001"))
-        .header("Authorization", &token)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let reminder: Value = relay.get_json(&token, "/api/collections/alert_reminders/records/reminder0000001").await;
     assert_eq!(reminder["createdBy"], OWNER_ID, "attribution preserved");
     assert!(admin(&data, &["verify-audit"]).0);
 }
@@ -159,15 +151,7 @@ async fn an_ambiguous_roster_defers_and_changes_nothing() {
         .await
         .unwrap();
     assert_eq!(res.status(), 503, "privileged commands stay off while the migration is deferred");
-    let health: Value = client()
-        .get(relay.url("/api/relay/health"))
-        .header("Authorization", &token)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let health: Value = relay.get_json(&token, "/api/relay/health").await;
     let err = health["actors"]["privileged"]["lastError"].as_str().unwrap_or_default().to_string();
     assert!(err.contains("deferred"), "{health}");
     let (ok, out) = admin(&data, &["migrate-roles", "--apply"]);

@@ -210,16 +210,7 @@ async fn only_allowlisted_collections_are_reachable() {
 async fn every_record_route_requires_auth() {
     let relay = Relay::start();
     let token = relay.token().await;
-    let created: Value = client()
-        .post(relay.url("/api/collections/contacts/records"))
-        .header("Authorization", &token)
-        .json(&sample("contacts"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let created: Value = relay.create(&token, "contacts", &sample("contacts")).await;
     let id = created["id"].as_str().unwrap();
     let http = client();
     let bad_tokens = [

@@ -165,6 +165,27 @@ pub fn admin_cli(data_dir: &Path, args: &[&str], stdin: &str) -> (bool, String) 
     (out.status.success(), format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)))
 }
 
+impl Relay {
+    /// Creates a record through the data API and returns it (panics on failure).
+    pub async fn create(&self, token: &str, collection: &str, body: &Value) -> Value {
+        let res = client()
+            .post(self.url(&format!("/api/collections/{collection}/records")))
+            .header("Authorization", token)
+            .json(body)
+            .send()
+            .await
+            .expect("create request");
+        assert_eq!(res.status(), 200, "create {collection}");
+        res.json().await.expect("record json")
+    }
+
+    /// GETs a data-API path with the token and returns its JSON body.
+    pub async fn get_json(&self, token: &str, path: &str) -> Value {
+        let res = client().get(self.url(path)).header("Authorization", token).send().await.expect("get request");
+        res.json().await.expect("json body")
+    }
+}
+
 pub fn client() -> reqwest::Client {
     reqwest::Client::builder().timeout(Duration::from_secs(10)).build().unwrap()
 }
