@@ -99,6 +99,9 @@ async fn every_documented_operation_exists_and_answers_as_documented() {
                 op["responses"].as_object().unwrap().keys().map(|k| k.parse().unwrap()).collect();
             let surfaces: Vec<&str> =
                 op["x-relay-surfaces"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+            if path == "/web/api/session/logout" {
+                continue;
+            }
             for (name, surface) in [("data-api", &data), ("gateway", &web)] {
                 let created: Value = client()
                     .post(format!("{}/api/collections/contacts/records", surface.base))
@@ -114,9 +117,6 @@ async fn every_documented_operation_exists_and_answers_as_documented() {
                     .await
                     .unwrap();
                 let id = created["id"].as_str().unwrap().to_string();
-                if path == "/web/api/session/logout" {
-                    continue;
-                }
                 let status = call(surface, method, path, &id).await;
                 if surfaces.contains(&name) {
                     assert!(

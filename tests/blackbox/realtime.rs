@@ -83,19 +83,9 @@ async fn subscribers_receive_record_events() {
     assert_eq!(subscribe(&relay, Some(&token), &client_id, &["contacts/*"]).await, 204);
 
     let http = client();
-    let servers = relay.url("/api/collections/servers/records");
-    http.post(&servers).header("Authorization", &token).json(&sample("servers")).send().await.unwrap();
+    relay.create(&token, "servers", &sample("servers")).await;
     let base = relay.url("/api/collections/contacts/records");
-    let created: Value = http
-        .post(&base)
-        .header("Authorization", &token)
-        .json(&sample("contacts"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let created = relay.create(&token, "contacts", &sample("contacts")).await;
     let id = created["id"].as_str().unwrap();
     let event = sse.next(Duration::from_secs(5)).await.expect("create event");
     assert_eq!(event.name, "contacts/*", "servers events are not delivered to a contacts subscriber");
@@ -139,26 +129,8 @@ async fn record_topic_receives_only_that_record() {
     let token = relay.token().await;
     let http = client();
     let base = relay.url("/api/collections/contacts/records");
-    let a: Value = http
-        .post(&base)
-        .header("Authorization", &token)
-        .json(&json!({"name": "A"}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let b: Value = http
-        .post(&base)
-        .header("Authorization", &token)
-        .json(&json!({"name": "B"}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let a = relay.create(&token, "contacts", &json!({"name": "A"})).await;
+    let b = relay.create(&token, "contacts", &json!({"name": "B"})).await;
     let mut sse = SseReader::open(&relay).await;
     let hello = sse.next(Duration::from_secs(5)).await.unwrap();
     let topic = format!("contacts/{}", b["id"].as_str().unwrap());
