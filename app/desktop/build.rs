@@ -25,8 +25,11 @@ fn main() {
         "open_dynatrace",
         "connection_info",
         "reveal_passphrase",
+        "remember_passphrase",
+        "forget_passphrase",
         "sign_in",
         "health",
+        "stability_status",
     ])))
     .expect("tauri-build");
 }

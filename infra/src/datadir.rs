@@ -74,7 +74,7 @@ fn loose_mode(_meta: &fs::Metadata) -> bool {
 }
 
 /// Creates `dir` (and parents) if needed and makes it owner-only.
-fn ensure_private_dir(dir: &Path) -> Result<(), DataDirError> {
+pub(crate) fn ensure_private_dir(dir: &Path) -> Result<(), DataDirError> {
     match fs::symlink_metadata(dir) {
         Ok(meta) if meta.file_type().is_symlink() => return Err(DataDirError::NotRegular(dir.display().to_string())),
         Ok(meta) if !meta.is_dir() => return Err(DataDirError::NotRegular(dir.display().to_string())),
@@ -111,7 +111,7 @@ pub fn write_private_file(path: &Path, contents: &[u8]) -> Result<(), DataDirErr
 }
 
 /// Reads a secret file, refusing links and non-regular files and tightening loose permissions.
-fn read_private_file(path: &Path) -> Result<Option<Vec<u8>>, DataDirError> {
+pub(crate) fn read_private_file(path: &Path) -> Result<Option<Vec<u8>>, DataDirError> {
     let meta = match fs::symlink_metadata(path) {
         Ok(m) => m,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),

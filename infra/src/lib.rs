@@ -11,6 +11,7 @@ pub mod import;
 pub mod logging;
 pub mod password;
 pub mod privileged;
+pub mod secret_store;
 pub mod sql;
 pub mod store;
 pub mod token;

@@ -298,7 +298,8 @@ mod commands {
 
     use super::*;
 
-    fn caller<R: tauri::Runtime>(
+    /// The caller check for a command invoked by `webview` (see `check_caller`).
+    pub(crate) fn caller<R: tauri::Runtime>(
         command: &str,
         webview: &Webview<R>,
         bridge: &Bridge,
@@ -386,25 +387,6 @@ mod commands {
             .build()
             .map(|_| label.to_string())
             .map_err(|e| BridgeError::Unavailable(format!("could not open the window: {e}")))
-    }
-
-    #[tauri::command]
-    pub async fn connection_info<R: tauri::Runtime>(
-        webview: Webview<R>,
-        bridge: State<'_, Bridge>,
-    ) -> Result<ConnectionInfo, BridgeError> {
-        caller("connection_info", &webview, &bridge, Access::MainOnly)?;
-        Ok(bridge.connection_info())
-    }
-
-    #[tauri::command]
-    pub async fn reveal_passphrase<R: tauri::Runtime>(
-        webview: Webview<R>,
-        bridge: State<'_, Bridge>,
-    ) -> Result<String, BridgeError> {
-        caller("reveal_passphrase", &webview, &bridge, Access::MainOnly)?;
-        tracing::info!(target: "relay::security", "passphrase revealed to the main window");
-        bridge.passphrase()
     }
 
     #[tauri::command]

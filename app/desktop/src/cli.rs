@@ -30,6 +30,9 @@ pub struct Cli {
     /// Server mode: HTTP worker threads.
     #[arg(long, default_value_t = 2)]
     pub workers: usize,
+    /// Packaged builds relaunch once after a fatal failure; this asks Quit / Continue instead.
+    #[arg(long, env = "RELAY_DESKTOP_NO_FATAL_RELAUNCH")]
+    pub no_fatal_relaunch: bool,
     /// Log level (error, warn, info, debug, trace).
     #[arg(long, default_value = "info")]
     pub log_level: String,

@@ -7,8 +7,10 @@ mod backend;
 mod bridge;
 mod cli;
 mod csp;
+mod fatal_dialog;
 mod guards;
 mod lockdown;
+mod secrets_cmd;
 
 use std::path::PathBuf;
 
@@ -24,10 +26,19 @@ pub const EXIT_AFTER_ENV: &str = "RELAY_DESKTOP_EXIT_AFTER_SECS";
 fn main() {
     let cli = Cli::parse();
     infra::logging::init(&cli.log_level);
-    guards::install_panic_hook();
+    guards::install_panic_hook(build_kind(), !cli.no_fatal_relaunch);
     if let Err(e) = run(cli) {
         eprintln!("relay-desktop: {}", domain::redact::redact_text(&e.to_string()));
         std::process::exit(1);
+    }
+}
+
+/// A `packaged` (release-channel) build refuses to keep remembered secrets in plaintext.
+fn build_kind() -> domain::secret_policy::BuildKind {
+    if cfg!(feature = "packaged") {
+        domain::secret_policy::BuildKind::Packaged
+    } else {
+        domain::secret_policy::BuildKind::Development
     }
 }
 
@@ -48,6 +59,12 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
             backend::start_client(url)?
         }
     };
+    let client_origin = match &backend.kind {
+        backend::BackendKind::Client { url, .. } => Some(url.clone()),
+        backend::BackendKind::Server { .. } => None,
+    };
+    let secret_store = infra::secret_store::SecretStore::open(&infra::datadir::DataDir::open(&cli.data_dir)?, build_kind());
+    let secrets = std::sync::Arc::new(secrets_cmd::Secrets::new(secret_store, client_origin.as_deref())?);
     let server_url = backend.url().to_string();
     tracing::info!(server = %domain::external_links::describe_for_log(&server_url), "relay desktop starting");
 
@@ -65,15 +82,19 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
             }
         }))
         .manage(Bridge::new(&trusted, Some(backend)))
+        .manage(secrets)
         .invoke_handler(tauri::generate_handler![
             bridge::open_external,
             bridge::open_service_desk,
             bridge::open_aux_window,
             bridge::open_dynatrace,
-            bridge::connection_info,
-            bridge::reveal_passphrase,
+            secrets_cmd::connection_info,
+            secrets_cmd::reveal_passphrase,
+            secrets_cmd::remember_passphrase,
+            secrets_cmd::forget_passphrase,
             bridge::sign_in,
             bridge::health,
+            guards::stability_status,
         ])
         .on_window_event(|window, event| {
             if let tauri::WindowEvent::Destroyed = event {
@@ -86,6 +107,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
             }
         })
         .setup(move |app| {
+            guards::attach_app(app.handle().clone());
             let config = main_window.ok_or("tauri.conf.json has no \"main\" window")?;
             let builder = tauri::WebviewWindowBuilder::from_config(app.handle(), &config)?;
             lockdown::apply(builder, trusted.clone()).build()?;

@@ -2,7 +2,7 @@
 // connection_info, sign-in/data/realtime go to that origin with the direct-mode protocol and a
 // bearer token, /web/api/mode is never asked; outside the shell the page origin is used as before.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createTransport, detectDesktop, serverOrigin, tauriGlobal } from './desktop';
+import { DesktopBridge, createTransport, detectDesktop, serverOrigin, tauriGlobal } from './desktop';
 import type { PocketBaseTransport } from './pocketbase';
 import { AUTH, FakeEventSource, authOk, json, type Call, type Reply } from './testkit';
 
@@ -35,7 +35,7 @@ function tauriWindow(invoke: (cmd: string, args?: Record<string, unknown>) => Pr
 }
 
 const bridgeInfo = (serverUrl = SERVER) => async (cmd: string) => {
-  if (cmd === 'connection_info') return { mode: 'server', serverUrl, passphraseAvailable: true };
+  if (cmd === 'connection_info') return { mode: 'server', serverUrl, passphraseAvailable: true, secretStorage: 'owner-only-file' };
   throw { code: 'forbidden', message: 'unexpected command' };
 };
 
@@ -73,7 +73,7 @@ describe('desktop detection', () => {
 
   it('returns the bridge connection info, and throws on an unusable one', async () => {
     const w = tauriWindow(bridgeInfo());
-    await expect(detectDesktop(w)).resolves.toEqual({ mode: 'server', serverUrl: SERVER, passphraseAvailable: true });
+    await expect(detectDesktop(w)).resolves.toEqual({ mode: 'server', serverUrl: SERVER, passphraseAvailable: true, secretStorage: 'owner-only-file' });
     expect(w.__TAURI__.core.invoke).toHaveBeenCalledWith('connection_info');
     await expect(detectDesktop({ location: { origin: PAGE } })).resolves.toBeNull();
     await expect(detectDesktop(tauriWindow(bridgeInfo('')))).rejects.toThrow(/no server URL/);
@@ -143,5 +143,54 @@ describe('desktop transport', () => {
     expect(t.mode).toBe('relay-web');
     expect(t.serverUrl).toBe(page);
     expect(calls).toHaveLength(1);
+  });
+});
+
+describe('DesktopBridge (passphrase and stability commands)', () => {
+  it('is absent outside the shell', () => {
+    expect(DesktopBridge.of({})).toBeNull();
+  });
+
+  it('reveals, remembers and forgets through the typed commands only', async () => {
+    const seen: [string, Record<string, unknown> | undefined][] = [];
+    const w = tauriWindow(async (cmd, args) => {
+      seen.push([cmd, args]);
+      if (cmd === 'reveal_passphrase') return 'correct horse battery';
+      if (cmd === 'remember_passphrase') return { storage: 'os-secret-store' };
+      if (cmd === 'forget_passphrase') return null;
+      if (cmd === 'connection_info')
+        return { mode: 'client', serverUrl: SERVER, passphraseAvailable: true, secretStorage: 'os-secret-store' };
+      throw { code: 'forbidden', message: 'caller not allowed' };
+    });
+    const bridge = DesktopBridge.of(w)!;
+    expect(await bridge.info()).toEqual({
+      mode: 'client',
+      serverUrl: SERVER,
+      passphraseAvailable: true,
+      secretStorage: 'os-secret-store',
+    });
+    expect(await bridge.revealPassphrase()).toBe('correct horse battery');
+    expect(await bridge.rememberPassphrase('correct horse battery')).toBe('os-secret-store');
+    await bridge.forgetPassphrase();
+    expect(seen.map(([c]) => c)).toEqual(['connection_info', 'reveal_passphrase', 'remember_passphrase', 'forget_passphrase']);
+    expect(seen[2][1]).toEqual({ passphrase: 'correct horse battery' });
+    await expect(bridge.stability()).rejects.toThrow('caller not allowed');
+  });
+
+  it('treats unknown storage as memory-only and refusals as errors with the bridge message', async () => {
+    const w = tauriWindow(async (cmd) => {
+      if (cmd === 'connection_info') return { mode: 'client', serverUrl: SERVER, secretStorage: 'plaintext' };
+      if (cmd === 'remember_passphrase')
+        throw { code: 'unavailable', message: 'the OS secret store is unavailable and this packaged build does not keep secrets in plaintext' };
+      if (cmd === 'reveal_passphrase') return '';
+      if (cmd === 'stability_status') return { failures: 4, warningAtMs: 1700000000000 };
+      throw new Error('unexpected');
+    });
+    const bridge = DesktopBridge.of(w)!;
+    expect((await bridge.info())?.secretStorage).toBe('memory-only');
+    expect((await bridge.info())?.passphraseAvailable).toBe(false);
+    await expect(bridge.rememberPassphrase('correct horse battery')).rejects.toThrow(/plaintext/);
+    await expect(bridge.revealPassphrase()).rejects.toThrow('No passphrase is available.');
+    expect(await bridge.stability()).toEqual({ failures: 4, warningAtMs: 1700000000000 });
   });
 });

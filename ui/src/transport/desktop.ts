@@ -12,7 +12,12 @@ export interface DesktopConnectionInfo {
   /** The server origin, e.g. `http://127.0.0.1:8090`. */
   serverUrl: string;
   passphraseAvailable: boolean;
+  /** Where remembered passphrases go: the OS secret store, an owner-only file (development
+   * builds only) or nowhere ('memory-only': a packaged build without an OS secret store). */
+  secretStorage: SecretStorage;
 }
+
+export type SecretStorage = 'os-secret-store' | 'owner-only-file' | 'memory-only';
 
 interface TauriGlobal {
   core: { invoke(cmd: string, args?: Record<string, unknown>): Promise<unknown> };
@@ -51,7 +56,66 @@ export async function detectDesktop(w: unknown): Promise<DesktopConnectionInfo |
     mode: info.mode === 'client' ? 'client' : 'server',
     serverUrl,
     passphraseAvailable: info.passphraseAvailable === true,
+    secretStorage:
+      info.secretStorage === 'os-secret-store' || info.secretStorage === 'owner-only-file' ? info.secretStorage : 'memory-only',
   };
+}
+
+/** What `stability_status` returns (app/desktop/src/guards.rs). */
+export interface StabilityStatus {
+  failures: number;
+  warningAtMs: number | null;
+}
+
+/**
+ * The desktop bridge's passphrase and stability commands. The bridge refuses with
+ * `{ code, message }`; these reject with an Error carrying that message.
+ */
+export class DesktopBridge {
+  constructor(private readonly tauri: TauriGlobal) {}
+
+  static of(w: unknown): DesktopBridge | null {
+    const t = tauriGlobal(w);
+    return t ? new DesktopBridge(t) : null;
+  }
+
+  private async call(cmd: string, args?: Record<string, unknown>): Promise<unknown> {
+    try {
+      return await this.tauri.core.invoke(cmd, args);
+    } catch (e) {
+      const message = (e as { message?: unknown } | null)?.message;
+      throw new Error(typeof message === 'string' ? message : `${cmd} was refused`);
+    }
+  }
+
+  info(): Promise<DesktopConnectionInfo | null> {
+    return detectDesktop({ __TAURI__: this.tauri });
+  }
+
+  /** Server mode: this server's passphrase; client mode: the one remembered for the server. */
+  async revealPassphrase(): Promise<string> {
+    const p = await this.call('reveal_passphrase');
+    if (typeof p !== 'string' || p === '') throw new Error('No passphrase is available.');
+    return p;
+  }
+
+  /** Client mode: remembers the passphrase; resolves with where it went. */
+  async rememberPassphrase(passphrase: string): Promise<SecretStorage> {
+    const r = (await this.call('remember_passphrase', { passphrase })) as { storage?: SecretStorage } | null;
+    return r?.storage ?? 'memory-only';
+  }
+
+  async forgetPassphrase(): Promise<void> {
+    await this.call('forget_passphrase');
+  }
+
+  async stability(): Promise<StabilityStatus> {
+    const r = (await this.call('stability_status')) as Partial<StabilityStatus> | null;
+    return {
+      failures: typeof r?.failures === 'number' ? r.failures : 0,
+      warningAtMs: typeof r?.warningAtMs === 'number' ? r.warningAtMs : null,
+    };
+  }
 }
 
 type FetchFn = (url: RequestInfo | URL, init?: RequestInit) => Promise<Response>;

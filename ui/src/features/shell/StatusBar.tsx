@@ -3,6 +3,7 @@ import { useCollection } from '../../data/store';
 import { useConnectionState, useTransport } from '../../transport/context';
 import { CleartextWarning } from './CleartextWarning';
 import { CONNECTION_LABELS, connectionTone } from './connectionLabel';
+import { StabilityWarning } from './StabilityWarning';
 import type { TabId } from './tabs';
 
 const COUNTED: Partial<Record<TabId, [string, string]>> = {
@@ -22,7 +23,8 @@ function TabCount({ collection, noun }: { collection: string; noun: string }) {
 
 export function StatusBar({ tab }: { tab?: TabId }) {
   const state = useConnectionState();
-  const web = useTransport().mode === 'relay-web';
+  const mode = useTransport().mode;
+  const web = mode === 'relay-web';
   const counted = tab ? COUNTED[tab] : undefined;
   return (
     <footer className="statusbar">
@@ -31,6 +33,7 @@ export function StatusBar({ tab }: { tab?: TabId }) {
         {CONNECTION_LABELS[state]}
       </span>
       {web && <CleartextWarning testId="cleartext-warning" />}
+      {mode === 'desktop' && <StabilityWarning />}
       <span className="statusbar-right" data-testid="status-count">
         {counted && <TabCount collection={counted[0]} noun={counted[1]} />}
       </span>

@@ -4,6 +4,7 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { useTransport } from '../../transport/context';
 import { CleartextWarning } from '../shell/CleartextWarning';
 import { EMPTY_PASSPHRASE, describeSignInError, formatRetryMessage, secondsLeft } from './messages';
+import { useDesktopPassphrase } from './useDesktopPassphrase';
 
 export function SignIn({ onSignedIn, notice }: { onSignedIn: () => void; notice?: string | null }) {
   const transport = useTransport();
@@ -13,6 +14,8 @@ export function SignIn({ onSignedIn, notice }: { onSignedIn: () => void; notice?
   const [error, setError] = useState<string | null>(null);
   const [retryUntil, setRetryUntil] = useState<number | null>(null);
   const [now, setNow] = useState(() => Date.now());
+  const desktop = useDesktopPassphrase(transport.mode === 'desktop');
+  const [remember, setRemember] = useState(false);
 
   // Tick once a second while a 429 lock-out is running.
   useEffect(() => {
@@ -33,15 +36,31 @@ export function SignIn({ onSignedIn, notice }: { onSignedIn: () => void; notice?
 
   async function submit(e: FormEvent) {
     e.preventDefault();
-    if (busy || lockedOut) return;
     if (passphrase === '') {
       setError(EMPTY_PASSPHRASE);
       return;
     }
+    await signInWith(passphrase, remember && desktop.canRemember);
+  }
+
+  async function signInWithSaved() {
+    try {
+      await signInWith(await desktop.reveal(), false);
+    } catch (err) {
+      setError(err instanceof Error ? err.message : 'The saved passphrase is not available.');
+    }
+  }
+
+  async function signInWith(secret: string, rememberIt: boolean) {
+    if (busy || lockedOut) return;
     setBusy(true);
     setError(null);
     try {
-      await transport.signIn(passphrase);
+      await transport.signIn(secret);
+      if (rememberIt) {
+        // Signed in either way; a store that refuses only means typing it again next time.
+        await desktop.remember(secret).catch((err: unknown) => console.error('relay desktop: remember_passphrase failed', err));
+      }
       setPassphrase('');
       onSignedIn();
     } catch (err) {
@@ -94,6 +113,18 @@ export function SignIn({ onSignedIn, notice }: { onSignedIn: () => void; notice?
             {visible ? 'Hide' : 'Show'}
           </button>
         </div>
+        {desktop.info?.mode === 'client' && (
+          <label className="checkbox-row" title={desktop.canRemember ? undefined : 'No OS secret store: this build does not keep passphrases in plaintext.'}>
+            <input
+              type="checkbox"
+              data-testid="signin-remember"
+              checked={remember && desktop.canRemember}
+              disabled={!desktop.canRemember}
+              onChange={(e) => setRemember(e.target.checked)}
+            />
+            Remember on this computer
+          </label>
+        )}
         <button
           type="submit"
           data-testid="signin-submit"
@@ -102,6 +133,18 @@ export function SignIn({ onSignedIn, notice }: { onSignedIn: () => void; notice?
         >
           {busy ? 'Signing in…' : 'Sign in'}
         </button>
+        {desktop.info?.passphraseAvailable && (
+          <div className="signin-saved">
+            <button type="button" data-testid="signin-use-saved" className="button button-ghost" disabled={busy || lockedOut} onClick={() => void signInWithSaved()}>
+              {desktop.info.mode === 'server' ? "Use this server's passphrase" : 'Use saved passphrase'}
+            </button>
+            {desktop.info.mode === 'client' && (
+              <button type="button" data-testid="signin-forget" className="button button-ghost" disabled={busy} onClick={() => void desktop.forget().catch((err: unknown) => setError(err instanceof Error ? err.message : String(err)))}>
+                Forget saved passphrase
+              </button>
+            )}
+          </div>
+        )}
         {shownError && (
           <p id="signin-error" data-testid="signin-error" className="error-text" role="alert">
             {shownError}

@@ -1,0 +1,168 @@
+//! The bridge commands around the connection passphrase: `connection_info` (mode, server origin,
+//! whether a passphrase can be revealed and where remembered secrets go), `reveal_passphrase`
+//! (server mode: the data directory's passphrase; client mode: the one remembered for this
+//! server), `remember_passphrase` and `forget_passphrase` (client mode only). Remembered
+//! passphrases live in `infra::secret_store` (the OS secret store; a development build may fall
+//! back to an owner-only file; a packaged build refuses plaintext), one entry per server origin.
+//! All four are main-window-only, and the passphrase is validated before it is stored.
+
+use domain::secret_policy::{passphrase_entry, SecretStorage};
+use infra::secret_store::{SecretStore, SecretStoreError};
+use serde::Serialize;
+
+use crate::bridge::{check_passphrase_payload, BridgeError, ConnectionInfo};
+
+/// Managed state: the store chosen at start and, in client mode, the server's entry name.
+pub struct Secrets {
+    store: SecretStore,
+    /// `Some` in client mode: where this server's remembered passphrase lives.
+    client_entry: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DesktopConnectionInfo {
+    #[serde(flatten)]
+    pub base: ConnectionInfo,
+    /// Where `remember_passphrase` keeps secrets on this machine.
+    pub secret_storage: SecretStorage,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Remembered {
+    pub storage: SecretStorage,
+}
+
+fn store_error(e: SecretStoreError) -> BridgeError {
+    tracing::warn!(target: "relay::security", error = %e, "remembered passphrase operation failed");
+    match e {
+        SecretStoreError::Invalid => BridgeError::Invalid("invalid passphrase".into()),
+        other => BridgeError::Unavailable(other.to_string()),
+    }
+}
+
+impl Secrets {
+    /// `client_origin` is the validated server origin in client mode, `None` in server mode.
+    pub fn new(store: SecretStore, client_origin: Option<&str>) -> Result<Secrets, String> {
+        let client_entry = client_origin.map(passphrase_entry).transpose().map_err(|e| e.to_string())?;
+        Ok(Secrets { store, client_entry })
+    }
+
+    fn entry(&self) -> Result<&str, BridgeError> {
+        self.client_entry
+            .as_deref()
+            .ok_or_else(|| BridgeError::Unavailable("remembering a passphrase is for client mode".into()))
+    }
+
+    /// The remembered passphrase for this client's server, if any. A stored value that no longer
+    /// passes the passphrase rules is treated as absent.
+    fn remembered(&self) -> Result<Option<String>, BridgeError> {
+        let Some(entry) = self.client_entry.as_deref() else { return Ok(None) };
+        let value = self.store.get(entry).map_err(store_error)?;
+        Ok(value.filter(|p| check_passphrase_payload(p).is_ok()))
+    }
+
+    pub fn is_client(&self) -> bool {
+        self.client_entry.is_some()
+    }
+
+    /// `base` with what the secret store adds: in client mode a passphrase is available when one
+    /// is remembered for this server.
+    pub fn connection_info(&self, mut base: ConnectionInfo) -> DesktopConnectionInfo {
+        if self.is_client() {
+            base.passphrase_available = matches!(self.remembered(), Ok(Some(_)));
+        }
+        DesktopConnectionInfo { base, secret_storage: self.store.storage() }
+    }
+
+    /// Client mode: the passphrase remembered for this server.
+    pub fn reveal_remembered(&self) -> Result<String, BridgeError> {
+        self.remembered()?.ok_or_else(|| BridgeError::Unavailable("no passphrase is remembered".into()))
+    }
+
+    pub fn remember(&self, passphrase: &str) -> Result<Remembered, BridgeError> {
+        let entry = self.entry()?;
+        check_passphrase_payload(passphrase)?;
+        let storage = self.store.set(entry, passphrase).map_err(store_error)?;
+        tracing::info!(target: "relay::security", storage = ?storage, "connection passphrase remembered");
+        Ok(Remembered { storage })
+    }
+
+    pub fn forget(&self) -> Result<(), BridgeError> {
+        let entry = self.entry()?;
+        self.store.delete(entry).map_err(store_error)?;
+        tracing::info!(target: "relay::security", "remembered connection passphrase forgotten");
+        Ok(())
+    }
+}
+
+mod commands {
+    use tauri::{State, Webview};
+
+    use super::*;
+    use crate::bridge::{caller, Access, Bridge};
+
+    /// Secret-store calls block (D-Bus): keep them off the async workers.
+    async fn blocking<T: Send + 'static>(
+        f: impl FnOnce() -> Result<T, BridgeError> + Send + 'static,
+    ) -> Result<T, BridgeError> {
+        tauri::async_runtime::spawn_blocking(f)
+            .await
+            .unwrap_or_else(|_| Err(BridgeError::Unavailable("secret store task failed".into())))
+    }
+
+    #[tauri::command]
+    pub async fn connection_info<R: tauri::Runtime>(
+        webview: Webview<R>,
+        bridge: State<'_, Bridge>,
+        secrets: State<'_, std::sync::Arc<Secrets>>,
+    ) -> Result<DesktopConnectionInfo, BridgeError> {
+        caller("connection_info", &webview, &bridge, Access::MainOnly)?;
+        let (secrets, base) = (secrets.inner().clone(), bridge.connection_info());
+        blocking(move || Ok(secrets.connection_info(base))).await
+    }
+
+    #[tauri::command]
+    pub async fn reveal_passphrase<R: tauri::Runtime>(
+        webview: Webview<R>,
+        bridge: State<'_, Bridge>,
+        secrets: State<'_, std::sync::Arc<Secrets>>,
+    ) -> Result<String, BridgeError> {
+        caller("reveal_passphrase", &webview, &bridge, Access::MainOnly)?;
+        tracing::info!(target: "relay::security", "passphrase revealed to the main window");
+        if !secrets.is_client() {
+            return bridge.passphrase();
+        }
+        let secrets = secrets.inner().clone();
+        blocking(move || secrets.reveal_remembered()).await
+    }
+
+    #[tauri::command]
+    pub async fn remember_passphrase<R: tauri::Runtime>(
+        webview: Webview<R>,
+        bridge: State<'_, Bridge>,
+        secrets: State<'_, std::sync::Arc<Secrets>>,
+        passphrase: String,
+    ) -> Result<Remembered, BridgeError> {
+        caller("remember_passphrase", &webview, &bridge, Access::MainOnly)?;
+        let secrets = secrets.inner().clone();
+        blocking(move || secrets.remember(&passphrase)).await
+    }
+
+    #[tauri::command]
+    pub async fn forget_passphrase<R: tauri::Runtime>(
+        webview: Webview<R>,
+        bridge: State<'_, Bridge>,
+        secrets: State<'_, std::sync::Arc<Secrets>>,
+    ) -> Result<(), BridgeError> {
+        caller("forget_passphrase", &webview, &bridge, Access::MainOnly)?;
+        let secrets = secrets.inner().clone();
+        blocking(move || secrets.forget()).await
+    }
+}
+
+pub use commands::*;
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,118 @@
+//! Where a desktop secret (the remembered connection passphrase) may be kept: the rule that mirrors
+//! Electron's `safeStorage` policy. The OS secret store (Secret Service on Linux, the Keychain or
+//! DPAPI elsewhere) is always preferred; without it a development or test build may fall back to
+//! an owner-only plaintext file, while a packaged build refuses plaintext and keeps the secret in
+//! memory for the running session only. The secret's lookup key is derived here too: one entry
+//! per server origin, so a secret remembered for one server is never offered to another. Pure
+//! rules only; `infra::secret_store` does the IO.
+
+use serde::Serialize;
+
+/// The kind of build deciding the fallback: `Packaged` is a release-channel build.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BuildKind {
+    Development,
+    Packaged,
+}
+
+/// Where secrets go on this machine, as reported to the operator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SecretStorage {
+    /// Encrypted by the OS secret store.
+    OsSecretStore,
+    /// Owner-only (0600) plaintext file in the data directory: development and test builds only.
+    OwnerOnlyFile,
+    /// Nothing is persisted: a packaged build without an OS secret store.
+    MemoryOnly,
+}
+
+impl SecretStorage {
+    /// Whether a remembered secret survives a restart.
+    pub fn persists(self) -> bool {
+        self != SecretStorage::MemoryOnly
+    }
+}
+
+/// The storage to use given whether the OS secret store answered and the build kind.
+pub fn choose_storage(os_store_available: bool, build: BuildKind) -> SecretStorage {
+    match (os_store_available, build) {
+        (true, _) => SecretStorage::OsSecretStore,
+        (false, BuildKind::Development) => SecretStorage::OwnerOnlyFile,
+        (false, BuildKind::Packaged) => SecretStorage::MemoryOnly,
+    }
+}
+
+/// Longest server origin accepted as a secret's key, in bytes.
+pub const MAX_SECRET_SCOPE_LEN: usize = 300;
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SecretKeyError {
+    #[error("the secret's server origin is empty, too long or not a plain origin")]
+    InvalidScope,
+}
+
+/// The entry name a server's passphrase is stored under: `connection-passphrase:<hex sha-256 of
+/// the origin>` (fixed length, filesystem safe, and not the origin itself, so a file listing
+/// reveals no server names). The origin must already be normalized (`scheme://host[:port]`).
+pub fn passphrase_entry(server_origin: &str) -> Result<String, SecretKeyError> {
+    let plain_origin = server_origin.starts_with("https://") || server_origin.starts_with("http://");
+    let clean = !server_origin.is_empty()
+        && server_origin.len() <= MAX_SECRET_SCOPE_LEN
+        && plain_origin
+        && !server_origin.chars().any(|c| c.is_control() || c.is_whitespace())
+        && server_origin.matches('/').count() == 2;
+    if !clean {
+        return Err(SecretKeyError::InvalidScope);
+    }
+    Ok(format!("connection-passphrase:{}", crate::canonical::sha256_hex(server_origin.as_bytes())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn packaged_builds_never_fall_back_to_plaintext() {
+        let table = [
+            (true, BuildKind::Development, SecretStorage::OsSecretStore),
+            (true, BuildKind::Packaged, SecretStorage::OsSecretStore),
+            (false, BuildKind::Development, SecretStorage::OwnerOnlyFile),
+            (false, BuildKind::Packaged, SecretStorage::MemoryOnly),
+        ];
+        for (available, build, want) in table {
+            assert_eq!(choose_storage(available, build), want, "{available} {build:?}");
+        }
+        assert!(!SecretStorage::MemoryOnly.persists());
+        assert!(SecretStorage::OwnerOnlyFile.persists());
+        assert_eq!(serde_json::to_string(&SecretStorage::OsSecretStore).unwrap(), "\"os-secret-store\"");
+    }
+
+    #[test]
+    fn entries_are_per_origin_and_hide_the_origin() {
+        let a = passphrase_entry("https://relay.example.com").unwrap();
+        let b = passphrase_entry("https://relay.example.com:8443").unwrap();
+        let c = passphrase_entry("http://192.168.1.5:8090").unwrap();
+        assert_ne!(a, b);
+        assert_ne!(a, c);
+        assert!(a.starts_with("connection-passphrase:") && a.len() == "connection-passphrase:".len() + 64);
+        assert!(!a.contains("example"));
+        assert_eq!(a, passphrase_entry("https://relay.example.com").unwrap(), "stable");
+    }
+
+    #[test]
+    fn entries_refuse_non_origins() {
+        for bad in [
+            "",
+            "relay.example.com",
+            "ftp://relay.example.com",
+            "https://relay.example.com/",
+            "https://relay.example.com/path",
+            "https://relay.example.com\n",
+            "https://relay example.com",
+        ] {
+            assert_eq!(passphrase_entry(bad), Err(SecretKeyError::InvalidScope), "{bad:?}");
+        }
+        assert!(passphrase_entry(&format!("https://{}.com", "a".repeat(400))).is_err());
+    }
+}
