@@ -23,7 +23,7 @@ trap 'rm -rf "$DATA"' EXIT
 
 export RELAY_DESKTOP_EXIT_AFTER_SECS=8
 xvfb-run -a -s "-screen 0 1280x800x24" bash -c '
-  "$0" --data-dir "$1/data" --server-mode --port 0 >"$2" 2>&1 & p=$!
+  "$0" --data-dir "$1/data" --server-mode --bind 127.0.0.1 --no-mdns --port 0 >"$2" 2>&1 & p=$!
   sleep 6
   import -window root "$3"
   # Under heavy load the first paint can be late: one more try before the app exits at 8 s.

@@ -30,6 +30,11 @@ fn main() {
         "sign_in",
         "health",
         "stability_status",
+        "discover_servers",
+        "share_session",
+        "aux_session",
+        "save_setup",
+        "reset_setup",
     ])))
     .expect("tauri-build");
 }

@@ -1,10 +1,11 @@
 //! mDNS rules for finding Relay servers on the LAN: when a server advertises itself (only when
 //! bound to an unspecified address, i.e. LAN access is on), the service type and the sanitized
-//! instance name it advertises, and the filter applied to browse results before they are shown
-//! during client setup. The filter keeps only private or loopback IPv4 addresses so an mDNS
-//! advertiser cannot present a WAN (or link-local, multicast, IPv6) address as a local Relay
-//! server, requires an unprivileged port and bounded, control-free names, deduplicates by
-//! address and port, and returns a deterministically sorted list. No sockets are touched here.
+//! instance and `.local.` host names it advertises, and the filter applied to browse results
+//! before they are shown during client setup. The filter keeps only private or loopback IPv4
+//! addresses so an mDNS advertiser cannot present a WAN (or link-local, multicast, IPv6) address
+//! as a local Relay server, requires an unprivileged port and bounded, control-free names,
+//! deduplicates by address and port, and returns a deterministically sorted list. No sockets are
+//! touched here.
 
 use std::collections::BTreeMap;
 use std::net::{IpAddr, Ipv4Addr};
@@ -21,6 +22,7 @@ pub const MIN_SERVER_PORT: u16 = 1024;
 pub const MAX_INSTANCE_NAME_LEN: usize = 63;
 const INSTANCE_PREFIX: &str = "Relay on ";
 const UNKNOWN_HOSTNAME: &str = "unknown-host";
+const UNKNOWN_MDNS_HOST: &str = "relay-host";
 
 /// Whether a server bound to `bind` should advertise itself: only when it listens on every
 /// interface (`0.0.0.0` or `::`); a loopback-bound server is not reachable from the LAN.
@@ -48,7 +50,7 @@ pub struct RelayServer {
 }
 
 /// Private (10/8, 172.16/12, 192.168/16) or loopback (127/8) IPv4.
-fn is_lan_ipv4(ip: Ipv4Addr) -> bool {
+pub fn is_lan_ipv4(ip: Ipv4Addr) -> bool {
     ip.is_private() || ip.is_loopback()
 }
 
@@ -123,6 +125,23 @@ pub fn instance_name(hostname: &str) -> String {
         name.truncate(name.trim_end().len());
     }
     name
+}
+
+/// The `.local.` host name put in the advertisement's SRV record: the first label of the
+/// machine's hostname, lower-cased, keeping only ASCII letters, digits and `-` (other characters
+/// are dropped, leading and trailing `-` trimmed), cut to 63 bytes; `relay-host` when nothing is
+/// left. Example: `NOC-PC.corp.example` becomes `noc-pc.local.`.
+pub fn mdns_host_name(hostname: &str) -> String {
+    let first = hostname.trim().split('.').next().unwrap_or_default();
+    let label: String = first
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
+        .map(|c| c.to_ascii_lowercase())
+        .take(MAX_INSTANCE_NAME_LEN)
+        .collect();
+    let label = label.trim_matches('-');
+    let label = if label.is_empty() { UNKNOWN_MDNS_HOST } else { label };
+    format!("{label}.local.")
 }
 
 #[cfg(test)]
@@ -289,6 +308,28 @@ mod tests {
         reversed.reverse();
         assert_eq!(filter_discovered(&reversed), want);
         assert!(filter_discovered(&[]).is_empty());
+    }
+
+    #[test]
+    fn mdns_host_names() {
+        let cases: &[(&str, &str)] = &[
+            ("NOC-PC", "noc-pc.local."),
+            ("noc-pc.corp.example", "noc-pc.local."),
+            ("  noc  ", "noc.local."),
+            ("noc pc", "nocpc.local."),
+            ("Zoë", "zo.local."),
+            ("-noc-", "noc.local."),
+            ("noc\u{0}\u{1b}[31m", "noc31m.local."),
+            ("\u{202e}cod", "cod.local."),
+            ("", "relay-host.local."),
+            (".local", "relay-host.local."),
+            ("ë", "relay-host.local."),
+        ];
+        for (host, want) in cases {
+            assert_eq!(mdns_host_name(host), *want, "{host:?}");
+        }
+        let long = mdns_host_name(&"h".repeat(100));
+        assert_eq!(long, format!("{}.local.", "h".repeat(MAX_INSTANCE_NAME_LEN)));
     }
 
     #[test]

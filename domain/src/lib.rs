@@ -6,6 +6,7 @@
 pub mod audit;
 pub mod canonical;
 pub mod collections;
+pub mod desktop_setup;
 pub mod discovery;
 pub mod envelope;
 pub mod external_links;
@@ -18,8 +19,8 @@ pub mod redact;
 pub mod roles;
 pub mod secret_policy;
 pub mod server_url;
-pub mod stability;
 pub mod sort;
+pub mod stability;
 pub mod time;
 pub mod validation;
 pub mod web_origin;

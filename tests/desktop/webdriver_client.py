@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Client mode of the real relay-desktop window over WebDriver, with the OS secret store.
 
-Starts the real `relay serve` on 127.0.0.1 (known passphrase), then relay-desktop with
-`--client <that origin>` under tauri-driver. Must run inside a private D-Bus session with an
+Starts the real `relay serve` on 127.0.0.1 (known passphrase), then relay-desktop with an empty
+data directory under tauri-driver: the setup screen refuses bad choices, saves client mode with
+that origin and restarts; later launches (no mode flag) come up in client mode from it. Must run inside a private D-Bus session with an
 unlocked gnome-keyring (scripts/test.sh starts one with dbus-run-session), so the desktop picks
 the OS secret store. Checks: connection_info reports client mode and the OS secret store with
 nothing remembered; signing in from the window with "Remember on this computer" reaches the
@@ -19,7 +20,7 @@ import sys
 import tempfile
 import time
 
-from webdriver_bridge import LOG, PORT, call, element, invoke, texts, wait_for
+from webdriver_bridge import LOG, PORT, call, element, invoke, log_text, texts, wait_for
 
 SECRET = "client mode keyring passphrase"
 
@@ -35,9 +36,10 @@ def start_server(relay_bin, data_dir):
     return proc, f"http://127.0.0.1:{port}"
 
 
-def session(app, data_dir, server):
+def session(app, data_dir):
+    # No mode flag: the saved setup (desktop.json) decides. mDNS stays off in tests.
     caps = {"capabilities": {"alwaysMatch": {"tauri:options": {
-        "application": app, "args": ["--data-dir", data_dir, "--client", server]}}}}
+        "application": app, "args": ["--data-dir", data_dir, "--no-mdns"]}}}}
     sid = call("POST", "/session", caps, attempts=1)["value"]["sessionId"]
     call("POST", f"/session/{sid}/timeouts", {"script": 30000, "implicit": 10000})
     return sid
@@ -50,6 +52,45 @@ def click(sid, css):
 def connected(sid):
     return wait_for('status bar "Connected"',
                     lambda: "Connected" in texts(sid, "[data-testid=status-connection]"), timeout=30)
+
+
+def setup_client_mode(sid, client_dir, server):
+    """First start with nothing saved: the setup screen. Bad choices are refused by the shell;
+    choosing client mode with the server's URL saves desktop.json and restarts the app."""
+    wait_for("the setup screen", lambda: texts(sid, "[data-testid=setup-save]"), timeout=30)
+    info = invoke(sid, "connection_info")["ok"]
+    assert info["mode"] == "setup" and info["serverUrl"] == "", info
+    found = invoke(sid, "discover_servers")
+    assert found.get("err", {}).get("code") == "unavailable", f"--no-mdns must refuse discovery: {found}"
+    bad = invoke(sid, "save_setup", {"setup": {"mode": "client", "serverUrl": "http://relay.example.com",
+                                               "allowInsecureHttp": False}})
+    assert bad.get("err", {}).get("code") == "invalid", bad
+    bad = invoke(sid, "save_setup", {"setup": {"mode": "server", "lanAccess": True, "bind": "0.0.0.0"}})
+    assert "err" in bad, bad
+    saved_path = os.path.join(client_dir, "desktop.json")
+    assert not os.path.exists(saved_path), "a refused setup was saved"
+    print(f"ok   setup screen shown ({info}); public HTTP and unknown fields refused; discovery off")
+
+    click(sid, "[data-testid=setup-client]")
+    call("POST", f"/session/{sid}/element/{element(sid, '[data-testid=setup-url]')}/value", {"text": server + "/"})
+    click(sid, "[data-testid=setup-save]")
+    wait_for("desktop.json", lambda: os.path.exists(saved_path), timeout=15)
+    with open(saved_path, encoding="utf-8") as f:
+        saved = json.load(f)
+    assert saved == {"mode": "client", "serverUrl": server, "allowInsecureHttp": False}, saved
+    assert oct(os.stat(saved_path).st_mode & 0o777) == "0o600"
+    # The app restarts itself into the saved setup (its log shows a client-mode start with the
+    # saved origin); that new process is not WebDriver's: end it.
+    wait_for("the restarted app in client mode",
+             lambda: f"relay desktop starting server={server}" in log_text(), timeout=20)
+    subprocess.run(["pkill", "-f", client_dir], check=False)
+    try:
+        call("DELETE", f"/session/{sid}", timeout=20, attempts=1)
+    except Exception:  # noqa: BLE001 (the app it drove is gone)
+        pass
+    wait_for("the restarted app to exit", lambda: subprocess.run(["pgrep", "-f", client_dir],
+                                                                  capture_output=True).returncode != 0, timeout=15)
+    print(f"ok   setup saved (client mode, normalized URL, 0600) and the app restarted into it")
 
 
 def driver_ready():
@@ -75,7 +116,10 @@ def main():
     sid = None
     try:
         wait_for("tauri-driver", driver_ready, timeout=15)
-        sid = session(app, client_dir, server)
+        sid = session(app, client_dir)
+        setup_client_mode(sid, client_dir, server)
+        sid = None
+        sid = session(app, client_dir)
         wait_for("the sign-in screen", lambda: texts(sid, "[data-testid=signin-submit]"), timeout=30)
         info = invoke(sid, "connection_info")["ok"]
         assert info == {"mode": "client", "serverUrl": server, "passphraseAvailable": False,
@@ -103,7 +147,7 @@ def main():
         call("DELETE", f"/session/{sid}", timeout=20)
         sid = None
         time.sleep(1)
-        sid = session(app, client_dir, server)
+        sid = session(app, client_dir)
         wait_for("the saved-passphrase button", lambda: texts(sid, "[data-testid=signin-use-saved]"), timeout=30)
         click(sid, "[data-testid=signin-use-saved]")
         connected(sid)

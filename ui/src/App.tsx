@@ -19,15 +19,18 @@ export function popoutRoute(search: string): 'board' | null {
 }
 
 export function App({ transport, search = '' }: { transport: Transport; search?: string }) {
-  const [signedIn, setSignedIn] = useState(false);
+  // A desktop popout may start signed in with the main window's session.
+  const [signedIn, setSignedIn] = useState(() => transport.isSignedIn?.() ?? false);
   const [notice, setNotice] = useState<string | null>(null);
   const popout = popoutRoute(search);
   const web = transport.mode === 'relay-web';
+  // A desktop auxiliary window runs on a borrowed token that can be revoked or expire.
+  const borrowed = transport.mode === 'desktop' && new URLSearchParams(search).has('popout');
 
-  // Relay Web: once the gateway has definitively refused the session (re-authentication
-  // failed), go back to the sign-in screen. Only a successful sign-in leaves it.
+  // Relay Web (or a desktop popout): once the server has definitively refused the session
+  // (re-authentication failed), go back to the sign-in screen. Only a successful sign-in leaves it.
   useEffect(() => {
-    if (!web) return;
+    if (!web && !borrowed) return;
     return transport.onStateChange((s) => {
       if (s !== 'auth-failed') return;
       setSignedIn((was) => {
@@ -35,7 +38,7 @@ export function App({ transport, search = '' }: { transport: Transport; search?:
         return false;
       });
     });
-  }, [transport, web]);
+  }, [transport, web, borrowed]);
 
   function signOut() {
     transport.signOut();

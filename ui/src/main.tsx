@@ -5,12 +5,24 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './App';
 import { installAccent } from './lib/accent';
-import { createTransport } from './transport/desktop';
+import { DesktopSetup } from './features/setup/DesktopSetup';
+import { DesktopBridge, createTransport, detectDesktop } from './transport/desktop';
 import { LogForwarder, installBrowserLogForwarding } from './transport/webLogs';
 import './styles.css';
 
 async function start(root: HTMLElement) {
   installAccent();
+  // Desktop with nothing set up yet: the setup screen instead of the app.
+  const bridge = DesktopBridge.of(window);
+  const desktop = bridge && !new URLSearchParams(window.location.search).has('popout') ? await detectDesktop(window).catch(() => null) : null;
+  if (bridge && desktop?.mode === 'setup') {
+    createRoot(root).render(
+      <StrictMode>
+        <DesktopSetup bridge={bridge} />
+      </StrictMode>,
+    );
+    return;
+  }
   const transport = await createTransport({ window: window as unknown as Window & Record<string, unknown> });
   const session = transport.web;
   if (session) installBrowserLogForwarding(new LogForwarder((e) => session.sendLog(e)));

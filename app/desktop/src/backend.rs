@@ -2,8 +2,11 @@
 //! plain tokio runtime), so a dedicated OS thread owns one: in server mode it starts the actor
 //! system and the HTTP server exactly like `relay serve` (`actors::start` then
 //! `web::build_server`, signals disabled so actix never handles SIGINT/SIGTERM in the GUI
-//! process); in client mode it hosts the client-side `AuthCoordinator`. The thread sends the
-//! addresses back over a std channel; `Backend::stop` shuts everything down on app exit.
+//! process); in client mode it hosts the client-side `AuthCoordinator`. The same thread hosts
+//! the mDNS `DiscoveryActor` when it is needed: in server mode with a LAN bind it advertises the
+//! bound port (unless `--no-mdns`), in client mode it is started on the first browse. The thread
+//! sends the addresses back over a std channel; `Backend::stop` withdraws the advertisement and
+//! shuts the mDNS daemon down, then shuts everything else down on app exit.
 
 use std::net::{IpAddr, SocketAddr};
 use std::path::Path;
@@ -12,6 +15,7 @@ use std::thread::JoinHandle;
 
 use actix::{Actor, Addr};
 use actors::auth_coordinator::{AuthCoordinator, RetryPolicy};
+use actors::discovery::{Advertise, DiscoveryActor, MdnsConfig};
 use actors::health::HealthActor;
 use infra::datadir::{DataDir, RuntimeInfo};
 
@@ -24,13 +28,21 @@ pub struct ServerSettings {
     pub port: u16,
     pub workers: usize,
     pub ui_dir: Option<std::path::PathBuf>,
+    /// Advertise on mDNS when LAN-bound (`--no-mdns` turns it off).
+    pub mdns: bool,
 }
+
+/// How long `Backend::stop` waits for the mDNS goodbye and daemon shutdown.
+const MDNS_STOP_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// What the actix thread hands back.
 pub struct Backend {
     pub kind: BackendKind,
     system: actix::System,
     thread: Option<JoinHandle<()>>,
+    /// Whether mDNS may be used at all (`--no-mdns` clears it).
+    mdns: bool,
+    discovery: Option<Addr<DiscoveryActor>>,
 }
 
 pub enum BackendKind {
@@ -46,6 +58,8 @@ pub enum BackendKind {
         url: String,
         coordinator: Addr<AuthCoordinator>,
     },
+    /// Nothing chosen yet: the setup screen (the thread hosts only a discovery actor, on demand).
+    Setup,
 }
 
 fn shown_origin(bind: IpAddr, addr: SocketAddr) -> String {
@@ -82,14 +96,9 @@ pub fn start_server(data_dir: &Path, settings: ServerSettings) -> Result<Backend
         ui_dir: settings.ui_dir.clone(),
         workers: settings.workers.max(1),
     };
-    if domain::discovery::should_advertise(settings.bind) {
-        // mDNS advertising is not wired into the desktop shell yet; say what would be advertised.
-        let host = std::env::var("HOSTNAME").unwrap_or_default();
-        tracing::info!(
-            service = domain::discovery::SERVICE_TYPE,
-            instance = %domain::discovery::instance_name(&host),
-            "LAN access is on; mDNS advertising is not implemented in the desktop shell"
-        );
+    let advertise = domain::discovery::should_advertise(settings.bind) && settings.mdns;
+    if domain::discovery::should_advertise(settings.bind) && !settings.mdns {
+        tracing::info!("LAN access is on; mDNS advertising is off (--no-mdns)");
     }
     let (tx, rx) = mpsc::channel();
     let bind = settings.bind;
@@ -109,6 +118,7 @@ pub fn start_server(data_dir: &Path, settings: ServerSettings) -> Result<Backend
                     if let Err(e) = data_dir.write_runtime_info(&info) {
                         tracing::warn!(error = %e, "could not write runtime info");
                     }
+                    let discovery = advertise.then(|| start_advertising(&handles.health, addr.port())).flatten();
                     let kind = BackendKind::Server {
                         url: shown_origin(bind, addr),
                         passphrase,
@@ -116,7 +126,7 @@ pub fn start_server(data_dir: &Path, settings: ServerSettings) -> Result<Backend
                         realtime: handles.realtime.clone(),
                         server: server.handle(),
                     };
-                    let _ = tx.send(Ok((kind, sys)));
+                    let _ = tx.send(Ok((kind, discovery, sys)));
                     server.await.map_err(|e| e.to_string())
                 }
                 Err(e) => {
@@ -129,35 +139,88 @@ pub fn start_server(data_dir: &Path, settings: ServerSettings) -> Result<Backend
             tracing::error!(error = %domain::redact::redact_text(&e), "relay server stopped with an error");
         }
     })?;
-    let (kind, system) = rx.recv().map_err(|_| "the actix thread exited before starting")??;
-    Ok(Backend { kind, system, thread: Some(thread) })
+    let (kind, discovery, system) = rx.recv().map_err(|_| "the actix thread exited before starting")??;
+    Ok(Backend { kind, system, thread: Some(thread), mdns: settings.mdns, discovery })
 }
 
-/// Client mode: hosts the shared sign-in coordinator on its own actix thread.
-pub fn start_client(url: String) -> Result<Backend, BoxError> {
+/// Server mode, LAN-bound: starts the discovery actor (watched by the health actor) on the
+/// current actix thread and advertises `port`. A failure is logged and the server runs without
+/// mDNS.
+fn start_advertising(health: &Addr<HealthActor>, port: u16) -> Option<Addr<DiscoveryActor>> {
+    match DiscoveryActor::new(MdnsConfig::default(), Some(health.clone())) {
+        Ok(actor) => {
+            let addr = actor.start();
+            // The actor logs the result and reports a failure to the health actor.
+            addr.do_send(Advertise { port });
+            Some(addr)
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, "mDNS advertising is unavailable");
+            None
+        }
+    }
+}
+
+/// Client mode (`Some(url)`): hosts the shared sign-in coordinator on its own actix thread.
+/// Setup mode (`None`): the same thread, for the discovery actor the setup screen may ask for.
+pub fn start_client(url: Option<String>, mdns: bool) -> Result<Backend, BoxError> {
     let (tx, rx) = mpsc::channel();
     let thread = std::thread::Builder::new().name("actix-client".into()).spawn(move || {
         let system = actix::System::new();
         system.block_on(async move {
-            let coordinator = AuthCoordinator::new(infra::clock::system(), RetryPolicy::default()).start();
-            let _ = tx.send((coordinator, actix::System::current()));
+            let kind = match url {
+                Some(url) => BackendKind::Client {
+                    url,
+                    coordinator: AuthCoordinator::new(infra::clock::system(), RetryPolicy::default()).start(),
+                },
+                None => BackendKind::Setup,
+            };
+            let _ = tx.send((kind, actix::System::current()));
         });
         system.run().ok();
     })?;
-    let (coordinator, system) = rx.recv().map_err(|_| "the actix thread exited before starting")?;
-    Ok(Backend { kind: BackendKind::Client { url, coordinator }, system, thread: Some(thread) })
+    let (kind, system) = rx.recv().map_err(|_| "the actix thread exited before starting")?;
+    Ok(Backend { kind, system, thread: Some(thread), mdns, discovery: None })
 }
 
 impl Backend {
     pub fn url(&self) -> &str {
         match &self.kind {
             BackendKind::Server { url, .. } | BackendKind::Client { url, .. } => url,
+            BackendKind::Setup => "",
         }
     }
 
-    /// Graceful stop: close realtime streams, stop the HTTP server, stop the actix System and
-    /// join its thread.
+    /// Client and setup mode: the discovery actor for browsing, started on the actix thread on
+    /// first use. Refused with `--no-mdns` and in server mode.
+    pub fn browser(&mut self) -> Result<Addr<DiscoveryActor>, String> {
+        if !self.mdns {
+            return Err("mDNS is turned off (--no-mdns)".into());
+        }
+        if matches!(self.kind, BackendKind::Server { .. }) {
+            return Err("discovery is for client mode".into());
+        }
+        if let Some(addr) = &self.discovery {
+            return Ok(addr.clone());
+        }
+        let actor = DiscoveryActor::new(MdnsConfig::default(), None).map_err(|e| e.to_string())?;
+        let addr = DiscoveryActor::start_in_arbiter(self.system.arbiter(), move |_| actor);
+        self.discovery = Some(addr.clone());
+        Ok(addr)
+    }
+
+    /// Graceful stop: withdraw the mDNS advertisement and shut the mDNS daemon down, close
+    /// realtime streams, stop the HTTP server, stop the actix System and join its thread.
     pub fn stop(&mut self) {
+        if let Some(discovery) = self.discovery.take() {
+            tauri::async_runtime::block_on(async move {
+                // `Shutdown` unregisters (goodbye), then ends the daemon and the actor.
+                let stopped = tokio::time::timeout(MDNS_STOP_WAIT, discovery.send(actors::discovery::Shutdown));
+                if stopped.await.is_err() {
+                    tracing::warn!("mDNS shutdown timed out");
+                }
+            });
+        }
         if let BackendKind::Server { realtime, server, .. } = &self.kind {
             let (realtime, server) = (realtime.clone(), server.clone());
             tauri::async_runtime::block_on(async move {

@@ -148,7 +148,7 @@ impl Bridge {
                 (url.clone(), Some(passphrase.clone()), Some(health.clone()), None)
             }
             Some(BackendKind::Client { url, coordinator }) => (url.clone(), None, None, Some(coordinator.clone())),
-            None => (String::new(), None, None, None),
+            Some(BackendKind::Setup) | None => (String::new(), None, None, None),
         };
         let http = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
@@ -223,7 +223,11 @@ impl Bridge {
 
     pub fn connection_info(&self) -> ConnectionInfo {
         ConnectionInfo {
-            mode: if self.health.is_some() { "server" } else { "client" },
+            mode: match (self.health.is_some(), self.server_url.is_empty()) {
+                (true, _) => "server",
+                (false, true) => "setup",
+                (false, false) => "client",
+            },
             server_url: self.server_url.clone(),
             passphrase_available: self.passphrase.is_some(),
         }

@@ -15,10 +15,11 @@ pub fn ask_quit(app: &tauri::AppHandle, report: &str) -> bool {
         "Relay hit an unexpected error and may not work correctly.\n\n{report}\n\nQuit Relay, or continue at your own risk?"
     );
     let (tx, rx) = mpsc::channel();
-    if app.run_on_main_thread(move || {
-        let _ = tx.send(show(&text));
-    })
-    .is_err()
+    if app
+        .run_on_main_thread(move || {
+            let _ = tx.send(show(&text));
+        })
+        .is_err()
     {
         return true;
     }

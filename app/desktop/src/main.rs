@@ -7,10 +7,13 @@ mod backend;
 mod bridge;
 mod cli;
 mod csp;
+mod discovery_cmd;
 mod fatal_dialog;
 mod guards;
 mod lockdown;
 mod secrets_cmd;
+mod session_cmd;
+mod setup_cmd;
 
 use std::path::PathBuf;
 
@@ -18,7 +21,8 @@ use clap::Parser;
 use tauri::{Manager, RunEvent};
 
 use crate::bridge::Bridge;
-use crate::cli::{Cli, Mode};
+use crate::cli::Cli;
+use domain::desktop_setup::Launch;
 
 /// Makes unattended runs (screenshots, CI) end by themselves after N seconds.
 pub const EXIT_AFTER_ENV: &str = "RELAY_DESKTOP_EXIT_AFTER_SECS";
@@ -47,23 +51,30 @@ fn ui_dir() -> PathBuf {
 }
 
 fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-    let backend = match cli.mode()? {
-        Mode::Server => {
-            let bind = cli.bind.parse().map_err(|_| format!("--bind must be an IP address, got {:?}", cli.bind))?;
-            let settings =
-                backend::ServerSettings { bind, port: cli.port, workers: cli.workers, ui_dir: Some(ui_dir()) };
+    let data_dir = infra::datadir::DataDir::open(&cli.data_dir)?;
+    let saved = data_dir.read_desktop_setup().unwrap_or_else(|e| {
+        tracing::warn!(error = %e, "the saved desktop setup is unusable; showing the setup screen");
+        None
+    });
+    let backend = match cli.launch(saved)? {
+        Launch::Server { bind } => {
+            let settings = backend::ServerSettings {
+                bind,
+                port: cli.port,
+                workers: cli.workers,
+                ui_dir: Some(ui_dir()),
+                mdns: !cli.no_mdns,
+            };
             backend::start_server(&cli.data_dir, settings)?
         }
-        Mode::Client(url) => {
-            infra::datadir::DataDir::open(&cli.data_dir)?;
-            backend::start_client(url)?
-        }
+        Launch::Client { server_url } => backend::start_client(Some(server_url), !cli.no_mdns)?,
+        Launch::Setup => backend::start_client(None, !cli.no_mdns)?,
     };
     let client_origin = match &backend.kind {
         backend::BackendKind::Client { url, .. } => Some(url.clone()),
-        backend::BackendKind::Server { .. } => None,
+        backend::BackendKind::Server { .. } | backend::BackendKind::Setup => None,
     };
-    let secret_store = infra::secret_store::SecretStore::open(&infra::datadir::DataDir::open(&cli.data_dir)?, build_kind());
+    let secret_store = infra::secret_store::SecretStore::open(&data_dir, build_kind());
     let secrets = std::sync::Arc::new(secrets_cmd::Secrets::new(secret_store, client_origin.as_deref())?);
     let server_url = backend.url().to_string();
     tracing::info!(server = %domain::external_links::describe_for_log(&server_url), "relay desktop starting");
@@ -83,6 +94,8 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         }))
         .manage(Bridge::new(&trusted, Some(backend)))
         .manage(secrets)
+        .manage(session_cmd::SharedSession::default())
+        .manage(setup_cmd::SetupStore::new(data_dir))
         .invoke_handler(tauri::generate_handler![
             bridge::open_external,
             bridge::open_service_desk,
@@ -95,6 +108,11 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
             bridge::sign_in,
             bridge::health,
             guards::stability_status,
+            discovery_cmd::discover_servers,
+            session_cmd::share_session,
+            session_cmd::aux_session,
+            setup_cmd::save_setup,
+            setup_cmd::reset_setup,
         ])
         .on_window_event(|window, event| {
             if let tauri::WindowEvent::Destroyed = event {

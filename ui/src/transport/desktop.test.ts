@@ -36,6 +36,7 @@ function tauriWindow(invoke: (cmd: string, args?: Record<string, unknown>) => Pr
 
 const bridgeInfo = (serverUrl = SERVER) => async (cmd: string) => {
   if (cmd === 'connection_info') return { mode: 'server', serverUrl, passphraseAvailable: true, secretStorage: 'owner-only-file' };
+  if (cmd === 'share_session') return null;
   throw { code: 'forbidden', message: 'unexpected command' };
 };
 
@@ -118,6 +119,58 @@ describe('desktop transport', () => {
 
     expect(calls.every((c) => c.origin === SERVER), JSON.stringify(calls.map((c) => c.origin))).toBe(true);
     expect(calls.some((c) => c.path.startsWith('/web/api'))).toBe(false);
+  });
+
+  it('main window: shares its token with the shell after sign-in and drops it on sign-out', async () => {
+    const shared: unknown[] = [];
+    const w = tauriWindow(async (cmd, args) => {
+      if (cmd === 'share_session') {
+        shared.push(args?.token);
+        return null;
+      }
+      return bridgeInfo()(cmd);
+    });
+    const { fetch } = fakeFetch({ [`POST ${SERVER}${AUTH}`]: authOk, [`GET ${SERVER}/api/health`]: () => json(200, { code: 200 }) });
+    const t = await createTransport({ window: w, fetch, options: opts });
+    current = t;
+    expect(t.isSignedIn()).toBe(false);
+    await t.signIn('correct horse battery staple');
+    await vi.waitFor(() => expect(shared).toEqual(['tok-123']));
+    t.signOut();
+    await vi.waitFor(() => expect(shared).toEqual(['tok-123', null]));
+  });
+
+  it('auxiliary window: borrows the main session (aux_session), never asks connection_info', async () => {
+    const asked: string[] = [];
+    const w = tauriWindow(async (cmd) => {
+      asked.push(cmd);
+      if (cmd === 'aux_session') return { serverUrl: SERVER, token: 'tok-main' };
+      throw { code: 'forbidden', message: 'auxiliary window may not call this command' };
+    });
+    w.location = { origin: PAGE, search: '?popout=board' } as typeof w.location;
+    const { fetch, calls } = fakeFetch({
+      [`GET ${SERVER}/api/collections/oncall/records`]: () =>
+        json(200, { page: 1, perPage: 1000, totalItems: 0, totalPages: 0, items: [] }),
+      [`GET ${SERVER}/api/health`]: () => json(200, { code: 200 }),
+    });
+    const t = await createTransport({ window: w, fetch, options: opts });
+    current = t;
+    expect(asked).toEqual(['aux_session']);
+    expect(t.mode).toBe('desktop');
+    expect(t.serverUrl).toBe(SERVER);
+    expect(t.isSignedIn()).toBe(true);
+    expect(t.state).toBe('connected');
+    await t.getFullList('oncall');
+    expect(calls.find((c) => c.path.endsWith('/oncall/records'))?.headers.get('Authorization')).toBe('tok-main');
+  });
+
+  it('auxiliary window before the main window signed in: server URL only, sign-in screen', async () => {
+    const w = tauriWindow(async (cmd) => (cmd === 'aux_session' ? { serverUrl: SERVER, token: null } : null));
+    w.location = { origin: PAGE, search: '?popout=oncall' } as typeof w.location;
+    const t = await createTransport({ window: w, fetch: fakeFetch({}).fetch, options: opts });
+    current = t;
+    expect(t.serverUrl).toBe(SERVER);
+    expect(t.isSignedIn()).toBe(false);
   });
 
   it('falls back to the page origin (with mode detection) when the bridge refuses', async () => {

@@ -8,7 +8,8 @@ import { detectWebMode } from './webSession';
 
 /** What `connection_info` returns (app/desktop/src/bridge.rs, `ConnectionInfo`). */
 export interface DesktopConnectionInfo {
-  mode: 'server' | 'client';
+  /** 'setup': nothing chosen yet, the window shows the setup screen (serverUrl is ''). */
+  mode: 'server' | 'client' | 'setup';
   /** The server origin, e.g. `http://127.0.0.1:8090`. */
   serverUrl: string;
   passphraseAvailable: boolean;
@@ -50,15 +51,29 @@ export async function detectDesktop(w: unknown): Promise<DesktopConnectionInfo |
   const tauri = tauriGlobal(w);
   if (!tauri) return null;
   const info = (await tauri.core.invoke('connection_info')) as Partial<DesktopConnectionInfo> | null;
-  const serverUrl = serverOrigin(info?.serverUrl);
-  if (!info || !serverUrl) throw new Error('The desktop bridge gave no server URL.');
+  const setup = info?.mode === 'setup';
+  const serverUrl = setup ? '' : serverOrigin(info?.serverUrl);
+  if (!info || serverUrl === null) throw new Error('The desktop bridge gave no server URL.');
   return {
-    mode: info.mode === 'client' ? 'client' : 'server',
+    mode: setup ? 'setup' : info.mode === 'client' ? 'client' : 'server',
     serverUrl,
     passphraseAvailable: info.passphraseAvailable === true,
     secretStorage:
       info.secretStorage === 'os-secret-store' || info.secretStorage === 'owner-only-file' ? info.secretStorage : 'memory-only',
   };
+}
+
+/** The setup screen's choice (`domain::desktop_setup::DesktopSetup`). */
+export type DesktopSetupChoice =
+  | { mode: 'server'; lanAccess: boolean }
+  | { mode: 'client'; serverUrl: string; allowInsecureHttp: boolean };
+
+/** One server found on the LAN (`discover_servers`). */
+export interface DiscoveredServer {
+  name: string;
+  host: string;
+  port: number;
+  url: string;
 }
 
 /** What `stability_status` returns (app/desktop/src/guards.rs). */
@@ -109,6 +124,25 @@ export class DesktopBridge {
     await this.call('forget_passphrase');
   }
 
+  /** Saves the setup; the app then restarts into it (the promise may never settle). */
+  async saveSetup(setup: DesktopSetupChoice): Promise<void> {
+    await this.call('save_setup', { setup });
+  }
+
+  /** Clears the saved setup; the app restarts into the setup screen. */
+  async resetSetup(): Promise<void> {
+    await this.call('reset_setup');
+  }
+
+  async discoverServers(): Promise<DiscoveredServer[]> {
+    const r = await this.call('discover_servers');
+    if (!Array.isArray(r)) return [];
+    return r.filter(
+      (s): s is DiscoveredServer =>
+        !!s && typeof s.name === 'string' && typeof s.url === 'string' && serverOrigin(s.url) !== null,
+    );
+  }
+
   async stability(): Promise<StabilityStatus> {
     const r = (await this.call('stability_status')) as Partial<StabilityStatus> | null;
     return {
@@ -118,11 +152,19 @@ export class DesktopBridge {
   }
 }
 
+/** An auxiliary window's borrowed session: the server origin and, once the main window is signed in, its token. */
+async function auxSession(tauri: TauriGlobal): Promise<{ serverUrl: string; token: string | null } | null> {
+  const r = (await tauri.core.invoke('aux_session')) as { serverUrl?: unknown; token?: unknown } | null;
+  const serverUrl = serverOrigin(r?.serverUrl);
+  if (!serverUrl) return null;
+  return { serverUrl, token: typeof r?.token === 'string' && r.token !== '' ? r.token : null };
+}
+
 type FetchFn = (url: RequestInfo | URL, init?: RequestInit) => Promise<Response>;
 
 export interface CreateTransportEnv {
-  /** The global object (`window`): `__TAURI__` and `location.origin` are read from it. */
-  window: { location: { origin: string } } & Record<string, unknown>;
+  /** The global object (`window`): `__TAURI__` and `location` (origin, search) are read from it. */
+  window: { location: { origin: string; search?: string } } & Record<string, unknown>;
   /** Injected fetch (tests); defaults to the global fetch. */
   fetch?: FetchFn;
   /** Extra transport options (tests). */
@@ -136,11 +178,27 @@ export interface CreateTransportEnv {
  */
 export async function createTransport(env: CreateTransportEnv): Promise<PocketBaseTransport> {
   const base = { ...env.options, ...(env.fetch ? { fetch: env.fetch } : {}) };
+  const tauri = tauriGlobal(env.window);
+  if (tauri && new URLSearchParams(env.window.location.search ?? '').has('popout')) {
+    const aux = await auxSession(tauri).catch((e: unknown) => {
+      console.error('relay desktop: aux_session failed', e);
+      return null;
+    });
+    if (aux) {
+      const transport = new PocketBaseTransport({ ...base, origin: aux.serverUrl, desktop: true });
+      if (aux.token) transport.adoptSession(aux.token);
+      return transport;
+    }
+  }
   const desktop = await detectDesktop(env.window).catch((e: unknown) => {
     console.error('relay desktop: connection_info failed', e);
     return null;
   });
-  if (desktop) return new PocketBaseTransport({ ...base, origin: desktop.serverUrl, desktop: true });
+  if (desktop && tauri && desktop.mode !== 'setup') {
+    const share = (token: string | null) =>
+      void tauri.core.invoke('share_session', { token }).catch((e: unknown) => console.error('relay desktop: share_session failed', e));
+    return new PocketBaseTransport({ ...base, origin: desktop.serverUrl, desktop: true, onSession: share });
+  }
   const origin = env.window.location.origin;
   return new PocketBaseTransport({ ...base, origin, web: await detectWebMode(origin, env.fetch) });
 }

@@ -47,6 +47,11 @@ export interface PocketBaseTransportOptions {
   web?: WebModeInfo | null;
   /** Inside the Tauri desktop shell: `origin` is the bridge's server URL (direct-mode protocol). */
   desktop?: boolean;
+  /**
+   * Desktop main window: told the current token after every sign-in or refresh and null on
+   * sign-out, so the shell can open auxiliary windows signed in (`share_session`).
+   */
+  onSession?: (token: string | null) => void;
   /** Where online/offline events come from; defaults to window when present. */
   events?: Pick<Window, 'addEventListener' | 'removeEventListener'> | null;
 }
@@ -101,6 +106,8 @@ export class PocketBaseTransport implements Transport {
     this.pb = new PocketBase(origin, new BaseAuthStore());
     this.pb.autoCancellation(false);
     this.mode = opts.web ? 'relay-web' : opts.desktop ? 'desktop' : 'direct';
+    const onSession = opts.onSession;
+    if (onSession) this.pb.authStore.onChange((token) => onSession(token === '' ? null : token));
     this.web = opts.web
       ? new WebSession(origin, () => this.fetchImpl ?? fetch, {
           installToken: (token, record) => this.pb.authStore.save(token, record as never),
@@ -166,6 +173,21 @@ export class PocketBaseTransport implements Transport {
     }
     this.conn.dispatch({ type: 'sign-in-ok' });
     this.scheduleProbe();
+  }
+
+  /**
+   * Desktop auxiliary window: starts signed in with the main window's token (`aux_session`).
+   * A later 401 moves the connection to auth-failed like any rejected token.
+   */
+  adoptSession(token: string): void {
+    this.pb.authStore.save(token, null);
+    this.probing = true;
+    this.conn.dispatch({ type: 'sign-in-ok' });
+    this.scheduleProbe();
+  }
+
+  isSignedIn(): boolean {
+    return this.pb.authStore.token !== '';
   }
 
   signOut(): void {

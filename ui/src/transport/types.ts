@@ -82,6 +82,8 @@ export interface Transport {
   /** Authenticates as the shared `relay` user. Rejects with TransportError. */
   signIn(passphrase: string): Promise<void>;
   signOut(): void;
+  /** True when the transport starts with credentials (a desktop popout adopting the main window's session). */
+  isSignedIn?(): boolean;
   list<T>(collection: string, opts?: ListOptions): Promise<ListResult<T>>;
   getFullList<T>(collection: string, opts?: FullListOptions): Promise<T[]>;
   create<T>(collection: string, data: object): Promise<T>;

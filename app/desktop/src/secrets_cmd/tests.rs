@@ -27,8 +27,9 @@ fn client_mode_remembers_reveals_and_forgets_per_server() {
     assert_eq!(s.reveal_remembered().unwrap(), "correct horse battery");
 
     // Another server never sees this server's passphrase (one entry per origin).
-    let other = Secrets::new(SecretStore::with_storage(&dir, SecretStorage::OwnerOnlyFile), Some("http://10.0.0.9:8090"))
-        .unwrap();
+    let other =
+        Secrets::new(SecretStore::with_storage(&dir, SecretStorage::OwnerOnlyFile), Some("http://10.0.0.9:8090"))
+            .unwrap();
     assert!(other.reveal_remembered().is_err());
 
     s.forget().unwrap();

@@ -4,6 +4,9 @@ import { ACCENTS, ACCENT_KEY, applyAccent, readAccent } from '../../lib/accent';
 import { useConnectionState, useTransport } from '../../transport/context';
 import { CONNECTION_LABELS } from '../shell/connectionLabel';
 import { DataManager } from './DataManager';
+import { DesktopConnection } from './DesktopConnection';
+
+const MODE_LABELS = { desktop: 'Desktop app', 'relay-web': 'Relay Web (browser)', direct: 'Web client (browser)' } as const;
 
 export default function SettingsView() {
   const transport = useTransport();
@@ -15,11 +18,16 @@ export default function SettingsView() {
       <div className="panel card" data-testid="settings-connection">
         <h3>Connection</h3>
         <dl className="kv">
-          <dt>Mode</dt><dd>Web client (browser)</dd>
+          <dt>Mode</dt><dd data-testid="settings-mode">{MODE_LABELS[transport.mode ?? 'direct']}</dd>
           <dt>Server URL</dt><dd data-testid="settings-server-url">{transport.serverUrl}</dd>
           <dt>State</dt><dd>{CONNECTION_LABELS[state]}</dd>
           <dt>Passphrase</dt>
-          <dd className="muted">Not available to the web build — the browser never stores it. Ask the operator of the Relay server (<code>relay connection-info</code>).</dd>
+          {transport.mode === 'desktop' ? (
+            <dd className="muted">Shown on the sign-in screen of a server-mode desktop; a client-mode desktop can remember it in the OS keyring.</dd>
+          ) : (
+            <dd className="muted">Not available to the web build — the browser never stores it. Ask the operator of the Relay server (<code>relay connection-info</code>).</dd>
+          )}
+          {transport.mode === 'desktop' && <DesktopConnection />}
         </dl>
       </div>
       <div className="panel card">
