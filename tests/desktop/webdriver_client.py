@@ -93,6 +93,20 @@ def setup_client_mode(sid, client_dir, server):
     print(f"ok   setup saved (client mode, normalized URL, 0600) and the app restarted into it")
 
 
+def check_single_instance(app):
+    """A second launch on the same D-Bus session hands over to the running app (which logs that
+    it focuses its main window) and exits by itself instead of opening another window."""
+    other = tempfile.mkdtemp(prefix="relay-client-second-")
+    try:
+        second = subprocess.run([app, "--data-dir", other, "--no-mdns"], capture_output=True, timeout=60)
+    finally:
+        shutil.rmtree(other, ignore_errors=True)
+    wait_for("the running app to see the second launch",
+             lambda: "second instance started; focusing the main window" in log_text(), timeout=10)
+    print(f"ok   single instance: a second launch exited by itself (code {second.returncode}) "
+          "and the running app focused its window")
+
+
 def driver_ready():
     try:
         return call("GET", "/status", timeout=2, attempts=1) is not None
@@ -139,6 +153,8 @@ def main():
         assert not leaked, f"the passphrase reached the data directory in plaintext: {leaked}"
         print("ok   signed in against the remote server and remembered the passphrase in the OS keyring "
               "(no plaintext copy in the data directory)")
+
+        check_single_instance(app)
 
         stability = invoke(sid, "stability_status")
         assert stability.get("ok") == {"failures": 0, "warningAtMs": None}, stability

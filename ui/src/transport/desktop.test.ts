@@ -247,3 +247,43 @@ describe('DesktopBridge (passphrase and stability commands)', () => {
     expect(await bridge.stability()).toEqual({ failures: 4, warningAtMs: 1700000000000 });
   });
 });
+
+describe('desktop setup (first start)', () => {
+  it('reports setup mode with no server URL and builds no desktop transport for it', async () => {
+    const w = tauriWindow(async (cmd) => {
+      if (cmd === 'connection_info') return { mode: 'setup', serverUrl: '', passphraseAvailable: false, secretStorage: 'os-secret-store' };
+      throw { code: 'forbidden', message: 'unexpected command' };
+    });
+    expect(await detectDesktop(w)).toEqual({ mode: 'setup', serverUrl: '', passphraseAvailable: false, secretStorage: 'os-secret-store' });
+    // A client/server answer without a usable URL is still refused.
+    const broken = tauriWindow(async () => ({ mode: 'client', serverUrl: '' }));
+    await expect(detectDesktop(broken)).rejects.toThrow(/no server URL/);
+  });
+
+  it('saves the choice, resets it, and keeps only origin-shaped discovery results', async () => {
+    const seen: [string, Record<string, unknown> | undefined][] = [];
+    const w = tauriWindow(async (cmd, args) => {
+      seen.push([cmd, args]);
+      if (cmd === 'discover_servers')
+        return [
+          { name: 'Relay on noc-1', host: '192.168.1.5', port: 8090, url: 'http://192.168.1.5:8090' },
+          { name: 'bad', host: 'x', port: 1, url: 'javascript:alert(1)' },
+          null,
+        ];
+      if (cmd === 'save_setup' && (args?.setup as { serverUrl?: string })?.serverUrl === 'http://relay.example.com')
+        throw { code: 'invalid', message: 'server URL: plain HTTP is only allowed for LAN servers' };
+      return null;
+    });
+    const bridge = DesktopBridge.of(w)!;
+    expect(await bridge.discoverServers()).toEqual([
+      { name: 'Relay on noc-1', host: '192.168.1.5', port: 8090, url: 'http://192.168.1.5:8090' },
+    ]);
+    await bridge.saveSetup({ mode: 'server', lanAccess: true });
+    await expect(bridge.saveSetup({ mode: 'client', serverUrl: 'http://relay.example.com', allowInsecureHttp: false })).rejects.toThrow(
+      /plain HTTP/,
+    );
+    await bridge.resetSetup();
+    expect(seen.map(([c]) => c)).toEqual(['discover_servers', 'save_setup', 'save_setup', 'reset_setup']);
+    expect(seen[1][1]).toEqual({ setup: { mode: 'server', lanAccess: true } });
+  });
+});
