@@ -11,11 +11,12 @@ TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
 # Debian packages the suites need beyond the Rust machine image (installed only when missing).
 # The desktop shell (app/desktop, Tauri) needs WebKitGTK and friends to build; its screenshot step
 # needs Xvfb and ImageMagick; webkit2gtk-driver is for WebDriver runs of the window. dbus and
-# gnome-keyring give the secret-store tests a private Secret Service (dbus-run-session).
+# gnome-keyring give the secret-store tests a private Secret Service (dbus-run-session); x11-utils
+# and xdotool find and answer the fatal-error dialog.
 APT_PACKAGES=(ca-certificates chromium
   build-essential pkg-config libwebkit2gtk-4.1-dev libsoup-3.0-dev libjavascriptcoregtk-4.1-dev
   libgtk-3-dev librsvg2-dev libayatana-appindicator3-dev libxdo-dev xvfb xauth imagemagick webkit2gtk-driver
-  dbus gnome-keyring)
+  dbus gnome-keyring x11-utils xdotool)
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do
   dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
@@ -66,6 +67,9 @@ command -v tauri-driver >/dev/null 2>&1 \
   || CARGO_TARGET_DIR="$(mktemp -d)" cargo install tauri-driver --version '^2' --locked --quiet
 DESKTOP_SIGNED_IN_SCREENSHOT="$ROOT/docs/screenshots/desktop-signed-in.png" \
   xvfb-run -a -s "-screen 0 1280x800x24" python3 tests/desktop/webdriver_bridge.py "$TARGET_DIR/debug/relay-desktop"
+
+echo "==> desktop: fatal-error dialog in the real window (injected server-thread panic, answered Quit)"
+./scripts/desktop-fatal-dialog.sh "$TARGET_DIR/debug/relay-desktop"
 
 echo "==> desktop: client mode over WebDriver with the OS secret store (private D-Bus + gnome-keyring)"
 ./scripts/desktop-client-flow.sh "$TARGET_DIR/debug/relay-desktop" "$TARGET_DIR/debug/relay"

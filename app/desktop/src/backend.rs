@@ -102,7 +102,7 @@ pub fn start_server(data_dir: &Path, settings: ServerSettings) -> Result<Backend
     }
     let (tx, rx) = mpsc::channel();
     let bind = settings.bind;
-    let thread = std::thread::Builder::new().name("actix-system".into()).spawn(move || {
+    let thread = std::thread::Builder::new().name(domain::stability::SERVER_THREAD.into()).spawn(move || {
         let system = actix::System::new();
         let sys = actix::System::current();
         let result: Result<(), String> = system.block_on(async move {
@@ -127,6 +127,8 @@ pub fn start_server(data_dir: &Path, settings: ServerSettings) -> Result<Backend
                         server: server.handle(),
                     };
                     let _ = tx.send(Ok((kind, discovery, sys)));
+                    #[cfg(debug_assertions)]
+                    inject_fatal_for_tests();
                     server.await.map_err(|e| e.to_string())
                 }
                 Err(e) => {
@@ -158,6 +160,19 @@ fn start_advertising(health: &Addr<HealthActor>, port: u16) -> Option<Addr<Disco
             tracing::warn!(error = %e, "mDNS advertising is unavailable");
             None
         }
+    }
+}
+
+/// Debug builds only: `RELAY_DESKTOP_TEST_FATAL=server` panics on the server thread 3 s after
+/// start, so the fatal-error path (panic hook, Quit / Continue dialog, exit) can be driven in the
+/// real window (`scripts/desktop-fatal-dialog.sh`). Release builds have no such switch.
+#[cfg(debug_assertions)]
+fn inject_fatal_for_tests() {
+    if std::env::var("RELAY_DESKTOP_TEST_FATAL").as_deref() == Ok("server") {
+        actix::spawn(async {
+            actix::clock::sleep(std::time::Duration::from_secs(3)).await;
+            panic!("injected fatal failure (RELAY_DESKTOP_TEST_FATAL)");
+        });
     }
 }
 
