@@ -72,6 +72,7 @@ echo "==> desktop: fatal-error dialog in the real window (injected server-thread
 ./scripts/desktop-fatal-dialog.sh "$TARGET_DIR/debug/relay-desktop"
 
 echo "==> desktop: client mode over WebDriver with the OS secret store (private D-Bus + gnome-keyring)"
-./scripts/desktop-client-flow.sh "$TARGET_DIR/debug/relay-desktop" "$TARGET_DIR/debug/relay"
+DESKTOP_SETUP_SCREENSHOT="$ROOT/docs/screenshots/desktop-setup.png" \
+  ./scripts/desktop-client-flow.sh "$TARGET_DIR/debug/relay-desktop" "$TARGET_DIR/debug/relay"
 
 echo "==> all suites passed"

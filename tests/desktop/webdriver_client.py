@@ -12,6 +12,7 @@ restart of the app the sign-in screen offers the saved passphrase, which signs i
 forget_passphrase removes it; stability_status answers with no failures.
 Run: dbus-run-session + gnome-keyring-daemon, then xvfb-run -a python3 ... DESKTOP_BIN RELAY_BIN
 """
+import base64
 import json
 import os
 import shutil
@@ -73,6 +74,14 @@ def setup_client_mode(sid, client_dir, server):
 
     click(sid, "[data-testid=setup-client]")
     call("POST", f"/session/{sid}/element/{element(sid, '[data-testid=setup-url]')}/value", {"text": server + "/"})
+    typed = "return document.querySelector('[data-testid=setup-url]').value;"
+    wait_for("the typed URL", lambda: call("POST", f"/session/{sid}/execute/sync",
+                                            {"script": typed, "args": []})["value"] == server + "/", timeout=10)
+    time.sleep(0.5)
+    out = os.environ.get("DESKTOP_SETUP_SCREENSHOT")
+    if out:  # the setup screen with client mode chosen and the URL typed
+        with open(out, "wb") as f:
+            f.write(base64.b64decode(call("GET", f"/session/{sid}/screenshot")["value"]))
     click(sid, "[data-testid=setup-save]")
     wait_for("desktop.json", lambda: os.path.exists(saved_path), timeout=15)
     with open(saved_path, encoding="utf-8") as f:
