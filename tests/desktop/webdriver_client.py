@@ -150,8 +150,14 @@ def main():
         print(f"ok   client mode: {info}")
         assert not texts(sid, "[data-testid=signin-use-saved]"), "nothing is remembered yet"
 
-        call("POST", f"/session/{sid}/element/{element(sid, '[data-testid=signin-passphrase]')}/value",
-             {"text": SECRET})
+        field = element(sid, '[data-testid=signin-passphrase]')
+        call("POST", f"/session/{sid}/element/{field}/value", {"text": "not the passphrase"})
+        click(sid, "[data-testid=signin-submit]")
+        refused = wait_for("the refusal message", lambda: texts(sid, "[data-testid=signin-error]"), timeout=20)
+        assert invoke(sid, "connection_info")["ok"]["passphraseAvailable"] is False, "a refused one was remembered"
+        print(f"ok   a wrong passphrase is refused through the shell's sign_in ({refused[0]!r})")
+        call("POST", f"/session/{sid}/element/{field}/clear", {})
+        call("POST", f"/session/{sid}/element/{field}/value", {"text": SECRET})
         click(sid, "[data-testid=signin-remember]")
         click(sid, "[data-testid=signin-submit]")
         connected(sid)
@@ -176,7 +182,11 @@ def main():
         wait_for("the saved-passphrase button", lambda: texts(sid, "[data-testid=signin-use-saved]"), timeout=30)
         click(sid, "[data-testid=signin-use-saved]")
         connected(sid)
-        print("ok   after a restart the saved passphrase signed in without typing")
+        print("ok   after a restart the saved passphrase signed in without typing (shell-side sign_in)")
+
+        hidden = invoke(sid, "reveal_passphrase")
+        assert hidden.get("err", {}).get("code") == "unavailable", f"a remembered passphrase left the shell: {hidden}"
+        print("ok   the remembered passphrase never reaches the renderer (reveal_passphrase refused in client mode)")
 
         forgot = invoke(sid, "forget_passphrase")
         assert "ok" in forgot, forgot

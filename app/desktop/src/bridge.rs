@@ -55,6 +55,9 @@ pub enum BridgeError {
     RateLimited(u64),
     #[error("unavailable: {0}")]
     Unavailable(String),
+    /// The server definitively refused the credential.
+    #[error("rejected: {0}")]
+    Rejected(String),
 }
 
 /// The caller check every command runs first. `frame_url` is the calling webview's current URL.
@@ -249,6 +252,9 @@ impl Bridge {
         };
         match coordinator.send(msg).await {
             Ok(Ok(t)) => Ok(SignedIn { token: t.token, expires_at: t.expires_at }),
+            Ok(Err(actors::auth_coordinator::CoordinatorError::Rejected)) => {
+                Err(BridgeError::Rejected("the server refused the passphrase".into()))
+            }
             Ok(Err(e)) => Err(BridgeError::Unavailable(e.to_string())),
             Err(_) => Err(BridgeError::Unavailable("sign-in coordinator stopped".into())),
         }
@@ -391,16 +397,6 @@ mod commands {
             .build()
             .map(|_| label.to_string())
             .map_err(|e| BridgeError::Unavailable(format!("could not open the window: {e}")))
-    }
-
-    #[tauri::command]
-    pub async fn sign_in<R: tauri::Runtime>(
-        webview: Webview<R>,
-        bridge: State<'_, Bridge>,
-        passphrase: String,
-    ) -> Result<SignedIn, BridgeError> {
-        caller("sign_in", &webview, &bridge, Access::MainOnly)?;
-        bridge.sign_in(&passphrase).await
     }
 
     #[tauri::command]

@@ -105,7 +105,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
             secrets_cmd::reveal_passphrase,
             secrets_cmd::remember_passphrase,
             secrets_cmd::forget_passphrase,
-            bridge::sign_in,
+            secrets_cmd::sign_in,
             bridge::health,
             guards::stability_status,
             discovery_cmd::discover_servers,

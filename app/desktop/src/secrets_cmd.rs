@@ -1,16 +1,18 @@
 //! The bridge commands around the connection passphrase: `connection_info` (mode, server origin,
-//! whether a passphrase can be revealed and where remembered secrets go), `reveal_passphrase`
-//! (server mode: the data directory's passphrase; client mode: the one remembered for this
-//! server), `remember_passphrase` and `forget_passphrase` (client mode only). Remembered
-//! passphrases live in `infra::secret_store` (the OS secret store; a development build may fall
-//! back to an owner-only file; a packaged build refuses plaintext), one entry per server origin.
-//! All four are main-window-only, and the passphrase is validated before it is stored.
+//! whether a passphrase is available and where remembered secrets go), `reveal_passphrase`
+//! (server mode only: the data directory's passphrase), `sign_in` (client mode: through the
+//! shared `AuthCoordinator`, with a typed passphrase or, when none is given, the one remembered
+//! for this server, which therefore never enters the renderer), `remember_passphrase` and
+//! `forget_passphrase` (client mode only). Remembered passphrases live in `infra::secret_store`
+//! (the OS secret store; a development build may fall back to an owner-only file; a packaged
+//! build refuses plaintext), one entry per server origin. All are main-window-only, and a
+//! passphrase is validated before it is stored or sent.
 
 use domain::secret_policy::{passphrase_entry, SecretStorage};
 use infra::secret_store::{SecretStore, SecretStoreError};
 use serde::Serialize;
 
-use crate::bridge::{check_passphrase_payload, BridgeError, ConnectionInfo};
+use crate::bridge::{check_passphrase_payload, BridgeError, ConnectionInfo, SignedIn};
 
 /// Managed state: the store chosen at start and, in client mode, the server's entry name.
 pub struct Secrets {
@@ -76,8 +78,16 @@ impl Secrets {
         DesktopConnectionInfo { base, secret_storage: self.store.storage() }
     }
 
-    /// Client mode: the passphrase remembered for this server.
-    pub fn reveal_remembered(&self) -> Result<String, BridgeError> {
+    /// Client mode: the passphrase `sign_in` uses: the typed one (validated), else the one
+    /// remembered for this server.
+    pub fn passphrase_for_sign_in(&self, typed: Option<String>) -> Result<String, BridgeError> {
+        if let Some(p) = typed {
+            check_passphrase_payload(&p)?;
+            return Ok(p);
+        }
+        if !self.is_client() {
+            return Err(BridgeError::Unavailable("sign_in is for client mode".into()));
+        }
         self.remembered()?.ok_or_else(|| BridgeError::Unavailable("no passphrase is remembered".into()))
     }
 
@@ -130,12 +140,29 @@ mod commands {
         secrets: State<'_, std::sync::Arc<Secrets>>,
     ) -> Result<String, BridgeError> {
         caller("reveal_passphrase", &webview, &bridge, Access::MainOnly)?;
-        tracing::info!(target: "relay::security", "passphrase revealed to the main window");
-        if !secrets.is_client() {
-            return bridge.passphrase();
+        if secrets.is_client() {
+            // A remembered passphrase stays in the shell: `sign_in` without one uses it.
+            return Err(BridgeError::Unavailable(
+                "client mode signs in with the remembered passphrase via sign_in".into(),
+            ));
         }
+        tracing::info!(target: "relay::security", "passphrase revealed to the main window");
+        bridge.passphrase()
+    }
+
+    /// Client mode: signs in through the `AuthCoordinator` with `passphrase`, or with the
+    /// remembered one when `passphrase` is null; returns the app-user token.
+    #[tauri::command]
+    pub async fn sign_in<R: tauri::Runtime>(
+        webview: Webview<R>,
+        bridge: State<'_, Bridge>,
+        secrets: State<'_, std::sync::Arc<Secrets>>,
+        passphrase: Option<String>,
+    ) -> Result<SignedIn, BridgeError> {
+        caller("sign_in", &webview, &bridge, Access::MainOnly)?;
         let secrets = secrets.inner().clone();
-        blocking(move || secrets.reveal_remembered()).await
+        let passphrase = blocking(move || secrets.passphrase_for_sign_in(passphrase)).await?;
+        bridge.sign_in(&passphrase).await
     }
 
     #[tauri::command]

@@ -287,3 +287,54 @@ describe('desktop setup (first start)', () => {
     expect(seen[1][1]).toEqual({ setup: { mode: 'server', lanAccess: true } });
   });
 });
+
+describe('desktop client mode signs in through the shell', () => {
+  function clientWindow(signIn: (passphrase: unknown) => unknown) {
+    const asked: [string, Record<string, unknown> | undefined][] = [];
+    const w = tauriWindow(async (cmd, args) => {
+      asked.push([cmd, args]);
+      if (cmd === 'connection_info')
+        return { mode: 'client', serverUrl: SERVER, passphraseAvailable: true, secretStorage: 'os-secret-store' };
+      if (cmd === 'sign_in') return signIn(args?.passphrase);
+      if (cmd === 'share_session') return null;
+      throw { code: 'forbidden', message: 'unexpected' };
+    });
+    return { w, asked };
+  }
+
+  it('typed or remembered, the token comes from sign_in and no password goes over HTTP from here', async () => {
+    const { w, asked } = clientWindow((p) => ({ token: p === null ? 'tok-saved' : 'tok-typed', expiresAt: 1 }));
+    const { fetch, calls } = fakeFetch({ [`GET ${SERVER}/api/health`]: () => json(200, { code: 200 }) });
+    const t = await createTransport({ window: w, fetch, options: opts });
+    current = t;
+    await t.signIn('correct horse battery staple');
+    expect(t.pb.authStore.token).toBe('tok-typed');
+    expect(t.state).toBe('connected');
+    t.signOut();
+    await t.signInWithSaved();
+    expect(t.pb.authStore.token).toBe('tok-saved');
+    const signIns = asked.filter(([c]) => c === 'sign_in').map(([, a]) => a);
+    expect(signIns).toEqual([{ passphrase: 'correct horse battery staple' }, { passphrase: null }]);
+    expect(calls.some((c) => c.path === AUTH)).toBe(false);
+  });
+
+  it('maps the shell refusals: rejected stays a rejection, unavailable is a network failure', async () => {
+    let answer: unknown = { code: 'rejected', message: 'the server refused the passphrase' };
+    const { w } = clientWindow(() => Promise.reject(answer));
+    const t = await createTransport({ window: w, fetch: fakeFetch({}).fetch, options: opts });
+    current = t;
+    await expect(t.signIn('wrong passphrase here')).rejects.toMatchObject({ kind: 'rejected' });
+    expect(t.state).toBe('auth-failed');
+    answer = { code: 'unavailable', message: 'server unreachable' };
+    await expect(t.signInWithSaved()).rejects.toMatchObject({ kind: 'network' });
+    answer = { code: 'invalid', message: 'invalid passphrase' };
+    await expect(t.signIn('x')).rejects.toMatchObject({ kind: 'invalid' });
+    expect(t.pb.authStore.token).toBe('');
+  });
+
+  it('server mode keeps signing in over HTTP (no shell sign-in)', async () => {
+    const t = await createTransport({ window: tauriWindow(bridgeInfo()), fetch: fakeFetch({}).fetch, options: opts });
+    current = t;
+    await expect(t.signInWithSaved()).rejects.toMatchObject({ kind: 'invalid' });
+  });
+});

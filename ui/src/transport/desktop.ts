@@ -107,7 +107,7 @@ export class DesktopBridge {
     return detectDesktop({ __TAURI__: this.tauri });
   }
 
-  /** Server mode: this server's passphrase; client mode: the one remembered for the server. */
+  /** Server mode only: this server's passphrase (a client's remembered one never leaves the shell). */
   async revealPassphrase(): Promise<string> {
     const p = await this.call('reveal_passphrase');
     if (typeof p !== 'string' || p === '') throw new Error('No passphrase is available.');
@@ -197,7 +197,10 @@ export async function createTransport(env: CreateTransportEnv): Promise<PocketBa
   if (desktop && tauri && desktop.mode !== 'setup') {
     const share = (token: string | null) =>
       void tauri.core.invoke('share_session', { token }).catch((e: unknown) => console.error('relay desktop: share_session failed', e));
-    return new PocketBaseTransport({ ...base, origin: desktop.serverUrl, desktop: true, onSession: share });
+    // Client mode signs in through the shell's AuthCoordinator (and its remembered passphrase).
+    const shellSignIn =
+      desktop.mode === 'client' ? (passphrase: string | null) => tauri.core.invoke('sign_in', { passphrase }) : undefined;
+    return new PocketBaseTransport({ ...base, origin: desktop.serverUrl, desktop: true, onSession: share, shellSignIn });
   }
   const origin = env.window.location.origin;
   return new PocketBaseTransport({ ...base, origin, web: await detectWebMode(origin, env.fetch) });

@@ -62,3 +62,26 @@ export function toTransportError(err: unknown, ctx: { signIn?: boolean } = {}): 
     retryAfterSeconds: typeof retry === 'number' ? retry : undefined,
   });
 }
+
+/**
+ * The desktop shell's refusals (`{ code, message }` from app/desktop/src/bridge.rs `BridgeError`)
+ * in the UI's terms: a definitive rejection stays a rejection, an unreachable server or
+ * coordinator is a network failure, a rate limit carries its retry seconds.
+ */
+export function fromBridgeError(err: unknown): TransportError {
+  if (isTransportError(err)) return err;
+  const { code, message } = (err && typeof err === 'object' ? err : {}) as { code?: unknown; message?: unknown };
+  const text = typeof message === 'string' && message ? message : 'The desktop shell refused the request.';
+  switch (code) {
+    case 'rejected':
+      return new TransportError({ kind: 'rejected', status: 400, message: 'Failed to authenticate.' });
+    case 'rateLimited':
+      return new TransportError({ kind: 'rate-limited', status: 429, message: 'Too many attempts.', retryAfterSeconds: typeof message === 'number' ? message : undefined });
+    case 'invalid':
+      return new TransportError({ kind: 'invalid', status: 400, message: text });
+    case 'forbidden':
+      return new TransportError({ kind: 'rejected', status: 403, message: text });
+    default:
+      return new TransportError({ kind: 'network', status: 0, message: text });
+  }
+}

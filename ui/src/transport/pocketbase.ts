@@ -6,7 +6,7 @@
 // cookie session + CSRF via WebSession, app token from /web/api/connection).
 import PocketBase, { BaseAuthStore, type RecordSubscription } from 'pocketbase';
 import { ConnectionTracker, PROBE_TIMEOUT_MS, probeIntervalMs } from './connection';
-import { RETRY_AFTER_FIELD, toTransportError } from './pbErrors';
+import { RETRY_AFTER_FIELD, fromBridgeError, toTransportError } from './pbErrors';
 import { parseRetryAfter } from './retryAfter';
 import { CSRF_HEADER, WebSession, type WebModeInfo } from './webSession';
 import type {
@@ -20,6 +20,7 @@ import type {
   RealtimeEvent,
   Transport,
 } from './types';
+import { TransportError } from './types';
 
 export const AUTH_COLLECTION = 'users';
 export const AUTH_IDENTITY = 'relay';
@@ -52,6 +53,12 @@ export interface PocketBaseTransportOptions {
    * sign-out, so the shell can open auxiliary windows signed in (`share_session`).
    */
   onSession?: (token: string | null) => void;
+  /**
+   * Desktop client mode: sign in through the shell (`sign_in`, the shared AuthCoordinator);
+   * `null` asks it to use the passphrase remembered in the OS secret store. Resolves with the
+   * shell's answer (`{ token }`); rejects with the bridge's `{ code, message }`.
+   */
+  shellSignIn?: (passphrase: string | null) => Promise<unknown>;
   /** Where online/offline events come from; defaults to window when present. */
   events?: Pick<Window, 'addEventListener' | 'removeEventListener'> | null;
 }
@@ -86,6 +93,7 @@ export class PocketBaseTransport implements Transport {
   /** Relay Web session (gateway mode only). */
   readonly web: WebSession | null;
   readonly mode: TransportMode;
+  private readonly shellSignIn?: (passphrase: string | null) => Promise<unknown>;
   private readonly resetListeners = new Set<() => void>();
   private readonly events: Pick<Window, 'addEventListener' | 'removeEventListener'> | null;
   private readonly onOffline = () => this.conn.dispatch({ type: 'network-error' });
@@ -106,6 +114,7 @@ export class PocketBaseTransport implements Transport {
     this.pb = new PocketBase(origin, new BaseAuthStore());
     this.pb.autoCancellation(false);
     this.mode = opts.web ? 'relay-web' : opts.desktop ? 'desktop' : 'direct';
+    this.shellSignIn = opts.shellSignIn;
     const onSession = opts.onSession;
     if (onSession) this.pb.authStore.onChange((token) => onSession(token === '' ? null : token));
     this.web = opts.web
@@ -159,11 +168,40 @@ export class PocketBaseTransport implements Transport {
   }
 
   async signIn(passphrase: string): Promise<void> {
+    const shell = this.shellSignIn;
+    await this.runSignIn(async () => {
+      if (this.web) await this.web.signIn(passphrase);
+      else if (shell) await this.adoptShellToken(shell(passphrase));
+      else await this.pb.collection(AUTH_COLLECTION).authWithPassword(AUTH_IDENTITY, passphrase, { requestKey: null });
+    });
+  }
+
+  /** Desktop client mode: signs in with the passphrase the shell remembered (never seen here). */
+  async signInWithSaved(): Promise<void> {
+    const shell = this.shellSignIn;
+    if (!shell) throw new TransportError({ kind: 'invalid', status: 0, message: 'No remembered passphrase here.' });
+    await this.runSignIn(() => this.adoptShellToken(shell(null)));
+  }
+
+  private async adoptShellToken(answer: Promise<unknown>): Promise<void> {
+    let reply: unknown;
+    try {
+      reply = await answer;
+    } catch (err) {
+      throw fromBridgeError(err);
+    }
+    const token = (reply as { token?: unknown } | null)?.token;
+    if (typeof token !== 'string' || token === '') {
+      throw new TransportError({ kind: 'server', status: 0, message: 'The desktop shell returned no token.' });
+    }
+    this.pb.authStore.save(token, null);
+  }
+
+  private async runSignIn(attempt: () => Promise<void>): Promise<void> {
     this.probing = true;
     this.conn.dispatch({ type: 'sign-in-start' });
     try {
-      if (this.web) await this.web.signIn(passphrase);
-      else await this.pb.collection(AUTH_COLLECTION).authWithPassword(AUTH_IDENTITY, passphrase, { requestKey: null });
+      await attempt();
     } catch (err) {
       const te = toTransportError(err, { signIn: true });
       if (te.kind === 'rejected') this.conn.dispatch({ type: 'auth-rejected' });

@@ -82,6 +82,8 @@ export interface Transport {
   /** Authenticates as the shared `relay` user. Rejects with TransportError. */
   signIn(passphrase: string): Promise<void>;
   signOut(): void;
+  /** Desktop client mode: signs in with the passphrase remembered by the shell (never seen here). */
+  signInWithSaved?(): Promise<void>;
   /** True when the transport starts with credentials (a desktop popout adopting the main window's session). */
   isSignedIn?(): boolean;
   list<T>(collection: string, opts?: ListOptions): Promise<ListResult<T>>;

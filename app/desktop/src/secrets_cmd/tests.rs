@@ -20,21 +20,22 @@ fn client_mode_remembers_reveals_and_forgets_per_server() {
     let bridge = Bridge::for_tests(SERVER, None);
     let info = s.connection_info(bridge.connection_info());
     assert!(!info.base.passphrase_available);
-    assert!(matches!(s.reveal_remembered(), Err(BridgeError::Unavailable(_))));
+    assert!(matches!(s.passphrase_for_sign_in(None), Err(BridgeError::Unavailable(_))));
 
     assert_eq!(s.remember("correct horse battery").unwrap(), Remembered { storage: SecretStorage::OwnerOnlyFile });
     assert!(s.connection_info(bridge.connection_info()).base.passphrase_available);
-    assert_eq!(s.reveal_remembered().unwrap(), "correct horse battery");
+    assert_eq!(s.passphrase_for_sign_in(None).unwrap(), "correct horse battery");
+    assert_eq!(s.passphrase_for_sign_in(Some("typed passphrase".into())).unwrap(), "typed passphrase", "typed wins");
 
     // Another server never sees this server's passphrase (one entry per origin).
     let other =
         Secrets::new(SecretStore::with_storage(&dir, SecretStorage::OwnerOnlyFile), Some("http://10.0.0.9:8090"))
             .unwrap();
-    assert!(other.reveal_remembered().is_err());
+    assert!(other.passphrase_for_sign_in(None).is_err());
 
     s.forget().unwrap();
     assert!(!s.connection_info(bridge.connection_info()).base.passphrase_available);
-    assert!(s.reveal_remembered().is_err());
+    assert!(s.passphrase_for_sign_in(None).is_err());
 }
 
 #[test]
@@ -43,7 +44,10 @@ fn invalid_passphrases_are_never_stored() {
     for bad in ["", "short", "line\nbreak passphrase", &"x".repeat(10_000)] {
         assert!(matches!(s.remember(bad), Err(BridgeError::Invalid(_))), "{bad:?}");
     }
-    assert!(s.reveal_remembered().is_err());
+    assert!(s.passphrase_for_sign_in(None).is_err());
+    for bad in ["", "short", "line\nbreak passphrase"] {
+        assert!(matches!(s.passphrase_for_sign_in(Some(bad.into())), Err(BridgeError::Invalid(_))), "{bad:?}");
+    }
 }
 
 #[test]
@@ -63,6 +67,10 @@ fn server_mode_has_nothing_to_remember_and_reveals_the_data_dir_passphrase() {
     assert!(!s.is_client());
     assert!(matches!(s.remember("correct horse battery"), Err(BridgeError::Unavailable(_))));
     assert!(matches!(s.forget(), Err(BridgeError::Unavailable(_))));
+    assert!(
+        matches!(s.passphrase_for_sign_in(None), Err(BridgeError::Unavailable(_))),
+        "nothing remembered in server mode"
+    );
     let bridge = Bridge::for_tests("http://127.0.0.1:8090", Some("server passphrase"));
     let info = s.connection_info(bridge.connection_info());
     assert!(info.base.passphrase_available, "server mode keeps the bridge's answer");

@@ -44,22 +44,31 @@ export function SignIn({ onSignedIn, notice }: { onSignedIn: () => void; notice?
   }
 
   async function signInWithSaved() {
+    // Client mode: the shell signs in with what it remembered; server mode: reveal, then sign in.
+    const saved = transport.signInWithSaved?.bind(transport);
+    if (desktop.info?.mode === 'client' && saved) return attempt(saved, null);
     try {
-      await signInWith(await desktop.reveal(), false);
+      const secret = await desktop.reveal();
+      await signInWith(secret, false);
     } catch (err) {
       setError(err instanceof Error ? err.message : 'The saved passphrase is not available.');
     }
   }
 
-  async function signInWith(secret: string, rememberIt: boolean) {
+  function signInWith(secret: string, rememberIt: boolean) {
+    return attempt(() => transport.signIn(secret), rememberIt ? secret : null);
+  }
+
+  /** Runs one sign-in; `toRemember` is kept by the shell after it succeeded. */
+  async function attempt(signIn: () => Promise<void>, toRemember: string | null) {
     if (busy || lockedOut) return;
     setBusy(true);
     setError(null);
     try {
-      await transport.signIn(secret);
-      if (rememberIt) {
+      await signIn();
+      if (toRemember !== null) {
         // Signed in either way; a store that refuses only means typing it again next time.
-        await desktop.remember(secret).catch((err: unknown) => console.error('relay desktop: remember_passphrase failed', err));
+        await desktop.remember(toRemember).catch((err: unknown) => console.error('relay desktop: remember_passphrase failed', err));
       }
       setPassphrase('');
       onSignedIn();

@@ -1,6 +1,7 @@
-// Desktop-only sign-in helpers: whether the bridge can reveal a passphrase (server mode: this
-// server's own; client mode: one remembered in the OS secret store), remembering the passphrase
-// after a successful client-mode sign-in, and forgetting it. Outside the desktop shell: inert.
+// Desktop-only sign-in helpers: whether a passphrase is available without typing (server mode:
+// this server's own, revealed by the shell; client mode: one remembered in the OS secret store,
+// which the shell uses itself and never hands to the renderer), remembering the passphrase after
+// a successful client-mode sign-in, and forgetting it. Outside the desktop shell: inert.
 import { useCallback, useEffect, useState } from 'react';
 import { DesktopBridge, type DesktopConnectionInfo } from '../../transport/desktop';
 
@@ -8,6 +9,7 @@ export interface DesktopPassphrase {
   info: DesktopConnectionInfo | null;
   /** Client mode with a store that persists: the "Remember on this computer" choice is offered. */
   canRemember: boolean;
+  /** Server mode: this server's passphrase. */
   reveal(): Promise<string>;
   remember(passphrase: string): Promise<void>;
   forget(): Promise<void>;
