@@ -64,6 +64,40 @@ def invoke(sid, command, args=None):
     return call("POST", f"/session/{sid}/execute/async", {"script": script, "args": [command, args or {}]})["value"]
 
 
+def driver_ready():
+    try:
+        return call("GET", "/status", timeout=2, attempts=1) is not None
+    except Exception:  # noqa: BLE001 (not listening yet)
+        return False
+
+
+def start_driver():
+    """tauri-driver on PORT (WebKitWebDriver on PORT + 1), ready to take a session."""
+    driver = shutil.which("tauri-driver") or os.path.expanduser("~/.cargo/bin/tauri-driver")
+    proc = subprocess.Popen([driver, "--port", str(PORT), "--native-port", str(PORT + 1)],
+                            stdout=LOG, stderr=subprocess.STDOUT)
+    wait_for("tauri-driver", driver_ready, timeout=15)
+    return proc
+
+
+def close_session(sid):
+    """Ends a WebDriver session (closing its app); failures are only reported."""
+    if not sid:
+        return
+    try:
+        call("DELETE", f"/session/{sid}", timeout=20)
+    except Exception as e:  # noqa: BLE001
+        print(f"warn: closing the session: {e}", file=sys.stderr)
+
+
+def stop_process(proc):
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
 def element(sid, css):
     return list(call("POST", f"/session/{sid}/element", {"using": "css selector", "value": css})["value"].values())[0]
 
@@ -184,18 +218,10 @@ def check_popout_borrows_the_session(sid):
 
 def main():
     app = os.path.abspath(sys.argv[1])
-    driver = shutil.which("tauri-driver") or os.path.expanduser("~/.cargo/bin/tauri-driver")
     data_dir = tempfile.mkdtemp(prefix="relay-desktop-wd-")
-    proc = subprocess.Popen([driver, "--port", str(PORT), "--native-port", str(PORT + 1)],
-                            stdout=LOG, stderr=subprocess.STDOUT)
+    proc = start_driver()
     sid = None
     try:
-        for _ in range(50):
-            try:
-                call("GET", "/status", timeout=2, attempts=1)
-                break
-            except Exception:
-                time.sleep(0.2)
         caps = {"capabilities": {"alwaysMatch": {"tauri:options": {
             "application": app, "args": ["--data-dir", data_dir, "--server-mode", "--bind", "127.0.0.1", "--no-mdns", "--port", "0"]}}}}
         sid = call("POST", "/session", caps, attempts=1)["value"]["sessionId"]
@@ -273,16 +299,8 @@ def main():
                 f.write(base64.b64decode(shot))
         print(f"ok   webdriver screenshot taken{' -> ' + out if out else ''}")
     finally:
-        if sid:
-            try:
-                call("DELETE", f"/session/{sid}", timeout=20)
-            except Exception as e:  # noqa: BLE001
-                print(f"warn: closing the session: {e}", file=sys.stderr)
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        close_session(sid)
+        stop_process(proc)
         shutil.rmtree(data_dir, ignore_errors=True)
     print("desktop webdriver flow ok")
 

@@ -21,7 +21,8 @@ import sys
 import tempfile
 import time
 
-from webdriver_bridge import LOG, PORT, call, element, invoke, log_text, texts, wait_for
+from webdriver_bridge import (LOG, call, close_session, element, invoke, log_text, start_driver, stop_process,
+                              texts, wait_for)
 
 SECRET = "client mode keyring passphrase"
 
@@ -116,13 +117,6 @@ def check_single_instance(app):
           "and the running app focused its window")
 
 
-def driver_ready():
-    try:
-        return call("GET", "/status", timeout=2, attempts=1) is not None
-    except Exception:  # noqa: BLE001 (not listening yet)
-        return False
-
-
 def files_under(path):
     return [os.path.join(d, f) for d, _, fs in os.walk(path) for f in fs]
 
@@ -130,15 +124,12 @@ def files_under(path):
 def main():
     app, relay_bin = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     assert os.environ.get("DBUS_SESSION_BUS_ADDRESS"), "run inside dbus-run-session with gnome-keyring-daemon"
-    driver = shutil.which("tauri-driver") or os.path.expanduser("~/.cargo/bin/tauri-driver")
     server_dir = tempfile.mkdtemp(prefix="relay-client-srv-")
     client_dir = tempfile.mkdtemp(prefix="relay-client-app-")
     server_proc, server = start_server(relay_bin, server_dir)
-    proc = subprocess.Popen([driver, "--port", str(PORT), "--native-port", str(PORT + 1)],
-                            stdout=LOG, stderr=subprocess.STDOUT)
+    proc = start_driver()
     sid = None
     try:
-        wait_for("tauri-driver", driver_ready, timeout=15)
         sid = session(app, client_dir)
         setup_client_mode(sid, client_dir, server)
         sid = None
@@ -175,7 +166,7 @@ def main():
         assert stability.get("ok") == {"failures": 0, "warningAtMs": None}, stability
         print(f"ok   stability_status {stability['ok']}")
 
-        call("DELETE", f"/session/{sid}", timeout=20)
+        close_session(sid)
         sid = None
         time.sleep(1)
         sid = session(app, client_dir)
@@ -194,17 +185,9 @@ def main():
         assert invoke(sid, "reveal_passphrase").get("err", {}).get("code") == "unavailable"
         print("ok   forget_passphrase removed it from the keyring")
     finally:
-        if sid:
-            try:
-                call("DELETE", f"/session/{sid}", timeout=20)
-            except Exception as e:  # noqa: BLE001
-                print(f"warn: closing the session: {e}", file=sys.stderr)
+        close_session(sid)
         for p in (proc, server_proc):
-            p.terminate()
-            try:
-                p.wait(10)
-            except subprocess.TimeoutExpired:
-                p.kill()
+            stop_process(p)
         shutil.rmtree(server_dir, ignore_errors=True)
         shutil.rmtree(client_dir, ignore_errors=True)
     print("desktop client-mode webdriver flow ok")
