@@ -1,7 +1,9 @@
-//! `relay-desktop`: the Tauri shell around Relay's shared renderer (`ui/dist`). Server mode runs
-//! the actor system and HTTP server in this process (see `backend`); client mode validates a
-//! remote server origin. The renderer reaches Rust only through the typed bridge (`bridge`);
-//! every window is navigation-locked (`lockdown`).
+//! `relay-desktop`: the Tauri shell around Relay's shared renderer (`ui/dist`). A launch runs
+//! what the flags, else the saved setup, say (`cli`, `domain::desktop_setup`), else the setup
+//! screen: server mode runs the actor system and HTTP server in this process (see `backend`);
+//! client mode uses a validated remote server origin. The renderer reaches Rust only through the
+//! typed bridge (`bridge`, `secrets_cmd`, `session_cmd`, `setup_cmd`, `discovery_cmd`,
+//! `guards`); every window is navigation-locked (`lockdown`); panics go through `guards`.
 
 mod backend;
 mod bridge;
