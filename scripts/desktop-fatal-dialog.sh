@@ -3,7 +3,9 @@
 # with RELAY_DESKTOP_TEST_FATAL=server panics on its server thread; the panic hook must show the
 # Quit / Continue dialog (found by its title with xwininfo, screenshot into
 # docs/screenshots/desktop-fatal-dialog.png), and answering it with Return (the default, Quit)
-# must end the app with exit code 1 and a redacted one-line report in its log.
+# must end the app with exit code 1 and a redacted one-line report in its log. Then
+# RELAY_DESKTOP_TEST_FATAL=recoverable: three panics on worker threads must raise the stability
+# warning without ending the app.
 # Usage: scripts/desktop-fatal-dialog.sh DESKTOP_BIN
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -41,3 +43,18 @@ grep -q "fatal failure: quitting" "$LOG" || fail "the guard did not quit"
 [ "$(grep -c "injected fatal failure" "$LOG")" -ge 1 ] || fail "no report line"
 [ -s "$OUT" ] || fail "no screenshot"
 echo "fatal dialog shown (screenshot $OUT), Quit ended the app with code 1"
+
+# Recoverable failures: three panics off the UI and server threads raise the stability warning
+# and the app keeps running until it exits by itself.
+LOG2="$WORK/desktop-recoverable.log"
+set +e
+RELAY_DESKTOP_TEST_FATAL=recoverable RELAY_DESKTOP_EXIT_AFTER_SECS=12 xvfb-run -a -s "-screen 0 1280x800x24" \
+  "$BIN" --data-dir "$WORK/data2" --server-mode --bind 127.0.0.1 --no-mdns --port 0 >"$LOG2" 2>&1
+rc=$?
+set -e
+LOG="$LOG2"
+[ "$rc" -eq 0 ] || fail "recoverable failures ended the app (exit code $rc)"
+[ "$(grep -c "injected recoverable failure" "$LOG2")" -ge 3 ] || fail "the injected failures did not happen"
+grep -q "repeated failures: stability warning raised" "$LOG2" || fail "no stability warning"
+! grep -q "fatal failure" "$LOG2" || fail "a recoverable failure was treated as fatal"
+echo "three recoverable failures raised the stability warning; the app kept running and exited normally"

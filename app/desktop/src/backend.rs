@@ -163,16 +163,29 @@ fn start_advertising(health: &Addr<HealthActor>, port: u16) -> Option<Addr<Disco
     }
 }
 
-/// Debug builds only: `RELAY_DESKTOP_TEST_FATAL=server` panics on the server thread 3 s after
-/// start, so the fatal-error path (panic hook, Quit / Continue dialog, exit) can be driven in the
-/// real window (`scripts/desktop-fatal-dialog.sh`). Release builds have no such switch.
+/// Debug builds only, for `scripts/desktop-fatal-dialog.sh`: `RELAY_DESKTOP_TEST_FATAL=server`
+/// panics on the server thread 3 s after start (the fatal path: panic hook, Quit / Continue
+/// dialog, exit); `=recoverable` panics three short-lived worker threads instead (the stability
+/// warning path; the app keeps running). Release builds have no such switch.
 #[cfg(debug_assertions)]
 fn inject_fatal_for_tests() {
-    if std::env::var("RELAY_DESKTOP_TEST_FATAL").as_deref() == Ok("server") {
-        actix::spawn(async {
-            actix::clock::sleep(std::time::Duration::from_secs(3)).await;
-            panic!("injected fatal failure (RELAY_DESKTOP_TEST_FATAL)");
-        });
+    match std::env::var("RELAY_DESKTOP_TEST_FATAL").as_deref() {
+        Ok("server") => {
+            actix::spawn(async {
+                actix::clock::sleep(std::time::Duration::from_secs(3)).await;
+                panic!("injected fatal failure (RELAY_DESKTOP_TEST_FATAL)");
+            });
+        }
+        Ok("recoverable") => {
+            std::thread::spawn(|| {
+                std::thread::sleep(std::time::Duration::from_secs(3));
+                for i in 0..3 {
+                    let worker = std::thread::Builder::new().name(format!("relay-test-worker-{i}"));
+                    let _ = worker.spawn(move || panic!("injected recoverable failure {i}")).map(|h| h.join());
+                }
+            });
+        }
+        _ => {}
     }
 }
 
