@@ -75,4 +75,7 @@ echo "==> desktop: client mode over WebDriver with the OS secret store (private 
 DESKTOP_SETUP_SCREENSHOT="$ROOT/docs/screenshots/desktop-setup.png" \
   ./scripts/desktop-client-flow.sh "$TARGET_DIR/debug/relay-desktop" "$TARGET_DIR/debug/relay"
 
+echo "==> desktop: LAN discovery between two windows inside an isolated network namespace (unshare -n)"
+./scripts/desktop-discovery-flow.sh "$TARGET_DIR/debug/relay-desktop"
+
 echo "==> all suites passed"

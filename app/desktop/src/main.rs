@@ -48,6 +48,24 @@ fn build_kind() -> domain::secret_policy::BuildKind {
     }
 }
 
+/// SIGTERM (session logout, `kill`) and SIGINT end the app through the normal exit path, so the
+/// in-process server stops and the mDNS advertisement is withdrawn instead of the process dying.
+fn exit_on_signals(handle: tauri::AppHandle) {
+    #[cfg(unix)]
+    tauri::async_runtime::spawn(async move {
+        use tokio::signal::unix::{signal, SignalKind};
+        let (Ok(mut term), Ok(mut int)) = (signal(SignalKind::terminate()), signal(SignalKind::interrupt())) else {
+            tracing::warn!("could not install the SIGTERM/SIGINT handlers");
+            return;
+        };
+        tokio::select! {
+            _ = term.recv() => tracing::info!("SIGTERM: exiting"),
+            _ = int.recv() => tracing::info!("SIGINT: exiting"),
+        }
+        handle.exit(0);
+    });
+}
+
 fn ui_dir() -> PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ui/dist")
 }
@@ -131,6 +149,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
             let config = main_window.ok_or("tauri.conf.json has no \"main\" window")?;
             let builder = tauri::WebviewWindowBuilder::from_config(app.handle(), &config)?;
             lockdown::apply(builder, trusted.clone()).build()?;
+            exit_on_signals(app.handle().clone());
             if let Some(secs) = std::env::var(EXIT_AFTER_ENV).ok().and_then(|s| s.parse::<u64>().ok()) {
                 let handle = app.handle().clone();
                 std::thread::spawn(move || {
