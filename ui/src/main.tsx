@@ -14,7 +14,13 @@ async function start(root: HTMLElement) {
   installAccent();
   // Desktop with nothing set up yet: the setup screen instead of the app.
   const bridge = DesktopBridge.of(window);
-  const desktop = bridge && !new URLSearchParams(window.location.search).has('popout') ? await detectDesktop(window).catch(() => null) : null;
+  const main = bridge !== null && !new URLSearchParams(window.location.search).has('popout');
+  const desktop = main
+    ? await detectDesktop(window).catch((e: unknown) => {
+        console.error('relay desktop: connection_info failed', e);
+        return null;
+      })
+    : undefined;
   if (bridge && desktop?.mode === 'setup') {
     createRoot(root).render(
       <StrictMode>
@@ -23,7 +29,7 @@ async function start(root: HTMLElement) {
     );
     return;
   }
-  const transport = await createTransport({ window: window as unknown as Window & Record<string, unknown> });
+  const transport = await createTransport({ window: window as unknown as Window & Record<string, unknown>, desktop });
   const session = transport.web;
   if (session) installBrowserLogForwarding(new LogForwarder((e) => session.sendLog(e)));
   createRoot(root).render(

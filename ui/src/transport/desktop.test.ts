@@ -173,6 +173,20 @@ describe('desktop transport', () => {
     expect(t.isSignedIn()).toBe(false);
   });
 
+  it('uses connection info the caller already has without asking the bridge again', async () => {
+    const asked: string[] = [];
+    const w = tauriWindow(async (cmd) => {
+      asked.push(cmd);
+      return null;
+    });
+    const info = { mode: 'server' as const, serverUrl: SERVER, passphraseAvailable: true, secretStorage: 'owner-only-file' as const };
+    const t = await createTransport({ window: w, fetch: fakeFetch({}).fetch, options: opts, desktop: info });
+    current = t;
+    expect(t.mode).toBe('desktop');
+    expect(t.serverUrl).toBe(SERVER);
+    expect(asked).toEqual([]);
+  });
+
   it('falls back to the page origin (with mode detection) when the bridge refuses', async () => {
     const err = vi.spyOn(console, 'error').mockImplementation(() => {});
     const page = 'http://localhost:8091';

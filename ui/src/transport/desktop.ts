@@ -169,6 +169,8 @@ export interface CreateTransportEnv {
   fetch?: FetchFn;
   /** Extra transport options (tests). */
   options?: Omit<PocketBaseTransportOptions, 'origin' | 'web' | 'desktop' | 'fetch'>;
+  /** The bridge's connection info when the caller already asked for it (not asked again). */
+  desktop?: DesktopConnectionInfo | null;
 }
 
 /**
@@ -190,10 +192,13 @@ export async function createTransport(env: CreateTransportEnv): Promise<PocketBa
       return transport;
     }
   }
-  const desktop = await detectDesktop(env.window).catch((e: unknown) => {
-    console.error('relay desktop: connection_info failed', e);
-    return null;
-  });
+  const desktop =
+    env.desktop !== undefined
+      ? env.desktop
+      : await detectDesktop(env.window).catch((e: unknown) => {
+          console.error('relay desktop: connection_info failed', e);
+          return null;
+        });
   if (desktop && tauri && desktop.mode !== 'setup') {
     const share = (token: string | null) =>
       void tauri.core.invoke('share_session', { token }).catch((e: unknown) => console.error('relay desktop: share_session failed', e));
