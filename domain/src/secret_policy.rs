@@ -2,9 +2,10 @@
 //! Electron's `safeStorage` policy. The OS secret store (Secret Service on Linux, the Keychain or
 //! DPAPI elsewhere) is always preferred; without it a development or test build may fall back to
 //! an owner-only plaintext file, while a packaged build refuses plaintext and keeps the secret in
-//! memory for the running session only. The secret's lookup key is derived here too: one entry
-//! per server origin, so a secret remembered for one server is never offered to another. Pure
-//! rules only; `infra::secret_store` does the IO.
+//! memory for the running session only. The secrets' lookup keys are derived here too: one entry
+//! per server origin for a client's remembered passphrase (never offered to another server), and
+//! one per data directory for a desktop server's own passphrase. Pure rules only;
+//! `infra::secret_store` does the IO.
 
 use serde::Serialize;
 
@@ -68,6 +69,13 @@ pub fn passphrase_entry(server_origin: &str) -> Result<String, SecretKeyError> {
     Ok(format!("connection-passphrase:{}", crate::canonical::sha256_hex(server_origin.as_bytes())))
 }
 
+/// The entry name a desktop server's own connection passphrase is stored under:
+/// `server-passphrase:<hex sha-256 of the data directory's canonical path>`, so two data
+/// directories on one machine never share a passphrase.
+pub fn server_passphrase_entry(data_dir_id: &str) -> String {
+    format!("server-passphrase:{}", crate::canonical::sha256_hex(data_dir_id.as_bytes()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -98,6 +106,14 @@ mod tests {
         assert!(a.starts_with("connection-passphrase:") && a.len() == "connection-passphrase:".len() + 64);
         assert!(!a.contains("example"));
         assert_eq!(a, passphrase_entry("https://relay.example.com").unwrap(), "stable");
+    }
+
+    #[test]
+    fn server_entries_are_per_data_directory() {
+        let a = server_passphrase_entry("/var/lib/relay");
+        assert_eq!(a, server_passphrase_entry("/var/lib/relay"));
+        assert_ne!(a, server_passphrase_entry("/home/ops/relay"));
+        assert!(a.starts_with("server-passphrase:") && !a.contains("relay"));
     }
 
     #[test]

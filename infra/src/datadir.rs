@@ -24,7 +24,7 @@ pub enum DataDirError {
     InvalidPassphrase,
     #[error("the secret file {0} is empty or corrupt")]
     Corrupt(String),
-    #[error("no passphrase has been created yet; start `relay serve` once first")]
+    #[error("no passphrase file: start `relay serve` once first (a desktop server keeps it in the OS secret store; reveal it from the app)")]
     NoPassphrase,
 }
 
@@ -165,7 +165,7 @@ impl DataDir {
         Ok((passphrase, true))
     }
 
-    fn read_passphrase_opt(&self) -> Result<Option<String>, DataDirError> {
+    pub(crate) fn read_passphrase_opt(&self) -> Result<Option<String>, DataDirError> {
         let path = self.secret("passphrase");
         match read_private_file(&path)? {
             None => Ok(None),
@@ -174,6 +174,15 @@ impl DataDir {
                 validate_passphrase(&text).map_err(|_| DataDirError::Corrupt(path.display().to_string()))?;
                 Ok(Some(text))
             }
+        }
+    }
+
+    /// Removes the plaintext passphrase file (after it moved into the OS secret store).
+    pub(crate) fn remove_passphrase_file(&self) -> Result<(), DataDirError> {
+        let path = self.secret("passphrase");
+        match fs::remove_file(&path) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => Err(io_err(&path)(e)),
+            _ => Ok(()),
         }
     }
 

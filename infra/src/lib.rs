@@ -12,6 +12,7 @@ pub mod logging;
 pub mod password;
 pub mod privileged;
 pub mod secret_store;
+pub mod server_passphrase;
 pub mod sql;
 pub mod store;
 pub mod token;

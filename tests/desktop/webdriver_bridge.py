@@ -218,6 +218,9 @@ def check_popout_borrows_the_session(sid):
 
 def main():
     app = os.path.abspath(sys.argv[1])
+    # No session bus: the app keeps its passphrase in the data directory file (development
+    # build), which this flow reads to compare with reveal_passphrase.
+    os.environ["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=/nonexistent/relay-no-bus"
     data_dir = tempfile.mkdtemp(prefix="relay-desktop-wd-")
     proc = start_driver()
     sid = None

@@ -21,7 +21,7 @@ import sys
 import tempfile
 import time
 
-from webdriver_bridge import (LOG, call, close_session, element, invoke, log_text, start_driver, stop_process,
+from webdriver_bridge import (LOG, api, call, close_session, element, invoke, log_text, start_driver, stop_process,
                               texts, wait_for)
 
 SECRET = "client mode keyring passphrase"
@@ -103,6 +103,28 @@ def setup_client_mode(sid, client_dir, server):
     print(f"ok   setup saved (client mode, normalized URL, 0600) and the app restarted into it")
 
 
+def check_server_passphrase_in_keyring(app):
+    """A server-mode desktop with the OS secret store keeps its own passphrase there: no
+    plaintext file in the data directory; reveal_passphrase returns it and it signs in."""
+    data_dir = tempfile.mkdtemp(prefix="relay-client-own-server-")
+    caps = {"capabilities": {"alwaysMatch": {"tauri:options": {"application": app, "args": [
+        "--data-dir", data_dir, "--server-mode", "--bind", "127.0.0.1", "--no-mdns", "--port", "0"]}}}}
+    sid = call("POST", "/session", caps, attempts=1)["value"]["sessionId"]
+    try:
+        call("POST", f"/session/{sid}/timeouts", {"script": 30000, "implicit": 10000})
+        info = invoke(sid, "connection_info")["ok"]
+        assert info["mode"] == "server" and info["secretStorage"] == "os-secret-store", info
+        secret = invoke(sid, "reveal_passphrase")["ok"]
+        assert not os.path.exists(os.path.join(data_dir, "secrets", "passphrase")), "plaintext passphrase file"
+        token = api(info["serverUrl"], "POST", "/api/collections/users/auth-with-password",
+                    {"identity": "relay", "password": secret})["token"]
+        assert token
+        print("ok   a server-mode desktop keeps its passphrase in the OS keyring (no file); it signs in")
+    finally:
+        close_session(sid)
+        shutil.rmtree(data_dir, ignore_errors=True)
+
+
 def check_single_instance(app):
     """A second launch on the same D-Bus session hands over to the running app (which logs that
     it focuses its main window) and exits by itself instead of opening another window."""
@@ -130,6 +152,7 @@ def main():
     proc = start_driver()
     sid = None
     try:
+        check_server_passphrase_in_keyring(app)
         sid = session(app, client_dir)
         setup_client_mode(sid, client_dir, server)
         sid = None

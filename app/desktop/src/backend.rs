@@ -18,6 +18,7 @@ use actors::auth_coordinator::{AuthCoordinator, RetryPolicy};
 use actors::discovery::{Advertise, DiscoveryActor, MdnsConfig};
 use actors::health::HealthActor;
 use infra::datadir::{DataDir, RuntimeInfo};
+use infra::secret_store::SecretStore;
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
@@ -70,13 +71,19 @@ fn shown_origin(bind: IpAddr, addr: SocketAddr) -> String {
     }
 }
 
-/// Starts Relay's actors and HTTP server on a dedicated actix thread.
-pub fn start_server(data_dir: &Path, settings: ServerSettings) -> Result<Backend, BoxError> {
+/// Sets the passphrase on first start (8–256 characters), as for `relay serve`.
+pub const BOOTSTRAP_ENV: &str = "RELAY_BOOTSTRAP_PASSPHRASE";
+
+/// Starts Relay's actors and HTTP server on a dedicated actix thread. The connection passphrase
+/// is kept where `store`'s policy says (`infra::server_passphrase`).
+pub fn start_server(data_dir: &Path, settings: ServerSettings, store: &SecretStore) -> Result<Backend, BoxError> {
     let data_dir = DataDir::open(data_dir)?;
-    let (passphrase, created) = data_dir.load_or_create_passphrase(None)?;
-    if created {
-        tracing::info!("created the connection passphrase; reveal it from the app or `relay connection-info`");
+    let bootstrap = std::env::var(BOOTSTRAP_ENV).ok();
+    let kept = infra::server_passphrase::load_or_create(&data_dir, store, bootstrap.as_deref())?;
+    if kept.created {
+        tracing::info!(storage = ?kept.storage, "created the connection passphrase; reveal it from the app");
     }
+    let passphrase = kept.value;
     let token_key = data_dir.load_or_create_token_key()?;
     let config = actors::RelayConfig {
         db_path: data_dir.db_path(),

@@ -76,6 +76,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         tracing::warn!(error = %e, "the saved desktop setup is unusable; showing the setup screen");
         None
     });
+    let secret_store = infra::secret_store::SecretStore::open(&data_dir, build_kind());
     let backend = match cli.launch(saved)? {
         Launch::Server { bind } => {
             let settings = backend::ServerSettings {
@@ -85,7 +86,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
                 ui_dir: Some(ui_dir()),
                 mdns: !cli.no_mdns,
             };
-            backend::start_server(&cli.data_dir, settings)?
+            backend::start_server(&cli.data_dir, settings, &secret_store)?
         }
         Launch::Client { server_url } => backend::start_client(Some(server_url), !cli.no_mdns)?,
         Launch::Setup => backend::start_client(None, !cli.no_mdns)?,
@@ -94,7 +95,6 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         backend::BackendKind::Client { url, .. } => Some(url.clone()),
         backend::BackendKind::Server { .. } | backend::BackendKind::Setup => None,
     };
-    let secret_store = infra::secret_store::SecretStore::open(&data_dir, build_kind());
     let secrets = std::sync::Arc::new(secrets_cmd::Secrets::new(secret_store, client_origin.as_deref())?);
     let server_url = backend.url().to_string();
     tracing::info!(server = %domain::external_links::describe_for_log(&server_url), "relay desktop starting");

@@ -94,21 +94,50 @@ fn in_child() -> bool {
     std::env::var_os(CHILD_MARKER).is_some()
 }
 
-#[test]
-fn os_secret_store_round_trip_on_a_private_gnome_keyring() {
+/// Runs one ignored test of this binary on a private session bus with its own unlocked
+/// gnome-keyring: nothing of the machine's own keyring is touched.
+fn run_in_private_keyring(test: &str) {
     let home = tempfile::tempdir().unwrap();
     let home = home.path().to_str().unwrap().to_string();
-    // A private session bus and keyring: nothing of the machine's own keyring is touched.
     let script = r#"set -e
 mkdir -p "$HOME/run" && chmod 700 "$HOME/run"
 export XDG_RUNTIME_DIR="$HOME/run" XDG_DATA_HOME="$HOME/data"
 eval "$(printf 'relay-test-keyring' | gnome-keyring-daemon --unlock --components=secrets)"
 exec "$@""#;
-    run_child(
-        "secret_store::tests::child_os_store_round_trip",
-        &["dbus-run-session", "--", "bash", "-c", script, "secret-store-child"],
-        &[("HOME", &home)],
-    );
+    run_child(test, &["dbus-run-session", "--", "bash", "-c", script, "secret-store-child"], &[("HOME", &home)]);
+}
+
+#[test]
+fn os_secret_store_round_trip_on_a_private_gnome_keyring() {
+    run_in_private_keyring("secret_store::tests::child_os_store_round_trip");
+}
+
+#[test]
+fn a_desktop_server_passphrase_moves_into_the_private_gnome_keyring() {
+    run_in_private_keyring("secret_store::tests::child_server_passphrase_in_os_store");
+}
+
+#[test]
+#[ignore = "runs inside a private D-Bus session with gnome-keyring-daemon (see the test above)"]
+fn child_server_passphrase_in_os_store() {
+    use crate::server_passphrase::load_or_create;
+    assert!(in_child(), "run through a_desktop_server_passphrase_moves_into_the_private_gnome_keyring");
+    let (_tmp, dir) = data_dir();
+    let store = SecretStore::open(&dir, BuildKind::Packaged);
+    assert_eq!(store.storage(), SecretStorage::OsSecretStore);
+    // A plaintext file from an earlier run moves into the keyring and is deleted.
+    dir.set_passphrase("passphrase from a file").unwrap();
+    let moved = load_or_create(&dir, &store, None).unwrap();
+    assert_eq!((moved.value.as_str(), moved.created), ("passphrase from a file", false));
+    assert!(matches!(dir.read_passphrase(), Err(DataDirError::NoPassphrase)), "plaintext copy must be gone");
+    // The next start (a fresh store) finds it in the keyring.
+    let again = load_or_create(&dir, &SecretStore::open(&dir, BuildKind::Packaged), Some("ignored bootstrap")).unwrap();
+    assert_eq!((again.value.as_str(), again.created), ("passphrase from a file", false));
+    // Another data directory has its own.
+    let (_tmp2, other) = data_dir();
+    let fresh = load_or_create(&other, &store, Some("second server passphrase")).unwrap();
+    assert_eq!((fresh.value.as_str(), fresh.created), ("second server passphrase", true));
+    assert!(other.read_passphrase().is_err(), "created straight into the keyring, never as a file");
 }
 
 #[test]
