@@ -40,8 +40,8 @@ pub struct Cli {
     /// Packaged builds relaunch once after a fatal failure; this asks Quit / Continue instead.
     #[arg(long, env = "RELAY_DESKTOP_NO_FATAL_RELAUNCH", value_parser = clap::builder::BoolishValueParser::new())]
     pub no_fatal_relaunch: bool,
-    /// Turn mDNS off: a LAN-bound server does not advertise `_relay._tcp`, and client mode
-    /// cannot browse for servers.
+    /// Turn mDNS off: a LAN-bound server does not advertise `_relay._tcp`, and neither client
+    /// mode nor the setup screen can browse for servers.
     #[arg(long, env = "RELAY_DESKTOP_NO_MDNS", value_parser = clap::builder::BoolishValueParser::new())]
     pub no_mdns: bool,
     /// Log level (error, warn, info, debug, trace).
