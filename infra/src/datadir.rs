@@ -111,6 +111,14 @@ pub fn write_private_file(path: &Path, contents: &[u8]) -> Result<(), DataDirErr
     fs::rename(&tmp, path).map_err(io_err(path))
 }
 
+/// Removes a file; one that is already absent is fine.
+pub(crate) fn remove_if_present(path: &Path) -> Result<(), DataDirError> {
+    match fs::remove_file(path) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => Err(io_err(path)(e)),
+        _ => Ok(()),
+    }
+}
+
 /// Reads a secret file, refusing links and non-regular files and tightening loose permissions.
 pub(crate) fn read_private_file(path: &Path) -> Result<Option<Vec<u8>>, DataDirError> {
     let meta = match fs::symlink_metadata(path) {
@@ -179,11 +187,7 @@ impl DataDir {
 
     /// Removes the plaintext passphrase file (after it moved into the OS secret store).
     pub(crate) fn remove_passphrase_file(&self) -> Result<(), DataDirError> {
-        let path = self.secret("passphrase");
-        match fs::remove_file(&path) {
-            Err(e) if e.kind() != io::ErrorKind::NotFound => Err(io_err(&path)(e)),
-            _ => Ok(()),
-        }
+        remove_if_present(&self.secret("passphrase"))
     }
 
     /// The stored passphrase, for `relay connection-info`.
@@ -239,11 +243,7 @@ impl DataDir {
 
     /// Removes the saved desktop setup (no error when there is none).
     pub fn clear_desktop_setup(&self) -> Result<(), DataDirError> {
-        let path = self.desktop_setup_path();
-        match fs::remove_file(&path) {
-            Err(e) if e.kind() != io::ErrorKind::NotFound => Err(io_err(&path)(e)),
-            _ => Ok(()),
-        }
+        remove_if_present(&self.desktop_setup_path())
     }
 
     pub fn read_runtime_info(&self) -> Option<RuntimeInfo> {

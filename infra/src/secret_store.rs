@@ -16,7 +16,7 @@ use domain::secret_policy::{choose_storage, BuildKind, SecretStorage};
 use secret_service::blocking::SecretService;
 use secret_service::EncryptionType;
 
-use crate::datadir::{read_private_file, write_private_file, DataDir, DataDirError};
+use crate::datadir::{read_private_file, remove_if_present, write_private_file, DataDir, DataDirError};
 
 /// Log target of this module: its path contains "secret", which the line redactor would read as a
 /// key and blank the following word of every message.
@@ -221,13 +221,7 @@ impl SecretStore {
     }
 
     fn remove_file(&self, entry: &str) -> Result<(), SecretStoreError> {
-        let path = self.file_path(entry);
-        match std::fs::remove_file(&path) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                Err(DataDirError::Io { path: path.display().to_string(), source: e }.into())
-            }
-            _ => Ok(()),
-        }
+        Ok(remove_if_present(&self.file_path(entry))?)
     }
 }
 
