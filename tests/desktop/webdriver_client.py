@@ -21,8 +21,8 @@ import sys
 import tempfile
 import time
 
-from webdriver_bridge import (LOG, api, call, close_session, element, invoke, log_text, start_driver, stop_process,
-                              texts, wait_for)
+from webdriver_bridge import (LOG, api, call, click, close_session, element, invoke, log_text, open_session,
+                              start_driver, stop_process, texts, wait_for)
 
 SECRET = "client mode keyring passphrase"
 
@@ -40,15 +40,7 @@ def start_server(relay_bin, data_dir):
 
 def session(app, data_dir):
     # No mode flag: the saved setup (desktop.json) decides. mDNS stays off in tests.
-    caps = {"capabilities": {"alwaysMatch": {"tauri:options": {
-        "application": app, "args": ["--data-dir", data_dir, "--no-mdns"]}}}}
-    sid = call("POST", "/session", caps, attempts=1)["value"]["sessionId"]
-    call("POST", f"/session/{sid}/timeouts", {"script": 30000, "implicit": 10000})
-    return sid
-
-
-def click(sid, css):
-    call("POST", f"/session/{sid}/element/{element(sid, css)}/click", {})
+    return open_session(app, ["--data-dir", data_dir, "--no-mdns"])
 
 
 def connected(sid):
@@ -107,11 +99,8 @@ def check_server_passphrase_in_keyring(app):
     """A server-mode desktop with the OS secret store keeps its own passphrase there: no
     plaintext file in the data directory; reveal_passphrase returns it and it signs in."""
     data_dir = tempfile.mkdtemp(prefix="relay-client-own-server-")
-    caps = {"capabilities": {"alwaysMatch": {"tauri:options": {"application": app, "args": [
-        "--data-dir", data_dir, "--server-mode", "--bind", "127.0.0.1", "--no-mdns", "--port", "0"]}}}}
-    sid = call("POST", "/session", caps, attempts=1)["value"]["sessionId"]
+    sid = open_session(app, ["--data-dir", data_dir, "--server-mode", "--bind", "127.0.0.1", "--no-mdns", "--port", "0"])
     try:
-        call("POST", f"/session/{sid}/timeouts", {"script": 30000, "implicit": 10000})
         info = invoke(sid, "connection_info")["ok"]
         assert info["mode"] == "server" and info["secretStorage"] == "os-secret-store", info
         secret = invoke(sid, "reveal_passphrase")["ok"]

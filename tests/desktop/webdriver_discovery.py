@@ -15,17 +15,13 @@ import subprocess
 import sys
 import tempfile
 
-from webdriver_bridge import (LOG, call, close_session, element, log_text, start_driver, stop_process, texts,
-                              wait_for)
+from webdriver_bridge import (LOG, call, click, close_session, log_text, open_session, start_driver, stop_process,
+                              texts, wait_for)
 
 
 def only_loopback():
     links = subprocess.run(["ip", "-o", "link", "show"], capture_output=True, text=True, check=True).stdout
     return [ln.split(":")[1].strip() for ln in links.splitlines()] == ["lo"]
-
-
-def click(sid, css):
-    call("POST", f"/session/{sid}/element/{element(sid, css)}/click", {})
 
 
 def main():
@@ -47,10 +43,7 @@ def main():
         wait_for("the server's mDNS advertisement", lambda: "advertising on mDNS" in log_text(), timeout=30)
         expected = f"http://127.0.0.1:{port}"
 
-        caps = {"capabilities": {"alwaysMatch": {"tauri:options": {
-            "application": app, "args": ["--data-dir", client_dir]}}}}
-        sid = call("POST", "/session", caps, attempts=1)["value"]["sessionId"]
-        call("POST", f"/session/{sid}/timeouts", {"script": 30000, "implicit": 10000})
+        sid = open_session(app, ["--data-dir", client_dir])
         wait_for("the setup screen", lambda: texts(sid, "[data-testid=setup-save]"), timeout=30)
         click(sid, "[data-testid=setup-client]")
         click(sid, "[data-testid=setup-discover]")
