@@ -9,7 +9,6 @@
 //! shuts the mDNS daemon down, then shuts everything else down on app exit.
 
 use std::net::{IpAddr, SocketAddr};
-use std::path::Path;
 use std::sync::mpsc;
 use std::thread::JoinHandle;
 
@@ -76,8 +75,8 @@ pub const BOOTSTRAP_ENV: &str = "RELAY_BOOTSTRAP_PASSPHRASE";
 
 /// Starts Relay's actors and HTTP server on a dedicated actix thread. The connection passphrase
 /// is kept where `store`'s policy says (`infra::server_passphrase`).
-pub fn start_server(data_dir: &Path, settings: ServerSettings, store: &SecretStore) -> Result<Backend, BoxError> {
-    let data_dir = DataDir::open(data_dir)?;
+pub fn start_server(data_dir: &DataDir, settings: ServerSettings, store: &SecretStore) -> Result<Backend, BoxError> {
+    let data_dir = data_dir.clone();
     let bootstrap = std::env::var(BOOTSTRAP_ENV).ok();
     let kept = infra::server_passphrase::load_or_create(&data_dir, store, bootstrap.as_deref())?;
     if kept.created {

@@ -86,7 +86,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
                 ui_dir: Some(ui_dir()),
                 mdns: !cli.no_mdns,
             };
-            backend::start_server(&cli.data_dir, settings, &secret_store)?
+            backend::start_server(&data_dir, settings, &secret_store)?
         }
         Launch::Client { server_url } => backend::start_client(Some(server_url), !cli.no_mdns)?,
         Launch::Setup => backend::start_client(None, !cli.no_mdns)?,
