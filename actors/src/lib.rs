@@ -1,19 +1,24 @@
 //! Relay's subsystem actors. Each subsystem lives in its own folder, owns its state and speaks
-//! only typed messages; `system::start` starts them under actix supervisors on their own
-//! arbiters and returns the addresses the web layer and the desktop shell talk to. The health
+//! only typed messages; the `kit` gives every one of them the same constructor context, health
+//! reporting and supervision. `system::start_server` starts the server-side subsystems (store,
+//! realtime, auth, web sessions, presence, privileged) under actix supervisors on their own
+//! arbiters and returns the addresses the web layer and the desktop shell talk to;
+//! `system::start_client` starts the client-mode ones (the sign-in coordinator). The health
 //! actor watches every other actor (state, last error, restarts, queue depth). The mDNS
-//! `discovery` actor is not started by `system::start`; the desktop shell starts it when needed.
+//! `discovery` actor is started by the desktop shell only when it is needed.
 
 pub mod auth;
 pub mod auth_coordinator;
 pub mod discovery;
 pub mod health;
+pub mod kit;
 pub mod presence;
 pub mod privileged;
 pub mod realtime;
 pub mod store;
-pub mod supervision;
 pub mod system;
+#[cfg(test)]
+pub(crate) mod testkit;
 pub mod web_sessions;
 
-pub use system::{start, Handles, RelayConfig};
+pub use system::{start_client, start_from_data_dir, start_server, ClientHandles, Handles, RelayConfig};

@@ -1,36 +1,73 @@
-//! Starting Relay's actor system. `start` opens the database (running migrations and reporting
-//! unmanaged tables), then starts each subsystem under an actix `Supervisor` on its own arbiter:
-//! health first, then realtime, the store (SyncArbiter readers plus one writer), auth and
-//! presence. It must run inside an actix `System`; it returns cloneable addresses (`Handles`).
+//! Starting Relay's actor system. `start_server` opens the database (running migrations and
+//! reporting unmanaged tables), then starts every server-side subsystem under an actix
+//! `Supervisor` on its own arbiter, one line each: health first, then realtime, the store
+//! (SyncArbiter readers plus one writer), auth, web sessions, presence and privileged.
+//! `start_from_data_dir` is the one start path `relay serve` and the desktop's server mode
+//! share. `start_client` starts what a client-mode desktop needs (the sign-in coordinator; the
+//! mDNS discovery actor is started on demand by the shell). Everything must run inside an actix
+//! `System`; the functions return cloneable addresses.
+
+use std::path::PathBuf;
 
 use actix::prelude::*;
 
 use infra::clock::SharedClock;
+use infra::datadir::DataDir;
 use infra::store::RecordStore;
 
 use crate::auth::{AuthActor, AuthLimits, AuthSettings};
+use crate::auth_coordinator::{AuthCoordinator, RetryPolicy};
 use crate::health::HealthActor;
+use crate::kit::{start_supervised, SubsystemCtx};
 use crate::presence::{PresenceActor, PresenceConfig};
 use crate::privileged::{PrivilegedActor, PrivilegedLimits, PrivilegedService};
 use crate::realtime::RealtimeActor;
 use crate::store::{StoreActor, StoreExecutor};
 use crate::web_sessions::{WebSessionActor, WebSessionConfig};
 
+/// Everything the server-side subsystems need. Build it with [`RelayConfig::new`], which fills
+/// in every limit with its documented default, then override single fields.
 #[derive(Debug, Clone)]
 pub struct RelayConfig {
-    pub db_path: std::path::PathBuf,
+    pub db_path: PathBuf,
     pub passphrase: String,
     pub token_key: Vec<u8>,
+    /// App-user token lifetime; default 24 h (PocketBase's record token default).
     pub token_ttl_secs: i64,
     pub auth_limits: AuthLimits,
     pub presence: PresenceConfig,
     pub privileged_limits: PrivilegedLimits,
     pub web_sessions: WebSessionConfig,
+    /// SQLite reader threads; default 2 (one per core on the reference machine).
     pub reader_threads: usize,
     pub clock: SharedClock,
 }
 
-/// Addresses of the running subsystems.
+/// Default app-user token lifetime.
+pub const DEFAULT_TOKEN_TTL_SECS: i64 = 86_400;
+/// Default number of SQLite reader threads.
+pub const DEFAULT_READER_THREADS: usize = 2;
+
+impl RelayConfig {
+    /// The database, the connection passphrase, the token-signing key and the clock; every
+    /// other field takes its documented default.
+    pub fn new(db_path: PathBuf, passphrase: String, token_key: Vec<u8>, clock: SharedClock) -> RelayConfig {
+        RelayConfig {
+            db_path,
+            passphrase,
+            token_key,
+            token_ttl_secs: DEFAULT_TOKEN_TTL_SECS,
+            auth_limits: AuthLimits::default(),
+            presence: PresenceConfig::default(),
+            privileged_limits: PrivilegedLimits::default(),
+            web_sessions: WebSessionConfig::default(),
+            reader_threads: DEFAULT_READER_THREADS,
+            clock,
+        }
+    }
+}
+
+/// Addresses of the running server-side subsystems.
 #[derive(Clone)]
 pub struct Handles {
     pub health: Addr<HealthActor>,
@@ -46,22 +83,38 @@ pub struct Handles {
     pub unmanaged_tables: Vec<String>,
 }
 
+/// Addresses of the client-mode (desktop) subsystems.
+#[derive(Clone)]
+pub struct ClientHandles {
+    pub auth_coordinator: Addr<AuthCoordinator>,
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum StartError {
     #[error(transparent)]
     Db(#[from] infra::db::DbError),
+    #[error(transparent)]
+    DataDir(#[from] infra::datadir::DataDirError),
 }
 
-fn on_new_arbiter<A, F>(factory: F) -> Addr<A>
-where
-    A: Actor<Context = Context<A>> + Supervised,
-    F: FnOnce(&mut Context<A>) -> A + Send + 'static,
-{
-    let arbiter = Arbiter::new();
-    Supervisor::start_in_arbiter(&arbiter.handle(), factory)
+/// The server's start from its data directory, shared by `relay serve` and the desktop's server
+/// mode: loads (or creates) the token-signing key, builds the default configuration with the
+/// system clock, lets the caller adjust it, and starts the server subsystems. The caller owns
+/// the passphrase policy (file for `relay serve`, OS secret store for the desktop).
+pub fn start_from_data_dir(
+    data_dir: &DataDir,
+    passphrase: String,
+    adjust: impl FnOnce(&mut RelayConfig),
+) -> Result<Handles, StartError> {
+    let token_key = data_dir.load_or_create_token_key()?;
+    let mut config = RelayConfig::new(data_dir.db_path(), passphrase, token_key, infra::clock::system());
+    adjust(&mut config);
+    start_server(config)
 }
 
-pub fn start(config: RelayConfig) -> Result<Handles, StartError> {
+/// Opens the database and starts every server-side subsystem. A new subsystem adds one line
+/// here (and a field to `Handles`).
+pub fn start_server(config: RelayConfig) -> Result<Handles, StartError> {
     let readers = config.reader_threads.max(1);
     let (pool, applied_migrations) = infra::db::open(&config.db_path, readers as u32 + 2)?;
     if !applied_migrations.is_empty() {
@@ -75,39 +128,37 @@ pub fn start(config: RelayConfig) -> Result<Handles, StartError> {
         tracing::warn!(table = %table, "unmanaged table found; leaving it in place");
     }
     let privileged_service = PrivilegedService::new(pool.clone(), config.clock.clone());
-    let store = RecordStore::new(pool);
-    let clock = config.clock.clone();
+    let records = RecordStore::new(pool);
+    let health = HealthActor::new(config.clock.clone()).start();
+    let ctx = SubsystemCtx::new(config.clock.clone(), health.clone());
 
-    let health_clock = clock.clone();
-    let health = HealthActor::new(health_clock).start();
-
-    let h = health.clone();
-    let realtime = on_new_arbiter(move |_| RealtimeActor::new(h));
-
-    let (s, c, h) = (store.clone(), clock.clone(), health.clone());
-    let reader_addr = SyncArbiter::start(readers, move || StoreExecutor::new(s.clone(), c.clone(), h.clone(), None));
-    let (s, c, h, p) = (store, clock.clone(), health.clone(), realtime.clone().recipient());
-    let writer_addr =
-        SyncArbiter::start(1, move || StoreExecutor::new(s.clone(), c.clone(), h.clone(), Some(p.clone())));
-    let h = health.clone();
-    let store = on_new_arbiter(move |_| StoreActor::new(reader_addr, writer_addr, h));
-
-    let settings = AuthSettings {
+    let realtime = start_supervised({
+        let ctx = ctx.clone();
+        move |_| RealtimeActor::new(ctx)
+    });
+    let store = start_store(&ctx, records, readers, &realtime);
+    let auth_settings = AuthSettings {
         passphrase: config.passphrase,
         token_key: config.token_key,
         token_ttl_secs: config.token_ttl_secs,
         limits: config.auth_limits,
     };
-    let (c, h) = (clock.clone(), health.clone());
-    let auth = on_new_arbiter(move |_| AuthActor::new(settings, c, h));
-    let (a, c, h, wc) = (auth.clone(), clock.clone(), health.clone(), config.web_sessions);
-    let web_sessions = on_new_arbiter(move |_| WebSessionActor::new(wc, a, c, h));
-
-    let (st, h, c, pc) = (store.clone(), health.clone(), clock.clone(), config.presence);
-    let presence = on_new_arbiter(move |_| PresenceActor::new(pc, st, h, c));
-
-    let (h, limits) = (health.clone(), config.privileged_limits);
-    let privileged = on_new_arbiter(move |_| PrivilegedActor::new(privileged_service, limits, clock, h));
+    let auth = start_supervised({
+        let ctx = ctx.clone();
+        move |_| AuthActor::new(ctx, auth_settings)
+    });
+    let web_sessions = start_supervised({
+        let (ctx, auth, web) = (ctx.clone(), auth.clone(), config.web_sessions);
+        move |_| WebSessionActor::new(ctx, web, auth)
+    });
+    let presence = start_supervised({
+        let (ctx, store, presence) = (ctx.clone(), store.clone(), config.presence);
+        move |_| PresenceActor::new(ctx, presence, store)
+    });
+    let privileged = start_supervised({
+        let (ctx, limits) = (ctx.clone(), config.privileged_limits);
+        move |_| PrivilegedActor::new(ctx, privileged_service, limits)
+    });
 
     Ok(Handles {
         health,
@@ -120,4 +171,29 @@ pub fn start(config: RelayConfig) -> Result<Handles, StartError> {
         applied_migrations,
         unmanaged_tables,
     })
+}
+
+/// The store: `readers` SyncArbiter threads, one writer thread that publishes committed changes
+/// to realtime, and the supervised actor that routes between them.
+fn start_store(
+    ctx: &SubsystemCtx,
+    records: RecordStore,
+    readers: usize,
+    realtime: &Addr<RealtimeActor>,
+) -> Addr<StoreActor> {
+    let reader = {
+        let (records, ctx) = (records.clone(), ctx.clone());
+        SyncArbiter::start(readers, move || StoreExecutor::new(ctx.clone(), records.clone(), None))
+    };
+    let writer = {
+        let (ctx, publisher) = (ctx.clone(), realtime.clone().recipient());
+        SyncArbiter::start(1, move || StoreExecutor::new(ctx.clone(), records.clone(), Some(publisher.clone())))
+    };
+    let ctx = ctx.clone();
+    start_supervised(move |_| StoreActor::new(ctx, reader, writer))
+}
+
+/// Starts the client-mode subsystems (a desktop connected to another Relay server).
+pub fn start_client(clock: SharedClock) -> ClientHandles {
+    ClientHandles { auth_coordinator: AuthCoordinator::new(clock, RetryPolicy::default()).start() }
 }

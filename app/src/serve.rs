@@ -7,8 +7,6 @@ use infra::datadir::{DataDir, RuntimeInfo};
 
 use crate::cli::{ConnectionInfoArgs, ServeArgs};
 
-pub const BOOTSTRAP_ENV: &str = "RELAY_BOOTSTRAP_PASSPHRASE";
-
 /// Prints an operator-facing line; a closed stdout (e.g. piped into `head`) must not crash
 /// the server, so write errors are ignored.
 macro_rules! announce {
@@ -27,24 +25,11 @@ fn default_ui_dir() -> std::path::PathBuf {
 pub fn run(args: ServeArgs) -> Result<(), BoxError> {
     let bind: IpAddr = args.bind.parse().map_err(|_| format!("--bind must be an IP address, got {:?}", args.bind))?;
     let data_dir = DataDir::open(&args.data_dir)?;
-    let bootstrap = std::env::var(BOOTSTRAP_ENV).ok().filter(|s| !s.is_empty());
+    let bootstrap = DataDir::bootstrap_passphrase();
     let (passphrase, created) = data_dir.load_or_create_passphrase(bootstrap.as_deref())?;
     if created {
         tracing::info!("created the connection passphrase; see `relay connection-info`");
     }
-    let token_key = data_dir.load_or_create_token_key()?;
-    let config = actors::RelayConfig {
-        db_path: data_dir.db_path(),
-        passphrase,
-        token_key,
-        token_ttl_secs: args.token_ttl_secs,
-        auth_limits: Default::default(),
-        presence: Default::default(),
-        privileged_limits: Default::default(),
-        web_sessions: Default::default(),
-        reader_threads: args.readers,
-        clock: infra::clock::system(),
-    };
     let web_config = web::WebConfig {
         bind: bind.to_string(),
         port: args.port,
@@ -53,7 +38,11 @@ pub fn run(args: ServeArgs) -> Result<(), BoxError> {
     };
     let system = actix::System::new();
     system.block_on(async move {
-        let handles = actors::start(config)?;
+        let (token_ttl_secs, readers) = (args.token_ttl_secs, args.readers);
+        let handles = actors::start_from_data_dir(&data_dir, passphrase, |config| {
+            config.token_ttl_secs = token_ttl_secs;
+            config.reader_threads = readers;
+        })?;
         let realtime = handles.realtime.clone();
         let gateway = start_gateway(&args, bind, &handles, web_config.ui_dir.clone())?;
         let (server, addrs) = web::build_server(handles, web_config)?;

@@ -14,6 +14,9 @@ use serde::{Deserialize, Serialize};
 pub const MIN_PASSPHRASE_LEN: usize = 8;
 pub const MAX_PASSPHRASE_LEN: usize = 256;
 
+/// Environment variable that sets the connection passphrase on first start (8–256 characters),
+/// for `relay serve` and the desktop's server mode alike.
+pub const BOOTSTRAP_ENV: &str = "RELAY_BOOTSTRAP_PASSPHRASE";
 #[derive(Debug, thiserror::Error)]
 pub enum DataDirError {
     #[error("data directory problem at {path}: {source}")]
@@ -154,6 +157,11 @@ impl DataDir {
     }
     fn secret(&self, name: &str) -> PathBuf {
         self.root.join("secrets").join(name)
+    }
+
+    /// The first-start passphrase from [`BOOTSTRAP_ENV`], when set and not empty.
+    pub fn bootstrap_passphrase() -> Option<String> {
+        std::env::var(BOOTSTRAP_ENV).ok().filter(|s| !s.is_empty())
     }
 
     /// Returns the stored passphrase, creating it on first start from `bootstrap` (validated)

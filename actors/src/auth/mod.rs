@@ -13,11 +13,9 @@ use subtle::ConstantTimeEq;
 
 use domain::ratelimit::{BucketConfig, Decision, KeyedLimiter};
 use domain::record::RecordError;
-use infra::clock::SharedClock;
 use infra::token::{credential_generation, TokenSigner, APP_USER_ID, USERS_COLLECTION_ID};
 
-use crate::health::{HealthActor, Report};
-use crate::supervision::{guarded, report_periodically};
+use crate::kit::{guarded, Subsystem, SubsystemCtx};
 
 pub const NAME: &str = "auth";
 /// The app user's login identity (PocketBase's username); the legacy email is accepted too.
@@ -106,8 +104,7 @@ pub struct AuthActor {
     passphrase_digest: [u8; 32],
     cgen: String,
     limiter: KeyedLimiter<IpAddr>,
-    clock: SharedClock,
-    health: Addr<HealthActor>,
+    subsystem: SubsystemCtx,
 }
 
 fn digest(s: &str) -> [u8; 32] {
@@ -118,7 +115,7 @@ fn digest(s: &str) -> [u8; 32] {
 }
 
 impl AuthActor {
-    pub fn new(settings: AuthSettings, clock: SharedClock, health: Addr<HealthActor>) -> AuthActor {
+    pub fn new(subsystem: SubsystemCtx, settings: AuthSettings) -> AuthActor {
         let limits = settings.limits;
         AuthActor {
             signer: TokenSigner::new(settings.token_key.clone()),
@@ -126,13 +123,12 @@ impl AuthActor {
             cgen: credential_generation(&settings.passphrase),
             limiter: KeyedLimiter::new(limits.per_source, Some(limits.global), limits.max_tracked_sources),
             settings,
-            clock,
-            health,
+            subsystem,
         }
     }
 
     fn now(&self) -> i64 {
-        self.clock.now_ms()
+        self.subsystem.now_ms()
     }
 
     fn auth_response(&self) -> Value {
@@ -185,24 +181,19 @@ impl AuthActor {
     }
 }
 
-impl Actor for AuthActor {
-    type Context = Context<Self>;
-    fn started(&mut self, ctx: &mut Context<Self>) {
-        report_periodically(ctx, NAME, self.health.clone(), |_: &AuthActor| 0);
+impl Subsystem for AuthActor {
+    const NAME: &'static str = NAME;
+    fn subsystem(&self) -> &SubsystemCtx {
+        &self.subsystem
     }
 }
 
-impl Supervised for AuthActor {
-    fn restarting(&mut self, _: &mut Context<Self>) {
-        self.health.do_send(Report::restarted(NAME));
-    }
-}
+crate::subsystem_actor!(AuthActor);
 
 impl Handler<Login> for AuthActor {
     type Result = Result<Value, RecordError>;
     fn handle(&mut self, msg: Login, ctx: &mut Context<Self>) -> Self::Result {
-        let health = self.health.clone();
-        guarded::<Self, _>(NAME, &health, ctx, || self.login(msg)).unwrap_or(Err(RecordError::Internal))
+        guarded(self, ctx, |a| a.login(msg)).unwrap_or(Err(RecordError::Internal))
     }
 }
 

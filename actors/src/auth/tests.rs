@@ -2,6 +2,7 @@
 //! the per-source and global failed-login limits.
 
 use super::*;
+use crate::testkit::TestCtx;
 use infra::clock::ManualClock;
 use std::sync::Arc;
 
@@ -12,9 +13,8 @@ fn settings(limits: AuthLimits) -> AuthSettings {
 }
 
 fn start(limits: AuthLimits) -> (Arc<ManualClock>, Addr<AuthActor>) {
-    let clock = ManualClock::new(1_800_000_000_000);
-    let health = crate::health::HealthActor::new(clock.clone()).start();
-    (clock.clone(), AuthActor::new(settings(limits), clock, health).start())
+    let t = TestCtx::new();
+    (t.clock.clone(), AuthActor::new(t.ctx(), settings(limits)).start())
 }
 
 fn login(identity: &str, password: &str, source: [u8; 4]) -> Login {

@@ -21,7 +21,7 @@ use domain::discovery::{
 };
 
 use crate::health::{HealthActor, Report};
-use crate::supervision::report_periodically;
+use crate::kit::report_periodically;
 
 #[cfg(test)]
 mod tests;

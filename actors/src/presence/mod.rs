@@ -12,11 +12,9 @@ use serde_json::{json, Value};
 use domain::filter::{CmpOp, Expr, Literal};
 use domain::record::{RawListParams, RecordError};
 use domain::time::{format_ms, parse_datetime};
-use infra::clock::SharedClock;
 
-use crate::health::{HealthActor, Report};
+use crate::kit::{Subsystem, SubsystemCtx};
 use crate::store::{DeleteWhere, ListRecords, StoreActor, UpsertByKey};
-use crate::supervision::report_periodically;
 
 pub const NAME: &str = "presence";
 pub const MAX_SESSION_ID_LEN: usize = 200;
@@ -95,15 +93,14 @@ pub fn active_clients(rows: &[Value], now_ms: i64, window_ms: i64) -> Vec<Active
 pub struct PresenceActor {
     config: PresenceConfig,
     store: Addr<StoreActor>,
-    health: Addr<HealthActor>,
-    clock: SharedClock,
+    subsystem: SubsystemCtx,
     snapshot: PresenceSnapshot,
 }
 
 impl PresenceActor {
-    pub fn new(config: PresenceConfig, store: Addr<StoreActor>, health: Addr<HealthActor>, clock: SharedClock) -> Self {
+    pub fn new(subsystem: SubsystemCtx, config: PresenceConfig, store: Addr<StoreActor>) -> Self {
         let snapshot = Self::empty_snapshot(&config);
-        PresenceActor { config, store, health, clock, snapshot }
+        PresenceActor { config, store, subsystem, snapshot }
     }
 
     fn empty_snapshot(config: &PresenceConfig) -> PresenceSnapshot {
@@ -111,7 +108,7 @@ impl PresenceActor {
     }
 
     fn sweep(&mut self) -> ResponseActFuture<Self, Result<usize, RecordError>> {
-        let now = self.clock.now_ms();
+        let now = self.subsystem.now_ms();
         let cutoff = Expr::Cmp {
             field: "lastSeen".into(),
             op: CmpOp::Lt,
@@ -145,17 +142,22 @@ impl PresenceActor {
                 Ok(pruned)
             }
             Err(e) => {
-                act.health.do_send(Report::failure(NAME, format!("presence sweep failed: {e}")));
+                act.subsystem.report_failure(NAME, format!("presence sweep failed: {e}"));
                 Err(e)
             }
         }))
     }
 }
 
-impl Actor for PresenceActor {
-    type Context = Context<Self>;
-    fn started(&mut self, ctx: &mut Context<Self>) {
-        report_periodically(ctx, NAME, self.health.clone(), |_: &PresenceActor| 0);
+impl Subsystem for PresenceActor {
+    const NAME: &'static str = NAME;
+    fn subsystem(&self) -> &SubsystemCtx {
+        &self.subsystem
+    }
+    fn reset(&mut self) {
+        self.snapshot = Self::empty_snapshot(&self.config);
+    }
+    fn on_start(&mut self, ctx: &mut Context<Self>) {
         ctx.spawn(self.sweep().map(|_, _, _| ()));
         ctx.run_interval(self.config.tick, |act, ctx| {
             ctx.spawn(act.sweep().map(|_, _, _| ()));
@@ -163,18 +165,13 @@ impl Actor for PresenceActor {
     }
 }
 
-impl Supervised for PresenceActor {
-    fn restarting(&mut self, _: &mut Context<Self>) {
-        self.snapshot = Self::empty_snapshot(&self.config);
-        self.health.do_send(Report::restarted(NAME));
-    }
-}
+crate::subsystem_actor!(PresenceActor);
 
 impl Handler<Heartbeat> for PresenceActor {
     type Result = ResponseFuture<Result<Value, RecordError>>;
     fn handle(&mut self, msg: Heartbeat, _: &mut Context<Self>) -> Self::Result {
         let store = self.store.clone();
-        let now = format_ms(self.clock.now_ms());
+        let now = format_ms(self.subsystem.now_ms());
         Box::pin(async move {
             let session = msg.session_id.trim().to_string();
             let hostname = msg.hostname.trim();

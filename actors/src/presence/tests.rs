@@ -7,7 +7,8 @@ use serde_json::json;
 
 use super::*;
 use crate::health::{ActorState, GetHealth};
-use crate::system::start;
+use crate::system::start_server as start;
+use crate::testkit::relay_config;
 use infra::clock::ManualClock;
 
 #[test]
@@ -30,7 +31,7 @@ fn classifies_active_clients_by_window() {
 async fn heartbeats_use_the_server_clock_and_stale_rows_are_pruned() {
     let tmp = tempfile::tempdir().unwrap();
     let clock = ManualClock::new(parse_datetime("2026-12-02T12:00:00Z").unwrap());
-    let mut config = crate::store::tests::test_config(tmp.path());
+    let mut config = relay_config(tmp.path());
     config.clock = clock.clone() as Arc<dyn infra::clock::Clock>;
     let h = start(config).unwrap();
     let row = h.presence.send(Heartbeat { session_id: "s1".into(), hostname: "noc-1".into() }).await.unwrap().unwrap();
@@ -63,23 +64,22 @@ async fn heartbeats_use_the_server_clock_and_stale_rows_are_pruned() {
 
 /// Test-only fault injection: proves the supervisor restarts a panicking actor.
 #[derive(Message)]
-#[rtype(result = "Result<(), crate::supervision::Panicked>")]
+#[rtype(result = "Result<(), crate::kit::Panicked>")]
 struct Explode;
 
 impl Handler<Explode> for PresenceActor {
-    type Result = Result<(), crate::supervision::Panicked>;
+    type Result = Result<(), crate::kit::Panicked>;
     fn handle(&mut self, _: Explode, ctx: &mut Context<Self>) -> Self::Result {
-        let health = self.health.clone();
-        crate::supervision::guarded::<Self, ()>(NAME, &health, ctx, || panic!("injected fault"))
+        crate::kit::guarded(self, ctx, |_| panic!("injected fault"))
     }
 }
 
 #[actix_rt::test]
 async fn a_panicking_actor_is_restarted_and_health_shows_it() {
     let tmp = tempfile::tempdir().unwrap();
-    let h = start(crate::store::tests::test_config(tmp.path())).unwrap();
+    let h = start(relay_config(tmp.path())).unwrap();
     h.presence.send(Heartbeat { session_id: "s1".into(), hostname: "noc-1".into() }).await.unwrap().unwrap();
-    assert_eq!(h.presence.send(Explode).await.unwrap(), Err(crate::supervision::Panicked));
+    assert_eq!(h.presence.send(Explode).await.unwrap(), Err(crate::kit::Panicked));
     let mut snapshot = None;
     for _ in 0..50 {
         let s = h.health.send(GetHealth).await.unwrap();

@@ -17,10 +17,8 @@ use serde_json::Value;
 
 use domain::envelope::PublicJwk;
 use domain::ratelimit::{BucketConfig, KeyedLimiter};
-use infra::clock::SharedClock;
 
-use crate::health::{HealthActor, Report};
-use crate::supervision::{guarded, report_periodically};
+use crate::kit::{guarded, Subsystem, SubsystemCtx};
 pub use error::PrivError;
 pub use service::{CommandOutcome, PrivilegedService, Readiness};
 use sessions::{Sessions, FRESH_PASSWORD_MS};
@@ -107,30 +105,23 @@ pub struct PrivilegedActor {
     sessions: Sessions,
     /// False until bootstrap or migration succeeded; every request is refused meanwhile.
     ready: bool,
-    clock: SharedClock,
-    health: Addr<HealthActor>,
+    subsystem: SubsystemCtx,
 }
 
 impl PrivilegedActor {
-    pub fn new(
-        service: PrivilegedService,
-        limits: PrivilegedLimits,
-        clock: SharedClock,
-        health: Addr<HealthActor>,
-    ) -> Self {
+    pub fn new(subsystem: SubsystemCtx, service: PrivilegedService, limits: PrivilegedLimits) -> Self {
         PrivilegedActor {
             service,
             reauth_limiter: KeyedLimiter::new(limits.reauth_per_source, Some(limits.reauth_global), 4096),
             pairing_limiter: KeyedLimiter::new(limits.pairing_per_source, None, 4096),
             sessions: Sessions::default(),
             ready: false,
-            clock,
-            health,
+            subsystem,
         }
     }
 
     fn now(&self) -> u64 {
-        self.clock.now_ms().max(0) as u64
+        self.subsystem.now_ms().max(0) as u64
     }
 
     fn check_ready(&self) -> Result<(), PrivError> {
@@ -143,7 +134,7 @@ impl PrivilegedActor {
 
     fn fail(&self, e: &PrivError) {
         if matches!(e, PrivError::Internal) {
-            self.health.do_send(Report::failure(NAME, "privileged store error (see log)"));
+            self.subsystem.report_failure(NAME, "privileged store error (see log)");
         }
     }
 }
@@ -170,10 +161,18 @@ fn limited<T>(
     result
 }
 
-impl Actor for PrivilegedActor {
-    type Context = Context<Self>;
-    fn started(&mut self, ctx: &mut Context<Self>) {
-        report_periodically(ctx, NAME, self.health.clone(), |a: &PrivilegedActor| a.sessions.len());
+impl Subsystem for PrivilegedActor {
+    const NAME: &'static str = NAME;
+    fn subsystem(&self) -> &SubsystemCtx {
+        &self.subsystem
+    }
+    fn queue_depth(&self) -> usize {
+        self.sessions.len()
+    }
+    fn reset(&mut self) {
+        self.sessions.clear();
+    }
+    fn on_start(&mut self, _: &mut Context<Self>) {
         self.ready = match self.service.ensure_ready() {
             Ok(Readiness::Ready) => true,
             Ok(Readiness::Bootstrapped) => {
@@ -187,35 +186,28 @@ impl Actor for PrivilegedActor {
             Ok(Readiness::Deferred(reasons)) => {
                 let reasons = reasons.join("; ");
                 tracing::error!(reasons = %reasons, "role-account migration deferred; privileged commands stay off");
-                self.health.do_send(Report::failure(NAME, format!("role-account migration deferred: {reasons}")));
+                self.subsystem.report_failure(NAME, format!("role-account migration deferred: {reasons}"));
                 false
             }
             Err(e) => {
-                self.health.do_send(Report::failure(NAME, format!("privileged start failed: {e}")));
+                self.subsystem.report_failure(NAME, format!("privileged start failed: {e}"));
                 false
             }
         };
     }
 }
 
-impl Supervised for PrivilegedActor {
-    fn restarting(&mut self, _: &mut Context<Self>) {
-        self.sessions.clear();
-        self.health.do_send(Report::restarted(NAME));
-    }
-}
+crate::subsystem_actor!(PrivilegedActor);
 
 impl Handler<CompletePairing> for PrivilegedActor {
     type Result = Result<pairing::PairedDevice, PrivError>;
     fn handle(&mut self, msg: CompletePairing, ctx: &mut Context<Self>) -> Self::Result {
         self.check_ready()?;
-        let health = self.health.clone();
         let now = self.now();
-        let service = self.service.clone();
-        let limiter = &mut self.pairing_limiter;
-        guarded::<Self, _>(NAME, &health, ctx, || {
+        guarded(self, ctx, |a| {
+            let service = &a.service;
             limited(
-                limiter,
+                &mut a.pairing_limiter,
                 msg.source,
                 now,
                 |e| matches!(e, PrivError::PairingInvalid),
@@ -230,13 +222,11 @@ impl Handler<Reauth> for PrivilegedActor {
     type Result = Result<(String, i64), PrivError>;
     fn handle(&mut self, msg: Reauth, ctx: &mut Context<Self>) -> Self::Result {
         self.check_ready()?;
-        let health = self.health.clone();
         let now = self.now();
-        let service = self.service.clone();
-        let limiter = &mut self.reauth_limiter;
-        let result = guarded::<Self, _>(NAME, &health, ctx, || {
+        let result = guarded(self, ctx, |a| {
+            let service = &a.service;
             limited(
-                limiter,
+                &mut a.reauth_limiter,
                 msg.source,
                 now,
                 |e| matches!(e, PrivError::InvalidCredentials),
@@ -255,10 +245,7 @@ impl Handler<ExecuteSigned> for PrivilegedActor {
     type Result = Result<CommandOutcome, PrivError>;
     fn handle(&mut self, msg: ExecuteSigned, ctx: &mut Context<Self>) -> Self::Result {
         self.check_ready()?;
-        let health = self.health.clone();
-        let service = self.service.clone();
-        let result = guarded::<Self, _>(NAME, &health, ctx, || service.execute_signed(&msg.body))
-            .unwrap_or(Err(PrivError::Internal));
+        let result = guarded(self, ctx, |a| a.service.execute_signed(&msg.body)).unwrap_or(Err(PrivError::Internal));
         if let Err(e) = &result {
             tracing::warn!(code = e.code(), "signed privileged request refused");
             self.fail(e);
@@ -273,7 +260,7 @@ impl Handler<OpenLocalSession> for PrivilegedActor {
         self.check_ready()?;
         let principal = self.service.authenticate(&msg.username, &msg.password)?;
         let id = infra::ids::client_id();
-        self.sessions.open(id.clone(), principal.account.id, principal.role, self.clock.now_ms());
+        self.sessions.open(id.clone(), principal.account.id, principal.role, self.subsystem.now_ms());
         Ok(id)
     }
 }
@@ -282,7 +269,7 @@ impl Handler<LocalCommand> for PrivilegedActor {
     type Result = Result<Value, PrivError>;
     fn handle(&mut self, msg: LocalCommand, _: &mut Context<Self>) -> Self::Result {
         self.check_ready()?;
-        let now = self.clock.now_ms();
+        let now = self.subsystem.now_ms();
         let session = self.sessions.touch(&msg.session_id, now).ok_or(PrivError::ReauthRequired)?;
         let mut conn = self.service.conn()?;
         let account =
@@ -312,6 +299,7 @@ impl Handler<ClearLocalSessions> for PrivilegedActor {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testkit::TestCtx;
     use infra::clock::ManualClock;
     use std::sync::Arc;
 
@@ -319,14 +307,14 @@ mod tests {
 
     async fn start() -> (tempfile::TempDir, Arc<ManualClock>, Addr<PrivilegedActor>) {
         let tmp = tempfile::tempdir().unwrap();
-        let clock = ManualClock::new(1_800_000_000_000);
+        let t = TestCtx::new();
+        let clock = t.clock.clone();
         let (pool, _) = infra::db::open(&tmp.path().join("relay.db"), 2).unwrap();
         let service = PrivilegedService::new(pool, clock.clone());
         service.ensure_ready().unwrap();
         service.set_password("ryan", PW).unwrap();
         service.set_active("ryan", true).unwrap();
-        let health = HealthActor::new(clock.clone()).start();
-        let actor = PrivilegedActor::new(service, PrivilegedLimits::default(), clock.clone(), health).start();
+        let actor = PrivilegedActor::new(t.ctx(), service, PrivilegedLimits::default()).start();
         (tmp, clock, actor)
     }
 

@@ -17,8 +17,7 @@ use tokio::sync::mpsc::{self, error::TrySendError};
 
 use domain::record::{Action, RecordError};
 
-use crate::health::HealthActor;
-use crate::supervision::report_periodically;
+use crate::kit::{Subsystem, SubsystemCtx};
 pub use topics::{parse_subscriptions, Subscription, MAX_SUBSCRIPTIONS};
 
 pub const NAME: &str = "realtime";
@@ -81,7 +80,7 @@ struct Client {
 }
 
 pub struct RealtimeActor {
-    health: Addr<HealthActor>,
+    subsystem: SubsystemCtx,
     clients: HashMap<String, Client>,
     dropped_slow: u64,
     buffer_capacity: usize,
@@ -93,8 +92,8 @@ pub fn frame(client_id: &str, event: &str, data: &str) -> Bytes {
 }
 
 impl RealtimeActor {
-    pub fn new(health: Addr<HealthActor>) -> RealtimeActor {
-        RealtimeActor { health, clients: HashMap::new(), dropped_slow: 0, buffer_capacity: SUBSCRIBER_BUFFER }
+    pub fn new(subsystem: SubsystemCtx) -> RealtimeActor {
+        RealtimeActor { subsystem, clients: HashMap::new(), dropped_slow: 0, buffer_capacity: SUBSCRIBER_BUFFER }
     }
 
     /// Channel capacity the web layer should use for new connections.
@@ -125,10 +124,18 @@ impl RealtimeActor {
     }
 }
 
-impl Actor for RealtimeActor {
-    type Context = Context<Self>;
-    fn started(&mut self, ctx: &mut Context<Self>) {
-        report_periodically(ctx, NAME, self.health.clone(), |a: &RealtimeActor| a.queued_frames());
+impl Subsystem for RealtimeActor {
+    const NAME: &'static str = NAME;
+    fn subsystem(&self) -> &SubsystemCtx {
+        &self.subsystem
+    }
+    fn queue_depth(&self) -> usize {
+        self.queued_frames()
+    }
+    fn reset(&mut self) {
+        self.clients.clear();
+    }
+    fn on_start(&mut self, ctx: &mut Context<Self>) {
         ctx.run_interval(PING_INTERVAL, |act, _| {
             let ids: Vec<String> = act.clients.keys().cloned().collect();
             for id in ids {
@@ -138,12 +145,7 @@ impl Actor for RealtimeActor {
     }
 }
 
-impl Supervised for RealtimeActor {
-    fn restarting(&mut self, _: &mut Context<Self>) {
-        self.clients.clear();
-        self.health.do_send(crate::health::Report::restarted(NAME));
-    }
-}
+crate::subsystem_actor!(RealtimeActor);
 
 impl Handler<Connect> for RealtimeActor {
     type Result = Result<String, RecordError>;

@@ -1,8 +1,7 @@
 //! Actor-level tests of realtime delivery, topic matching and slow-subscriber dropping.
 
 use super::*;
-use crate::health::HealthActor;
-use infra::clock::ManualClock;
+use crate::testkit::TestCtx;
 
 fn record(id: &str) -> Arc<Value> {
     Arc::new(serde_json::json!({"id": id, "collectionName": "contacts", "name": "Ada"}))
@@ -22,7 +21,7 @@ async fn connect(rt: &Addr<RealtimeActor>, cap: usize) -> (String, mpsc::Receive
 
 #[actix_rt::test]
 async fn delivers_matching_events_only() {
-    let rt = RealtimeActor::new(HealthActor::new(ManualClock::new(0)).start()).start();
+    let rt = RealtimeActor::new(TestCtx::at(0).ctx()).start();
     let (a, mut rx_a) = connect(&rt, 8).await;
     let (b, mut rx_b) = connect(&rt, 8).await;
     rt.send(SetSubscriptions { client_id: a.clone(), subscriptions: vec!["contacts/*".into()] })
@@ -43,7 +42,7 @@ async fn delivers_matching_events_only() {
 
 #[actix_rt::test]
 async fn slow_subscriber_is_dropped_without_blocking_the_publisher() {
-    let rt = RealtimeActor::new(HealthActor::new(ManualClock::new(0)).start()).start();
+    let rt = RealtimeActor::new(TestCtx::at(0).ctx()).start();
     let (slow, _rx_slow_never_read) = connect(&rt, 4).await;
     let (fast, mut rx_fast) = connect(&rt, 64).await;
     for id in [&slow, &fast] {
@@ -68,7 +67,7 @@ async fn slow_subscriber_is_dropped_without_blocking_the_publisher() {
 
 #[actix_rt::test]
 async fn closed_connections_are_removed() {
-    let rt = RealtimeActor::new(HealthActor::new(ManualClock::new(0)).start()).start();
+    let rt = RealtimeActor::new(TestCtx::at(0).ctx()).start();
     let (id, rx) = connect(&rt, 4).await;
     rt.send(SetSubscriptions { client_id: id, subscriptions: vec!["contacts/*".into()] }).await.unwrap().unwrap();
     drop(rx);
@@ -78,7 +77,7 @@ async fn closed_connections_are_removed() {
 
 #[actix_rt::test]
 async fn close_all_ends_every_stream() {
-    let rt = RealtimeActor::new(HealthActor::new(ManualClock::new(0)).start()).start();
+    let rt = RealtimeActor::new(TestCtx::at(0).ctx()).start();
     let (_a, mut rx_a) = connect(&rt, 4).await;
     let (_b, mut rx_b) = connect(&rt, 4).await;
     rt.send(CloseAll).await.unwrap();

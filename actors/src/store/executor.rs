@@ -13,45 +13,37 @@ use domain::collections::{collection, CollectionSpec};
 use domain::import::{plan_import, ImportReport};
 use domain::record::{Action, ListPage, ListQuery, RecordError};
 use domain::validation::{validate_write, WriteMode};
-use infra::clock::SharedClock;
 use infra::store::RecordStore;
 
 use super::{
     CreateRecord, DeleteRecord, DeleteWhere, GetRecord, ImportRecords, ListRecords, UpdateRecord, UpsertByKey,
     MAX_PER_RECORD_IMPORT_EVENTS, NAME,
 };
-use crate::health::{HealthActor, Report};
+use crate::kit::{panic_message, SubsystemCtx};
 use crate::realtime::Publish;
-use crate::supervision::panic_message;
 
 pub struct StoreExecutor {
     store: RecordStore,
-    clock: SharedClock,
-    health: Addr<HealthActor>,
+    subsystem: SubsystemCtx,
     publisher: Option<Recipient<Publish>>,
 }
 
 impl StoreExecutor {
-    pub fn new(
-        store: RecordStore,
-        clock: SharedClock,
-        health: Addr<HealthActor>,
-        publisher: Option<Recipient<Publish>>,
-    ) -> StoreExecutor {
-        StoreExecutor { store, clock, health, publisher }
+    pub fn new(subsystem: SubsystemCtx, store: RecordStore, publisher: Option<Recipient<Publish>>) -> StoreExecutor {
+        StoreExecutor { store, subsystem, publisher }
     }
 
     fn run<T>(&self, op: impl FnOnce(&Self) -> Result<T, RecordError>) -> Result<T, RecordError> {
         match catch_unwind(AssertUnwindSafe(|| op(self))) {
             Ok(Err(RecordError::Internal)) => {
-                self.health.do_send(Report::failure(NAME, "internal store error (see log)"));
+                self.subsystem.report_failure(NAME, "internal store error (see log)");
                 Err(RecordError::Internal)
             }
             Ok(result) => result,
             Err(payload) => {
                 let message = panic_message(payload.as_ref());
                 tracing::error!(error = %message, "store operation panicked");
-                self.health.do_send(Report::failure(NAME, format!("panic: {message}")));
+                self.subsystem.report_failure(NAME, format!("panic: {message}"));
                 Err(RecordError::Internal)
             }
         }
@@ -95,7 +87,7 @@ impl Handler<CreateRecord> for StoreExecutor {
         self.run(|s| {
             let spec = spec_for(&msg.collection)?;
             let write = validate_write(spec, &msg.body, WriteMode::Create)?;
-            let record = s.store.create(spec, &write, s.clock.now_ms())?;
+            let record = s.store.create(spec, &write, s.subsystem.now_ms())?;
             s.publish(spec, Action::Create, &record);
             Ok(record)
         })
@@ -108,7 +100,7 @@ impl Handler<UpdateRecord> for StoreExecutor {
         self.run(|s| {
             let spec = spec_for(&msg.collection)?;
             let write = validate_write(spec, &msg.body, WriteMode::Update)?;
-            let record = s.store.update(spec, &msg.id, &write, s.clock.now_ms())?;
+            let record = s.store.update(spec, &msg.id, &write, s.subsystem.now_ms())?;
             s.publish(spec, Action::Update, &record);
             Ok(record)
         })
@@ -146,7 +138,7 @@ impl Handler<UpsertByKey> for StoreExecutor {
     fn handle(&mut self, msg: UpsertByKey, _: &mut SyncContext<Self>) -> Self::Result {
         self.run(|s| {
             let spec = spec_for(msg.collection)?;
-            let now = s.clock.now_ms();
+            let now = s.subsystem.now_ms();
             let (record, action) = match s.store.find_id_by(spec, msg.key_field, &msg.key_value)? {
                 Some(id) => {
                     let write = validate_write(spec, &msg.body, WriteMode::Update)?;
@@ -169,7 +161,7 @@ impl Handler<ImportRecords> for StoreExecutor {
         self.run(|s| {
             let plan = plan_import(&msg.collection, &msg.records)?;
             let apply = msg.apply && plan.errors.is_empty();
-            let outcome = s.store.import(&plan, apply, s.clock.now_ms())?;
+            let outcome = s.store.import(&plan, apply, s.subsystem.now_ms())?;
             if apply {
                 if outcome.written.len() <= MAX_PER_RECORD_IMPORT_EVENTS {
                     for (action, record) in &outcome.written {

@@ -13,8 +13,7 @@ use serde_json::Value;
 use domain::filter::Expr;
 use domain::record::{ListPage, RawListParams, RecordError};
 
-use crate::health::{HealthActor, Report};
-use crate::supervision::report_periodically;
+use crate::kit::{Subsystem, SubsystemCtx};
 pub use executor::StoreExecutor;
 
 pub const NAME: &str = "store";
@@ -90,13 +89,13 @@ pub const MAX_PER_RECORD_IMPORT_EVENTS: usize = 100;
 pub struct StoreActor {
     readers: Addr<StoreExecutor>,
     writer: Addr<StoreExecutor>,
-    health: Addr<HealthActor>,
+    subsystem: SubsystemCtx,
     in_flight: usize,
 }
 
 impl StoreActor {
-    pub fn new(readers: Addr<StoreExecutor>, writer: Addr<StoreExecutor>, health: Addr<HealthActor>) -> StoreActor {
-        StoreActor { readers, writer, health, in_flight: 0 }
+    pub fn new(subsystem: SubsystemCtx, readers: Addr<StoreExecutor>, writer: Addr<StoreExecutor>) -> StoreActor {
+        StoreActor { readers, writer, subsystem, in_flight: 0 }
     }
 
     fn forward<M, T>(&mut self, to_writer: bool, msg: M) -> ResponseActFuture<Self, Result<T, RecordError>>
@@ -111,26 +110,27 @@ impl StoreActor {
         Box::pin(request.into_actor(self).map(|result, act, _| {
             act.in_flight -= 1;
             result.unwrap_or_else(|_| {
-                act.health.do_send(Report::failure(NAME, "store executor mailbox closed"));
+                act.subsystem.report_failure(NAME, "store executor mailbox closed");
                 Err(RecordError::Unavailable)
             })
         }))
     }
 }
 
-impl Actor for StoreActor {
-    type Context = Context<Self>;
-    fn started(&mut self, ctx: &mut Context<Self>) {
-        report_periodically(ctx, NAME, self.health.clone(), |a: &StoreActor| a.in_flight);
+impl Subsystem for StoreActor {
+    const NAME: &'static str = NAME;
+    fn subsystem(&self) -> &SubsystemCtx {
+        &self.subsystem
+    }
+    fn queue_depth(&self) -> usize {
+        self.in_flight
+    }
+    fn reset(&mut self) {
+        self.in_flight = 0;
     }
 }
 
-impl Supervised for StoreActor {
-    fn restarting(&mut self, _: &mut Context<Self>) {
-        self.in_flight = 0;
-        self.health.do_send(Report::restarted(NAME));
-    }
-}
+crate::subsystem_actor!(StoreActor);
 
 macro_rules! route {
     ($msg:ty, $ok:ty, $to_writer:expr) => {

@@ -1,29 +1,12 @@
 //! Store actor tests over a real SQLite file: routing, validation leaving data untouched,
 //! realtime publication of committed writes, and upserts.
 
-use std::sync::Arc;
-
 use serde_json::json;
 
 use super::*;
 use crate::realtime::{Connect, RealtimeActor, SetSubscriptions};
-use crate::system::{start, RelayConfig};
-use infra::clock::ManualClock;
-
-pub(crate) fn test_config(dir: &std::path::Path) -> RelayConfig {
-    RelayConfig {
-        db_path: dir.join("relay.db"),
-        passphrase: "test passphrase".into(),
-        token_key: vec![3; 32],
-        token_ttl_secs: 60,
-        auth_limits: Default::default(),
-        presence: Default::default(),
-        privileged_limits: Default::default(),
-        web_sessions: Default::default(),
-        reader_threads: 2,
-        clock: ManualClock::new(1_800_000_000_000) as Arc<dyn infra::clock::Clock>,
-    }
-}
+use crate::system::start_server as start;
+use crate::testkit::relay_config;
 
 async fn subscribe(rt: &Addr<RealtimeActor>) -> tokio::sync::mpsc::Receiver<bytes::Bytes> {
     let (tx, mut rx) = tokio::sync::mpsc::channel(16);
@@ -36,7 +19,7 @@ async fn subscribe(rt: &Addr<RealtimeActor>) -> tokio::sync::mpsc::Receiver<byte
 #[actix_rt::test]
 async fn writes_validate_persist_and_publish() {
     let tmp = tempfile::tempdir().unwrap();
-    let h = start(test_config(tmp.path())).unwrap();
+    let h = start(relay_config(tmp.path())).unwrap();
     let mut rx = subscribe(&h.realtime).await;
     let created = h
         .store
@@ -65,7 +48,7 @@ async fn writes_validate_persist_and_publish() {
 #[actix_rt::test]
 async fn upsert_by_key_creates_then_updates() {
     let tmp = tempfile::tempdir().unwrap();
-    let h = start(test_config(tmp.path())).unwrap();
+    let h = start(relay_config(tmp.path())).unwrap();
     // Seen "now" by the test clock, so the presence actor's pruning sweep leaves the row alone.
     let seen = domain::time::format_ms(1_800_000_000_000);
     let body = |host: &str| json!({"sessionId": "s-1", "hostname": host, "mode": "client", "lastSeen": seen});
@@ -91,7 +74,7 @@ async fn upsert_by_key_creates_then_updates() {
 #[actix_rt::test]
 async fn large_imports_publish_one_reload_event() {
     let tmp = tempfile::tempdir().unwrap();
-    let h = start(test_config(tmp.path())).unwrap();
+    let h = start(relay_config(tmp.path())).unwrap();
     let mut rx = subscribe(&h.realtime).await;
     let records: Vec<Value> = (0..MAX_PER_RECORD_IMPORT_EVENTS + 50)
         .map(|i| json!({"name": format!("P{i}"), "email": format!("p{i}@x.io")}))

@@ -14,11 +14,9 @@ use subtle::ConstantTimeEq;
 
 use domain::ratelimit::{BucketConfig, KeyedLimiter};
 use domain::record::RecordError;
-use infra::clock::SharedClock;
 
 use crate::auth::{AuthActor, CheckPassphrase, IssueToken};
-use crate::health::{HealthActor, Report};
-use crate::supervision::report_periodically;
+use crate::kit::{Subsystem, SubsystemCtx};
 
 pub const NAME: &str = "web_sessions";
 
@@ -145,8 +143,7 @@ struct Logical {
 pub struct WebSessionActor {
     config: WebSessionConfig,
     auth: Addr<AuthActor>,
-    clock: SharedClock,
-    health: Addr<HealthActor>,
+    subsystem: SubsystemCtx,
     by_cookie: HashMap<String, String>,
     logical: HashMap<String, Logical>,
     limiter: KeyedLimiter<String>,
@@ -158,14 +155,13 @@ fn token() -> String {
 }
 
 impl WebSessionActor {
-    pub fn new(config: WebSessionConfig, auth: Addr<AuthActor>, clock: SharedClock, health: Addr<HealthActor>) -> Self {
+    pub fn new(subsystem: SubsystemCtx, config: WebSessionConfig, auth: Addr<AuthActor>) -> Self {
         WebSessionActor {
             limiter: KeyedLimiter::new(config.per_session, Some(config.global), config.max_sessions + 16),
             log_limiter: KeyedLimiter::new(config.logs_per_session, None, config.max_sessions + 16),
             config,
             auth,
-            clock,
-            health,
+            subsystem,
             by_cookie: HashMap::new(),
             logical: HashMap::new(),
         }
@@ -184,7 +180,7 @@ impl WebSessionActor {
     }
 
     fn sweep(&mut self) {
-        let now = self.clock.now_ms();
+        let now = self.subsystem.now_ms();
         let dead: Vec<String> =
             self.logical.iter().filter(|(_, l)| self.expired(l, now)).map(|(k, _)| k.clone()).collect();
         for id in dead {
@@ -196,7 +192,7 @@ impl WebSessionActor {
     fn live(&mut self, cookie: Option<&str>) -> Result<String, WebError> {
         let cookie = cookie.ok_or(WebError::NoSession)?;
         let id = self.by_cookie.get(cookie).cloned().ok_or(WebError::NoSession)?;
-        let now = self.clock.now_ms();
+        let now = self.subsystem.now_ms();
         let expired = self.logical.get(&id).is_none_or(|l| self.expired(l, now));
         if expired {
             self.destroy(&id);
@@ -218,7 +214,7 @@ impl WebSessionActor {
         if kind != RequestKind::Read {
             self.check_csrf(&id, csrf)?;
         }
-        let now = self.clock.now_ms().max(0) as u64;
+        let now = self.subsystem.now_ms().max(0) as u64;
         let decision = if kind == RequestKind::Log {
             self.log_limiter.try_take(&id, now)
         } else {
@@ -228,7 +224,7 @@ impl WebSessionActor {
             return Err(WebError::RateLimited(decision.retry_after_secs()));
         }
         if let Some(l) = self.logical.get_mut(&id) {
-            l.last_seen_ms = self.clock.now_ms();
+            l.last_seen_ms = self.subsystem.now_ms();
         }
         Ok(id)
     }
@@ -243,21 +239,24 @@ impl WebSessionActor {
     }
 }
 
-impl Actor for WebSessionActor {
-    type Context = Context<Self>;
-    fn started(&mut self, ctx: &mut Context<Self>) {
-        report_periodically(ctx, NAME, self.health.clone(), |a: &WebSessionActor| a.logical.len());
+impl Subsystem for WebSessionActor {
+    const NAME: &'static str = NAME;
+    fn subsystem(&self) -> &SubsystemCtx {
+        &self.subsystem
+    }
+    fn queue_depth(&self) -> usize {
+        self.logical.len()
+    }
+    fn reset(&mut self) {
+        self.by_cookie.clear();
+        self.logical.clear();
+    }
+    fn on_start(&mut self, ctx: &mut Context<Self>) {
         ctx.run_interval(std::time::Duration::from_secs(30), |act, _| act.sweep());
     }
 }
 
-impl Supervised for WebSessionActor {
-    fn restarting(&mut self, _: &mut Context<Self>) {
-        self.by_cookie.clear();
-        self.logical.clear();
-        self.health.do_send(Report::restarted(NAME));
-    }
-}
+crate::subsystem_actor!(WebSessionActor);
 
 impl Handler<WebSignIn> for WebSessionActor {
     type Result = ResponseActFuture<Self, Result<Issued, WebError>>;
@@ -273,7 +272,7 @@ impl Handler<WebSignIn> for WebSessionActor {
             if act.logical.len() >= act.config.max_sessions {
                 return Err(WebError::Full);
             }
-            let now = act.clock.now_ms();
+            let now = act.subsystem.now_ms();
             let (id, cookie) = (token(), token());
             act.by_cookie.insert(cookie.clone(), id.clone());
             act.logical.insert(id.clone(), Logical { cookie, csrf: token(), created_ms: now, last_seen_ms: now });
@@ -324,7 +323,7 @@ impl Handler<IssueConnection> for WebSessionActor {
             let token = reply.map_err(|_| WebError::SignIn(RecordError::Unavailable))?;
             // The session may have ended (logout, replacement, expiry) while the token was being
             // issued: a request authorized before that must not hand out a connection now.
-            let now = act.clock.now_ms();
+            let now = act.subsystem.now_ms();
             match act.logical.get(&id) {
                 Some(l) if !act.expired(l, now) => Ok(token),
                 _ => Err(WebError::NoSession),

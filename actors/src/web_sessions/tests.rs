@@ -7,21 +7,21 @@ use std::sync::Arc;
 
 use super::*;
 use crate::auth::{AuthLimits, AuthSettings};
+use crate::testkit::TestCtx;
 use infra::clock::ManualClock;
 
 const PASS: &str = "web passphrase 42";
 
 fn start(config: WebSessionConfig) -> (Arc<ManualClock>, Addr<WebSessionActor>) {
-    let clock = ManualClock::new(1_800_000_000_000);
-    let health = HealthActor::new(clock.clone()).start();
+    let t = TestCtx::new();
     let settings = AuthSettings {
         passphrase: PASS.into(),
         token_key: vec![4; 32],
         token_ttl_secs: 3600,
         limits: AuthLimits::default(),
     };
-    let auth = AuthActor::new(settings, clock.clone(), health.clone()).start();
-    (clock.clone(), WebSessionActor::new(config, auth, clock, health).start())
+    let auth = AuthActor::new(t.ctx(), settings).start();
+    (t.clock.clone(), WebSessionActor::new(t.ctx(), config, auth).start())
 }
 
 fn sign_in(replaces: Option<String>) -> WebSignIn {

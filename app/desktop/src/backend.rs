@@ -1,6 +1,6 @@
 //! The actix side of the desktop shell. Actix actors need an actix System (they panic on Tauri's
 //! plain tokio runtime), so a dedicated OS thread owns one: in server mode it starts the actor
-//! system and the HTTP server exactly like `relay serve` (`actors::start` then
+//! system and the HTTP server exactly like `relay serve` (`actors::start_from_data_dir` then
 //! `web::build_server`, signals disabled so actix never handles SIGINT/SIGTERM in the GUI
 //! process); in client mode it hosts the client-side `AuthCoordinator`. The same thread hosts
 //! the mDNS `DiscoveryActor` when it is needed: in server mode with a LAN bind it advertises the
@@ -13,7 +13,7 @@ use std::sync::mpsc;
 use std::thread::JoinHandle;
 
 use actix::{Actor, Addr};
-use actors::auth_coordinator::{AuthCoordinator, RetryPolicy};
+use actors::auth_coordinator::AuthCoordinator;
 use actors::discovery::{Advertise, DiscoveryActor, MdnsConfig};
 use actors::health::HealthActor;
 use infra::datadir::{DataDir, RuntimeInfo};
@@ -70,32 +70,16 @@ fn shown_origin(bind: IpAddr, addr: SocketAddr) -> String {
     }
 }
 
-/// Sets the passphrase on first start (8–256 characters), as for `relay serve`.
-pub const BOOTSTRAP_ENV: &str = "RELAY_BOOTSTRAP_PASSPHRASE";
-
 /// Starts Relay's actors and HTTP server on a dedicated actix thread. The connection passphrase
 /// is kept where `store`'s policy says (`infra::server_passphrase`).
 pub fn start_server(data_dir: &DataDir, settings: ServerSettings, store: &SecretStore) -> Result<Backend, BoxError> {
     let data_dir = data_dir.clone();
-    let bootstrap = std::env::var(BOOTSTRAP_ENV).ok();
+    let bootstrap = DataDir::bootstrap_passphrase();
     let kept = infra::server_passphrase::load_or_create(&data_dir, store, bootstrap.as_deref())?;
     if kept.created {
         tracing::info!(storage = ?kept.storage, "created the connection passphrase; reveal it from the app");
     }
     let passphrase = kept.value;
-    let token_key = data_dir.load_or_create_token_key()?;
-    let config = actors::RelayConfig {
-        db_path: data_dir.db_path(),
-        passphrase: passphrase.clone(),
-        token_key,
-        token_ttl_secs: 86_400,
-        auth_limits: Default::default(),
-        presence: Default::default(),
-        privileged_limits: Default::default(),
-        web_sessions: Default::default(),
-        reader_threads: 2,
-        clock: infra::clock::system(),
-    };
     let web_config = web::WebConfig {
         bind: settings.bind.to_string(),
         port: settings.port,
@@ -113,7 +97,8 @@ pub fn start_server(data_dir: &DataDir, settings: ServerSettings, store: &Secret
         let sys = actix::System::current();
         let result: Result<(), String> = system.block_on(async move {
             let started = (|| {
-                let handles = actors::start(config).map_err(|e| e.to_string())?;
+                let handles =
+                    actors::start_from_data_dir(&data_dir, passphrase.clone(), |_| {}).map_err(|e| e.to_string())?;
                 let (server, addrs) = web::build_server(handles.clone(), web_config).map_err(|e| e.to_string())?;
                 let addr = *addrs.first().ok_or("the server bound no address")?;
                 Ok::<_, String>((handles, server, addr))
@@ -205,7 +190,7 @@ pub fn start_client(url: Option<String>, mdns: bool) -> Result<Backend, BoxError
             let kind = match url {
                 Some(url) => BackendKind::Client {
                     url,
-                    coordinator: AuthCoordinator::new(infra::clock::system(), RetryPolicy::default()).start(),
+                    coordinator: actors::start_client(infra::clock::system()).auth_coordinator,
                 },
                 None => BackendKind::Setup,
             };
