@@ -1,7 +1,8 @@
 //! Relay's pure domain: the collections Relay manages and their validation rules, the
 //! PocketBase filter and sort languages, token-bucket rate limiting, log redaction and
-//! timestamp formatting. Nothing in this crate performs IO or async work; callers pass
-//! time in as milliseconds so every rule is deterministic under test.
+//! timestamp formatting, and `problem`, the one trait every error answered over HTTP
+//! implements. Nothing in this crate performs IO or async work; callers pass time in as
+//! milliseconds so every rule is deterministic under test.
 
 pub mod audit;
 pub mod canonical;
@@ -13,6 +14,7 @@ pub mod external_links;
 pub mod filter;
 pub mod import;
 pub mod migration;
+pub mod problem;
 pub mod ratelimit;
 pub mod record;
 pub mod redact;

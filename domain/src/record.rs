@@ -1,7 +1,8 @@
 //! The record API's request and error vocabulary, independent of HTTP: list parameters
 //! (`page`, `perPage`, `sort`, `filter`, `skipTotal`) parsed and bounded, the page shape
 //! returned to clients, realtime actions, and `RecordError`, whose variants map one-to-one onto
-//! PocketBase-style error bodies `{status, message, data}`.
+//! PocketBase-style error bodies `{status, message, data}` through its `HttpProblem` impl
+//! (`data` is the field map for validation errors, `{}` otherwise).
 
 use std::collections::BTreeMap;
 
@@ -9,6 +10,7 @@ use serde::Serialize;
 
 use crate::collections::CollectionSpec;
 use crate::filter::{parse_filter, Expr};
+use crate::problem::HttpProblem;
 use crate::sort::{parse_sort, SortKey};
 
 pub const DEFAULT_PER_PAGE: u32 = 30;
@@ -48,8 +50,8 @@ pub enum RecordError {
     Internal,
 }
 
-impl RecordError {
-    pub fn status(&self) -> u16 {
+impl HttpProblem for RecordError {
+    fn status(&self) -> u16 {
         match self {
             RecordError::NotFound | RecordError::UnknownCollection => 404,
             RecordError::Validation(_) | RecordError::BadRequest(_) | RecordError::InvalidCredentials => 400,
@@ -61,15 +63,39 @@ impl RecordError {
         }
     }
 
-    /// The PocketBase-style error body.
-    pub fn body(&self) -> serde_json::Value {
-        let data = match self {
-            RecordError::Validation(fields) => serde_json::to_value(fields).unwrap_or_default(),
-            _ => serde_json::json!({}),
-        };
-        serde_json::json!({ "status": self.status(), "message": self.to_string(), "data": data })
+    fn code(&self) -> &'static str {
+        match self {
+            RecordError::NotFound => "not_found",
+            RecordError::UnknownCollection => "unknown_collection",
+            RecordError::Validation(_) => "validation_failed",
+            RecordError::BadRequest(_) => "bad_request",
+            RecordError::Unauthorized => "unauthorized",
+            RecordError::InvalidCredentials => "invalid_credentials",
+            RecordError::RateLimited { .. } => "rate_limited",
+            RecordError::TooLarge => "too_large",
+            RecordError::Unavailable => "unavailable",
+            RecordError::Internal => "internal",
+        }
     }
 
+    fn retry_after_secs(&self) -> Option<u64> {
+        match self {
+            RecordError::RateLimited { retry_after_secs } => Some(*retry_after_secs),
+            _ => None,
+        }
+    }
+
+    /// PocketBase's `data`: the field map for validation errors, `{}` otherwise (no `code` key,
+    /// which clients would read as a field name).
+    fn data(&self) -> serde_json::Value {
+        match self {
+            RecordError::Validation(fields) => serde_json::to_value(fields).unwrap_or_default(),
+            _ => serde_json::json!({}),
+        }
+    }
+}
+
+impl RecordError {
     pub fn field(name: &str, code: &'static str, message: impl Into<String>) -> Self {
         let mut errors = FieldErrors::new();
         errors.insert(name.to_string(), FieldError { code, message: message.into() });
@@ -170,6 +196,7 @@ impl ListPage {
 mod tests {
     use super::*;
     use crate::collections::CONTACTS;
+    use crate::problem::problem_body;
 
     fn raw(page: &str, per_page: &str, sort: &str, filter: &str) -> RawListParams {
         let opt = |s: &str| (!s.is_empty()).then(|| s.to_string());
@@ -211,9 +238,18 @@ mod tests {
         let v = serde_json::to_value(ListPage::new(&q, None, vec![])).unwrap();
         assert_eq!(v["totalItems"], -1);
         assert_eq!(v["perPage"], 10);
-        let body = RecordError::field("name", "validation_required", "Missing required value.").body();
-        assert_eq!(body["status"], 400);
-        assert_eq!(body["data"]["name"]["code"], "validation_required");
-        assert_eq!(RecordError::RateLimited { retry_after_secs: 3 }.status(), 429);
+        let body = problem_body(&RecordError::field("name", "validation_required", "Missing required value."));
+        assert_eq!(
+            body,
+            serde_json::json!({"status": 400, "message": "Failed to validate the submitted data.",
+                "data": {"name": {"code": "validation_required", "message": "Missing required value."}}})
+        );
+        let limited = RecordError::RateLimited { retry_after_secs: 3 };
+        assert_eq!((limited.status(), limited.code(), limited.retry_after_secs()), (429, "rate_limited", Some(3)));
+        assert_eq!(
+            problem_body(&RecordError::NotFound),
+            serde_json::json!({"status": 404, "message": "The requested resource wasn't found.", "data": {}})
+        );
+        assert_eq!(RecordError::NotFound.retry_after_secs(), None);
     }
 }

@@ -14,7 +14,7 @@ use actors::auth::{Login, RefreshToken, VerifyToken};
 use actors::Handles;
 use domain::record::RecordError;
 
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiError, ApiResult, Problem};
 
 /// Proof that the request carried a valid app-user token.
 #[derive(Debug, Clone, Copy)]
@@ -35,7 +35,7 @@ impl FromRequest for Authenticated {
         let handles = req.app_data::<web::Data<Handles>>().cloned();
         Box::pin(async move {
             let (Some(token), Some(handles)) = (token, handles) else {
-                return Err(ApiError(RecordError::Unauthorized));
+                return Err(Problem(RecordError::Unauthorized));
             };
             handles.auth.send(VerifyToken { token }).await??;
             Ok(Authenticated)
@@ -61,7 +61,7 @@ async fn auth_with_password(
 }
 
 async fn auth_refresh(req: HttpRequest, handles: web::Data<Handles>) -> ApiResult<HttpResponse> {
-    let token = bearer(&req).ok_or(ApiError(RecordError::Unauthorized))?;
+    let token = bearer(&req).ok_or(Problem(RecordError::Unauthorized))?;
     let reply = handles.auth.send(RefreshToken { token }).await??;
     Ok(HttpResponse::Ok().json(reply))
 }

@@ -1,7 +1,8 @@
 //! Relay's HTTP surface on actix-web: the PocketBase-compatible record API, app-user auth,
 //! realtime SSE, the operator health and presence endpoints, and the built UI served
 //! same-origin. Handlers only translate HTTP into actor messages and actor replies into HTTP;
-//! every rule lives in the actors and the domain.
+//! every rule lives in the actors and the domain. Every error answer, including extractor
+//! refusals, goes out through `error::Problem`.
 
 mod auth;
 mod error;
@@ -20,7 +21,7 @@ use std::path::PathBuf;
 use actix_web::dev::{Server, Service};
 use actix_web::{web, App, HttpServer};
 
-pub use error::ApiError;
+pub use error::{ApiError, Problem};
 
 /// Largest accepted JSON request body.
 pub const MAX_JSON_BODY: usize = 512 * 1024;

@@ -2,37 +2,21 @@
 //! (`Authenticated`), then the privileged actor applies its own checks:
 //! `POST /api/relay/privileged/pair` redeems a pairing code for a device public key,
 //! `POST /api/relay/privileged/reauth` (4 KiB body limit, its own rate limit) issues a fresh-
-//! password proof, and `POST /api/relay/privileged/execute` runs one signed envelope.
+//! password proof, and `POST /api/relay/privileged/execute` runs one signed envelope (16 KiB,
+//! read as `RawBody`). Refusals are `PrivError`s answered through `error::Problem`.
 
-use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use serde::Deserialize;
 
-use actors::privileged::{CompletePairing, ExecuteSigned, PrivError, Reauth, MAX_REAUTH_BODY};
+use actors::privileged::{CompletePairing, ExecuteSigned, Reauth, MAX_REAUTH_BODY};
 use actors::Handles;
 use domain::envelope::{PublicJwk, MAX_ENVELOPE_BYTES};
-use domain::record::RecordError;
 
 use crate::auth::Authenticated;
-use crate::error::{json_config, ApiError};
+use crate::error::{json_config, ApiError, Problem, RawBody};
 
-fn render(result: Result<serde_json::Value, PrivError>) -> HttpResponse {
-    match result {
-        Ok(body) => HttpResponse::Ok().json(body),
-        Err(e) => {
-            let mut res =
-                HttpResponse::build(StatusCode::from_u16(e.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR));
-            if let PrivError::RateLimited { retry_after_secs } = e {
-                res.insert_header(("Retry-After", retry_after_secs.max(1).to_string()));
-            }
-            res.json(e.body())
-        }
-    }
-}
-
-fn unavailable(_: actix::MailboxError) -> ApiError {
-    ApiError(RecordError::Unavailable)
-}
+/// A handler's error: the actor unreachable (`ApiError`, 503) or its refusal (`Problem<PrivError>`).
+type PrivResult = Result<HttpResponse, actix_web::Error>;
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -51,7 +35,7 @@ async fn pair(
     req: HttpRequest,
     handles: web::Data<Handles>,
     body: web::Json<PairBody>,
-) -> Result<HttpResponse, ApiError> {
+) -> PrivResult {
     let b = body.into_inner();
     let msg = CompletePairing {
         username: b.username,
@@ -61,8 +45,8 @@ async fn pair(
         hostname: b.hostname,
         source: crate::source_ip(&req),
     };
-    let result = handles.privileged.send(msg).await.map_err(unavailable)?;
-    Ok(render(result.map(|d| serde_json::to_value(d).unwrap_or_default())))
+    let device = handles.privileged.send(msg).await.map_err(ApiError::from)?.map_err(Problem)?;
+    Ok(HttpResponse::Ok().json(serde_json::to_value(device).unwrap_or_default()))
 }
 
 #[derive(Deserialize)]
@@ -78,7 +62,7 @@ async fn reauth(
     req: HttpRequest,
     handles: web::Data<Handles>,
     body: web::Json<ReauthBody>,
-) -> Result<HttpResponse, ApiError> {
+) -> PrivResult {
     let b = body.into_inner();
     let msg = Reauth {
         account_id: b.account_id,
@@ -86,13 +70,13 @@ async fn reauth(
         password: b.password,
         source: crate::source_ip(&req),
     };
-    let result = handles.privileged.send(msg).await.map_err(unavailable)?;
-    Ok(render(result.map(|(proof, expires_ms)| serde_json::json!({ "proof": proof, "expiresMs": expires_ms }))))
+    let (proof, expires_ms) = handles.privileged.send(msg).await.map_err(ApiError::from)?.map_err(Problem)?;
+    Ok(HttpResponse::Ok().json(serde_json::json!({ "proof": proof, "expiresMs": expires_ms })))
 }
 
-async fn execute(_: Authenticated, handles: web::Data<Handles>, body: web::Bytes) -> Result<HttpResponse, ApiError> {
-    let result = handles.privileged.send(ExecuteSigned { body }).await.map_err(unavailable)?;
-    Ok(render(result.map(|o| serde_json::to_value(o).unwrap_or_default())))
+async fn execute(_: Authenticated, handles: web::Data<Handles>, RawBody(body): RawBody) -> PrivResult {
+    let outcome = handles.privileged.send(ExecuteSigned { body }).await.map_err(ApiError::from)?.map_err(Problem)?;
+    Ok(HttpResponse::Ok().json(serde_json::to_value(outcome).unwrap_or_default()))
 }
 
 pub fn routes(cfg: &mut web::ServiceConfig) {

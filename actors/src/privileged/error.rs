@@ -1,8 +1,10 @@
 //! Errors of the privileged subsystem. Messages are safe to show a remote caller: they never
 //! say which of several authentication facts failed beyond what the caller already knows, and
-//! never echo submitted secrets. Each variant has a stable code and an HTTP status.
+//! never echo submitted secrets. Each variant has a stable code and an HTTP status, given by its
+//! `HttpProblem` impl (the body's `data` is `{"code": …}`); this module knows nothing else of HTTP.
 
 use domain::envelope::EnvelopeError;
+use domain::problem::HttpProblem;
 use domain::roles::AuthzError;
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -41,8 +43,8 @@ pub enum PrivError {
     Internal,
 }
 
-impl PrivError {
-    pub fn code(&self) -> &'static str {
+impl HttpProblem for PrivError {
+    fn code(&self) -> &'static str {
         match self {
             PrivError::Envelope(_) => "invalid_envelope",
             PrivError::AccountUnavailable => "account_unavailable",
@@ -63,7 +65,7 @@ impl PrivError {
         }
     }
 
-    pub fn status(&self) -> u16 {
+    fn status(&self) -> u16 {
         match self {
             PrivError::Envelope(_) | PrivError::Invalid(_) | PrivError::PairingInvalid => 400,
             PrivError::BadSignature | PrivError::InvalidCredentials => 401,
@@ -80,8 +82,11 @@ impl PrivError {
         }
     }
 
-    pub fn body(&self) -> serde_json::Value {
-        serde_json::json!({ "status": self.status(), "message": self.to_string(), "data": { "code": self.code() } })
+    fn retry_after_secs(&self) -> Option<u64> {
+        match self {
+            PrivError::RateLimited { retry_after_secs } => Some(*retry_after_secs),
+            _ => None,
+        }
     }
 }
 

@@ -16,6 +16,7 @@ use actix::prelude::*;
 use serde_json::Value;
 
 use domain::envelope::PublicJwk;
+use domain::problem::HttpProblem;
 use domain::ratelimit::{BucketConfig, KeyedLimiter};
 
 use crate::kit::{guarded, Subsystem, SubsystemCtx};

@@ -4,6 +4,7 @@
 //! cookie and CSRF values while the logical id keeps rate accounting and revocation. Logout,
 //! replacement and expiry destroy the logical record, and any work that was authorized before
 //! (an app-token issue awaiting the auth actor) re-checks the record before it takes effect.
+//! Refusals are `WebError`, whose `HttpProblem` impl is all the gateway needs to answer them.
 
 use std::collections::HashMap;
 use std::net::IpAddr;
@@ -12,6 +13,7 @@ use actix::prelude::*;
 use serde_json::Value;
 use subtle::ConstantTimeEq;
 
+use domain::problem::HttpProblem;
 use domain::ratelimit::{BucketConfig, KeyedLimiter};
 use domain::record::RecordError;
 
@@ -60,14 +62,41 @@ pub enum WebError {
     SignIn(RecordError),
 }
 
-impl WebError {
-    pub fn status(&self) -> u16 {
+/// Gateway refusals carry `data.code`; a failed sign-in answers exactly as the record family
+/// (PocketBase) error it wraps.
+impl HttpProblem for WebError {
+    fn status(&self) -> u16 {
         match self {
             WebError::NoSession => 401,
             WebError::Csrf => 403,
             WebError::RateLimited(_) => 429,
             WebError::Full => 503,
             WebError::SignIn(e) => e.status(),
+        }
+    }
+
+    fn code(&self) -> &'static str {
+        match self {
+            WebError::NoSession => "no_session",
+            WebError::Csrf => "csrf",
+            WebError::RateLimited(_) => "rate_limited",
+            WebError::Full => "sessions_full",
+            WebError::SignIn(e) => e.code(),
+        }
+    }
+
+    fn retry_after_secs(&self) -> Option<u64> {
+        match self {
+            WebError::RateLimited(secs) => Some(*secs),
+            WebError::SignIn(e) => e.retry_after_secs(),
+            _ => None,
+        }
+    }
+
+    fn data(&self) -> Value {
+        match self {
+            WebError::SignIn(e) => e.data(),
+            _ => serde_json::json!({ "code": self.code() }),
         }
     }
 }

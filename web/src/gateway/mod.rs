@@ -5,7 +5,7 @@
 //! Every request first passes Host and Origin validation. Privileged, backup/restore,
 //! filesystem, reconfiguration and offline-queue endpoints are deliberately not mounted.
 
-mod guard;
+pub(crate) mod guard;
 mod session;
 
 use actix_web::dev::Server;

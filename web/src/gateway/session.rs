@@ -1,13 +1,13 @@
 //! Web sign-in, session refresh and logout, the renderer's app-user connection and browser log
 //! ingestion; plus `require_web_session`, which puts every gateway `/api` route behind a live
-//! web session (CSRF on writes) and the per-session and global rate limits.
+//! web session (CSRF on writes) and the per-session and global rate limits. Refusals are
+//! `WebError`s answered through `error::Problem`.
 
 use actix_web::body::MessageBody;
 use actix_web::cookie::{time::Duration as CookieDuration, Cookie, SameSite};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
-use actix_web::http::StatusCode;
 use actix_web::middleware::Next;
-use actix_web::{web, HttpRequest, HttpResponse, ResponseError};
+use actix_web::{web, HttpRequest, HttpResponse};
 use serde::Deserialize;
 
 use actors::web_sessions::{Authorize, IssueConnection, Issued, Logout, Refresh, RequestKind, WebError, WebSignIn};
@@ -15,39 +15,15 @@ use actors::Handles;
 use domain::redact::escape_line_breaks;
 
 use super::guard::is_state_changing;
+use crate::error::Problem;
 
 pub const SESSION_COOKIE: &str = "relay_web";
 pub const CSRF_HEADER: &str = "x-relay-csrf";
 pub const MAX_LOG_MESSAGE: usize = 5000;
 pub const MAX_LOG_BODY: usize = 16 * 1024;
 
-#[derive(Debug)]
-pub struct WebRefusal(pub WebError);
-
-impl std::fmt::Display for WebRefusal {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.0.fmt(f)
-    }
-}
-
-impl ResponseError for WebRefusal {
-    fn status_code(&self) -> StatusCode {
-        StatusCode::from_u16(self.0.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
-    }
-    fn error_response(&self) -> HttpResponse {
-        let mut res = HttpResponse::build(self.status_code());
-        if let WebError::RateLimited(secs)
-        | WebError::SignIn(domain::record::RecordError::RateLimited { retry_after_secs: secs }) = &self.0
-        {
-            res.insert_header(("Retry-After", (*secs).max(1).to_string()));
-        }
-        res.json(serde_json::json!({ "status": self.0.status(), "message": self.0.to_string(), "data": {} }))
-    }
-}
-
-fn unavailable(_: actix::MailboxError) -> WebRefusal {
-    WebRefusal(WebError::SignIn(domain::record::RecordError::Unavailable))
-}
+/// A gateway route's refusal; the actor being unreachable is a 503 of the same family.
+type WebRefusal = Problem<WebError>;
 
 fn cookie_of(req: &HttpRequest) -> Option<String> {
     req.cookie(SESSION_COOKIE).map(|c| c.value().to_string())
@@ -92,24 +68,24 @@ async fn sign_in(
 ) -> Result<HttpResponse, WebRefusal> {
     let source = crate::source_ip(&req);
     let msg = WebSignIn { passphrase: body.into_inner().passphrase, source, replaces: cookie_of(&req) };
-    let issued = handles.web_sessions.send(msg).await.map_err(unavailable)?.map_err(WebRefusal)?;
+    let issued = handles.web_sessions.send(msg).await??;
     Ok(issued_response(issued, now_ms()))
 }
 
 async fn refresh(req: HttpRequest, handles: web::Data<Handles>) -> Result<HttpResponse, WebRefusal> {
     let msg = Refresh { cookie: cookie_of(&req), csrf: csrf_of(&req) };
-    let issued = handles.web_sessions.send(msg).await.map_err(unavailable)?.map_err(WebRefusal)?;
+    let issued = handles.web_sessions.send(msg).await??;
     Ok(issued_response(issued, now_ms()))
 }
 
 async fn logout(req: HttpRequest, handles: web::Data<Handles>) -> Result<HttpResponse, WebRefusal> {
-    handles.web_sessions.send(Logout { cookie: cookie_of(&req) }).await.map_err(unavailable)?;
+    handles.web_sessions.send(Logout { cookie: cookie_of(&req) }).await?;
     Ok(HttpResponse::NoContent().cookie(session_cookie(String::new(), 0)).finish())
 }
 
 async fn connection(req: HttpRequest, handles: web::Data<Handles>) -> Result<HttpResponse, WebRefusal> {
     let msg = IssueConnection { cookie: cookie_of(&req), csrf: csrf_of(&req) };
-    let body = handles.web_sessions.send(msg).await.map_err(unavailable)?.map_err(WebRefusal)?;
+    let body = handles.web_sessions.send(msg).await??;
     Ok(HttpResponse::Ok().json(body))
 }
 
@@ -129,7 +105,7 @@ async fn logs(
     body: web::Json<LogBody>,
 ) -> Result<HttpResponse, WebRefusal> {
     let msg = Authorize { cookie: cookie_of(&req), csrf: csrf_of(&req), kind: RequestKind::Log };
-    handles.web_sessions.send(msg).await.map_err(unavailable)?.map_err(WebRefusal)?;
+    handles.web_sessions.send(msg).await??;
     let body = body.into_inner();
     let module: String =
         body.module.chars().filter(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-')).take(50).collect();
@@ -165,11 +141,13 @@ pub async fn require_web_session(
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
     if req.path() != "/api/health" {
-        let handles =
-            req.app_data::<web::Data<Handles>>().cloned().ok_or_else(|| unavailable(actix::MailboxError::Closed))?;
+        let handles = req
+            .app_data::<web::Data<Handles>>()
+            .cloned()
+            .ok_or_else(|| WebRefusal::from(actix::MailboxError::Closed))?;
         let kind = if is_state_changing(req.method()) { RequestKind::Write } else { RequestKind::Read };
         let msg = Authorize { cookie: cookie_of(req.request()), csrf: csrf_of(req.request()), kind };
-        handles.web_sessions.send(msg).await.map_err(unavailable)?.map_err(WebRefusal)?;
+        handles.web_sessions.send(msg).await.map_err(WebRefusal::from)?.map_err(Problem)?;
     }
     next.call(req).await
 }
