@@ -1,7 +1,8 @@
 //! Relay's pure domain: the collections Relay manages and their validation rules, the
-//! PocketBase filter and sort languages, token-bucket rate limiting, log redaction and
-//! timestamp formatting. Nothing in this crate performs IO or async work; callers pass
-//! time in as milliseconds so every rule is deterministic under test.
+//! PocketBase filter and sort languages, token-bucket rate limiting, log redaction, timestamp
+//! formatting, and the typed privileged commands with their authorization rules. Nothing in
+//! this crate performs IO or async work; callers pass time in as milliseconds so every rule is
+//! deterministic under test.
 
 pub mod audit;
 pub mod canonical;
@@ -13,6 +14,7 @@ pub mod external_links;
 pub mod filter;
 pub mod import;
 pub mod migration;
+pub mod privileged_command;
 pub mod ratelimit;
 pub mod record;
 pub mod redact;

@@ -3,6 +3,7 @@
 //! never echo submitted secrets. Each variant has a stable code and an HTTP status.
 
 use domain::envelope::EnvelopeError;
+use domain::privileged_command::CommandParseError;
 use domain::roles::AuthzError;
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -97,6 +98,21 @@ impl From<EnvelopeError> for PrivError {
 impl From<AuthzError> for PrivError {
     fn from(e: AuthzError) -> Self {
         PrivError::Forbidden(e.to_string())
+    }
+}
+
+/// An unknown command name is refused as before the typed commands existed (403 `forbidden`,
+/// "not permitted: unknown command"); a malformed payload is invalid input (400
+/// `invalid_input`), whose message names a missing field but never echoes a submitted value.
+impl From<CommandParseError> for PrivError {
+    fn from(e: CommandParseError) -> Self {
+        match e {
+            CommandParseError::UnknownCommand => PrivError::Forbidden(e.to_string()),
+            CommandParseError::NotAnObject
+            | CommandParseError::MissingField(_)
+            | CommandParseError::UnknownField
+            | CommandParseError::InvalidField => PrivError::Invalid(e.to_string()),
+        }
     }
 }
 
