@@ -7,6 +7,7 @@ use clap::Subcommand;
 
 use actors::privileged::service::LegacyPlan;
 use actors::privileged::{PrivilegedService, Readiness};
+use domain::privileged_command::PrivilegedCommand;
 use infra::datadir::DataDir;
 
 use crate::secret_input::read_secret;
@@ -152,8 +153,8 @@ fn run_ready(svc: &PrivilegedService, command: AdminCommand) -> Result<(), BoxEr
         AdminCommand::RevokeDevice { actor, device } => {
             let password = read_secret(&format!("Password for {actor}: "))?;
             let principal = svc.authenticate(&actor, &password)?;
-            let payload = serde_json::json!({ "deviceId": device });
-            let result = svc.execute_local(&principal, "devices.revoke", &payload, None, true)?;
+            let command = PrivilegedCommand::DevicesRevoke { device_id: device };
+            let result = svc.execute_local(&principal, &command, None, true)?;
             println!("{result}");
         }
         AdminCommand::MigrateRoles { apply } => {

@@ -1,8 +1,9 @@
 //! Relay's pure domain: the collections Relay manages and their validation rules, the
-//! PocketBase filter and sort languages, token-bucket rate limiting, log redaction and
-//! timestamp formatting, and `problem`, the one trait every error answered over HTTP
-//! implements. Nothing in this crate performs IO or async work; callers pass time in as
-//! milliseconds so every rule is deterministic under test.
+//! PocketBase filter and sort languages, token-bucket rate limiting, log redaction, timestamp
+//! formatting, the typed privileged commands with their authorization rules, and `problem`,
+//! the one trait every error answered over HTTP implements. Nothing in this crate performs IO
+//! or async work; callers pass time in as milliseconds so every rule is deterministic under
+//! test.
 
 pub mod audit;
 pub mod canonical;
@@ -15,6 +16,7 @@ pub mod filter;
 pub mod import;
 pub mod migration;
 pub mod problem;
+pub mod privileged_command;
 pub mod ratelimit;
 pub mod record;
 pub mod redact;

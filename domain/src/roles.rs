@@ -1,9 +1,12 @@
 //! Protected identity rules: the three effective roles (Owner, Administrator, Publisher)
 //! derived only from account records and the singleton authority state, the capabilities each
-//! role has, username and password policy, and `authorize`, the allowlist plus owner-only rules
-//! that every privileged handler enforces again on every call. Role claims carried by
+//! role has, username and password policy, and `authorize`, the owner-only rules that every
+//! privileged handler enforces again on every call, matched exhaustively over the typed
+//! [`PrivilegedCommand`] (the allowlist lives there, not here). Role claims carried by
 //! envelopes or sent by a renderer are never inputs here; [`claim_matches`] only lets the
 //! caller reject a request whose claim no longer matches the derived role.
+
+use crate::privileged_command::PrivilegedCommand;
 
 /// Bootstrap Administrator records `(username, display name)`, created inactive and without a
 /// usable credential; the first is the Owner. Account ids are random in production.
@@ -162,32 +165,10 @@ pub fn check_password_policy(pw: &str) -> Result<(), IdentityError> {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum AuthzError {
-    #[error("unknown command")]
-    UnknownCommand,
     #[error("not permitted: {0}")]
     Forbidden(&'static str),
     #[error("invalid target: {0}")]
     InvalidTarget(&'static str),
-}
-
-/// The fixed privileged commands (Wiki commands are matched by the `wiki.` prefix).
-pub const PRIVILEGED_COMMANDS: &[&str] = &[
-    "privileged.probe",
-    "admin.snapshot",
-    "devices.revoke",
-    "accounts.create",
-    "accounts.rename",
-    "accounts.setActive",
-    "ownership.transfer",
-    "publisher.assign",
-];
-
-/// Allowlisted: one of [`PRIVILEGED_COMMANDS`], or a `wiki.` command that satisfies the
-/// envelope command grammar. The handler dispatch table remains the final allowlist for
-/// Wiki command names.
-pub fn is_allowlisted(command: &str) -> bool {
-    PRIVILEGED_COMMANDS.contains(&command)
-        || (command.starts_with("wiki.") && crate::envelope::is_valid_command(command))
 }
 
 fn require(actor: Role, cap: Capability, why: &'static str) -> Result<(), AuthzError> {
@@ -198,56 +179,61 @@ fn require(actor: Role, cap: Capability, why: &'static str) -> Result<(), AuthzE
     }
 }
 
-/// The allowlisted privileged commands and the owner-only rules, enforced again for every call.
+/// The account commands' shared rule: an Administrator-kind target needs `AccountsManage` (the
+/// Owner), a Publisher-kind target `cap` (`PublisherManage`).
+fn manageable_account(actor: Role, cap: Capability, target: Option<&Account>) -> Result<&Account, AuthzError> {
+    let t = target.ok_or(AuthzError::InvalidTarget("an account is required"))?;
+    match t.kind {
+        AccountKind::Administrator => {
+            require(actor, Capability::AccountsManage, "only the Owner can manage Administrator accounts")?
+        }
+        AccountKind::Publisher => require(actor, cap, "Publisher accounts need an Owner or Administrator")?,
+    }
+    Ok(t)
+}
+
+/// The owner-only rules for an allowlisted command, enforced again for every call. The
+/// allowlist itself is [`PrivilegedCommand`]: a name without a variant never gets here.
 /// `actor` must come from [`effective_role`]; `target` is the account the command acts on (for
 /// `devices.revoke`, the account that owns the device; for `accounts.create`, the proposed
 /// record).
 pub fn authorize(
-    command: &str,
+    command: &PrivilegedCommand,
     actor: Role,
     target: Option<&Account>,
     state: &AuthorityState,
 ) -> Result<(), AuthzError> {
-    if !is_allowlisted(command) {
-        return Err(AuthzError::UnknownCommand);
-    }
-    if command.starts_with("wiki.") {
-        return require(actor, Capability::WikiManage, "Wiki management");
-    }
+    use PrivilegedCommand as C;
     let target_required = |why| target.ok_or(AuthzError::InvalidTarget(why));
+    let cap = command.capability();
     match command {
-        "privileged.probe" => require(actor, Capability::Probe, "probe"),
-        "admin.snapshot" => {
-            require(actor, Capability::AdminSnapshot, "the administration snapshot needs an Owner or Administrator")
-        }
-        "devices.revoke" => {
-            require(actor, Capability::DevicesManage, "device management needs an Owner or Administrator")?;
+        C::PrivilegedProbe { .. } => require(actor, cap, "probe"),
+        C::AdminSnapshot {} => require(actor, cap, "the administration snapshot needs an Owner or Administrator"),
+        C::DevicesRevoke { .. } => {
+            require(actor, cap, "device management needs an Owner or Administrator")?;
             let t = target_required("the device's account is required")?;
             if actor != Role::Owner && t.id == state.owner_account_id {
                 return Err(AuthzError::Forbidden("only the Owner can revoke the Owner's devices"));
             }
             Ok(())
         }
-        "accounts.create" | "accounts.rename" | "accounts.setActive" => {
-            let t = target_required("an account is required")?;
-            match t.kind {
-                AccountKind::Administrator => {
-                    require(actor, Capability::AccountsManage, "only the Owner can manage Administrator accounts")?;
-                }
-                AccountKind::Publisher => {
-                    require(actor, Capability::PublisherManage, "Publisher accounts need an Owner or Administrator")?;
-                }
-            }
-            if command == "accounts.setActive" && t.id == state.owner_account_id {
-                return Err(AuthzError::InvalidTarget("the Owner account's state is changed only on the server PC"));
-            }
-            if command == "accounts.create" && t.id == state.owner_account_id {
+        C::AccountsCreate { .. } => {
+            let t = manageable_account(actor, cap, target)?;
+            if t.id == state.owner_account_id {
                 return Err(AuthzError::InvalidTarget("the account already exists"));
             }
             Ok(())
         }
-        "ownership.transfer" => {
-            require(actor, Capability::OwnershipTransfer, "only the Owner can transfer ownership")?;
+        C::AccountsRename { .. } => manageable_account(actor, cap, target).map(|_| ()),
+        C::AccountsSetActive { .. } => {
+            let t = manageable_account(actor, cap, target)?;
+            if t.id == state.owner_account_id {
+                return Err(AuthzError::InvalidTarget("the Owner account's state is changed only on the server PC"));
+            }
+            Ok(())
+        }
+        C::OwnershipTransfer { .. } => {
+            require(actor, cap, "only the Owner can transfer ownership")?;
             let t = target_required("a new Owner is required")?;
             if t.kind != AccountKind::Administrator || !t.active {
                 return Err(AuthzError::InvalidTarget("the new Owner must be an active Administrator"));
@@ -257,21 +243,22 @@ pub fn authorize(
             }
             Ok(())
         }
-        "publisher.assign" => {
-            require(actor, Capability::PublisherManage, "Publisher assignment needs an Owner or Administrator")?;
+        C::PublisherAssign { .. } => {
+            require(actor, cap, "Publisher assignment needs an Owner or Administrator")?;
             let t = target_required("a Publisher account is required")?;
             if t.kind != AccountKind::Publisher || t.id == state.owner_account_id {
                 return Err(AuthzError::InvalidTarget("only a Publisher account can be assigned"));
             }
             Ok(())
         }
-        _ => Err(AuthzError::UnknownCommand),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::privileged_command::tests::example as cmd;
+    use crate::privileged_command::CommandParseError;
 
     const OWNER: &str = "owner0000000001";
 
@@ -314,7 +301,7 @@ mod tests {
         assert!(claim_matches("administrator", derived));
         assert!(!claim_matches("Administrator", derived));
         let target = acct("admn00000000002", AccountKind::Administrator, true);
-        assert!(authorize("ownership.transfer", derived, Some(&target), &s).is_err());
+        assert!(authorize(&cmd("ownership.transfer"), derived, Some(&target), &s).is_err());
     }
 
     #[test]
@@ -358,19 +345,20 @@ mod tests {
 
     #[test]
     fn allowlist() {
-        for c in PRIVILEGED_COMMANDS {
-            assert!(is_allowlisted(c));
+        for c in PrivilegedCommand::NAMES {
+            assert!(PrivilegedCommand::is_known(c));
         }
-        assert!(is_allowlisted("wiki.publish"));
-        assert!(is_allowlisted("wiki.category.rename"));
+        // The enum is the only allowlist: `wiki.*` names have no variant yet, so they are
+        // unknown commands like any other (they were allowlisted by prefix before).
+        for c in ["wiki.publish", "wiki.category.rename"] {
+            assert!(!PrivilegedCommand::is_known(c), "{c}");
+        }
         for c in ["privileged.reauth.confirm", "settings.set", "wiki", "wiki.", "wiki.Bad", "accounts.delete", ""] {
-            assert!(!is_allowlisted(c), "{c}");
+            assert!(!PrivilegedCommand::is_known(c), "{c}");
         }
-        assert_eq!(authorize("settings.set", Role::Owner, None, &state()), Err(AuthzError::UnknownCommand));
-        assert_eq!(
-            authorize("privileged.reauth.confirm", Role::Owner, None, &state()),
-            Err(AuthzError::UnknownCommand)
-        );
+        let parse = |c| PrivilegedCommand::parse(c, &serde_json::json!({}));
+        assert_eq!(parse("settings.set"), Err(CommandParseError::UnknownCommand));
+        assert_eq!(parse("privileged.reauth.confirm"), Err(CommandParseError::UnknownCommand));
     }
 
     #[test]
@@ -413,12 +401,29 @@ mod tests {
             ("publisher.assign", Own, Some(&new_pub), o), ("publisher.assign", Adm, Some(&new_pub), o),
             ("publisher.assign", Pub, Some(&new_pub), f), ("publisher.assign", Own, Some(&admin), i),
             ("publisher.assign", Adm, Some(&owner), i), ("publisher.assign", Adm, None, i),
-            ("wiki.publish", Own, None, o), ("wiki.publish", Adm, None, o), ("wiki.publish", Pub, None, o),
-            ("wiki.category.delete", Pub, None, o),
         ];
-        for (cmd, role, target, check) in table {
-            let r = authorize(cmd, role, target, &s);
-            assert!(check(r), "{cmd} as {role:?} on {:?}: {r:?}", target.map(|t| &t.id));
+        for (name, role, target, check) in table {
+            let r = authorize(&cmd(name), role, target, &s);
+            assert!(check(r), "{name} as {role:?} on {:?}: {r:?}", target.map(|t| &t.id));
+        }
+    }
+
+    #[test]
+    fn every_command_needs_its_capability() {
+        let s = state();
+        let (owner, admin) =
+            (acct(OWNER, AccountKind::Administrator, true), acct("admn00000000001", AccountKind::Administrator, true));
+        let publisher = acct("publ00000000001", AccountKind::Publisher, true);
+        for name in PrivilegedCommand::NAMES {
+            let c = cmd(name);
+            for role in [Role::Owner, Role::Administrator, Role::Publisher] {
+                if has_capability(role, c.capability()) {
+                    continue;
+                }
+                for target in [None, Some(&owner), Some(&admin), Some(&publisher)] {
+                    assert!(authorize(&c, role, target, &s).is_err(), "{name} as {role:?}");
+                }
+            }
         }
     }
 
@@ -426,8 +431,8 @@ mod tests {
     fn publisher_can_only_run_wiki_and_probe() {
         let s = state();
         let any = acct("publ00000000001", AccountKind::Publisher, true);
-        for c in PRIVILEGED_COMMANDS.iter().filter(|c| **c != "privileged.probe") {
-            assert!(authorize(c, Role::Publisher, Some(&any), &s).is_err(), "{c}");
+        for c in PrivilegedCommand::NAMES.iter().filter(|c| **c != "privileged.probe") {
+            assert!(authorize(&cmd(c), Role::Publisher, Some(&any), &s).is_err(), "{c}");
         }
     }
 }

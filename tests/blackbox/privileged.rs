@@ -293,6 +293,35 @@ async fn signed_commands_run_and_every_rejection_path_is_enforced() {
 }
 
 #[tokio::test]
+async fn commands_are_typed_extra_fields_and_unknown_commands_are_refused() {
+    let relay = Relay::start();
+    let token = relay.token().await;
+    let (owner, _) = setup(&relay, &token).await;
+    let rename = |extra: Option<Value>| {
+        let mut p = json!({"accountId": owner.account_id, "displayName": "Ryan"});
+        if let Some(extra) = extra {
+            p["unexpected"] = extra;
+        }
+        p
+    };
+    let (status, body) =
+        execute(&relay, &token, &envelope(&owner, "accounts.rename", rename(Some(json!(1))), &rid(1))).await;
+    assert_eq!((status, code_of(&body)), (400, "invalid_input"), "an extra payload field: {body}");
+    let (status, body) = execute(
+        &relay,
+        &token,
+        &envelope(&owner, "accounts.setActive", json!({"accountId": owner.account_id, "active": "yes"}), &rid(2)),
+    )
+    .await;
+    assert_eq!((status, code_of(&body)), (400, "invalid_input"), "a wrongly typed field: {body}");
+    let (status, body) = execute(&relay, &token, &envelope(&owner, "wiki.publish", json!({}), &rid(3))).await;
+    assert_eq!((status, code_of(&body)), (403, "forbidden"), "a command without a variant is unknown: {body}");
+    // Refused before the request id was claimed: the id is still free for a valid request.
+    let (status, body) = execute(&relay, &token, &envelope(&owner, "accounts.rename", rename(None), &rid(1))).await;
+    assert_eq!((status, body["result"]["renamed"].as_bool()), (200, Some(true)), "{body}");
+}
+
+#[tokio::test]
 async fn disabled_accounts_and_pairing_limits() {
     let relay = Relay::start();
     let token = relay.token().await;

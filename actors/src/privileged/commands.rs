@@ -1,36 +1,31 @@
-//! The allowlisted privileged command handlers. `check_allowed` runs before the request id is
-//! claimed: it resolves the command's target account from the payload and applies
-//! `domain::roles::authorize` (the owner-only rules, enforced again for every call), checks the
-//! expected authority revision and consumes a fresh reauthentication proof where one is
-//! required. `run` performs the command inside the caller's transaction.
+//! The privileged command handlers, one `match` arm per [`PrivilegedCommand`] variant.
+//! `check_allowed` runs before the request id is claimed: it resolves the command's target
+//! account (`PrivilegedCommand::target`) and applies `domain::roles::authorize` (the owner-only
+//! rules, enforced again for every call), and checks the expected authority revision.
+//! `run` consumes a fresh reauthentication proof where one is required and performs the
+//! command inside the caller's transaction. Nothing here parses names or payload JSON: the
+//! command arrives already parsed and the enum is the allowlist.
 
 use diesel::sqlite::SqliteConnection;
 use serde_json::{json, Value};
 
-use domain::roles::{authorize, effective_role, normalize_username, Account, AccountKind};
+use domain::privileged_command::{CommandTarget, PrivilegedCommand};
+use domain::roles::{authorize, effective_role, normalize_username, Account};
 use infra::privileged::{self as store, AccountRow};
 
 use super::error::PrivError;
 use super::service::{Principal, PrivilegedService};
 
-/// Commands that change who holds authority: they need the current authority revision and a
-/// fresh password proof.
-const AUTHORITY_COMMANDS: &[&str] = &["ownership.transfer", "publisher.assign"];
 const MAX_DISPLAY_NAME: usize = 100;
 
 /// What a handler sees of a request, whether it came in a signed envelope or from a
 /// server-local session.
 #[derive(Debug, Clone, Copy)]
 pub struct CommandRequest<'a> {
-    pub command: &'a str,
-    pub payload: &'a Value,
+    pub command: &'a PrivilegedCommand,
     pub expected_revision: Option<i64>,
     /// Server-local only: the session's password was checked within the proof lifetime.
     pub fresh_local_password: bool,
-}
-
-fn text<'a>(payload: &'a Value, key: &str) -> Result<&'a str, PrivError> {
-    payload.get(key).and_then(Value::as_str).ok_or_else(|| PrivError::Invalid(format!("payload.{key} is required")))
 }
 
 fn load_target(conn: &mut SqliteConnection, id: &str) -> Result<AccountRow, PrivError> {
@@ -38,48 +33,33 @@ fn load_target(conn: &mut SqliteConnection, id: &str) -> Result<AccountRow, Priv
 }
 
 /// The account a command acts on, if any (a proposed account for `accounts.create`).
-fn target_of(conn: &mut SqliteConnection, env: &CommandRequest<'_>) -> Result<Option<Account>, PrivError> {
-    let p = &env.payload;
-    Ok(match env.command {
-        "accounts.rename" | "accounts.setActive" | "ownership.transfer" => {
-            Some(load_target(conn, text(p, "accountId")?)?.to_account())
-        }
-        "publisher.assign" => match p.get("accountId") {
-            Some(Value::Null) | None => None,
-            Some(_) => Some(load_target(conn, text(p, "accountId")?)?.to_account()),
-        },
-        "accounts.create" => {
-            let kind = match text(p, "kind")? {
-                "administrator" => AccountKind::Administrator,
-                "publisher" => AccountKind::Publisher,
-                _ => return Err(PrivError::Invalid("payload.kind must be administrator or publisher".into())),
-            };
-            Some(Account {
-                id: String::new(),
-                username: text(p, "username")?.to_string(),
-                display_name: text(p, "displayName")?.to_string(),
-                kind,
-                active: false,
-                credential_set: false,
-            })
-        }
-        "devices.revoke" => {
-            let device = store::load_device(conn, text(p, "deviceId")?)?
-                .ok_or_else(|| PrivError::Invalid("unknown device".into()))?;
+fn target_of(conn: &mut SqliteConnection, command: &PrivilegedCommand) -> Result<Option<Account>, PrivError> {
+    Ok(match command.target() {
+        CommandTarget::None => None,
+        CommandTarget::Account(id) => Some(load_target(conn, id)?.to_account()),
+        CommandTarget::DeviceOwner(device_id) => {
+            let device =
+                store::load_device(conn, device_id)?.ok_or_else(|| PrivError::Invalid("unknown device".into()))?;
             Some(load_target(conn, &device.account_id)?.to_account())
         }
-        _ => None,
+        CommandTarget::NewAccount { username, display_name, kind } => Some(Account {
+            id: String::new(),
+            username: username.to_string(),
+            display_name: display_name.to_string(),
+            kind,
+            active: false,
+            credential_set: false,
+        }),
     })
 }
 
 /// Authorization and revision checks; runs before the request id is claimed.
-pub fn check_allowed(conn: &mut SqliteConnection, who: &Principal, env: &CommandRequest<'_>) -> Result<(), PrivError> {
-    let target = target_of(conn, env)?;
-    authorize(env.command, who.role, target.as_ref(), &who.state)?;
-    let needs_revision = AUTHORITY_COMMANDS.contains(&env.command);
-    match env.expected_revision {
+pub fn check_allowed(conn: &mut SqliteConnection, who: &Principal, req: &CommandRequest<'_>) -> Result<(), PrivError> {
+    let target = target_of(conn, req.command)?;
+    authorize(req.command, who.role, target.as_ref(), &who.state)?;
+    match req.expected_revision {
         Some(expected) if expected != who.state.revision => Err(PrivError::StaleRevision),
-        None if needs_revision => Err(PrivError::StaleRevision),
+        None if req.command.needs_authority_revision() => Err(PrivError::StaleRevision),
         _ => Ok(()),
     }
 }
@@ -88,13 +68,13 @@ pub fn check_allowed(conn: &mut SqliteConnection, who: &Principal, env: &Command
 fn require_proof(
     conn: &mut SqliteConnection,
     who: &Principal,
-    env: &CommandRequest<'_>,
+    req: &CommandRequest<'_>,
     now_ms: i64,
 ) -> Result<(), PrivError> {
-    if !AUTHORITY_COMMANDS.contains(&env.command) || (env.fresh_local_password && who.device_id.is_none()) {
+    if !req.command.needs_authority_revision() || (req.fresh_local_password && who.device_id.is_none()) {
         return Ok(());
     }
-    let proof = env.payload.get("reauthProof").and_then(Value::as_str).ok_or(PrivError::ReauthRequired)?;
+    let proof = req.command.reauth_proof().ok_or(PrivError::ReauthRequired)?;
     let device = who.device_id.as_deref().unwrap_or_default();
     if store::consume_proof(conn, proof, &who.account.id, device, now_ms)? {
         Ok(())
@@ -103,8 +83,8 @@ fn require_proof(
     }
 }
 
-fn display_name(payload: &Value) -> Result<String, PrivError> {
-    let name = text(payload, "displayName")?.trim().to_string();
+fn display_name(raw: &str) -> Result<String, PrivError> {
+    let name = raw.trim().to_string();
     if name.is_empty() || name.chars().count() > MAX_DISPLAY_NAME || name.chars().any(char::is_control) {
         return Err(PrivError::Invalid("displayName must be 1-100 plain characters".into()));
     }
@@ -145,41 +125,35 @@ pub fn run(
     svc: &PrivilegedService,
     conn: &mut SqliteConnection,
     who: &Principal,
-    env: &CommandRequest<'_>,
+    req: &CommandRequest<'_>,
 ) -> Result<Value, PrivError> {
-    let p = &env.payload;
+    use PrivilegedCommand as C;
     let now = svc.now();
-    require_proof(conn, who, env, now)?;
-    match env.command {
-        "privileged.probe" => {
+    require_proof(conn, who, req, now)?;
+    match req.command {
+        C::PrivilegedProbe { note: _ } => {
             Ok(json!({"accountId": who.account.id, "role": who.role.as_str(), "deviceId": who.device_id}))
         }
-        "admin.snapshot" => snapshot(conn, &who.state),
-        "devices.revoke" => {
-            let n = store::revoke_device(conn, text(p, "deviceId")?, now)?;
+        C::AdminSnapshot {} => snapshot(conn, &who.state),
+        C::DevicesRevoke { device_id } => {
+            let n = store::revoke_device(conn, device_id, now)?;
             Ok(json!({"revoked": n == 1}))
         }
-        "accounts.create" => {
-            let username = normalize_username(text(p, "username")?).map_err(|e| PrivError::Invalid(e.to_string()))?;
+        C::AccountsCreate { username, display_name: name, kind } => {
+            let username = normalize_username(username).map_err(|e| PrivError::Invalid(e.to_string()))?;
             if store::find_account_by_username(conn, &username)?.is_some() {
                 return Err(PrivError::Invalid("that username is taken".into()));
             }
-            let kind =
-                if text(p, "kind")? == "publisher" { AccountKind::Publisher } else { AccountKind::Administrator };
-            let row = AccountRow::new(infra::ids::record_id(), username, display_name(p)?, kind, now);
+            let row = AccountRow::new(infra::ids::record_id(), username, display_name(name)?, *kind, now);
             store::insert_account(conn, &row)?;
             Ok(json!({"accountId": row.id, "active": false, "password": "Not configured"}))
         }
-        "accounts.rename" => {
-            store::rename_account(conn, text(p, "accountId")?, &display_name(p)?, now)?;
+        C::AccountsRename { account_id, display_name: name } => {
+            store::rename_account(conn, account_id, &display_name(name)?, now)?;
             Ok(json!({"renamed": true}))
         }
-        "accounts.setActive" => {
-            let id = text(p, "accountId")?;
-            let active = p
-                .get("active")
-                .and_then(Value::as_bool)
-                .ok_or_else(|| PrivError::Invalid("payload.active is required".into()))?;
+        C::AccountsSetActive { account_id, active } => {
+            let (id, active) = (account_id.as_str(), *active);
             if !active && id == who.state.owner_account_id {
                 return Err(PrivError::Invalid("the Owner cannot be deactivated".into()));
             }
@@ -192,19 +166,17 @@ pub fn run(
             }
             Ok(json!({"active": active}))
         }
-        "ownership.transfer" => {
-            let id = text(p, "accountId")?;
-            let revision = store::save_state(conn, id, who.state.publisher_account_id.as_deref())?;
-            Ok(json!({"ownerAccountId": id, "revision": revision}))
+        C::OwnershipTransfer { account_id, reauth_proof: _ } => {
+            let revision = store::save_state(conn, account_id, who.state.publisher_account_id.as_deref())?;
+            Ok(json!({"ownerAccountId": account_id, "revision": revision}))
         }
-        "publisher.assign" => {
-            let next = p.get("accountId").and_then(Value::as_str);
+        C::PublisherAssign { account_id, reauth_proof: _ } => {
+            let next = account_id.as_deref();
             if let Some(previous) = who.state.publisher_account_id.as_deref().filter(|prev| Some(*prev) != next) {
                 store::revoke_account_devices(conn, previous, now)?;
             }
             let revision = store::save_state(conn, &who.state.owner_account_id, next)?;
             Ok(json!({"publisherAccountId": next, "revision": revision}))
         }
-        _ => Err(PrivError::Forbidden("this command is not available".into())),
     }
 }

@@ -5,6 +5,7 @@
 
 use domain::envelope::EnvelopeError;
 use domain::problem::HttpProblem;
+use domain::privileged_command::CommandParseError;
 use domain::roles::AuthzError;
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -102,6 +103,21 @@ impl From<EnvelopeError> for PrivError {
 impl From<AuthzError> for PrivError {
     fn from(e: AuthzError) -> Self {
         PrivError::Forbidden(e.to_string())
+    }
+}
+
+/// An unknown command name is refused as before the typed commands existed (403 `forbidden`,
+/// "not permitted: unknown command"); a malformed payload is invalid input (400
+/// `invalid_input`), whose message names a missing field but never echoes a submitted value.
+impl From<CommandParseError> for PrivError {
+    fn from(e: CommandParseError) -> Self {
+        match e {
+            CommandParseError::UnknownCommand => PrivError::Forbidden(e.to_string()),
+            CommandParseError::NotAnObject
+            | CommandParseError::MissingField(_)
+            | CommandParseError::UnknownField
+            | CommandParseError::InvalidField => PrivError::Invalid(e.to_string()),
+        }
     }
 }
 

@@ -17,6 +17,7 @@ use serde_json::Value;
 
 use domain::envelope::PublicJwk;
 use domain::problem::HttpProblem;
+use domain::privileged_command::PrivilegedCommand;
 use domain::ratelimit::{BucketConfig, KeyedLimiter};
 
 use crate::kit::{guarded, Subsystem, SubsystemCtx};
@@ -79,6 +80,8 @@ pub struct OpenLocalSession {
     pub password: String,
 }
 
+/// Server-local: runs one privileged command for an open local session. The name and payload
+/// are parsed into a `PrivilegedCommand` by the handler, after the session check.
 #[derive(Message)]
 #[rtype(result = "Result<Value, PrivError>")]
 pub struct LocalCommand {
@@ -279,7 +282,8 @@ impl Handler<LocalCommand> for PrivilegedActor {
         drop(conn);
         let principal = service::Principal { account, role: session.role, state, device_id: None };
         let fresh = now - session.authenticated_ms < FRESH_PASSWORD_MS;
-        self.service.execute_local(&principal, &msg.command, &msg.payload, msg.expected_revision, fresh)
+        let command = PrivilegedCommand::parse(&msg.command, &msg.payload)?;
+        self.service.execute_local(&principal, &command, msg.expected_revision, fresh)
     }
 }
 
@@ -377,5 +381,27 @@ mod tests {
             Err(PrivError::ReauthRequired),
             "password older than 5 minutes"
         );
+    }
+
+    #[actix_rt::test]
+    async fn local_commands_are_parsed_once_and_malformed_ones_refused() {
+        let (_tmp, _clock, actor) = start().await;
+        let id = actor.send(OpenLocalSession { username: "ryan".into(), password: PW.into() }).await.unwrap().unwrap();
+        let with = |command: &str, payload: Value| LocalCommand {
+            session_id: id.clone(),
+            command: command.into(),
+            payload,
+            expected_revision: None,
+        };
+        let refused = |r: Result<Value, PrivError>| r.map_err(|e| (e.status(), e.code())).unwrap_err();
+        let extra = with("privileged.probe", serde_json::json!({"unexpected": true}));
+        assert_eq!(refused(actor.send(extra).await.unwrap()), (400, "invalid_input"), "extra payload field");
+        let wrong = with("accounts.setActive", serde_json::json!({"accountId": "acct00000000001", "active": "yes"}));
+        assert_eq!(refused(actor.send(wrong).await.unwrap()), (400, "invalid_input"), "wrong payload type");
+        let missing = with("accounts.rename", serde_json::json!({"displayName": "Ryan"}));
+        assert_eq!(refused(actor.send(missing).await.unwrap()), (400, "invalid_input"), "missing field");
+        let wiki = with("wiki.publish", serde_json::json!({}));
+        assert_eq!(refused(actor.send(wiki).await.unwrap()), (403, "forbidden"), "no variant, unknown command");
+        assert!(actor.send(with("privileged.probe", serde_json::json!({}))).await.unwrap().is_ok());
     }
 }

@@ -10,6 +10,7 @@ use diesel::sqlite::SqliteConnection;
 use domain::envelope::{parse_envelope, verify_signature, Envelope, PublicJwk};
 use domain::migration::{plan_migration, MigrationOutcome, MigrationPlan};
 use domain::problem::HttpProblem;
+use domain::privileged_command::PrivilegedCommand;
 use domain::roles::{
     check_password_policy, effective_role, normalize_username, Account, AccountKind, AuthorityState, Capability, Role,
     BOOTSTRAP_ADMINS,
@@ -322,9 +323,11 @@ impl PrivilegedService {
             return Err(PrivError::DeviceUnavailable);
         }
         verify_signature(&envelope, &jwk)?;
+        // The verified name and payload become a typed command once; unknown names and
+        // malformed payloads are refused here, before the request id is claimed.
+        let command = PrivilegedCommand::parse(&envelope.command, &envelope.payload)?;
         let request = CommandRequest {
-            command: &envelope.command,
-            payload: &envelope.payload,
+            command: &command,
             expected_revision: envelope.expected_revision,
             fresh_local_password: false,
         };
@@ -355,7 +358,7 @@ impl PrivilegedService {
                 c,
                 &principal.account.id,
                 principal.device_id.as_deref(),
-                &envelope.command,
+                command.name(),
                 &envelope.request_id,
                 "done",
             )?;
@@ -372,7 +375,7 @@ impl PrivilegedService {
                         c,
                         &principal.account.id,
                         principal.device_id.as_deref(),
-                        &envelope.command,
+                        command.name(),
                         &envelope.request_id,
                         err.code(),
                     )
@@ -384,19 +387,15 @@ impl PrivilegedService {
 }
 
 impl PrivilegedService {
-    /// Server-local execution of the same allowlisted handlers without a device signature, for
-    /// an authenticated local principal. Every call is authorized and audited like a remote one.
+    /// Server-local execution of the same typed handlers without a device signature, for an
+    /// authenticated local principal. Every call is authorized and audited like a remote one.
     pub fn execute_local(
         &self,
         principal: &Principal,
-        command: &str,
-        payload: &Value,
+        command: &PrivilegedCommand,
         expected_revision: Option<i64>,
         fresh_password: bool,
     ) -> Result<Value, PrivError> {
-        if !domain::roles::is_allowlisted(command) {
-            return Err(PrivError::Forbidden("unknown command".into()));
-        }
         let mut conn = self.conn()?;
         let state = self.state(&mut conn)?;
         let account = store::load_account(&mut conn, &principal.account.id)?.ok_or(PrivError::AccountUnavailable)?;
@@ -405,16 +404,16 @@ impl PrivilegedService {
             return Err(PrivError::RoleChanged);
         }
         let who = Principal { account, role, state, device_id: None };
-        let request = CommandRequest { command, payload, expected_revision, fresh_local_password: fresh_password };
+        let request = CommandRequest { command, expected_revision, fresh_local_password: fresh_password };
         commands::check_allowed(&mut conn, &who, &request)?;
         let request_id = format!("local-{}", infra::ids::client_id());
         let result = conn.immediate_transaction(|c| {
             let result = commands::run(self, c, &who, &request)?;
-            self.audit(c, &who.account.id, None, command, &request_id, "done")?;
+            self.audit(c, &who.account.id, None, command.name(), &request_id, "done")?;
             Ok::<Value, PrivError>(result)
         });
         if let Err(e) = &result {
-            self.audit(&mut conn, &who.account.id, None, command, &request_id, e.code())?;
+            self.audit(&mut conn, &who.account.id, None, command.name(), &request_id, e.code())?;
         }
         result
     }

@@ -1,0 +1,262 @@
+//! Typed privileged commands: the one place where a command name and its JSON payload become a
+//! [`PrivilegedCommand`]. Parsing happens once, after the envelope is verified (or, on the
+//! server PC, after the local session is checked), and everything downstream (`roles::authorize`,
+//! the handlers in `actors::privileged::commands`, `relay admin`) matches on the enum
+//! exhaustively. The enum is the only allowlist: a name without a variant is an unknown command,
+//! and each payload is strict (unknown, missing and mistyped fields are refused). This module
+//! does not touch the envelope's canonical bytes (the envelope still carries `command` and
+//! `payload` as signed), and it holds no authorization rule beyond naming the capability and
+//! the target each command needs.
+//!
+//! # Adding a command (for example `wiki.publish`)
+//!
+//! 1. Add one variant here, with its payload fields and
+//!    `#[serde(rename = "wiki.publish")]`, and give it a name, capability and target in the
+//!    `match`es below (the compiler lists every `match` that needs it), and its name in
+//!    [`PrivilegedCommand::NAMES`].
+//! 2. Add one arm to `roles::authorize` and one to `actors::privileged::commands::run`.
+//! 3. Add its canonical payload to `privileged_command_tests::CANONICAL`; the round-trip test
+//!    then checks its name, capability and parsing.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::roles::{AccountKind, Capability};
+
+/// One allowlisted privileged command with its typed payload. The serde form is adjacently
+/// tagged, `{"command": "<name>", "payload": {..}}`, with camelCase payload fields; use
+/// [`PrivilegedCommand::parse`] rather than deserializing directly, so unknown names and
+/// malformed payloads get a typed [`CommandParseError`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "command", content = "payload", deny_unknown_fields, rename_all_fields = "camelCase")]
+pub enum PrivilegedCommand {
+    /// `privileged.probe`: reports the caller's derived role. `note` is an optional caller tag
+    /// that is ignored and never stored.
+    #[serde(rename = "privileged.probe")]
+    PrivilegedProbe {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        note: Option<String>,
+    },
+    /// `admin.snapshot`: accounts, devices and the authority record, without secrets.
+    #[serde(rename = "admin.snapshot")]
+    AdminSnapshot {},
+    /// `devices.revoke`: revokes one paired device.
+    #[serde(rename = "devices.revoke")]
+    DevicesRevoke { device_id: String },
+    /// `accounts.create`: a new inactive account without a credential.
+    #[serde(rename = "accounts.create")]
+    AccountsCreate { username: String, display_name: String, kind: AccountKind },
+    /// `accounts.rename`: changes an account's display name.
+    #[serde(rename = "accounts.rename")]
+    AccountsRename { account_id: String, display_name: String },
+    /// `accounts.setActive`: activates or deactivates an account (deactivation revokes its
+    /// devices).
+    #[serde(rename = "accounts.setActive")]
+    AccountsSetActive { account_id: String, active: bool },
+    /// `ownership.transfer`: makes another active Administrator the Owner. Authority command.
+    #[serde(rename = "ownership.transfer")]
+    OwnershipTransfer {
+        account_id: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reauth_proof: Option<String>,
+    },
+    /// `publisher.assign`: assigns (or, with `accountId` null or absent, clears) the Publisher.
+    /// Authority command.
+    #[serde(rename = "publisher.assign")]
+    PublisherAssign {
+        #[serde(default)]
+        account_id: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reauth_proof: Option<String>,
+    },
+}
+
+/// The account a command acts on, before any record is loaded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CommandTarget<'a> {
+    /// No account (the probe, the snapshot, clearing the Publisher).
+    None,
+    /// An existing account, by id.
+    Account(&'a str),
+    /// The account that owns this device (by device id).
+    DeviceOwner(&'a str),
+    /// The proposed record of `accounts.create`.
+    NewAccount { username: &'a str, display_name: &'a str, kind: AccountKind },
+}
+
+/// Why a command name and payload were refused. Messages never echo submitted values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum CommandParseError {
+    #[error("unknown command")]
+    UnknownCommand,
+    #[error("payload must be a JSON object")]
+    NotAnObject,
+    #[error("payload.{0} is required")]
+    MissingField(&'static str),
+    #[error("payload has a field this command does not take")]
+    UnknownField,
+    #[error("a payload field has the wrong type or value")]
+    InvalidField,
+}
+
+impl CommandParseError {
+    /// Stable machine-readable code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            CommandParseError::UnknownCommand => "unknown_command",
+            CommandParseError::NotAnObject => "payload_not_object",
+            CommandParseError::MissingField(_) => "missing_field",
+            CommandParseError::UnknownField => "unknown_field",
+            CommandParseError::InvalidField => "invalid_field",
+        }
+    }
+}
+
+/// Every payload field name of every command, so a serde "missing field" message maps back to
+/// a `&'static str` without echoing anything the caller sent.
+const PAYLOAD_FIELDS: &[&str] =
+    &["note", "deviceId", "username", "displayName", "kind", "accountId", "active", "reauthProof"];
+
+impl PrivilegedCommand {
+    /// The allowlist: every command name, in declaration order.
+    pub const NAMES: &'static [&'static str] = &[
+        "privileged.probe",
+        "admin.snapshot",
+        "devices.revoke",
+        "accounts.create",
+        "accounts.rename",
+        "accounts.setActive",
+        "ownership.transfer",
+        "publisher.assign",
+    ];
+
+    /// True when `name` has a variant.
+    pub fn is_known(name: &str) -> bool {
+        Self::NAMES.contains(&name)
+    }
+
+    /// Parses a command name and its payload (a JSON object). Unknown names are refused before
+    /// the payload is looked at.
+    pub fn parse(name: &str, payload: &Value) -> Result<PrivilegedCommand, CommandParseError> {
+        if !Self::is_known(name) {
+            return Err(CommandParseError::UnknownCommand);
+        }
+        if !payload.is_object() {
+            return Err(CommandParseError::NotAnObject);
+        }
+        let tagged = serde_json::json!({ "command": name, "payload": payload });
+        serde_json::from_value(tagged).map_err(|e| classify(&e))
+    }
+
+    /// The canonical (wire) name.
+    pub fn name(&self) -> &'static str {
+        use PrivilegedCommand as C;
+        match self {
+            C::PrivilegedProbe { .. } => "privileged.probe",
+            C::AdminSnapshot {} => "admin.snapshot",
+            C::DevicesRevoke { .. } => "devices.revoke",
+            C::AccountsCreate { .. } => "accounts.create",
+            C::AccountsRename { .. } => "accounts.rename",
+            C::AccountsSetActive { .. } => "accounts.setActive",
+            C::OwnershipTransfer { .. } => "ownership.transfer",
+            C::PublisherAssign { .. } => "publisher.assign",
+        }
+    }
+
+    /// The capability every use of the command needs. For the account commands this is the
+    /// least one, `PublisherManage`; `roles::authorize` also requires `AccountsManage` when the
+    /// target is an Administrator-kind account.
+    pub fn capability(&self) -> Capability {
+        use PrivilegedCommand as C;
+        match self {
+            C::PrivilegedProbe { .. } => Capability::Probe,
+            C::AdminSnapshot {} => Capability::AdminSnapshot,
+            C::DevicesRevoke { .. } => Capability::DevicesManage,
+            C::AccountsCreate { .. } | C::AccountsRename { .. } | C::AccountsSetActive { .. } => {
+                Capability::PublisherManage
+            }
+            C::OwnershipTransfer { .. } => Capability::OwnershipTransfer,
+            C::PublisherAssign { .. } => Capability::PublisherManage,
+        }
+    }
+
+    /// Authority commands change who holds authority: they need the current authority revision
+    /// and a fresh password proof ([`Self::reauth_proof`]).
+    pub fn needs_authority_revision(&self) -> bool {
+        use PrivilegedCommand as C;
+        match self {
+            C::OwnershipTransfer { .. } | C::PublisherAssign { .. } => true,
+            C::PrivilegedProbe { .. }
+            | C::AdminSnapshot {}
+            | C::DevicesRevoke { .. }
+            | C::AccountsCreate { .. }
+            | C::AccountsRename { .. }
+            | C::AccountsSetActive { .. } => false,
+        }
+    }
+
+    /// The fresh-password proof an authority command carries, if any.
+    pub fn reauth_proof(&self) -> Option<&str> {
+        use PrivilegedCommand as C;
+        match self {
+            C::OwnershipTransfer { reauth_proof, .. } | C::PublisherAssign { reauth_proof, .. } => {
+                reauth_proof.as_deref()
+            }
+            C::PrivilegedProbe { .. }
+            | C::AdminSnapshot {}
+            | C::DevicesRevoke { .. }
+            | C::AccountsCreate { .. }
+            | C::AccountsRename { .. }
+            | C::AccountsSetActive { .. } => None,
+        }
+    }
+
+    /// The account the command acts on.
+    pub fn target(&self) -> CommandTarget<'_> {
+        use PrivilegedCommand as C;
+        match self {
+            C::PrivilegedProbe { .. } | C::AdminSnapshot {} => CommandTarget::None,
+            C::DevicesRevoke { device_id } => CommandTarget::DeviceOwner(device_id),
+            C::AccountsCreate { username, display_name, kind } => {
+                CommandTarget::NewAccount { username, display_name, kind: *kind }
+            }
+            C::AccountsRename { account_id, .. }
+            | C::AccountsSetActive { account_id, .. }
+            | C::OwnershipTransfer { account_id, .. } => CommandTarget::Account(account_id),
+            C::PublisherAssign { account_id, .. } => match account_id {
+                Some(id) => CommandTarget::Account(id),
+                None => CommandTarget::None,
+            },
+        }
+    }
+
+    /// The id of the existing account the command acts on, if any (not a device's owner,
+    /// which needs a lookup, nor a proposed account).
+    pub fn target_account_id(&self) -> Option<&str> {
+        match self.target() {
+            CommandTarget::Account(id) => Some(id),
+            CommandTarget::None | CommandTarget::DeviceOwner(_) | CommandTarget::NewAccount { .. } => None,
+        }
+    }
+}
+
+/// Maps serde's messages (written by `serde::de::Error`'s default methods) to typed errors,
+/// without keeping anything from the message that the caller supplied.
+fn classify(e: &serde_json::Error) -> CommandParseError {
+    let msg = e.to_string();
+    if let Some(rest) = msg.strip_prefix("missing field `") {
+        let field = rest.split('`').next().unwrap_or_default();
+        return match PAYLOAD_FIELDS.iter().find(|f| **f == field) {
+            Some(f) => CommandParseError::MissingField(f),
+            None => CommandParseError::InvalidField,
+        };
+    }
+    if msg.starts_with("unknown field `") {
+        return CommandParseError::UnknownField;
+    }
+    CommandParseError::InvalidField
+}
+
+#[cfg(test)]
+#[path = "privileged_command_tests.rs"]
+pub(crate) mod tests;

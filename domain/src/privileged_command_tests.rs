@@ -1,0 +1,227 @@
+//! Tests of `privileged_command`: every command parses from its canonical JSON and round-trips
+//! its name; unknown names (including `wiki.*`) and wrong, missing or extra payload fields are
+//! refused with a typed error.
+
+use super::*;
+use serde_json::json;
+
+use PrivilegedCommand as C;
+
+/// One canonical payload per command, in [`PrivilegedCommand::NAMES`] order.
+pub(crate) fn canonical() -> Vec<(&'static str, Value)> {
+    vec![
+        ("privileged.probe", json!({})),
+        ("admin.snapshot", json!({})),
+        ("devices.revoke", json!({"deviceId": "dev000000000001"})),
+        ("accounts.create", json!({"username": "pat", "displayName": "Pat", "kind": "publisher"})),
+        ("accounts.rename", json!({"accountId": "acct00000000001", "displayName": "Ryan B."})),
+        ("accounts.setActive", json!({"accountId": "acct00000000001", "active": false})),
+        ("ownership.transfer", json!({"accountId": "acct00000000002", "reauthProof": "proof-1"})),
+        ("publisher.assign", json!({"accountId": "publ00000000001", "reauthProof": "proof-2"})),
+    ]
+}
+
+/// A command with a canonical payload, by name (for tests that only care about the variant).
+pub(crate) fn example(name: &str) -> PrivilegedCommand {
+    let (_, payload) = canonical().into_iter().find(|(n, _)| *n == name).expect("a known command");
+    PrivilegedCommand::parse(name, &payload).unwrap()
+}
+
+/// Adding a variant breaks this `match` until it gets an index here and a canonical payload
+/// above; `every_variant_has_a_name_capability_and_canonical_payload` checks the indices are
+/// covered.
+fn index(c: &PrivilegedCommand) -> usize {
+    match c {
+        C::PrivilegedProbe { .. } => 0,
+        C::AdminSnapshot {} => 1,
+        C::DevicesRevoke { .. } => 2,
+        C::AccountsCreate { .. } => 3,
+        C::AccountsRename { .. } => 4,
+        C::AccountsSetActive { .. } => 5,
+        C::OwnershipTransfer { .. } => 6,
+        C::PublisherAssign { .. } => 7,
+    }
+}
+
+fn parse(name: &str, payload: Value) -> Result<PrivilegedCommand, CommandParseError> {
+    PrivilegedCommand::parse(name, &payload)
+}
+
+#[test]
+fn every_command_parses_from_its_canonical_json() {
+    let cases = canonical();
+    assert_eq!(
+        cases.iter().map(|(n, _)| *n).collect::<Vec<_>>(),
+        PrivilegedCommand::NAMES,
+        "one canonical payload per name, in order"
+    );
+    let parsed: Vec<PrivilegedCommand> = cases.iter().map(|(n, p)| PrivilegedCommand::parse(n, p).unwrap()).collect();
+    let expected = vec![
+        C::PrivilegedProbe { note: None },
+        C::AdminSnapshot {},
+        C::DevicesRevoke { device_id: "dev000000000001".into() },
+        C::AccountsCreate { username: "pat".into(), display_name: "Pat".into(), kind: AccountKind::Publisher },
+        C::AccountsRename { account_id: "acct00000000001".into(), display_name: "Ryan B.".into() },
+        C::AccountsSetActive { account_id: "acct00000000001".into(), active: false },
+        C::OwnershipTransfer { account_id: "acct00000000002".into(), reauth_proof: Some("proof-1".into()) },
+        C::PublisherAssign { account_id: Some("publ00000000001".into()), reauth_proof: Some("proof-2".into()) },
+    ];
+    assert_eq!(parsed, expected);
+}
+
+#[test]
+fn every_variant_has_a_name_capability_and_canonical_payload() {
+    let all: Vec<PrivilegedCommand> = PrivilegedCommand::NAMES.iter().map(|n| example(n)).collect();
+    let indices: Vec<usize> = all.iter().map(index).collect();
+    assert_eq!(indices, (0..PrivilegedCommand::NAMES.len()).collect::<Vec<_>>(), "every variant is covered once");
+    for c in &all {
+        assert!(PrivilegedCommand::is_known(c.name()));
+        assert_eq!(PrivilegedCommand::NAMES[index(c)], c.name(), "NAMES is in declaration order");
+        // The serde tag and name() agree, and serializing then parsing gives the same command.
+        let wire = serde_json::to_value(c).unwrap();
+        assert_eq!(wire["command"], json!(c.name()));
+        assert_eq!(&PrivilegedCommand::parse(c.name(), &wire["payload"]).unwrap(), c, "{}", c.name());
+        // The capability is one a role can hold; the Owner holds every one.
+        assert!(crate::roles::has_capability(crate::roles::Role::Owner, c.capability()), "{}", c.name());
+        assert_eq!(c.needs_authority_revision(), c.reauth_proof().is_some(), "{}", c.name());
+    }
+}
+
+#[test]
+fn capabilities_authority_and_targets() {
+    use Capability::*;
+    let caps: Vec<Capability> = PrivilegedCommand::NAMES.iter().map(|n| example(n).capability()).collect();
+    assert_eq!(
+        caps,
+        [
+            Probe,
+            AdminSnapshot,
+            DevicesManage,
+            PublisherManage,
+            PublisherManage,
+            PublisherManage,
+            OwnershipTransfer,
+            PublisherManage
+        ]
+    );
+    let authority: Vec<&str> =
+        PrivilegedCommand::NAMES.iter().copied().filter(|n| example(n).needs_authority_revision()).collect();
+    assert_eq!(authority, ["ownership.transfer", "publisher.assign"]);
+
+    assert_eq!(example("privileged.probe").target(), CommandTarget::None);
+    assert_eq!(example("admin.snapshot").target(), CommandTarget::None);
+    assert_eq!(example("devices.revoke").target(), CommandTarget::DeviceOwner("dev000000000001"));
+    assert_eq!(
+        example("accounts.create").target(),
+        CommandTarget::NewAccount { username: "pat", display_name: "Pat", kind: AccountKind::Publisher }
+    );
+    assert_eq!(example("accounts.rename").target_account_id(), Some("acct00000000001"));
+    assert_eq!(example("accounts.setActive").target_account_id(), Some("acct00000000001"));
+    assert_eq!(example("ownership.transfer").target_account_id(), Some("acct00000000002"));
+    assert_eq!(example("publisher.assign").target_account_id(), Some("publ00000000001"));
+    assert_eq!(example("devices.revoke").target_account_id(), None, "a device's owner needs a lookup");
+
+    // Clearing the Publisher: accountId null or absent; the proof is optional (server-local).
+    for payload in [json!({"accountId": null}), json!({})] {
+        let c = parse("publisher.assign", payload).unwrap();
+        assert_eq!(c, C::PublisherAssign { account_id: None, reauth_proof: None });
+        assert_eq!((c.target(), c.reauth_proof()), (CommandTarget::None, None));
+    }
+    let probe = parse("privileged.probe", json!({"note": "n"})).unwrap();
+    assert_eq!(probe, C::PrivilegedProbe { note: Some("n".into()) });
+}
+
+#[test]
+fn unknown_commands_are_refused_including_wiki_names_without_a_variant() {
+    for name in [
+        "wiki.publish",
+        "wiki.category.rename",
+        "privileged.reauth.confirm",
+        "settings.set",
+        "accounts.delete",
+        "wiki",
+        "wiki.",
+        "Admin.snapshot",
+        "admin.snapshot ",
+        "",
+    ] {
+        assert_eq!(parse(name, json!({})), Err(CommandParseError::UnknownCommand), "{name:?}");
+        assert!(!PrivilegedCommand::is_known(name), "{name:?}");
+    }
+    // The name is checked before the payload.
+    assert_eq!(parse("wiki.publish", json!("not an object")), Err(CommandParseError::UnknownCommand));
+    assert_eq!(CommandParseError::UnknownCommand.code(), "unknown_command");
+}
+
+#[test]
+fn wrong_payload_types_are_refused() {
+    let cases = [
+        ("accounts.setActive", json!({"accountId": "acct00000000001", "active": "yes"})),
+        ("accounts.setActive", json!({"accountId": 7, "active": true})),
+        ("accounts.create", json!({"username": "pat", "displayName": "Pat", "kind": "owner"})),
+        ("accounts.create", json!({"username": "pat", "displayName": "Pat", "kind": "Publisher"})),
+        ("accounts.rename", json!({"accountId": "acct00000000001", "displayName": ["Pat"]})),
+        ("devices.revoke", json!({"deviceId": null})),
+        ("publisher.assign", json!({"accountId": 5})),
+        ("ownership.transfer", json!({"accountId": "acct00000000002", "reauthProof": 1})),
+        ("privileged.probe", json!({"note": {}})),
+    ];
+    for (name, payload) in cases {
+        let err = parse(name, payload.clone()).unwrap_err();
+        assert_eq!(err, CommandParseError::InvalidField, "{name} {payload}");
+        assert!(!err.to_string().contains("yes") && !err.to_string().contains("owner"), "no echo: {err}");
+    }
+    for payload in [json!("x"), json!([]), json!(null), json!(1)] {
+        assert_eq!(parse("admin.snapshot", payload), Err(CommandParseError::NotAnObject));
+    }
+    assert_eq!(CommandParseError::InvalidField.code(), "invalid_field");
+    assert_eq!(CommandParseError::NotAnObject.code(), "payload_not_object");
+}
+
+#[test]
+fn missing_fields_are_refused_by_name() {
+    let cases = [
+        ("devices.revoke", json!({}), "deviceId"),
+        ("accounts.create", json!({"displayName": "Pat", "kind": "publisher"}), "username"),
+        ("accounts.create", json!({"username": "pat", "kind": "publisher"}), "displayName"),
+        ("accounts.create", json!({"username": "pat", "displayName": "Pat"}), "kind"),
+        ("accounts.rename", json!({"displayName": "Pat"}), "accountId"),
+        ("accounts.rename", json!({"accountId": "acct00000000001"}), "displayName"),
+        ("accounts.setActive", json!({"accountId": "acct00000000001"}), "active"),
+        ("accounts.setActive", json!({"active": true}), "accountId"),
+        ("ownership.transfer", json!({"reauthProof": "p"}), "accountId"),
+    ];
+    for (name, payload, field) in cases {
+        let err = parse(name, payload).unwrap_err();
+        assert_eq!(err, CommandParseError::MissingField(field), "{name}");
+        assert_eq!(err.to_string(), format!("payload.{field} is required"));
+        assert_eq!(err.code(), "missing_field");
+    }
+}
+
+#[test]
+fn extra_fields_are_refused_for_every_command() {
+    for (name, mut payload) in canonical() {
+        payload["secretExtra"] = json!("value-7731");
+        let err = parse(name, payload).unwrap_err();
+        assert_eq!(err, CommandParseError::UnknownField, "{name}");
+        assert!(!err.to_string().contains("secretExtra"), "the field name is not echoed: {err}");
+        assert_eq!(err.code(), "unknown_field");
+    }
+    // A proof only belongs to authority commands.
+    let err = parse("accounts.rename", json!({"accountId": "a", "displayName": "b", "reauthProof": "p"}));
+    assert_eq!(err, Err(CommandParseError::UnknownField));
+    // Field names are exact (camelCase), so snake_case spellings are extra fields.
+    assert_eq!(parse("devices.revoke", json!({"device_id": "d"})), Err(CommandParseError::UnknownField));
+}
+
+#[test]
+fn every_payload_field_is_listed_for_missing_field_errors() {
+    let mut seen = std::collections::BTreeSet::new();
+    for (_, payload) in canonical() {
+        seen.extend(payload.as_object().unwrap().keys().cloned());
+    }
+    seen.insert("note".into());
+    let listed: std::collections::BTreeSet<String> = PAYLOAD_FIELDS.iter().map(|f| f.to_string()).collect();
+    assert_eq!(seen, listed);
+}
