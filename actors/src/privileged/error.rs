@@ -4,8 +4,8 @@
 //! `HttpProblem` impl (the body's `data` is `{"code": …}`); this module knows nothing else of HTTP.
 
 use domain::envelope::EnvelopeError;
-use domain::problem::HttpProblem;
 use domain::privileged_command::CommandParseError;
+use domain::problem::HttpProblem;
 use domain::roles::AuthzError;
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -16,8 +16,8 @@ use actix::prelude::*;
 use serde_json::Value;
 
 use domain::envelope::PublicJwk;
-use domain::problem::HttpProblem;
 use domain::privileged_command::PrivilegedCommand;
+use domain::problem::HttpProblem;
 use domain::ratelimit::{BucketConfig, KeyedLimiter};
 
 use crate::kit::{guarded, Subsystem, SubsystemCtx};

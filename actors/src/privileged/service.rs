@@ -9,8 +9,8 @@ use serde_json::{json, Value};
 use diesel::sqlite::SqliteConnection;
 use domain::envelope::{parse_envelope, verify_signature, Envelope, PublicJwk};
 use domain::migration::{plan_migration, MigrationOutcome, MigrationPlan};
-use domain::problem::HttpProblem;
 use domain::privileged_command::PrivilegedCommand;
+use domain::problem::HttpProblem;
 use domain::roles::{
     check_password_policy, effective_role, normalize_username, Account, AccountKind, AuthorityState, Capability, Role,
     BOOTSTRAP_ADMINS,
