@@ -9,6 +9,7 @@
 
 pub mod auth;
 pub mod auth_coordinator;
+pub mod control;
 pub mod discovery;
 pub mod health;
 pub mod kit;

@@ -17,6 +17,7 @@ use infra::store::RecordStore;
 
 use crate::auth::{AuthActor, AuthLimits, AuthSettings};
 use crate::auth_coordinator::{AuthCoordinator, RetryPolicy};
+use crate::control::{ControlActor, ControlTargets};
 use crate::health::HealthActor;
 use crate::kit::{start_supervised, SubsystemCtx};
 use crate::presence::{PresenceActor, PresenceConfig};
@@ -77,6 +78,8 @@ pub struct Handles {
     pub presence: Addr<PresenceActor>,
     pub privileged: Addr<PrivilegedActor>,
     pub web_sessions: Addr<WebSessionActor>,
+    /// The server-local control socket (`start_from_data_dir` only).
+    pub control: Option<Addr<ControlActor>>,
     /// Migrations applied by this start (empty when the schema was current).
     pub applied_migrations: Vec<String>,
     /// Tables found in the database that Relay does not manage (left in place).
@@ -95,21 +98,31 @@ pub enum StartError {
     Db(#[from] infra::db::DbError),
     #[error(transparent)]
     DataDir(#[from] infra::datadir::DataDirError),
+    #[error(transparent)]
+    Control(#[from] infra::control_socket::BindError),
 }
 
 /// The server's start from its data directory, shared by `relay serve` and the desktop's server
-/// mode: loads (or creates) the token-signing key, builds the default configuration with the
-/// system clock, lets the caller adjust it, and starts the server subsystems. The caller owns
-/// the passphrase policy (file for `relay serve`, OS secret store for the desktop).
+/// mode: binds the control socket first (so a second server on the same directory is refused
+/// before it touches the database), loads (or creates) the token-signing key, builds the default
+/// configuration with the system clock, lets the caller adjust it, starts the server subsystems
+/// and the control channel. The caller owns the passphrase policy (file for `relay serve`, OS
+/// secret store for the desktop).
 pub fn start_from_data_dir(
     data_dir: &DataDir,
     passphrase: String,
     adjust: impl FnOnce(&mut RelayConfig),
 ) -> Result<Handles, StartError> {
+    let listener = infra::control_socket::bind(data_dir.root())?;
     let token_key = data_dir.load_or_create_token_key()?;
     let mut config = RelayConfig::new(data_dir.db_path(), passphrase, token_key, infra::clock::system());
     adjust(&mut config);
-    start_server(config)
+    let clock = config.clock.clone();
+    let mut handles = start_server(config)?;
+    let ctx = SubsystemCtx::new(clock, handles.health.clone());
+    let targets = ControlTargets { privileged: handles.privileged.clone() };
+    handles.control = Some(start_supervised(move |_| ControlActor::new(ctx, listener, targets)));
+    Ok(handles)
 }
 
 /// Opens the database and starts every server-side subsystem. A new subsystem adds one line
@@ -168,6 +181,7 @@ pub fn start_server(config: RelayConfig) -> Result<Handles, StartError> {
         presence,
         privileged,
         web_sessions,
+        control: None,
         applied_migrations,
         unmanaged_tables,
     })

@@ -1,13 +1,18 @@
 //! `relay admin ...`: server-local administration of protected accounts on the Relay server PC.
-//! The commands open the server's database directly (SQLite WAL makes this safe while the server
-//! runs) and use the same `PrivilegedService` as the server, so the rules and the audit log are
-//! identical. Initial password setup, activation, reset and recovery exist only here.
+//! While a server runs on the data directory, each command goes to it over the control socket
+//! (`DATA_DIR/control.sock`, same user only) and its privileged actor makes the change; with no
+//! server running the command opens the database itself and runs the same
+//! `actors::privileged::admin_ops` over the same `PrivilegedService`, so the rules and the audit
+//! log are identical either way. `migrate-roles` always works on the store directly. Initial
+//! password setup, activation, reset and recovery exist only here.
 
 use clap::Subcommand;
 
+use actors::privileged::admin_ops;
 use actors::privileged::service::LegacyPlan;
-use actors::privileged::{PrivilegedService, Readiness};
-use domain::privileged_command::PrivilegedCommand;
+use actors::privileged::PrivilegedService;
+use domain::control::{AdminOp, AdminReply, ControlErrorCode, ControlOp, ControlReply, ControlRequest, SecretText};
+use infra::control_socket::{self, ClientError};
 use infra::datadir::DataDir;
 
 use crate::secret_input::read_secret;
@@ -100,70 +105,99 @@ fn migrate(svc: &PrivilegedService, pool: &infra::db::DbPool, apply: bool) -> Re
 }
 
 pub fn run(data_dir: &std::path::Path, command: AdminCommand) -> Result<(), BoxError> {
-    let (svc, pool) = open(data_dir)?;
-    match command {
-        AdminCommand::MigrateRoles { apply } => migrate(&svc, &pool, apply),
-        other => run_ready(&svc, other),
+    if !data_dir.is_dir() {
+        return Err(format!("no data directory at {}", data_dir.display()).into());
     }
+    let op = match command {
+        AdminCommand::MigrateRoles { apply } => {
+            let (svc, pool) = open(data_dir)?;
+            return migrate(&svc, &pool, apply);
+        }
+        other => admin_op(other)?,
+    };
+    print_reply(run_op(data_dir, op)?);
+    Ok(())
 }
 
-/// Commands that need a ready privileged store (bootstrapped or migrated).
-fn run_ready(svc: &PrivilegedService, command: AdminCommand) -> Result<(), BoxError> {
-    if let Readiness::Deferred(reasons) = svc.ensure_ready()? {
-        return Err(format!(
-            "role-account migration deferred ({}); run `relay admin migrate-roles`",
-            reasons.join("; ")
-        )
-        .into());
+/// The typed operation for a command, prompting for the passwords it needs.
+fn admin_op(command: AdminCommand) -> Result<AdminOp, BoxError> {
+    Ok(match command {
+        AdminCommand::List => AdminOp::List {},
+        AdminCommand::SetPassword { username } => {
+            let password = SecretText(read_secret(&format!("New password for {username}: "))?);
+            AdminOp::SetPassword { username, password }
+        }
+        AdminCommand::Activate { username } => AdminOp::SetActive { username, active: true },
+        AdminCommand::Deactivate { username } => AdminOp::SetActive { username, active: false },
+        AdminCommand::PairDevice { actor, target, label } => {
+            let password = SecretText(read_secret(&format!("Password for {actor}: "))?);
+            AdminOp::PairDevice { actor, password, target, label }
+        }
+        AdminCommand::RevokeDevice { actor, device } => {
+            let password = SecretText(read_secret(&format!("Password for {actor}: "))?);
+            AdminOp::RevokeDevice { actor, password, device }
+        }
+        AdminCommand::VerifyAudit => AdminOp::VerifyAudit {},
+        AdminCommand::MigrateRoles { .. } => return Err("migrate-roles runs on the store directly".into()),
+    })
+}
+
+/// How often a request is retried while the server's subsystem restarts, and the pause between.
+const UNAVAILABLE_RETRIES: u32 = 3;
+const RETRY_PAUSE: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Runs `op` in the running server through its control socket, so the server's actors make the
+/// change; with no server running, on the store directly with the same rules.
+fn run_op(data_dir: &std::path::Path, op: AdminOp) -> Result<AdminReply, BoxError> {
+    let request = ControlRequest::new(ControlOp::Admin(op.clone()));
+    for attempt in 0..=UNAVAILABLE_RETRIES {
+        match control_socket::request(data_dir, &request) {
+            Ok(response) => match response.result {
+                Ok(ControlReply::Admin(reply)) => return Ok(reply),
+                Ok(_) => return Err("the server sent an unexpected reply".into()),
+                Err(e) if e.code == ControlErrorCode::Unavailable && attempt < UNAVAILABLE_RETRIES => {
+                    std::thread::sleep(RETRY_PAUSE);
+                }
+                Err(e) => return Err(format!("the running server refused: {}", e.message).into()),
+            },
+            Err(ClientError::NotRunning) => {
+                let (svc, _pool) = open(data_dir)?;
+                return Ok(admin_ops::run(&svc, op)?);
+            }
+            Err(e) => return Err(format!("could not reach the running server: {e}").into()),
+        }
     }
-    match command {
-        AdminCommand::List => {
-            for (account, role) in svc.accounts()? {
+    Err("the running server stayed unavailable; check `relay` logs and retry".into())
+}
+
+fn print_reply(reply: AdminReply) {
+    match reply {
+        AdminReply::Accounts { accounts } => {
+            for a in accounts {
                 println!(
                     "{:<16} {:<24} {:<14} {:<8} role={:<13} password={}",
-                    account.id,
-                    account.username,
-                    format!("{:?}", account.kind).to_lowercase(),
-                    if account.active { "active" } else { "inactive" },
-                    role.map(|r| r.as_str()).unwrap_or("none"),
-                    if account.credential_set { "Configured" } else { "Not configured" },
+                    a.id,
+                    a.username,
+                    a.kind,
+                    if a.active { "active" } else { "inactive" },
+                    a.role.as_deref().unwrap_or("none"),
+                    if a.credential_set { "Configured" } else { "Not configured" },
                 );
             }
         }
-        AdminCommand::SetPassword { username } => {
-            let password = read_secret(&format!("New password for {username}: "))?;
-            let account = svc.set_password(&username, &password)?;
-            println!("Password set for {}; its paired devices were revoked.", account.username);
+        AdminReply::PasswordSet { username } => {
+            println!("Password set for {username}; its paired devices were revoked.")
         }
-        AdminCommand::Activate { username } => {
-            svc.set_active(&username, true)?;
-            println!("{username} is active.");
+        AdminReply::ActiveSet { username, active } => {
+            println!("{username} is {}.", if active { "active" } else { "inactive" })
         }
-        AdminCommand::Deactivate { username } => {
-            svc.set_active(&username, false)?;
-            println!("{username} is inactive.");
+        AdminReply::PairingCode { target, code, expires_ms } => {
+            println!("Pairing code for {target}: {}", code.expose());
+            println!("Valid until {} (10 minutes), single use.", domain::time::format_ms(expires_ms));
         }
-        AdminCommand::PairDevice { actor, target, label } => {
-            let password = read_secret(&format!("Password for {actor}: "))?;
-            let principal = svc.authenticate(&actor, &password)?;
-            let ticket = svc.start_pairing(&principal, &target, &label)?;
-            println!("Pairing code for {target}: {}", ticket.code);
-            println!("Valid until {} (10 minutes), single use.", domain::time::format_ms(ticket.expires_ms));
-        }
-        AdminCommand::RevokeDevice { actor, device } => {
-            let password = read_secret(&format!("Password for {actor}: "))?;
-            let principal = svc.authenticate(&actor, &password)?;
-            let command = PrivilegedCommand::DevicesRevoke { device_id: device };
-            let result = svc.execute_local(&principal, &command, None, true)?;
-            println!("{result}");
-        }
-        AdminCommand::MigrateRoles { apply } => {
-            println!("Already converted or nothing to convert (apply={apply}).");
-        }
-        AdminCommand::VerifyAudit => {
-            let n = svc.verify_audit()?;
-            println!("Audit log verified: {n} entries, chain and head intact.");
+        AdminReply::Revoked { result } => println!("{result}"),
+        AdminReply::AuditVerified { entries } => {
+            println!("Audit log verified: {entries} entries, chain and head intact.")
         }
     }
-    Ok(())
 }

@@ -71,6 +71,7 @@ pub fn run(args: ServeArgs) -> Result<(), BoxError> {
             handle.stop(true).await;
         });
         server.await?;
+        infra::control_socket::remove(data_dir.root());
         Ok::<(), BoxError>(())
     })?;
     Ok(())

@@ -8,6 +8,7 @@
 pub mod audit;
 pub mod canonical;
 pub mod collections;
+pub mod control;
 pub mod desktop_setup;
 pub mod discovery;
 pub mod envelope;

@@ -4,6 +4,7 @@
 //! log sink. Actors own these resources; nothing here keeps global mutable state.
 
 pub mod clock;
+pub mod control_socket;
 pub mod datadir;
 pub mod db;
 pub mod ids;

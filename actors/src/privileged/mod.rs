@@ -4,6 +4,7 @@
 //! and pairing attempts. It runs on its own arbiter, so its blocking database work never stalls
 //! other actors. Signed bodies are processed in memory and never stored or published.
 
+pub mod admin_ops;
 pub mod commands;
 pub mod error;
 pub mod pairing;
@@ -21,6 +22,7 @@ use domain::problem::HttpProblem;
 use domain::ratelimit::{BucketConfig, KeyedLimiter};
 
 use crate::kit::{guarded, Subsystem, SubsystemCtx};
+pub use admin_ops::AdminOpError;
 pub use error::PrivError;
 pub use service::{CommandOutcome, PrivilegedService, Readiness};
 use sessions::{Sessions, FRESH_PASSWORD_MS};
@@ -101,6 +103,12 @@ pub struct LockLocalSession {
 #[derive(Message)]
 #[rtype(result = "()")]
 pub struct ClearLocalSessions;
+
+/// Server-local administration from `relay admin`, delivered by the control socket
+/// (`actors::control`). Not reachable from HTTP.
+#[derive(Message)]
+#[rtype(result = "Result<domain::control::AdminReply, AdminOpError>")]
+pub struct RunAdmin(pub domain::control::AdminOp);
 
 pub struct PrivilegedActor {
     service: PrivilegedService,
@@ -291,6 +299,18 @@ impl Handler<LockLocalSession> for PrivilegedActor {
     type Result = ();
     fn handle(&mut self, msg: LockLocalSession, _: &mut Context<Self>) {
         self.sessions.lock(&msg.session_id);
+    }
+}
+
+impl Handler<RunAdmin> for PrivilegedActor {
+    type Result = Result<domain::control::AdminReply, AdminOpError>;
+    fn handle(&mut self, msg: RunAdmin, ctx: &mut Context<Self>) -> Self::Result {
+        let result = guarded(self, ctx, |a| admin_ops::run(&a.service, msg.0))
+            .unwrap_or(Err(AdminOpError::Privileged(PrivError::Internal)));
+        if let Err(AdminOpError::Privileged(e)) = &result {
+            self.fail(e);
+        }
+        result
     }
 }
 

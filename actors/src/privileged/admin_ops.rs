@@ -1,0 +1,80 @@
+//! Server-local administration (`relay admin ...`) as typed operations over the privileged
+//! service: listing accounts, setting passwords, activation, starting device pairing, revoking
+//! a device and verifying the audit chain. The running server reaches this through the control
+//! socket and the privileged actor (`RunAdmin`), so the actor owns the change; with no server
+//! running the CLI calls [`run`] on its own service over the same database. Either way the rules
+//! and the audit log are the same, and nothing here is reachable over TCP.
+
+use domain::control::{AccountLine, AdminOp, AdminReply, ControlError, ControlErrorCode, SecretText};
+use domain::privileged_command::PrivilegedCommand;
+
+use super::error::PrivError;
+use super::service::{PrivilegedService, Readiness};
+
+/// Why an admin operation failed. Messages are safe to print on the operator's terminal.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AdminOpError {
+    #[error(transparent)]
+    Privileged(#[from] PrivError),
+    #[error("role-account migration deferred ({0}); run `relay admin migrate-roles`")]
+    Deferred(String),
+    #[error("the audit log does not verify: {0}")]
+    AuditBroken(String),
+}
+
+impl From<AdminOpError> for ControlError {
+    fn from(e: AdminOpError) -> ControlError {
+        let code = match &e {
+            AdminOpError::Privileged(PrivError::Internal) => ControlErrorCode::Internal,
+            AdminOpError::Privileged(PrivError::NotBootstrapped) => ControlErrorCode::Unavailable,
+            _ => ControlErrorCode::Refused,
+        };
+        ControlError::new(code, e.to_string())
+    }
+}
+
+/// Runs one admin operation (after making sure the protected accounts exist).
+pub fn run(svc: &PrivilegedService, op: AdminOp) -> Result<AdminReply, AdminOpError> {
+    if let Readiness::Deferred(reasons) = svc.ensure_ready()? {
+        return Err(AdminOpError::Deferred(reasons.join("; ")));
+    }
+    Ok(match op {
+        AdminOp::List {} => AdminReply::Accounts { accounts: accounts(svc)? },
+        AdminOp::SetPassword { username, password } => {
+            let account = svc.set_password(&username, password.expose())?;
+            AdminReply::PasswordSet { username: account.username }
+        }
+        AdminOp::SetActive { username, active } => {
+            let account = svc.set_active(&username, active)?;
+            AdminReply::ActiveSet { username: account.username, active: account.active }
+        }
+        AdminOp::PairDevice { actor, password, target, label } => {
+            let principal = svc.authenticate(&actor, password.expose())?;
+            let ticket = svc.start_pairing(&principal, &target, &label)?;
+            AdminReply::PairingCode { target, code: SecretText(ticket.code), expires_ms: ticket.expires_ms }
+        }
+        AdminOp::RevokeDevice { actor, password, device } => {
+            let principal = svc.authenticate(&actor, password.expose())?;
+            let command = PrivilegedCommand::DevicesRevoke { device_id: device };
+            AdminReply::Revoked { result: svc.execute_local(&principal, &command, None, true)? }
+        }
+        AdminOp::VerifyAudit {} => {
+            AdminReply::AuditVerified { entries: svc.verify_audit().map_err(AdminOpError::AuditBroken)? }
+        }
+    })
+}
+
+fn accounts(svc: &PrivilegedService) -> Result<Vec<AccountLine>, PrivError> {
+    Ok(svc
+        .accounts()?
+        .into_iter()
+        .map(|(account, role)| AccountLine {
+            id: account.id,
+            username: account.username,
+            kind: format!("{:?}", account.kind).to_lowercase(),
+            active: account.active,
+            role: role.map(|r| r.as_str().to_string()),
+            credential_set: account.credential_set,
+        })
+        .collect())
+}

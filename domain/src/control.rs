@@ -1,0 +1,245 @@
+//! The server-local control channel's wire vocabulary: the typed requests `relay admin` (and,
+//! later, `relay backup`) send to a running server over the Unix domain socket in its data
+//! directory, the replies, and the channel's bounds. One request and one reply per connection,
+//! each a single line of JSON. Parsing is strict (unknown operations and unknown fields are
+//! refused) and secrets inside requests never appear in `Debug` output. No IO here: the
+//! listener lives in `actors::control`, the socket file rules in `infra::control_socket`.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// File name of the control socket inside the data directory.
+pub const SOCKET_FILE: &str = "control.sock";
+/// Version of the line protocol; a server refuses any other.
+pub const PROTOCOL_VERSION: u32 = 1;
+/// Largest request line a server reads (a request is a few hundred bytes).
+pub const MAX_REQUEST_BYTES: usize = 16 * 1024;
+/// Largest reply line a client reads (an account list of a few hundred accounts).
+pub const MAX_REPLY_BYTES: usize = 1024 * 1024;
+/// How long either side waits for the other's line.
+pub const IO_DEADLINE_MS: u64 = 10_000;
+/// Connections a server handles at once; further ones are closed at accept.
+pub const MAX_CONNECTIONS: usize = 8;
+
+/// A password or other secret carried in a request: serialized as is, never shown by `Debug`.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct SecretText(pub String);
+
+impl fmt::Debug for SecretText {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("SecretText(<redacted>)")
+    }
+}
+
+impl SecretText {
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+/// Server-local administration of protected accounts (`relay admin ...`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "camelCase", deny_unknown_fields)]
+pub enum AdminOp {
+    /// Protected accounts with their effective roles. (Struct variants throughout, so extra
+    /// fields are refused: serde ignores them on unit variants of internally tagged enums.)
+    List {},
+    /// Set or reset a password; revokes the account's paired devices.
+    SetPassword { username: String, password: SecretText },
+    /// Activate or deactivate an account.
+    SetActive { username: String, active: bool },
+    /// Start pairing a laptop for `target`, authorised by `actor`'s password.
+    PairDevice { actor: String, password: SecretText, target: String, label: String },
+    /// Revoke a paired device, authorised by `actor`'s password.
+    RevokeDevice { actor: String, password: SecretText, device: String },
+    /// Verify the hash-chained audit log.
+    VerifyAudit {},
+}
+
+/// One request over the control socket.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ControlRequest {
+    pub version: u32,
+    pub request: ControlOp,
+}
+
+/// What a request asks for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", content = "body", rename_all = "camelCase", deny_unknown_fields)]
+pub enum ControlOp {
+    /// Liveness: the server answers with its version.
+    Ping,
+    Admin(AdminOp),
+}
+
+impl ControlRequest {
+    pub fn new(request: ControlOp) -> ControlRequest {
+        ControlRequest { version: PROTOCOL_VERSION, request }
+    }
+
+    /// Strict parse of one request line: bounded, known version, known operation, no extra
+    /// fields.
+    pub fn parse(line: &[u8]) -> Result<ControlRequest, ControlError> {
+        if line.len() > MAX_REQUEST_BYTES {
+            return Err(ControlError::new(ControlErrorCode::TooLarge, "the request is too large"));
+        }
+        let request: ControlRequest = serde_json::from_slice(line).map_err(|_| {
+            ControlError::new(ControlErrorCode::BadRequest, "the request is not a valid control request")
+        })?;
+        if request.version != PROTOCOL_VERSION {
+            return Err(ControlError::new(ControlErrorCode::BadRequest, "unsupported control protocol version"));
+        }
+        Ok(request)
+    }
+
+    /// A short name for logs (never the payload).
+    pub fn name(&self) -> &'static str {
+        match &self.request {
+            ControlOp::Ping => "ping",
+            ControlOp::Admin(op) => match op {
+                AdminOp::List {} => "admin.list",
+                AdminOp::SetPassword { .. } => "admin.setPassword",
+                AdminOp::SetActive { .. } => "admin.setActive",
+                AdminOp::PairDevice { .. } => "admin.pairDevice",
+                AdminOp::RevokeDevice { .. } => "admin.revokeDevice",
+                AdminOp::VerifyAudit {} => "admin.verifyAudit",
+            },
+        }
+    }
+}
+
+/// One protected account as `relay admin list` shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AccountLine {
+    pub id: String,
+    pub username: String,
+    pub kind: String,
+    pub active: bool,
+    pub role: Option<String>,
+    pub credential_set: bool,
+}
+
+/// What an admin operation did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum AdminReply {
+    Accounts { accounts: Vec<AccountLine> },
+    PasswordSet { username: String },
+    ActiveSet { username: String, active: bool },
+    PairingCode { target: String, code: SecretText, expires_ms: i64 },
+    Revoked { result: serde_json::Value },
+    AuditVerified { entries: usize },
+}
+
+/// A successful reply.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", content = "body", rename_all = "camelCase")]
+pub enum ControlReply {
+    Pong { version: String },
+    Admin(AdminReply),
+}
+
+/// Stable failure codes of the control channel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ControlErrorCode {
+    /// The peer is not the server's own user.
+    PeerRefused,
+    BadRequest,
+    TooLarge,
+    /// The operation was refused by the subsystem (the message says why).
+    Refused,
+    /// The subsystem is not available (restarting, shutting down).
+    Unavailable,
+    Internal,
+}
+
+/// A failed reply: a stable code and a message safe to print on the operator's terminal.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+#[error("{message}")]
+pub struct ControlError {
+    pub code: ControlErrorCode,
+    pub message: String,
+}
+
+impl ControlError {
+    pub fn new(code: ControlErrorCode, message: impl Into<String>) -> ControlError {
+        ControlError { code, message: message.into() }
+    }
+}
+
+/// The reply line: either the result or the error.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ControlResponse {
+    pub result: Result<ControlReply, ControlError>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(v: serde_json::Value) -> Vec<u8> {
+        serde_json::to_vec(&v).unwrap()
+    }
+
+    #[test]
+    fn requests_round_trip_and_parse_strictly() {
+        let req = ControlRequest::new(ControlOp::Admin(AdminOp::SetPassword {
+            username: "ryan".into(),
+            password: SecretText("hunter2 hunter2".into()),
+        }));
+        let bytes = serde_json::to_vec(&req).unwrap();
+        assert_eq!(ControlRequest::parse(&bytes).unwrap(), req);
+        assert_eq!(req.name(), "admin.setPassword");
+        let ping = line(serde_json::json!({"version": 1, "request": {"kind": "ping"}}));
+        assert_eq!(ControlRequest::parse(&ping).unwrap().request, ControlOp::Ping);
+    }
+
+    #[test]
+    fn unknown_operations_fields_and_versions_are_refused() {
+        let cases = [
+            serde_json::json!({"version": 1, "request": {"kind": "shell", "body": "rm -rf /"}}),
+            serde_json::json!({"version": 1, "request": {"kind": "admin", "body": {"op": "dropTables"}}}),
+            serde_json::json!({"version": 1, "request": {"kind": "admin", "body": {"op": "list", "extra": 1}}}),
+            serde_json::json!({"version": 1, "request": {"kind": "ping"}, "sudo": true}),
+            serde_json::json!({"version": 2, "request": {"kind": "ping"}}),
+            serde_json::json!({"version": 1, "request": {"kind": "admin", "body": {"op": "setActive", "username": "x", "active": "yes"}}}),
+        ];
+        for case in cases {
+            let err = ControlRequest::parse(&line(case.clone())).unwrap_err();
+            assert_eq!(err.code, ControlErrorCode::BadRequest, "{case}");
+        }
+        let huge = vec![b' '; MAX_REQUEST_BYTES + 1];
+        assert_eq!(ControlRequest::parse(&huge).unwrap_err().code, ControlErrorCode::TooLarge);
+    }
+
+    #[test]
+    fn secrets_never_show_in_debug_output() {
+        let op = AdminOp::PairDevice {
+            actor: "ryan".into(),
+            password: SecretText("correct horse".into()),
+            target: "pat".into(),
+            label: "Laptop".into(),
+        };
+        let shown = format!("{:?}", ControlRequest::new(ControlOp::Admin(op)));
+        assert!(!shown.contains("correct horse"), "{shown}");
+        let reply =
+            AdminReply::PairingCode { target: "pat".into(), code: SecretText("ABCD2345".into()), expires_ms: 1 };
+        assert!(!format!("{reply:?}").contains("ABCD2345"));
+    }
+
+    #[test]
+    fn responses_round_trip() {
+        let ok = ControlResponse { result: Ok(ControlReply::Pong { version: "0.1.0".into() }) };
+        let bytes = serde_json::to_vec(&ok).unwrap();
+        assert_eq!(serde_json::from_slice::<ControlResponse>(&bytes).unwrap(), ok);
+        let err = ControlResponse { result: Err(ControlError::new(ControlErrorCode::PeerRefused, "refused")) };
+        let bytes = serde_json::to_vec(&err).unwrap();
+        assert_eq!(serde_json::from_slice::<ControlResponse>(&bytes).unwrap(), err);
+    }
+}
