@@ -27,18 +27,22 @@ pub fn retry_after(headers: &HeaderMap, now: SystemTime, cap_secs: u64) -> Optio
     parse_retry_after(value, now, cap_secs)
 }
 
-/// The declared `Content-Length`. `Err` when the header is present but unreadable (or repeated
-/// with different values); `Ok(None)` when absent.
-pub fn declared_length(headers: &HeaderMap) -> Result<Option<u64>, ()> {
+/// A `Content-Length` that is unreadable or repeated with different values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InvalidContentLength;
+
+/// The declared `Content-Length`: `Ok(None)` when absent, `Err` when present but unreadable
+/// (or repeated with different values).
+pub fn declared_length(headers: &HeaderMap) -> Result<Option<u64>, InvalidContentLength> {
     let mut declared = None;
     for value in headers.get_all(CONTENT_LENGTH) {
-        let text = value.to_str().map_err(|_| ())?.trim();
+        let text = value.to_str().map_err(|_| InvalidContentLength)?.trim();
         if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
-            return Err(());
+            return Err(InvalidContentLength);
         }
-        let n = text.parse::<u64>().map_err(|_| ())?;
+        let n = text.parse::<u64>().map_err(|_| InvalidContentLength)?;
         if declared.is_some_and(|d| d != n) {
-            return Err(());
+            return Err(InvalidContentLength);
         }
         declared = Some(n);
     }

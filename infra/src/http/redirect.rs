@@ -51,7 +51,7 @@ impl RedirectAllowlist {
 
     fn allows_host(&self, host: &str) -> bool {
         let host = normalize(host);
-        self.hosts.iter().any(|h| *h == host)
+        self.hosts.contains(&host)
     }
 }
 

@@ -6,7 +6,7 @@ use std::time::{Duration, UNIX_EPOCH};
 use url::Url;
 
 use super::endpoints::{resolve_endpoint, Endpoint, ALL, GITHUB_API};
-use super::headers::{declared_length, is_json_content_type, parse_retry_after};
+use super::headers::{declared_length, is_json_content_type, parse_retry_after, InvalidContentLength};
 use super::redirect::{check_redirect, MAX_HOPS_CEILING};
 use super::*;
 
@@ -189,11 +189,11 @@ fn declared_lengths() {
     h.append(CONTENT_LENGTH, HeaderValue::from_static("12"));
     assert_eq!(declared_length(&h), Ok(Some(12)));
     h.append(CONTENT_LENGTH, HeaderValue::from_static("13"));
-    assert_eq!(declared_length(&h), Err(()));
+    assert_eq!(declared_length(&h), Err(InvalidContentLength));
     for bad in ["", "-1", "1e3", "+5", "99999999999999999999999"] {
         let mut h = HeaderMap::new();
         h.insert(CONTENT_LENGTH, HeaderValue::from_str(bad).unwrap());
-        assert_eq!(declared_length(&h), Err(()), "{bad:?}");
+        assert_eq!(declared_length(&h), Err(InvalidContentLength), "{bad:?}");
     }
 }
 
