@@ -74,11 +74,9 @@ fn runtime() -> Result<tokio::runtime::Runtime, BoxError> {
     Ok(tokio::runtime::Builder::new_current_thread().enable_all().build()?)
 }
 
+/// The Relay-peer client (15 s per request, redirects refused).
 fn http() -> Result<reqwest::Client, BoxError> {
-    Ok(reqwest::Client::builder()
-        .timeout(std::time::Duration::from_secs(15))
-        .redirect(reqwest::redirect::Policy::none())
-        .build()?)
+    Ok(infra::http::HttpPolicy::relay_peer().build()?.reqwest().clone())
 }
 
 async fn app_token(client: &reqwest::Client, server: &str, passphrase: &str) -> Result<String, BoxError> {

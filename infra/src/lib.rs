@@ -1,12 +1,14 @@
 //! Relay's IO layer: the SQLite store behind Diesel and an r2d2 pool (with embedded migrations
 //! from `migrations/`), compilation of parsed filters into bound SQL, the data directory and its
-//! owner-only secret files, random identifiers, the clock, auth-token signing and the redacting
-//! log sink. Actors own these resources; nothing here keeps global mutable state.
+//! owner-only secret files, random identifiers, the clock, auth-token signing, the redacting
+//! log sink, and the one outbound HTTP policy (`http`) every call to the outside goes through.
+//! Actors own these resources; nothing here keeps global mutable state.
 
 pub mod clock;
 pub mod control_socket;
 pub mod datadir;
 pub mod db;
+pub mod http;
 pub mod ids;
 pub mod import;
 pub mod logging;

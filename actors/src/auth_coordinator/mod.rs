@@ -17,6 +17,7 @@ use sha2::{Digest, Sha256};
 use tokio::sync::oneshot;
 
 use infra::clock::SharedClock;
+use infra::http::HttpPolicy;
 
 /// How long a completed snapshot is shared.
 pub const SNAPSHOT_TTL_MS: i64 = 4_000;
@@ -105,11 +106,11 @@ pub struct AuthCoordinator {
 
 impl AuthCoordinator {
     pub fn new(clock: SharedClock, policy: RetryPolicy) -> AuthCoordinator {
-        let http = reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .timeout(policy.timeout)
+        let http = HttpPolicy { timeout: policy.timeout, ..HttpPolicy::relay_peer() }
             .build()
-            .expect("HTTP client");
+            .expect("HTTP client")
+            .reqwest()
+            .clone();
         AuthCoordinator {
             salt: infra::ids::random_bytes(32),
             http,

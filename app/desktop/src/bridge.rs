@@ -11,6 +11,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use domain::external_links::{check_external_link, check_service_desk_link, describe_for_log, LinkKind};
 use domain::ratelimit::{BucketConfig, Decision, TokenBucket};
 use domain::windows::{is_trusted_sender, AuxDecision, AuxWindows};
+use infra::http::HttpPolicy;
 use serde::Serialize;
 
 use crate::backend::{Backend, BackendKind};
@@ -153,11 +154,11 @@ impl Bridge {
             Some(BackendKind::Client { url, coordinator }) => (url.clone(), None, None, Some(coordinator.clone())),
             Some(BackendKind::Setup) | None => (String::new(), None, None, None),
         };
-        let http = reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .timeout(std::time::Duration::from_secs(10))
+        let http = HttpPolicy { timeout: std::time::Duration::from_secs(10), ..HttpPolicy::relay_peer() }
             .build()
-            .unwrap_or_default();
+            .expect("HTTP client")
+            .reqwest()
+            .clone();
         Bridge {
             trusted_origin: trusted_origin.to_string(),
             backend: Mutex::new(backend),

@@ -1,0 +1,101 @@
+//! Relay's fixed production endpoints, and the test-only way to point one at a fake upstream.
+//! Production URLs are constants here. In debug builds only, `RELAY_TEST_UPSTREAM_<NAME>` may
+//! replace an endpoint's base with a loopback origin (`127.0.0.0/8`, `::1` or `localhost`);
+//! any other override is refused, not ignored, so a test never reaches the real service by
+//! mistake. Release builds do not contain the environment lookup at all: [`upstream_base`]
+//! calls [`resolve_endpoint`] with `override_allowed = false` and no reader.
+
+use std::net::IpAddr;
+
+use url::{Host, Url};
+
+use super::error::HttpError;
+use super::origin;
+
+/// A fixed upstream service: a name for the override variable and the production base URL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Endpoint {
+    /// Upper-case name; the debug override is `RELAY_TEST_UPSTREAM_<name>`.
+    pub name: &'static str,
+    /// Production base (an HTTPS origin).
+    pub production: &'static str,
+}
+
+/// GitHub's REST API (updater discovery: `/repos/CrimsonSoul/Relay/releases/latest`).
+pub const GITHUB_API: Endpoint = Endpoint { name: "GITHUB_API", production: "https://api.github.com" };
+
+/// Every fixed endpoint (each feature adds its own here).
+pub const ALL: &[Endpoint] = &[GITHUB_API];
+
+/// Prefix of the debug-only override variables.
+pub const OVERRIDE_PREFIX: &str = "RELAY_TEST_UPSTREAM_";
+
+impl Endpoint {
+    /// The base URL to use in this build; see [`upstream_base`].
+    pub fn base(&self) -> Result<Url, HttpError> {
+        upstream_base(self)
+    }
+
+    /// `RELAY_TEST_UPSTREAM_<name>`.
+    pub fn override_var(&self) -> String {
+        format!("{OVERRIDE_PREFIX}{}", self.name)
+    }
+}
+
+/// The base URL of `endpoint`: the production constant, or (debug builds only) a loopback
+/// override from `RELAY_TEST_UPSTREAM_<NAME>`.
+pub fn upstream_base(endpoint: &Endpoint) -> Result<Url, HttpError> {
+    #[cfg(debug_assertions)]
+    {
+        resolve_endpoint(endpoint, true, |var| std::env::var(var).ok())
+    }
+    #[cfg(not(debug_assertions))]
+    {
+        resolve_endpoint(endpoint, false, |_| None)
+    }
+}
+
+/// The rule behind [`upstream_base`], with the build flavour and the environment injected.
+/// When `override_allowed` is false `env_lookup` is never called. An empty override means none.
+pub fn resolve_endpoint(
+    endpoint: &Endpoint,
+    override_allowed: bool,
+    env_lookup: impl FnOnce(&str) -> Option<String>,
+) -> Result<Url, HttpError> {
+    let production =
+        Url::parse(endpoint.production).ok().filter(|u| u.scheme() == "https").ok_or(HttpError::InvalidUrl {
+            origin: origin::describe_str(endpoint.production),
+            reason: "production endpoint",
+        })?;
+    if !override_allowed {
+        return Ok(production);
+    }
+    let Some(raw) = env_lookup(&endpoint.override_var()).filter(|v| !v.trim().is_empty()) else {
+        return Ok(production);
+    };
+    let refused = |reason| HttpError::InvalidUrl { origin: origin::describe_str(&raw), reason };
+    let url = Url::parse(raw.trim()).map_err(|_| refused("test endpoint override does not parse"))?;
+    let loopback = url.host().is_some_and(|h| is_loopback(&h));
+    if !matches!(url.scheme(), "http" | "https") || !loopback {
+        return Err(refused("test endpoint override must be a loopback http(s) origin"));
+    }
+    if !url.username().is_empty()
+        || url.password().is_some()
+        || url.query().is_some()
+        || url.fragment().is_some()
+        || !matches!(url.path(), "" | "/")
+    {
+        return Err(refused("test endpoint override must be an origin only"));
+    }
+    tracing::warn!(target: "relay::http", endpoint = endpoint.name, origin = %origin::describe(&url), "test endpoint override in use");
+    Ok(url)
+}
+
+/// Loopback hosts: `127.0.0.0/8`, `::1` (and IPv4-mapped loopback), `localhost`.
+pub fn is_loopback<S: AsRef<str>>(host: &Host<S>) -> bool {
+    match host {
+        Host::Ipv4(v4) => v4.is_loopback(),
+        Host::Ipv6(v6) => IpAddr::V6(*v6).to_canonical().is_loopback(),
+        Host::Domain(d) => d.as_ref().trim_end_matches('.').eq_ignore_ascii_case("localhost"),
+    }
+}
