@@ -38,6 +38,9 @@ pub enum RecordError {
     Unauthorized,
     #[error("Failed to authenticate.")]
     InvalidCredentials,
+    /// PocketBase's 403 wording; used for endpoints this client may never reach (metrics off loopback).
+    #[error("You are not allowed to perform this request.")]
+    Forbidden,
     #[error("Too many requests.")]
     RateLimited { retry_after_secs: u64 },
     #[error("Request entity too large.")]
@@ -54,6 +57,7 @@ impl RecordError {
             RecordError::NotFound | RecordError::UnknownCollection => 404,
             RecordError::Validation(_) | RecordError::BadRequest(_) | RecordError::InvalidCredentials => 400,
             RecordError::Unauthorized => 401,
+            RecordError::Forbidden => 403,
             RecordError::TooLarge => 413,
             RecordError::RateLimited { .. } => 429,
             RecordError::Unavailable => 503,
