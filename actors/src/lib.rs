@@ -1,10 +1,11 @@
 //! Relay's subsystem actors. Each subsystem lives in its own folder, owns its state and speaks
 //! only typed messages; the `kit` gives every one of them the same constructor context, health
 //! reporting and supervision. `system::start_server` starts the server-side subsystems (store,
-//! realtime, auth, web sessions, presence, privileged) under actix supervisors on their own
+//! realtime, metrics, auth, web sessions, presence, privileged) under actix supervisors on their own
 //! arbiters and returns the addresses the web layer and the desktop shell talk to;
 //! `system::start_client` starts the client-mode ones (the sign-in coordinator). The health
-//! actor watches every other actor (state, last error, restarts, queue depth). The mDNS
+//! actor watches every other actor (state, last error, restarts, queue depth and its recent
+//! history); the metrics actor renders them with request counts for Prometheus. The mDNS
 //! `discovery` actor is started by the desktop shell only when it is needed.
 
 pub mod auth;
@@ -13,6 +14,7 @@ pub mod control;
 pub mod discovery;
 pub mod health;
 pub mod kit;
+pub mod metrics;
 pub mod presence;
 pub mod privileged;
 pub mod realtime;

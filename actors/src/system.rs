@@ -1,7 +1,7 @@
 //! Starting Relay's actor system. `start_server` opens the database (running migrations and
 //! reporting unmanaged tables), then starts every server-side subsystem under an actix
 //! `Supervisor` on its own arbiter, one line each: health first, then realtime, the store
-//! (SyncArbiter readers plus one writer), auth, web sessions, presence and privileged.
+//! (SyncArbiter readers plus one writer), metrics, auth, web sessions, presence and privileged.
 //! `start_from_data_dir` is the one start path `relay serve` and the desktop's server mode
 //! share. `start_client` starts what a client-mode desktop needs (the sign-in coordinator; the
 //! mDNS discovery actor is started on demand by the shell). Everything must run inside an actix
@@ -20,6 +20,7 @@ use crate::auth_coordinator::{AuthCoordinator, RetryPolicy};
 use crate::control::{ControlActor, ControlTargets};
 use crate::health::HealthActor;
 use crate::kit::{start_supervised, SubsystemCtx};
+use crate::metrics::{MetricsActor, MetricsConfig};
 use crate::presence::{PresenceActor, PresenceConfig};
 use crate::privileged::{PrivilegedActor, PrivilegedLimits, PrivilegedService};
 use crate::realtime::RealtimeActor;
@@ -39,6 +40,7 @@ pub struct RelayConfig {
     pub presence: PresenceConfig,
     pub privileged_limits: PrivilegedLimits,
     pub web_sessions: WebSessionConfig,
+    pub metrics: MetricsConfig,
     /// SQLite reader threads; default 2 (one per core on the reference machine).
     pub reader_threads: usize,
     pub clock: SharedClock,
@@ -62,6 +64,7 @@ impl RelayConfig {
             presence: PresenceConfig::default(),
             privileged_limits: PrivilegedLimits::default(),
             web_sessions: WebSessionConfig::default(),
+            metrics: MetricsConfig::default(),
             reader_threads: DEFAULT_READER_THREADS,
             clock,
         }
@@ -78,6 +81,7 @@ pub struct Handles {
     pub presence: Addr<PresenceActor>,
     pub privileged: Addr<PrivilegedActor>,
     pub web_sessions: Addr<WebSessionActor>,
+    pub metrics: Addr<MetricsActor>,
     /// The server-local control socket (`start_from_data_dir` only).
     pub control: Option<Addr<ControlActor>>,
     /// Migrations applied by this start (empty when the schema was current).
@@ -150,6 +154,10 @@ pub fn start_server(config: RelayConfig) -> Result<Handles, StartError> {
         move |_| RealtimeActor::new(ctx)
     });
     let store = start_store(&ctx, records, readers, &realtime);
+    let metrics = start_supervised({
+        let (ctx, limits, realtime, store) = (ctx.clone(), config.metrics, realtime.clone(), store.clone());
+        move |_| MetricsActor::new(ctx, limits, realtime, store)
+    });
     let auth_settings = AuthSettings {
         passphrase: config.passphrase,
         token_key: config.token_key,
@@ -181,6 +189,7 @@ pub fn start_server(config: RelayConfig) -> Result<Handles, StartError> {
         presence,
         privileged,
         web_sessions,
+        metrics,
         control: None,
         applied_migrations,
         unmanaged_tables,

@@ -40,6 +40,9 @@ pub enum RecordError {
     Unauthorized,
     #[error("Failed to authenticate.")]
     InvalidCredentials,
+    /// PocketBase's 403 wording; used for endpoints this client may never reach (metrics off loopback).
+    #[error("You are not allowed to perform this request.")]
+    Forbidden,
     #[error("Too many requests.")]
     RateLimited { retry_after_secs: u64 },
     #[error("Request entity too large.")]
@@ -56,6 +59,7 @@ impl HttpProblem for RecordError {
             RecordError::NotFound | RecordError::UnknownCollection => 404,
             RecordError::Validation(_) | RecordError::BadRequest(_) | RecordError::InvalidCredentials => 400,
             RecordError::Unauthorized => 401,
+            RecordError::Forbidden => 403,
             RecordError::TooLarge => 413,
             RecordError::RateLimited { .. } => 429,
             RecordError::Unavailable => 503,
@@ -71,6 +75,7 @@ impl HttpProblem for RecordError {
             RecordError::BadRequest(_) => "bad_request",
             RecordError::Unauthorized => "unauthorized",
             RecordError::InvalidCredentials => "invalid_credentials",
+            RecordError::Forbidden => "forbidden",
             RecordError::RateLimited { .. } => "rate_limited",
             RecordError::TooLarge => "too_large",
             RecordError::Unavailable => "unavailable",

@@ -3,6 +3,8 @@
 //! loopback or private interface addresses, on the gateway's port; state-changing requests must
 //! also carry an `Origin` that is exactly `http://<allowed host>:<port>`. Parsing is strict: no
 //! userinfo, paths, whitespace, percent-encoding, trailing dots, or non-canonical IP forms.
+//! [`is_loopback_request`] is the stricter rule of loopback-only endpoints (metrics): the TCP
+//! peer and the `Host` must both be this machine's loopback.
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
@@ -150,10 +152,51 @@ pub fn parse_authority(raw: &str) -> Result<(HostName, Option<u16>), OriginError
     Ok((host_part, port))
 }
 
+/// Loopback-only endpoints (`GET /api/relay/metrics`): the TCP peer (never a forwarded-for
+/// header) must be a loopback address (IPv4-mapped forms included), and the `Host` must be
+/// `localhost` or a loopback literal, so a page that rebinds its own DNS name to 127.0.0.1
+/// still cannot read the answer. A missing peer is refused.
+pub fn is_loopback_request(peer: Option<IpAddr>, host: &str) -> bool {
+    let peer_ok = peer.is_some_and(|ip| ip.to_canonical().is_loopback());
+    let host_ok = match parse_authority(host) {
+        Ok((HostName::Name(name), _)) => name == "localhost",
+        Ok((HostName::Ip(ip), _)) => ip.is_loopback(),
+        Err(_) => false,
+    };
+    peer_ok && host_ok
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn loopback_requests_need_a_loopback_peer_and_a_loopback_host() {
+        let ip = |s: &str| Some(s.parse::<IpAddr>().unwrap());
+        for (peer, host) in [
+            (ip("127.0.0.1"), "127.0.0.1:8090"),
+            (ip("127.0.0.2"), "localhost:8090"),
+            (ip("::1"), "[::1]:8090"),
+            (ip("::ffff:127.0.0.1"), "localhost"),
+        ] {
+            assert!(is_loopback_request(peer, host), "{peer:?} {host}");
+        }
+        for (peer, host) in [
+            (ip("192.168.1.20"), "127.0.0.1:8090"),
+            (ip("10.0.0.5"), "localhost:8090"),
+            (ip("::ffff:192.0.2.1"), "localhost"),
+            (None, "localhost"),
+            (ip("127.0.0.1"), "relay.example:8090"),
+            (ip("127.0.0.1"), "localhost.evil.example"),
+            (ip("127.0.0.1"), "noc-1:8090"),
+            (ip("127.0.0.1"), "192.168.1.20:8090"),
+            (ip("127.0.0.1"), "0177.0.0.1"),
+            (ip("127.0.0.1"), ""),
+        ] {
+            assert!(!is_loopback_request(peer, host), "{peer:?} {host}");
+        }
+    }
 
     fn allowed() -> AllowedHosts {
         let ifaces: Vec<IpAddr> =

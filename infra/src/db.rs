@@ -1,11 +1,12 @@
 //! Opening the SQLite database: an r2d2 pool of Diesel connections, each configured with WAL,
 //! a 5 s busy timeout, foreign keys and NORMAL synchronous mode; the embedded migrations from
 //! `migrations/` run at open (idempotent: applied ones are skipped); and a scan that reports
-//! tables Relay does not manage, which are always left in place.
+//! tables Relay does not manage, which are always left in place. `database_size` reports the
+//! bytes the store occupies (pages plus the write-ahead log) for the health view and metrics.
 
 use diesel::connection::SimpleConnection;
 use diesel::r2d2::{ConnectionManager, CustomizeConnection, Pool, PooledConnection};
-use diesel::sql_types::Text;
+use diesel::sql_types::{BigInt, Text};
 use diesel::sqlite::SqliteConnection;
 use diesel::{QueryableByName, RunQueryDsl};
 use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
@@ -87,6 +88,47 @@ pub fn table_columns(conn: &mut SqliteConnection, table: &str) -> Result<Vec<Str
     Ok(rows.into_iter().map(|r| r.name).collect())
 }
 
+/// How much disk the database takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DatabaseSize {
+    /// `page_count × page_size` of the main database (what a checkpointed file would hold).
+    pub pages_bytes: u64,
+    /// The write-ahead log file (`<db>-wal`), 0 when absent.
+    pub wal_bytes: u64,
+}
+
+impl DatabaseSize {
+    pub fn total_bytes(&self) -> u64 {
+        self.pages_bytes.saturating_add(self.wal_bytes)
+    }
+}
+
+#[derive(QueryableByName)]
+struct SizeRow {
+    #[diesel(sql_type = BigInt)]
+    pages_bytes: i64,
+    #[diesel(sql_type = Text)]
+    file: String,
+}
+
+/// The size of the database behind `conn`, read with SQLite's own pragmas (the WAL size from
+/// the file next to the path SQLite reports, never a path taken from a caller).
+pub fn database_size(conn: &mut SqliteConnection) -> Result<DatabaseSize, DbError> {
+    let rows: Vec<SizeRow> = diesel::sql_query(
+        "SELECT p.page_count * s.page_size AS pages_bytes, d.file AS file \
+         FROM pragma_page_count() p, pragma_page_size() s, pragma_database_list() d WHERE d.name = 'main'",
+    )
+    .load(conn)?;
+    let row = rows.into_iter().next().ok_or(DbError::Query(diesel::result::Error::NotFound))?;
+    let wal_bytes = if row.file.is_empty() {
+        0
+    } else {
+        std::fs::metadata(format!("{}-wal", row.file)).map(|m| m.len()).unwrap_or(0)
+    };
+    Ok(DatabaseSize { pages_bytes: row.pages_bytes.max(0) as u64, wal_bytes })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -137,5 +179,25 @@ mod tests {
         let mut conn = pool.get().unwrap();
         assert_eq!(unmanaged_tables(&mut conn).unwrap(), vec!["operator_extras".to_string()]);
         assert_eq!(table_columns(&mut conn, "operator_extras").unwrap(), vec!["x".to_string()]);
+    }
+
+    #[test]
+    fn database_size_counts_pages_and_the_write_ahead_log() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (pool, _) = open(&tmp.path().join("relay.db"), 1).unwrap();
+        let mut conn = pool.get().unwrap();
+        let before = database_size(&mut conn).unwrap();
+        assert!(before.pages_bytes > 0 && before.pages_bytes.is_multiple_of(512), "{before:?}");
+        conn.batch_execute(
+            "CREATE TABLE size_probe (v TEXT); WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n \
+             WHERE i < 200) INSERT INTO size_probe SELECT hex(randomblob(2000)) FROM n;",
+        )
+        .unwrap();
+        let after = database_size(&mut conn).unwrap();
+        assert!(after.pages_bytes > before.pages_bytes + 400_000, "{before:?} -> {after:?}");
+        let wal = std::fs::metadata(tmp.path().join("relay.db-wal")).map(|m| m.len()).unwrap_or(0);
+        assert_eq!(after.wal_bytes, wal);
+        assert!(after.wal_bytes > 0, "WAL mode keeps the new pages in the log until a checkpoint");
+        assert_eq!(after.total_bytes(), after.pages_bytes + after.wal_bytes);
     }
 }

@@ -149,6 +149,15 @@ impl RecordStore {
         &self.pool
     }
 
+    /// Bytes the database occupies (pages plus write-ahead log).
+    pub fn database_size(&self) -> Result<crate::db::DatabaseSize, RecordError> {
+        let mut conn = self.conn()?;
+        crate::db::database_size(&mut conn).map_err(|e| {
+            tracing::error!(error = %e, "database size query failed");
+            RecordError::Internal
+        })
+    }
+
     pub fn list(&self, spec: &CollectionSpec, q: &ListQuery) -> Result<ListPage, RecordError> {
         let mut conn = self.conn()?;
         let filter = match &q.filter {

@@ -1,5 +1,6 @@
 //! Relay's HTTP surface on actix-web: the PocketBase-compatible record API, app-user auth,
-//! realtime SSE, the operator health and presence endpoints, and the built UI served
+//! realtime SSE, the operator health and presence endpoints, loopback-only Prometheus metrics
+//! (`metrics`, whose middleware counts every request on both listeners), and the built UI served
 //! same-origin. Handlers only translate HTTP into actor messages and actor replies into HTTP;
 //! every rule lives in the actors and the domain. Every error answer, including extractor
 //! refusals, goes out through `error::Problem`.
@@ -9,6 +10,7 @@ mod error;
 pub mod gateway;
 mod headers;
 mod import;
+mod metrics;
 mod privileged;
 mod realtime;
 mod records;
@@ -19,6 +21,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use actix_web::dev::{Server, Service};
+use actix_web::middleware::from_fn;
 use actix_web::{web, App, HttpServer};
 
 pub use error::{ApiError, Problem};
@@ -55,6 +58,7 @@ pub fn configure(cfg: &mut web::ServiceConfig, ui_dir: Option<PathBuf>) {
                 .configure(records::routes)
                 .configure(realtime::routes)
                 .configure(relay::routes)
+                .configure(metrics::routes)
                 .configure(import::routes)
                 .configure(privileged::routes)
                 .default_service(web::to(error::not_found)),
@@ -90,6 +94,7 @@ pub fn build_server(handles: actors::Handles, config: WebConfig) -> std::io::Res
                     Ok(res)
                 }
             })
+            .wrap(from_fn(metrics::record_data_api))
             .configure(|c| configure(c, ui_dir.clone()))
     })
     .workers(config.workers.max(1))

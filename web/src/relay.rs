@@ -1,6 +1,7 @@
 //! Relay-specific endpoints: the public liveness probe `GET /api/health` (PocketBase's shape,
-//! no details), the authenticated operator health dashboard `GET /api/relay/health`, and
-//! presence (`GET /api/relay/presence`, `POST /api/relay/presence/heartbeat`).
+//! no details), the authenticated operator health dashboard `GET /api/relay/health` (actor
+//! states and queue history, uptime, realtime clients, and the database size the store reports),
+//! and presence (`GET /api/relay/presence`, `POST /api/relay/presence/heartbeat`).
 
 use actix_web::{web, HttpResponse};
 use serde::Deserialize;
@@ -9,6 +10,7 @@ use serde_json::json;
 use actors::health::GetHealth;
 use actors::presence::{GetPresence, Heartbeat};
 use actors::realtime::GetStats;
+use actors::store::DatabaseSize;
 use actors::Handles;
 
 use crate::auth::Authenticated;
@@ -21,8 +23,14 @@ async fn liveness() -> HttpResponse {
 async fn dashboard(_: Authenticated, handles: web::Data<Handles>) -> ApiResult<HttpResponse> {
     let health = handles.health.send(GetHealth).await?;
     let realtime = handles.realtime.send(GetStats).await?;
+    let database = handles.store.send(DatabaseSize).await??;
     let mut body = serde_json::to_value(health).unwrap_or_default();
     body["realtime"] = serde_json::to_value(realtime).unwrap_or_default();
+    body["database"] = json!({
+        "sizeBytes": database.total_bytes(),
+        "pagesBytes": database.pages_bytes,
+        "walBytes": database.wal_bytes,
+    });
     Ok(HttpResponse::Ok().json(body))
 }
 

@@ -1,7 +1,11 @@
 //! The operator health dashboard actor. Every other actor reports to it: its state, its last
 //! error (redacted and bounded), how often its supervisor restarted it and how much work is
-//! queued. The snapshot it serves (`GET /api/relay/health`) holds no secrets, and an actor that
-//! stops reporting is shown as unresponsive.
+//! queued. It keeps each actor's queue depth over the last 10 minutes in a fixed ring of 20 s
+//! buckets (`history`, read by the injected clock, never unbounded). The snapshot it serves
+//! (`GET /api/relay/health`, the metrics render) holds no secrets, and an actor that stops
+//! reporting is shown as unresponsive.
+
+pub mod history;
 
 use std::collections::BTreeMap;
 
@@ -9,6 +13,8 @@ use actix::prelude::*;
 use serde::Serialize;
 
 use infra::clock::SharedClock;
+
+use history::QueueHistory;
 
 /// An actor that has not reported for this long is shown as unresponsive.
 pub const STALE_AFTER_MS: i64 = 10_000;
@@ -60,6 +66,9 @@ pub struct ActorHealth {
     pub last_error: Option<String>,
     pub last_error_at: Option<String>,
     pub last_report_ms_ago: i64,
+    /// Largest queue depth per 20 s bucket over the last 10 minutes, oldest first (`null`: no
+    /// report in that bucket).
+    pub queue_history: Vec<Option<usize>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -68,9 +77,12 @@ pub struct HealthSnapshot {
     pub status: &'static str,
     pub version: &'static str,
     pub uptime_secs: i64,
+    /// Width of one `queueHistory` bucket.
+    pub queue_history_bucket_secs: i64,
     pub actors: BTreeMap<&'static str, ActorHealth>,
 }
 
+/// `GET /api/relay/health` (the dashboard) and the metrics actor's render.
 #[derive(Debug, Clone, Copy, Message)]
 #[rtype(result = "HealthSnapshot")]
 pub struct GetHealth;
@@ -82,6 +94,7 @@ struct Entry {
     queue_depth: usize,
     last_error: Option<(String, i64)>,
     last_report_ms: i64,
+    history: QueueHistory,
 }
 
 pub struct HealthActor {
@@ -120,12 +133,14 @@ impl Handler<Report> for HealthActor {
             queue_depth: 0,
             last_error: None,
             last_report_ms: now,
+            history: QueueHistory::default(),
         });
         entry.last_report_ms = now;
         match msg.kind {
             ReportKind::State { state, queue_depth } => {
                 entry.state = state;
                 entry.queue_depth = queue_depth;
+                entry.history.record(now, queue_depth);
             }
             ReportKind::Failure(error) => entry.last_error = Some((Self::bounded_error(&error), now)),
             ReportKind::Restarted => {
@@ -153,6 +168,7 @@ impl Handler<GetHealth> for HealthActor {
                     last_error: e.last_error.as_ref().map(|(m, _)| m.clone()),
                     last_error_at: e.last_error.as_ref().map(|(_, at)| domain::time::format_ms(*at)),
                     last_report_ms_ago: ago,
+                    queue_history: e.history.series(now),
                 };
                 (*name, health)
             })
@@ -162,6 +178,7 @@ impl Handler<GetHealth> for HealthActor {
             status: if healthy { "ok" } else { "degraded" },
             version: env!("CARGO_PKG_VERSION"),
             uptime_secs: (now - self.started_ms) / 1000,
+            queue_history_bucket_secs: history::BUCKET_MS / 1000,
             actors,
         })
     }
@@ -197,5 +214,32 @@ mod tests {
         health.send(Report::failure("store", long)).await.unwrap();
         let snap = health.send(GetHealth).await.unwrap();
         assert!(snap.actors["store"].last_error.as_ref().unwrap().chars().count() <= MAX_ERROR_LEN + 1);
+    }
+
+    #[actix_rt::test]
+    async fn the_snapshot_carries_ten_minutes_of_queue_depth_by_the_injected_clock() {
+        let t = crate::testkit::TestCtx::new();
+        let bucket = history::BUCKET_MS;
+        // Align to a bucket start so the arithmetic below is exact.
+        t.clock.advance_ms(bucket - crate::testkit::START_MS.rem_euclid(bucket));
+        for depth in [2, 8, 5] {
+            t.health.send(Report::state("store", ActorState::Running, depth)).await.unwrap();
+        }
+        t.clock.advance_ms(bucket);
+        t.health.send(Report::state("store", ActorState::Running, 1)).await.unwrap();
+        t.health.send(Report::failure("store", "not a depth")).await.unwrap();
+        let store = t.health_of("store").await.unwrap();
+        assert_eq!(store.queue_history.len(), history::BUCKETS);
+        assert_eq!(&store.queue_history[history::BUCKETS - 2..], &[Some(8), Some(1)]);
+        let snap = t.health.send(GetHealth).await.unwrap();
+        assert_eq!(snap.queue_history_bucket_secs, 20);
+        let json = serde_json::to_value(&snap).unwrap();
+        assert_eq!(json["actors"]["store"]["queueHistory"].as_array().unwrap().len(), history::BUCKETS);
+        // Ten quiet minutes later the old buckets have rolled out; the ring stays 30 long.
+        t.clock.advance_ms(history::BUCKETS as i64 * bucket);
+        t.health.send(Report::state("store", ActorState::Running, 3)).await.unwrap();
+        let store = t.health_of("store").await.unwrap();
+        assert_eq!(store.queue_history.len(), history::BUCKETS);
+        assert_eq!(store.queue_history.iter().flatten().collect::<Vec<_>>(), [&3]);
     }
 }

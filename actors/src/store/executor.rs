@@ -16,8 +16,8 @@ use domain::validation::{validate_write, WriteMode};
 use infra::store::RecordStore;
 
 use super::{
-    CreateRecord, DeleteRecord, DeleteWhere, GetRecord, ImportRecords, ListRecords, UpdateRecord, UpsertByKey,
-    MAX_PER_RECORD_IMPORT_EVENTS, NAME,
+    CreateRecord, DatabaseSize, DeleteRecord, DeleteWhere, GetRecord, ImportRecords, ListRecords, UpdateRecord,
+    UpsertByKey, MAX_PER_RECORD_IMPORT_EVENTS, NAME,
 };
 use crate::kit::{panic_message, SubsystemCtx};
 use crate::realtime::Publish;
@@ -186,5 +186,12 @@ impl Handler<ImportRecords> for StoreExecutor {
                 errors: plan.errors,
             })
         })
+    }
+}
+
+impl Handler<DatabaseSize> for StoreExecutor {
+    type Result = Result<infra::db::DatabaseSize, RecordError>;
+    fn handle(&mut self, _: DatabaseSize, _: &mut SyncContext<Self>) -> Self::Result {
+        self.run(|s| s.store.database_size())
     }
 }

@@ -3,7 +3,8 @@
 //! The executor validates writes against the collection descriptors, performs them and, from
 //! the single writer thread, publishes each committed change to realtime in commit order.
 //! `StoreActor` is the supervised front door: it routes messages to readers or the writer and
-//! tracks how many requests are in flight (its queue depth on the health dashboard).
+//! tracks how many requests are in flight (its queue depth on the health dashboard). It also
+//! answers `DatabaseSize` from a reader thread, so the web layer never touches database files.
 
 mod executor;
 
@@ -82,6 +83,12 @@ pub struct ImportRecords {
     pub apply: bool,
 }
 
+/// Server-internal: bytes the database occupies, for `GET /api/relay/health` and
+/// `GET /api/relay/metrics`. Answered by a reader thread.
+#[derive(Debug, Clone, Copy, Message)]
+#[rtype(result = "Result<infra::db::DatabaseSize, RecordError>")]
+pub struct DatabaseSize;
+
 /// Imports that change more records than this publish one `reload` event instead of one event
 /// per record, so subscribers' bounded buffers are not flooded.
 pub const MAX_PER_RECORD_IMPORT_EVENTS: usize = 100;
@@ -151,6 +158,7 @@ route!(DeleteRecord, (), true);
 route!(DeleteWhere, usize, true);
 route!(UpsertByKey, Value, true);
 route!(ImportRecords, domain::import::ImportReport, true);
+route!(DatabaseSize, infra::db::DatabaseSize, false);
 
 #[cfg(test)]
 pub(crate) mod tests;

@@ -92,3 +92,17 @@ async fn large_imports_publish_one_reload_event() {
     let frame = String::from_utf8(rx.recv().await.unwrap().to_vec()).unwrap();
     assert!(frame.contains("\"action\":\"create\"") && frame.contains("Solo"), "{frame}");
 }
+
+#[actix_rt::test]
+async fn database_size_is_answered_by_the_store_and_grows_with_writes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let h = start(relay_config(tmp.path())).unwrap();
+    let before = h.store.send(DatabaseSize).await.unwrap().unwrap();
+    assert!(before.pages_bytes > 0, "{before:?}");
+    for i in 0..50 {
+        let body = json!({"name": format!("Contact {i}"), "title": "x".repeat(900)});
+        h.store.send(CreateRecord { collection: "contacts".into(), body }).await.unwrap().unwrap();
+    }
+    let after = h.store.send(DatabaseSize).await.unwrap().unwrap();
+    assert!(after.total_bytes() > before.total_bytes(), "{before:?} -> {after:?}");
+}

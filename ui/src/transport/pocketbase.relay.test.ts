@@ -1,5 +1,6 @@
 // Tests for the Relay-specific endpoints of PocketBaseTransport (presence heartbeat and
-// snapshot, import preview/apply incl. the 400 report body) and the realtime 'reload' event.
+// snapshot, the typed System health dashboard, import preview/apply incl. the 400 report body)
+// and the realtime 'reload' event.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { PocketBaseTransport } from './pocketbase';
 import { AUTH, FakeEventSource, authOk, json, setup } from './testkit';
@@ -43,6 +44,32 @@ describe('PocketBaseTransport Relay endpoints', () => {
     expect(hb.body).toEqual({ sessionId: 's1', hostname: 'browser' });
     expect(hb.headers.get('Authorization')).toBe('tok-123');
     expect(await t.transport.presence()).toEqual(snap);
+  });
+
+  it('reads the typed System health dashboard with the token, and maps a 401 to rejected', async () => {
+    const dashboard = {
+      status: 'ok',
+      version: '0.1.0',
+      uptimeSecs: 75,
+      queueHistoryBucketSecs: 20,
+      actors: {
+        store: { state: 'running', restarts: 1, queueDepth: 2, lastError: null, lastErrorAt: null, lastReportMsAgo: 300, queueHistory: [null, 2] },
+      },
+      realtime: { clients: 1, droppedSlow: 0 },
+      database: { sizeBytes: 4096, pagesBytes: 4096, walBytes: 0 },
+    };
+    let status = 200;
+    const t = await signedIn({
+      'GET /api/relay/health': () => (status === 200 ? json(200, dashboard) : json(401, { status: 401, message: 'no', data: {} })),
+    });
+    const health = await t.transport.health();
+    expect(health.actors.store.queueHistory).toEqual([null, 2]);
+    expect(health.database.sizeBytes).toBe(4096);
+    const call = t.calls.find((c) => c.path === '/api/relay/health')!;
+    expect(call.method).toBe('GET');
+    expect(call.headers.get('Authorization')).toBe('tok-123');
+    status = 401;
+    await expect(t.transport.health()).rejects.toMatchObject({ kind: 'rejected', status: 401 });
   });
 
   it('previews and applies imports, and returns the report of a refused apply (400)', async () => {

@@ -18,6 +18,7 @@ import type {
   ListOptions,
   ListResult,
   RealtimeEvent,
+  SystemHealth,
   Transport,
 } from './types';
 import { TransportError } from './types';
@@ -275,8 +276,8 @@ export class PocketBaseTransport implements Transport {
     await this.call(() => this.pb.collection(collection).delete(id, { requestKey: null }));
   }
 
-  health(): Promise<unknown> {
-    return this.call(() => this.pb.send(HEALTH_PATH, { method: 'GET', requestKey: null }));
+  health(): Promise<SystemHealth> {
+    return this.call(() => this.pb.send<SystemHealth>(HEALTH_PATH, { method: 'GET', requestKey: null }));
   }
 
   get serverUrl(): string {

@@ -1,6 +1,6 @@
 // Transport contract: the ONE interface the whole UI uses to reach Relay data.
-// Implementations: PocketBaseTransport (browser, same-origin) now; a Tauri
-// desktop transport later. Nothing outside src/transport/ may talk HTTP/SSE.
+// Implementation: PocketBaseTransport, in three modes (browser same-origin, the Tauri
+// desktop window, Relay Web). Nothing outside src/transport/ may talk HTTP/SSE.
 
 export type ConnectionState =
   | 'connecting'
@@ -55,6 +55,32 @@ export interface PresenceSnapshot {
   computedAt: string;
 }
 
+export type ActorState = 'starting' | 'running' | 'restarting' | 'degraded' | 'unresponsive';
+
+/** One subsystem in GET /api/relay/health. `lastError` is redacted and bounded by the server. */
+export interface ActorHealth {
+  state: ActorState;
+  restarts: number;
+  queueDepth: number;
+  lastError: string | null;
+  lastErrorAt: string | null;
+  lastReportMsAgo: number;
+  /** Largest queue depth per bucket (`queueHistoryBucketSecs`), oldest first; null = no report. */
+  queueHistory: (number | null)[];
+}
+
+/** GET /api/relay/health (the operator dashboard; read-only). */
+export interface SystemHealth {
+  status: 'ok' | 'degraded';
+  version: string;
+  uptimeSecs: number;
+  queueHistoryBucketSecs: number;
+  actors: Record<string, ActorHealth>;
+  realtime: { clients: number; droppedSlow: number };
+  /** Bytes on disk: database pages plus the write-ahead log. */
+  database: { sizeBytes: number; pagesBytes: number; walBytes: number };
+}
+
 export interface ImportRowError {
   /** 1-based row number in the submitted records. */
   row: number;
@@ -95,8 +121,8 @@ export interface Transport {
   subscribe(collection: string, cb: (e: RealtimeEvent) => void): Promise<() => void>;
   /** Calls `cb` immediately with the current state, then on every change. */
   onStateChange(cb: (s: ConnectionState) => void): () => void;
-  /** GET /api/relay/health */
-  health(): Promise<unknown>;
+  /** GET /api/relay/health: the System health dashboard (read-only; every mode, when signed in). */
+  health(): Promise<SystemHealth>;
   /** POST /api/relay/presence/heartbeat */
   heartbeat(sessionId: string, hostname: string): Promise<void>;
   /** GET /api/relay/presence */

@@ -3,7 +3,8 @@
 //! logout, the app-user connection for the renderer, browser log ingestion, and the ordinary
 //! record/realtime/presence routes, every one behind a live web session (CSRF on writes).
 //! Every request first passes Host and Origin validation. Privileged, backup/restore,
-//! filesystem, reconfiguration and offline-queue endpoints are deliberately not mounted.
+//! filesystem, reconfiguration, offline-queue and metrics endpoints are deliberately not
+//! mounted (its requests are still counted, labelled `surface="gateway"`).
 
 pub(crate) mod guard;
 mod session;
@@ -44,6 +45,7 @@ pub fn build_gateway(
             .app_data(crate::error::path_config())
             .wrap(from_fn(guard::host_and_origin))
             .wrap(crate::headers::security_headers())
+            .wrap(from_fn(crate::metrics::record_gateway))
             .service(
                 web::scope("/web/api")
                     .wrap(actix_web::middleware::DefaultHeaders::new().add(("Cache-Control", "no-store")))

@@ -1,10 +1,12 @@
-// Settings: connection info, appearance (accent colors), Data Manager.
+// Settings: connection info, System health (read-only operator dashboard), appearance (accent
+// colors), Data Manager.
 import { useState } from 'react';
 import { ACCENTS, ACCENT_KEY, applyAccent, readAccent } from '../../lib/accent';
 import { useConnectionState, useTransport } from '../../transport/context';
 import { CONNECTION_LABELS } from '../shell/connectionLabel';
 import { DataManager } from './DataManager';
 import { DesktopConnection } from './DesktopConnection';
+import { SystemHealthPanel } from './SystemHealthView';
 
 const MODE_LABELS = { desktop: 'Desktop app', 'relay-web': 'Relay Web (browser)', direct: 'Web client (browser)' } as const;
 
@@ -30,6 +32,7 @@ export default function SettingsView() {
           {transport.mode === 'desktop' && <DesktopConnection />}
         </dl>
       </div>
+      <SystemHealthPanel />
       <div className="panel card">
         <h3>Appearance</h3>
         <div className="row-wrap" role="radiogroup" aria-label="Accent color">

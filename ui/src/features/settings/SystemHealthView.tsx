@@ -1,0 +1,155 @@
+// Settings → System health: the operator dashboard (GET /api/relay/health through the
+// Transport), read-only in every mode. While the panel is open and the Settings tab is showing,
+// it asks again every HEALTH_REFRESH_MS (one request at a time). Each subsystem shows its state
+// as text and symbol (never colour alone), restarts, the redacted last error, and its queue
+// depth with a sparkline of the last 10 minutes; plus database size, uptime and realtime clients.
+import { useContext, useEffect, useState } from 'react';
+import { errorMessage } from '../../components/Toasts';
+import { useTransport } from '../../transport/context';
+import type { SystemHealth } from '../../transport/types';
+import { ShellContext } from '../shell/ShellContext';
+import {
+  HEALTH_REFRESH_MS,
+  formatBytes,
+  formatUptime,
+  sparklinePath,
+  sparklineSummary,
+  stateLabel,
+  subsystemRows,
+} from './systemHealth';
+
+const SPARK_W = 120;
+const SPARK_H = 24;
+
+function Sparkline({ values, bucketSecs }: { values: (number | null)[]; bucketSecs: number }) {
+  const summary = sparklineSummary(values, bucketSecs);
+  return (
+    <svg className="sparkline" width={SPARK_W} height={SPARK_H} viewBox={`0 0 ${SPARK_W} ${SPARK_H}`} role="img" aria-label={summary}>
+      <title>{summary}</title>
+      <line className="sparkline-base" x1="0" y1={SPARK_H - 0.5} x2={SPARK_W} y2={SPARK_H - 0.5} />
+      <path className="sparkline-line" d={sparklinePath(values, SPARK_W, SPARK_H)} />
+    </svg>
+  );
+}
+
+/** The dashboard for one snapshot (pure rendering; the markup test renders it directly). */
+export function SystemHealthTable({ health, updatedAt }: { health: SystemHealth; updatedAt?: string }) {
+  const bucketSecs = health.queueHistoryBucketSecs || 20;
+  return (
+    <>
+      <dl className="kv" data-testid="health-summary">
+        <dt>Overall</dt>
+        <dd data-testid="health-overall">{health.status === 'ok' ? '✓ All subsystems running' : '! Some subsystems need attention'}</dd>
+        <dt>Uptime</dt>
+        <dd data-testid="health-uptime">{formatUptime(health.uptimeSecs)}</dd>
+        <dt>Database size</dt>
+        <dd data-testid="health-db-size">{formatBytes(health.database?.sizeBytes ?? NaN)}</dd>
+        <dt>Realtime clients</dt>
+        <dd>{health.realtime?.clients ?? '—'}</dd>
+        <dt>Version</dt>
+        <dd>{health.version}</dd>
+        {updatedAt && (<><dt>Updated</dt><dd>{updatedAt}</dd></>)}
+      </dl>
+      <div className="table-scroll">
+        <table className="table health-table" data-testid="health-table">
+          <caption className="visually-hidden">Subsystems: state, restarts, last error and queue depth</caption>
+          <thead>
+            <tr>
+              <th scope="col">Subsystem</th>
+              <th scope="col">State</th>
+              <th scope="col">Restarts</th>
+              <th scope="col">Last error</th>
+              <th scope="col">Queue depth</th>
+              <th scope="col">Last 10 minutes</th>
+            </tr>
+          </thead>
+          <tbody>
+            {subsystemRows(health).map((row) => {
+              const state = stateLabel(row.state);
+              return (
+                <tr key={row.name} data-testid={`health-row-${row.name}`}>
+                  <th scope="row"><code>{row.name}</code></th>
+                  <td data-testid="health-state" data-state={row.state}>
+                    <span className={`pill health-${state.tone}`}><span aria-hidden="true">{state.symbol} </span>{state.text}</span>
+                  </td>
+                  <td data-testid="health-restarts">{row.restarts}</td>
+                  <td className="health-error">
+                    {row.lastError ? (
+                      <>{row.lastError}{row.lastErrorAt && <span className="muted small"> ({row.lastErrorAt})</span>}</>
+                    ) : (
+                      <span className="muted">None</span>
+                    )}
+                  </td>
+                  <td data-testid="health-queue">{row.queueDepth}</td>
+                  <td><Sparkline values={row.queueHistory ?? []} bucketSecs={bucketSecs} /></td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+    </>
+  );
+}
+
+function LiveHealth({ active }: { active: boolean }) {
+  const transport = useTransport();
+  const [health, setHealth] = useState<SystemHealth | null>(null);
+  const [updatedAt, setUpdatedAt] = useState<string | undefined>();
+  const [error, setError] = useState<string | null>(null);
+
+  useEffect(() => {
+    if (!active) return;
+    let stopped = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const load = async () => {
+      try {
+        const h = await transport.health();
+        if (stopped) return;
+        setHealth(h);
+        setUpdatedAt(new Date().toLocaleTimeString());
+        setError(null);
+      } catch (e) {
+        if (!stopped) setError(`Could not load system health: ${errorMessage(e)}`);
+      } finally {
+        if (!stopped) timer = setTimeout(load, HEALTH_REFRESH_MS);
+      }
+    };
+    void load();
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+    };
+  }, [transport, active]);
+
+  return (
+    <div aria-busy={health === null && error === null}>
+      {error && <p className="error-text" role="alert" data-testid="health-error">{error}</p>}
+      {health ? <SystemHealthTable health={health} updatedAt={updatedAt} /> : !error && <p className="muted" role="status">Loading…</p>}
+    </div>
+  );
+}
+
+export function SystemHealthPanel() {
+  const shell = useContext(ShellContext);
+  const [open, setOpen] = useState(false);
+  const visible = shell === null || shell.tab === 'settings';
+  return (
+    <section className="panel card" data-testid="system-health" aria-labelledby="system-health-title">
+      <div className="panel-head">
+        <h3 id="system-health-title">System health</h3>
+        <button type="button" className="button button-ghost" data-testid="system-health-toggle"
+          aria-expanded={open} aria-controls="system-health-body" onClick={() => setOpen((o) => !o)}>
+          {open ? 'Hide' : 'Show'} system health
+        </button>
+      </div>
+      <div id="system-health-body">
+        {open ? (
+          <LiveHealth active={visible} />
+        ) : (
+          <p className="muted">Subsystem states, restarts, errors and queue depth, database size and uptime. Read-only; refreshes every {HEALTH_REFRESH_MS / 1000} s while shown.</p>
+        )}
+      </div>
+    </section>
+  );
+}

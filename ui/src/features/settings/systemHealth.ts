@@ -1,0 +1,105 @@
+// System health view logic (pure): formatting bytes and uptime, the state labels (text and a
+// symbol, never colour alone), subsystem rows in a stable order, and the SVG sparkline path and
+// its spoken summary for the last 10 minutes of queue depth.
+import type { ActorHealth, ActorState, SystemHealth } from '../../transport/types';
+
+/** How often the open System health panel asks the server again. */
+export const HEALTH_REFRESH_MS = 5_000;
+
+/** The server-side subsystems, listed first in this order; any other reporter follows by name. */
+export const SUBSYSTEM_ORDER = ['store', 'auth', 'realtime', 'presence', 'privileged', 'web_sessions', 'metrics'];
+
+const UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+
+/** 1536 → "1.5 KiB"; whole bytes below 1 KiB, one decimal below 100 of a unit, none above. */
+export function formatBytes(bytes: number): string {
+  if (!Number.isFinite(bytes) || bytes < 0) return '—';
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < UNITS.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  if (unit === 0) return `${Math.round(value)} B`;
+  return `${value.toFixed(value >= 100 ? 0 : 1)} ${UNITS[unit]}`;
+}
+
+/** 42 → "42 s", 3720 → "1 h 02 min", 180000 → "2 d 2 h". */
+export function formatUptime(secs: number): string {
+  if (!Number.isFinite(secs) || secs < 0) return '—';
+  const s = Math.floor(secs);
+  if (s < 60) return `${s} s`;
+  const min = Math.floor(s / 60);
+  if (min < 60) return `${min} min`;
+  const h = Math.floor(min / 60);
+  if (h < 24) return `${h} h ${String(min % 60).padStart(2, '0')} min`;
+  return `${Math.floor(h / 24)} d ${h % 24} h`;
+}
+
+const STATE_LABELS: Record<ActorState, string> = {
+  starting: 'Starting',
+  running: 'Running',
+  restarting: 'Restarting',
+  degraded: 'Degraded',
+  unresponsive: 'Unresponsive',
+};
+
+/** Text (and symbol) for a state, so it never depends on colour. */
+export function stateLabel(state: ActorState): { text: string; symbol: string; tone: 'ok' | 'warn' | 'bad' } {
+  const text = STATE_LABELS[state] ?? String(state);
+  if (state === 'running') return { text, symbol: '✓', tone: 'ok' };
+  if (state === 'starting' || state === 'restarting') return { text, symbol: '…', tone: 'warn' };
+  return { text, symbol: '!', tone: 'bad' };
+}
+
+export interface SubsystemRow extends ActorHealth {
+  name: string;
+}
+
+/** Known subsystems first (in `SUBSYSTEM_ORDER`), then the rest by name. */
+export function subsystemRows(snapshot: Pick<SystemHealth, 'actors'>): SubsystemRow[] {
+  const rank = (n: string) => {
+    const i = SUBSYSTEM_ORDER.indexOf(n);
+    return i < 0 ? SUBSYSTEM_ORDER.length : i;
+  };
+  return Object.entries(snapshot.actors ?? {})
+    .map(([name, a]) => ({ ...a, name }))
+    .sort((a, b) => rank(a.name) - rank(b.name) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+const num = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(1));
+
+/**
+ * SVG path for `values` (oldest first) in a `width`×`height` box: one point per value spread
+ * evenly, the largest value (at least 1) at the top, zero on the bottom. `null` (no report)
+ * breaks the line; a lone point becomes a short dash so it stays visible.
+ */
+export function sparklinePath(values: readonly (number | null)[], width: number, height: number): string {
+  if (values.length === 0) return '';
+  const max = Math.max(1, ...values.map((v) => v ?? 0));
+  const step = values.length > 1 ? width / (values.length - 1) : 0;
+  const pad = 1;
+  const y = (v: number) => pad + (height - 2 * pad) * (1 - Math.min(v, max) / max);
+  const parts: string[] = [];
+  let run = 0;
+  values.forEach((v, i) => {
+    if (v === null || !Number.isFinite(v)) {
+      run = 0;
+      return;
+    }
+    const x = i * step;
+    parts.push(`${run === 0 ? 'M' : 'L'}${num(x)} ${num(y(v))}`);
+    const next = values[i + 1];
+    if (run === 0 && (next === null || next === undefined)) parts.push(`h${num(Math.max(1.5, step / 3))}`);
+    run++;
+  });
+  return parts.join(' ');
+}
+
+/** What the sparkline shows, for screen readers and the tooltip. */
+export function sparklineSummary(values: readonly (number | null)[], bucketSecs: number): string {
+  const seen = values.filter((v): v is number => v !== null && Number.isFinite(v));
+  const minutes = Math.round((values.length * bucketSecs) / 60);
+  if (seen.length === 0) return `No reports in the last ${minutes} minutes`;
+  return `Queue depth over the last ${minutes} minutes: peak ${Math.max(...seen)}, latest ${seen[seen.length - 1]}`;
+}
