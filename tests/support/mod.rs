@@ -115,6 +115,14 @@ impl Relay {
         }
     }
 
+    /// Kills the server with SIGKILL (no shutdown path runs) and waits for it to exit.
+    pub fn kill_hard(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
     pub async fn token(&self) -> String {
         let res = client()
             .post(self.url("/api/collections/users/auth-with-password"))
