@@ -12,8 +12,8 @@ mod support;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use serde_json::{json, Value};
-use support::{client, Relay, PASSPHRASE};
+use serde_json::Value;
+use support::{client, Relay};
 
 const RECORD_ROUTE: &str = "/api/collections/{collection}/records/{id}";
 
@@ -96,28 +96,8 @@ async fn loopback_clients_get_prometheus_text_counting_route_patterns_not_ids() 
 async fn the_relay_web_gateway_does_not_serve_metrics() {
     let relay = Relay::start_web();
     let base = relay.web.clone().unwrap().replace("127.0.0.1", "localhost");
-    let res = client()
-        .post(format!("{base}/web/api/session"))
-        .header("Origin", &base)
-        .json(&json!({"passphrase": PASSPHRASE}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(res.status(), 200);
-    let cookie = res.headers()["set-cookie"].to_str().unwrap().split(';').next().unwrap().to_string();
-    let csrf = res.json::<Value>().await.unwrap()["csrfToken"].as_str().unwrap().to_string();
-    let conn: Value = client()
-        .post(format!("{base}/web/api/connection"))
-        .header("Origin", &base)
-        .header("Cookie", &cookie)
-        .header("X-Relay-CSRF", &csrf)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let token = conn["token"].as_str().unwrap();
+    let support::WebSession { cookie, token, .. } = support::web_session(&base).await;
+    let token = token.as_str();
     // Signed in with a live session and the app token, over loopback: still not there.
     let res = client()
         .get(format!("{base}/api/relay/metrics"))

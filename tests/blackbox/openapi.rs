@@ -22,27 +22,8 @@ struct Surface {
 async fn gateway(relay: &Relay) -> Surface {
     let base = relay.web.clone().unwrap().replace("127.0.0.1", "localhost");
     let origin = base.clone();
-    let res = client()
-        .post(format!("{base}/web/api/session"))
-        .header("Origin", &origin)
-        .json(&json!({"passphrase": PASSPHRASE}))
-        .send()
-        .await
-        .unwrap();
-    let cookie = res.headers()["set-cookie"].to_str().unwrap().split(';').next().unwrap().to_string();
-    let csrf = res.json::<Value>().await.unwrap()["csrfToken"].as_str().unwrap().to_string();
-    let conn: Value = client()
-        .post(format!("{base}/web/api/connection"))
-        .header("Origin", &origin)
-        .header("Cookie", &cookie)
-        .header("X-Relay-CSRF", &csrf)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    Surface { base, token: conn["token"].as_str().unwrap().into(), cookie: Some(cookie), csrf: Some(csrf), origin }
+    let web = support::web_session(&base).await;
+    Surface { base, token: web.token, cookie: Some(web.cookie), csrf: Some(web.csrf), origin }
 }
 
 fn body_for(path: &str) -> Value {

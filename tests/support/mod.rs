@@ -297,3 +297,39 @@ pub const COLLECTIONS: &[&str] = &[
     "oncall_board_settings",
     "client_presence",
 ];
+
+/// A signed-in Relay Web browser session: the cookie pair, the CSRF token and the app token the
+/// gateway hands to the renderer.
+pub struct WebSession {
+    pub cookie: String,
+    pub csrf: String,
+    pub token: String,
+}
+
+/// Signs in to the Relay Web gateway at `base` (sent with `Origin: base`) and asks for the
+/// renderer's app-user connection.
+pub async fn web_session(base: &str) -> WebSession {
+    let res = client()
+        .post(format!("{base}/web/api/session"))
+        .header("Origin", base)
+        .json(&json!({"passphrase": PASSPHRASE}))
+        .send()
+        .await
+        .expect("web sign-in");
+    assert_eq!(res.status(), 200, "web sign-in");
+    let cookie = res.headers()["set-cookie"].to_str().unwrap().split(';').next().unwrap().to_string();
+    let csrf = res.json::<Value>().await.unwrap()["csrfToken"].as_str().unwrap().to_string();
+    let conn: Value = client()
+        .post(format!("{base}/web/api/connection"))
+        .header("Origin", base)
+        .header("Cookie", &cookie)
+        .header("X-Relay-CSRF", &csrf)
+        .send()
+        .await
+        .expect("web connection")
+        .json()
+        .await
+        .unwrap();
+    let token = conn["token"].as_str().expect("app token").to_string();
+    WebSession { cookie, csrf, token }
+}
