@@ -74,6 +74,19 @@ pub struct CollectionSpec {
     pub fields: &'static [FieldSpec],
     /// Fields with a UNIQUE index in the database.
     pub unique: &'static [&'static str],
+    /// Who may create, update and delete records through the record API. Server-owned
+    /// collections are readable by clients but written only by their actor.
+    pub writes: Writes,
+}
+
+/// Write access to a collection through the ordinary record API.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Writes {
+    /// Any signed-in client may create, update and delete (subject to validation).
+    Clients,
+    /// Only the server writes it (e.g. `client_presence`, written by the heartbeat route with the
+    /// server clock); record API writes answer 403.
+    ServerOnly,
 }
 
 impl CollectionSpec {
@@ -129,6 +142,7 @@ pub static CONTACTS: CollectionSpec = CollectionSpec {
         text("title", FIELD_LEN),
     ],
     unique: &[],
+    writes: Writes::Clients,
 };
 
 pub static SERVERS: CollectionSpec = CollectionSpec {
@@ -144,6 +158,7 @@ pub static SERVERS: CollectionSpec = CollectionSpec {
         text("os", FIELD_LEN),
     ],
     unique: &[],
+    writes: Writes::Clients,
 };
 
 pub static ONCALL: CollectionSpec = CollectionSpec {
@@ -159,6 +174,7 @@ pub static ONCALL: CollectionSpec = CollectionSpec {
         text("teamId", NAME_LEN),
     ],
     unique: &[],
+    writes: Writes::Clients,
 };
 
 pub static BRIDGE_GROUPS: CollectionSpec = CollectionSpec {
@@ -166,6 +182,7 @@ pub static BRIDGE_GROUPS: CollectionSpec = CollectionSpec {
     id: "pbc_bridge_groups",
     fields: &[required_text("name", NAME_LEN), string_array("contacts", 200, 320)],
     unique: &[],
+    writes: Writes::Clients,
 };
 
 pub static BRIDGE_HISTORY: CollectionSpec = CollectionSpec {
@@ -178,6 +195,7 @@ pub static BRIDGE_HISTORY: CollectionSpec = CollectionSpec {
         number("recipientCount", 0.0, 100_000.0, true),
     ],
     unique: &[],
+    writes: Writes::Clients,
 };
 
 pub static ALERT_HISTORY: CollectionSpec = CollectionSpec {
@@ -193,6 +211,7 @@ pub static ALERT_HISTORY: CollectionSpec = CollectionSpec {
         text("label", NAME_LEN),
     ],
     unique: &[],
+    writes: Writes::Clients,
 };
 
 pub static ALERT_REMINDERS: CollectionSpec = CollectionSpec {
@@ -212,6 +231,7 @@ pub static ALERT_REMINDERS: CollectionSpec = CollectionSpec {
         date("dismissedAt", false),
     ],
     unique: &[],
+    writes: Writes::Clients,
 };
 
 pub static NOTES: CollectionSpec = CollectionSpec {
@@ -224,6 +244,7 @@ pub static NOTES: CollectionSpec = CollectionSpec {
         TAGS,
     ],
     unique: &[],
+    writes: Writes::Clients,
 };
 
 pub static STANDALONE_NOTES: CollectionSpec = CollectionSpec {
@@ -231,6 +252,7 @@ pub static STANDALONE_NOTES: CollectionSpec = CollectionSpec {
     id: "pbc_standalone_notes",
     fields: &[text("title", 200), text("content", NOTE_LEN), select("color", NOTE_COLORS, false), TAGS, SORT_ORDER],
     unique: &[],
+    writes: Writes::Clients,
 };
 
 pub static ONCALL_DISMISSALS: CollectionSpec = CollectionSpec {
@@ -238,6 +260,7 @@ pub static ONCALL_DISMISSALS: CollectionSpec = CollectionSpec {
     id: "pbc_oncall_dismissals",
     fields: &[required_text("alertType", 100), required_text("dateKey", 10)],
     unique: &[],
+    writes: Writes::Clients,
 };
 
 pub static CONFLICT_LOG: CollectionSpec = CollectionSpec {
@@ -254,6 +277,7 @@ pub static CONFLICT_LOG: CollectionSpec = CollectionSpec {
         text("overwrittenBy", FIELD_LEN),
     ],
     unique: &[],
+    writes: Writes::Clients,
 };
 
 pub static ONCALL_BOARD_SETTINGS: CollectionSpec = CollectionSpec {
@@ -261,6 +285,7 @@ pub static ONCALL_BOARD_SETTINGS: CollectionSpec = CollectionSpec {
     id: "pbc_oncall_board_settings",
     fields: &[required_text("key", 100), string_array("teamOrder", 500, NAME_LEN), boolean("locked")],
     unique: &["key"],
+    writes: Writes::Clients,
 };
 
 pub static CLIENT_PRESENCE: CollectionSpec = CollectionSpec {
@@ -273,6 +298,7 @@ pub static CLIENT_PRESENCE: CollectionSpec = CollectionSpec {
         date("lastSeen", true),
     ],
     unique: &["sessionId"],
+    writes: Writes::ServerOnly,
 };
 
 /// Every collection Relay manages, in a stable order.

@@ -6,7 +6,7 @@
 mod support;
 
 use serde_json::{json, Value};
-use support::{client, invalid, sample, sample_update, Relay, COLLECTIONS};
+use support::{client, invalid, sample, sample_update, Relay, COLLECTIONS, SERVER_OWNED};
 
 async fn list(relay: &Relay, token: &str, collection: &str, query: &[(&str, &str)]) -> reqwest::Response {
     client()
@@ -220,7 +220,7 @@ async fn every_record_route_requires_auth() {
         Some(format!("{token}x")),
         Some(token.replace('.', "")),
     ];
-    for collection in COLLECTIONS {
+    for collection in COLLECTIONS.iter().chain(SERVER_OWNED) {
         let base = relay.url(&format!("/api/collections/{collection}/records"));
         let one = format!("{base}/{id}");
         for bad in &bad_tokens {
@@ -321,4 +321,45 @@ async fn import_previews_then_applies_all_or_nothing() {
     }
     let res = http.post(&url).json(&good).send().await.unwrap();
     assert_eq!(res.status(), 401);
+}
+
+#[tokio::test]
+async fn presence_is_server_owned_and_cannot_be_forged() {
+    let relay = Relay::start();
+    let token = relay.token().await;
+    let http = client();
+    let base = relay.url("/api/collections/client_presence/records");
+    let seen = domain_time_in(40);
+    let forged = json!({"sessionId": "forged-1", "hostname": "ghost-pc", "mode": "client", "lastSeen": seen});
+    let res = http.post(&base).header("Authorization", &token).json(&forged).send().await.unwrap();
+    assert_eq!(res.status(), 403, "record-API create refused");
+    assert_eq!(res.json::<Value>().await.unwrap()["status"], 403);
+
+    let res = http
+        .post(relay.url("/api/relay/presence/heartbeat"))
+        .header("Authorization", &token)
+        .json(&json!({"sessionId": "real-1", "hostname": "noc-1"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200, "the heartbeat route writes presence");
+    let row: Value = res.json().await.unwrap();
+    let id = row["id"].as_str().unwrap();
+    let one = format!("{base}/{id}");
+    let res = http.patch(&one).header("Authorization", &token).json(&json!({"hostname": "ghost-pc"})).send().await;
+    assert_eq!(res.unwrap().status(), 403, "record-API update refused");
+    let res = http.delete(&one).header("Authorization", &token).send().await.unwrap();
+    assert_eq!(res.status(), 403, "record-API delete refused");
+
+    let page = list_json(&relay, &token, "client_presence", &[]).await;
+    let items = page["items"].as_array().unwrap();
+    assert_eq!(items.len(), 1, "readable, and only the real client: {page}");
+    assert_eq!((items[0]["sessionId"].as_str(), items[0]["hostname"].as_str()), (Some("real-1"), Some("noc-1")));
+}
+
+/// A wire timestamp `secs` seconds from now (a forged "future" heartbeat).
+fn domain_time_in(secs: u64) -> String {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap();
+    let at = now.as_millis() as i64 + secs as i64 * 1000;
+    domain::time::format_ms(at)
 }

@@ -255,7 +255,6 @@ pub fn sample_update(collection: &str) -> (Value, &'static str) {
         "oncall_dismissals" => (json!({"dateKey": "2026-12-03"}), "dateKey"),
         "conflict_log" => (json!({"overwrittenBy": "server"}), "overwrittenBy"),
         "oncall_board_settings" => (json!({"locked": true}), "locked"),
-        "client_presence" => (json!({"hostname": "noc-2"}), "hostname"),
         other => panic!("no update for {other}"),
     }
 }
@@ -275,13 +274,11 @@ pub fn invalid(collection: &str) -> Value {
         "oncall_dismissals" => json!({"alertType": "", "dateKey": "2026-12-02"}),
         "conflict_log" => json!({"collection": "c", "recordId": "r", "overwrittenData": [1, 2]}),
         "oncall_board_settings" => json!({"key": "primary", "locked": "maybe"}),
-        "client_presence" => {
-            json!({"sessionId": "s", "hostname": "h", "mode": "server", "lastSeen": "2026-12-02"})
-        }
         other => panic!("no invalid sample for {other}"),
     }
 }
 
+/// The collections clients may write through the record API.
 pub const COLLECTIONS: &[&str] = &[
     "contacts",
     "servers",
@@ -295,8 +292,10 @@ pub const COLLECTIONS: &[&str] = &[
     "oncall_dismissals",
     "conflict_log",
     "oncall_board_settings",
-    "client_presence",
 ];
+
+/// Collections clients may read but only the server writes (record-API writes answer 403).
+pub const SERVER_OWNED: &[&str] = &["client_presence"];
 
 /// A signed-in Relay Web browser session: the cookie pair, the CSRF token and the app token the
 /// gateway hands to the renderer.

@@ -1,7 +1,8 @@
 //! The synchronous store executor: one instance per SyncArbiter thread, each holding a clone of
 //! the record store. Every operation runs under `catch_unwind` so a panic becomes an internal
 //! error plus a health report instead of a dead thread. The writer instance publishes each
-//! committed change to the realtime actor.
+//! committed change to the realtime actor. Record-API writes (create, update, delete) to a
+//! server-owned collection are refused here, below every HTTP surface.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
@@ -9,7 +10,7 @@ use std::sync::Arc;
 use actix::prelude::*;
 use serde_json::Value;
 
-use domain::collections::{collection, CollectionSpec};
+use domain::collections::{collection, CollectionSpec, Writes};
 use domain::import::{plan_import, ImportReport};
 use domain::record::{Action, ListPage, ListQuery, RecordError};
 use domain::validation::{validate_write, WriteMode};
@@ -60,6 +61,16 @@ fn spec_for(name: &str) -> Result<&'static CollectionSpec, RecordError> {
     collection(name).ok_or(RecordError::UnknownCollection)
 }
 
+/// The collection for a write that arrived through the record API: server-owned collections
+/// (written only by their actor through the server-internal messages) answer 403.
+fn client_writable(name: &str) -> Result<&'static CollectionSpec, RecordError> {
+    let spec = spec_for(name)?;
+    match spec.writes {
+        Writes::Clients => Ok(spec),
+        Writes::ServerOnly => Err(RecordError::Forbidden),
+    }
+}
+
 impl Actor for StoreExecutor {
     type Context = SyncContext<Self>;
 }
@@ -85,7 +96,7 @@ impl Handler<CreateRecord> for StoreExecutor {
     type Result = Result<Value, RecordError>;
     fn handle(&mut self, msg: CreateRecord, _: &mut SyncContext<Self>) -> Self::Result {
         self.run(|s| {
-            let spec = spec_for(&msg.collection)?;
+            let spec = client_writable(&msg.collection)?;
             let write = validate_write(spec, &msg.body, WriteMode::Create)?;
             let record = s.store.create(spec, &write, s.subsystem.now_ms())?;
             s.publish(spec, Action::Create, &record);
@@ -98,7 +109,7 @@ impl Handler<UpdateRecord> for StoreExecutor {
     type Result = Result<Value, RecordError>;
     fn handle(&mut self, msg: UpdateRecord, _: &mut SyncContext<Self>) -> Self::Result {
         self.run(|s| {
-            let spec = spec_for(&msg.collection)?;
+            let spec = client_writable(&msg.collection)?;
             let write = validate_write(spec, &msg.body, WriteMode::Update)?;
             let record = s.store.update(spec, &msg.id, &write, s.subsystem.now_ms())?;
             s.publish(spec, Action::Update, &record);
@@ -111,7 +122,7 @@ impl Handler<DeleteRecord> for StoreExecutor {
     type Result = Result<(), RecordError>;
     fn handle(&mut self, msg: DeleteRecord, _: &mut SyncContext<Self>) -> Self::Result {
         self.run(|s| {
-            let spec = spec_for(&msg.collection)?;
+            let spec = client_writable(&msg.collection)?;
             let record = s.store.delete(spec, &msg.id)?;
             s.publish(spec, Action::Delete, &record);
             Ok(())
