@@ -1,6 +1,7 @@
-//! Opening the SQLite database: an r2d2 pool of Diesel connections, each configured with WAL,
-//! a 5 s busy timeout, foreign keys and NORMAL synchronous mode; the embedded migrations from
-//! `migrations/` run at open (idempotent: applied ones are skipped); and a scan that reports
+//! Opening the SQLite database: the file and its WAL/SHM companions owner-only (0600); WAL mode
+//! and the embedded migrations from `migrations/` applied on one connection before the pool
+//! exists (idempotent: applied ones are skipped); then an r2d2 pool of Diesel connections, each
+//! with a 5 s busy timeout, foreign keys and NORMAL synchronous mode; and a scan that reports
 //! tables Relay does not manage, which are always left in place. `database_size` reports the
 //! bytes the store occupies (pages plus the write-ahead log) for the health view and metrics.
 
@@ -32,30 +33,80 @@ struct Pragmas;
 
 impl CustomizeConnection<SqliteConnection, diesel::r2d2::Error> for Pragmas {
     fn on_acquire(&self, conn: &mut SqliteConnection) -> Result<(), diesel::r2d2::Error> {
-        conn.batch_execute(&format!(
-            "PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}; PRAGMA journal_mode = WAL; \
-             PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;"
-        ))
-        .map_err(diesel::r2d2::Error::QueryError)
+        conn.batch_execute(&connection_pragmas()).map_err(diesel::r2d2::Error::QueryError)
     }
+}
+
+/// Per-connection settings. WAL is not among them: it is persistent in the file and is switched
+/// on once, before the pool exists, because changing the journal mode while other connections
+/// are opening fails with "database is locked" (the start-up race the review saw).
+fn connection_pragmas() -> String {
+    format!("PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;")
+}
+
+/// The database file and its WAL and shared-memory companions, owner-only (0600). SQLite gives
+/// the companions the main file's mode, so the main file is created 0600 before SQLite opens it;
+/// files left 0644 by an older version are tightened.
+fn make_files_private(path: &std::path::Path) -> Result<(), DbError> {
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    let io = |e: std::io::Error| DbError::Pool(format!("database file: {e}"));
+    std::fs::OpenOptions::new().create(true).append(true).mode(0o600).open(path).map_err(io)?;
+    for suffix in ["", "-wal", "-shm"] {
+        let file = std::path::PathBuf::from(format!("{}{suffix}", path.display()));
+        match std::fs::symlink_metadata(&file) {
+            Ok(meta) if meta.file_type().is_file() && meta.permissions().mode() & 0o077 != 0 => {
+                std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).map_err(io)?;
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// One connection, before the pool: WAL on, then the pending migrations.
+fn prepare_schema(path: &str) -> Result<Vec<String>, DbError> {
+    use diesel::Connection;
+    let mut conn = SqliteConnection::establish(path).map_err(|e| DbError::Pool(e.to_string()))?;
+    conn.batch_execute(&connection_pragmas())?;
+    conn.batch_execute("PRAGMA journal_mode = WAL;")?;
+    Ok(conn
+        .run_pending_migrations(MIGRATIONS)
+        .map_err(|e| DbError::Migration(e.to_string()))?
+        .into_iter()
+        .map(|v| v.to_string())
+        .collect())
 }
 
 /// Opens the pool at `path` (created if missing) with `size` connections and runs migrations.
 /// Returns the pool and the migrations applied now (empty when already up to date).
 pub fn open(path: &std::path::Path, size: u32) -> Result<(DbPool, Vec<String>), DbError> {
+    open_reporting(path, size, Box::new(LogPoolErrors))
+}
+
+/// Connection errors the pool meets in its background threads, logged through `tracing`.
+#[derive(Debug)]
+struct LogPoolErrors;
+
+impl diesel::r2d2::HandleError<diesel::r2d2::Error> for LogPoolErrors {
+    fn handle_error(&self, error: diesel::r2d2::Error) {
+        tracing::error!(error = %error, "database connection failed");
+    }
+}
+
+fn open_reporting(
+    path: &std::path::Path,
+    size: u32,
+    errors: Box<dyn diesel::r2d2::HandleError<diesel::r2d2::Error>>,
+) -> Result<(DbPool, Vec<String>), DbError> {
+    make_files_private(path)?;
+    let applied = prepare_schema(&path.to_string_lossy())?;
     let manager = ConnectionManager::<SqliteConnection>::new(path.to_string_lossy());
     let pool = Pool::builder()
         .max_size(size.max(1))
         .connection_customizer(Box::new(Pragmas))
+        .error_handler(errors)
         .build(manager)
         .map_err(|e| DbError::Pool(e.to_string()))?;
-    let mut conn = pool.get().map_err(|e| DbError::Pool(e.to_string()))?;
-    let applied = conn
-        .run_pending_migrations(MIGRATIONS)
-        .map_err(|e| DbError::Migration(e.to_string()))?
-        .into_iter()
-        .map(|v| v.to_string())
-        .collect();
     Ok((pool, applied))
 }
 
@@ -163,6 +214,48 @@ mod tests {
         let mut conn = pool.get().unwrap();
         let mode: Vec<Mode> = diesel::sql_query("PRAGMA journal_mode").load(&mut conn).unwrap();
         assert_eq!(mode[0].journal_mode, "wal");
+    }
+
+    #[test]
+    fn database_files_are_owner_only() {
+        use std::os::unix::fs::PermissionsExt;
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("relay.db");
+        let mode = |suffix: &str| {
+            let file = format!("{}{suffix}", path.display());
+            std::fs::metadata(file).unwrap().permissions().mode() & 0o777
+        };
+        let (pool, _) = open(&path, 2).unwrap();
+        pool.get().unwrap().batch_execute("CREATE TABLE probe (x TEXT); INSERT INTO probe VALUES ('w');").unwrap();
+        for suffix in ["", "-wal", "-shm"] {
+            assert_eq!(mode(suffix), 0o600, "relay.db{suffix}");
+        }
+        drop(pool);
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let _reopened = open(&path, 1).unwrap();
+        assert_eq!(mode(""), 0o600, "an older 0644 file is tightened");
+    }
+
+    #[test]
+    fn many_fresh_opens_never_hit_a_locked_database() {
+        // Before the fix every pooled connection switched the journal mode while the others were
+        // opening; about one start in ten logged "database is locked" (24 in 300 here).
+        #[derive(Debug, Clone, Default)]
+        struct Recorded(std::sync::Arc<std::sync::Mutex<Vec<String>>>);
+        impl diesel::r2d2::HandleError<diesel::r2d2::Error> for Recorded {
+            fn handle_error(&self, error: diesel::r2d2::Error) {
+                self.0.lock().unwrap().push(error.to_string());
+            }
+        }
+        let recorded = Recorded::default();
+        for _ in 0..100 {
+            let tmp = tempfile::tempdir().unwrap();
+            let (pool, applied) = open_reporting(&tmp.path().join("relay.db"), 6, Box::new(recorded.clone())).unwrap();
+            assert!(!applied.is_empty());
+            let conns: Vec<_> = (0..6).map(|_| pool.get().expect("every pooled connection opens")).collect();
+            assert_eq!(conns.len(), 6);
+        }
+        assert_eq!(*recorded.0.lock().unwrap(), Vec::<String>::new(), "no pooled connection failed");
     }
 
     #[test]
