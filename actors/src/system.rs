@@ -15,7 +15,7 @@ use infra::clock::SharedClock;
 use infra::datadir::DataDir;
 use infra::store::RecordStore;
 
-use crate::auth::{AuthActor, AuthLimits, AuthSettings};
+use crate::auth::{AuthActor, AuthSettings};
 use crate::auth_coordinator::{AuthCoordinator, RetryPolicy};
 use crate::control::{ControlActor, ControlTargets};
 use crate::health::HealthActor;
@@ -26,6 +26,7 @@ use crate::privileged::{PrivilegedActor, PrivilegedLimits, PrivilegedService};
 use crate::realtime::RealtimeActor;
 use crate::store::{StoreActor, StoreExecutor};
 use crate::web_sessions::{WebSessionActor, WebSessionConfig};
+use domain::signin_guard::SignInLimits;
 
 /// Everything the server-side subsystems need. Build it with [`RelayConfig::new`], which fills
 /// in every limit with its documented default, then override single fields.
@@ -36,7 +37,7 @@ pub struct RelayConfig {
     pub token_key: Vec<u8>,
     /// App-user token lifetime; default 24 h (PocketBase's record token default).
     pub token_ttl_secs: i64,
-    pub auth_limits: AuthLimits,
+    pub auth_limits: SignInLimits,
     pub presence: PresenceConfig,
     pub privileged_limits: PrivilegedLimits,
     pub web_sessions: WebSessionConfig,
@@ -60,7 +61,7 @@ impl RelayConfig {
             passphrase,
             token_key,
             token_ttl_secs: DEFAULT_TOKEN_TTL_SECS,
-            auth_limits: AuthLimits::default(),
+            auth_limits: SignInLimits::default(),
             presence: PresenceConfig::default(),
             privileged_limits: PrivilegedLimits::default(),
             web_sessions: WebSessionConfig::default(),

@@ -24,6 +24,7 @@ pub mod redact;
 pub mod roles;
 pub mod secret_policy;
 pub mod server_url;
+pub mod signin_guard;
 pub mod sort;
 pub mod stability;
 pub mod time;

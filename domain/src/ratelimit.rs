@@ -53,7 +53,7 @@ impl Decision {
     }
 
     /// Denied if either is denied; the wait is the longer of the two.
-    fn combine(self, other: Decision) -> Decision {
+    pub fn combine(self, other: Decision) -> Decision {
         match (self, other) {
             (Decision::Allowed, Decision::Allowed) => Decision::Allowed,
             (Decision::Allowed, denied) | (denied, Decision::Allowed) => denied,
@@ -200,6 +200,11 @@ impl<K: Hash + Eq + Clone> KeyedLimiter<K> {
             entry.bucket.try_take(now_ms);
         }
         decision
+    }
+
+    /// Whether `key` has used none of its budget (untracked, or refilled completely).
+    pub fn is_fresh(&self, key: &K, now_ms: u64) -> bool {
+        self.keys.get(key).is_none_or(|entry| entry.bucket.is_full(now_ms))
     }
 
     pub fn tracked_keys(&self) -> usize {

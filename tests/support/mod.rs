@@ -198,6 +198,13 @@ pub fn client() -> reqwest::Client {
     reqwest::Client::builder().timeout(Duration::from_secs(10)).build().unwrap()
 }
 
+/// A client whose connections come from `127.0.0.<host>` (every loopback address reaches a
+/// server bound to 127.0.0.1 or 0.0.0.0), so tests can play many sources on this machine.
+pub fn client_from(host: u8) -> reqwest::Client {
+    let source = std::net::IpAddr::from([127, 0, 0, host]);
+    reqwest::Client::builder().timeout(Duration::from_secs(10)).local_address(source).build().unwrap()
+}
+
 /// A valid create body for every managed collection.
 pub fn sample(collection: &str) -> Value {
     match collection {

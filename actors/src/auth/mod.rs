@@ -1,8 +1,10 @@
 //! The auth actor: app-user sign-in with the shared connection passphrase, token verification
-//! and refresh. It owns the token signer, the passphrase fingerprint and the failed-login rate
-//! limiter (per source address and global token buckets): a source whose bucket is empty gets
-//! `RateLimited` with a retry time before its guess is even checked, and each failed attempt
-//! takes a token. Passphrase comparison is constant-time over SHA-256 digests.
+//! and refresh. It owns the token signer, the passphrase fingerprint and the failed-sign-in
+//! guard (`domain::signin_guard`: per source, per network and global failure budgets, where
+//! only failing sources are held back by the shared ones): a source the guard holds back gets
+//! `RateLimited` with a retry time before its guess is even checked, and each failed attempt is
+//! counted. Refusal log lines are throttled per source with a count of the suppressed ones.
+//! Passphrase comparison is constant-time over SHA-256 digests.
 
 use std::net::IpAddr;
 
@@ -11,8 +13,9 @@ use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
-use domain::ratelimit::{BucketConfig, Decision, KeyedLimiter};
+use domain::ratelimit::Decision;
 use domain::record::RecordError;
+use domain::signin_guard::{LogThrottle, SignInGuard, SignInLimits};
 use infra::token::{credential_generation, TokenSigner, APP_USER_ID, USERS_COLLECTION_ID};
 
 use crate::kit::{guarded, Subsystem, SubsystemCtx};
@@ -23,32 +26,17 @@ pub const APP_IDENTITY: &str = "relay";
 pub const APP_IDENTITY_EMAIL: &str = "relay@relay.app";
 pub const MAX_IDENTITY_LEN: usize = 256;
 pub const MAX_PASSWORD_LEN: usize = 1024;
-
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct AuthLimits {
-    pub per_source: BucketConfig,
-    pub global: BucketConfig,
-    pub max_tracked_sources: usize,
-}
-
-impl Default for AuthLimits {
-    /// Five failed guesses per source, then one every 10 s; 50 failures across all sources,
-    /// then one per second.
-    fn default() -> Self {
-        AuthLimits {
-            per_source: BucketConfig { capacity: 5.0, refill_per_sec: 0.1 },
-            global: BucketConfig { capacity: 50.0, refill_per_sec: 1.0 },
-            max_tracked_sources: 4096,
-        }
-    }
-}
+/// Refused and failed sign-ins log one line per source per minute (with a count of the rest)...
+const REFUSAL_LOG_WINDOW_SECS: f64 = 60.0;
+/// ...and at most this many lines a minute in all.
+const REFUSAL_LOG_PER_MIN: f64 = 30.0;
 
 #[derive(Debug, Clone)]
 pub struct AuthSettings {
     pub passphrase: String,
     pub token_key: Vec<u8>,
     pub token_ttl_secs: i64,
-    pub limits: AuthLimits,
+    pub limits: SignInLimits,
 }
 
 /// `POST /api/collections/users/auth-with-password`.
@@ -103,7 +91,10 @@ pub struct AuthActor {
     signer: TokenSigner,
     passphrase_digest: [u8; 32],
     cgen: String,
-    limiter: KeyedLimiter<IpAddr>,
+    guard: SignInGuard,
+    /// Log lines for failed guesses and for refusals, throttled separately.
+    failure_log: LogThrottle,
+    refusal_log: LogThrottle,
     subsystem: SubsystemCtx,
 }
 
@@ -121,7 +112,9 @@ impl AuthActor {
             signer: TokenSigner::new(settings.token_key.clone()),
             passphrase_digest: digest(&settings.passphrase),
             cgen: credential_generation(&settings.passphrase),
-            limiter: KeyedLimiter::new(limits.per_source, Some(limits.global), limits.max_tracked_sources),
+            guard: SignInGuard::new(limits),
+            failure_log: LogThrottle::new(REFUSAL_LOG_WINDOW_SECS, REFUSAL_LOG_PER_MIN, limits.max_tracked),
+            refusal_log: LogThrottle::new(REFUSAL_LOG_WINDOW_SECS, REFUSAL_LOG_PER_MIN, limits.max_tracked),
             settings,
             subsystem,
         }
@@ -158,9 +151,11 @@ impl AuthActor {
 
     fn login(&mut self, msg: Login) -> Result<Value, RecordError> {
         let now = self.now().max(0) as u64;
-        let decision = self.limiter.peek(&msg.source, now);
+        let decision = self.guard.check(msg.source, now);
         if !decision.is_allowed() {
-            tracing::warn!(source = %msg.source, "sign-in refused: too many failed attempts");
+            if let Some(suppressed) = self.refusal_log.admit(msg.source, now) {
+                tracing::warn!(source = %msg.source, suppressed, "sign-in refused: too many failed attempts");
+            }
             return Err(Self::rate_limited(decision));
         }
         let identity_ok = msg.identity.len() <= MAX_IDENTITY_LEN
@@ -168,10 +163,13 @@ impl AuthActor {
         let password_ok =
             msg.password.len() <= MAX_PASSWORD_LEN && bool::from(digest(&msg.password).ct_eq(&self.passphrase_digest));
         if identity_ok && password_ok {
+            self.guard.record_success(msg.source);
             return Ok(self.auth_response());
         }
-        let taken = self.limiter.try_take(&msg.source, now);
-        tracing::warn!(source = %msg.source, limited = !taken.is_allowed(), "sign-in failed");
+        self.guard.record_failure(msg.source, now);
+        if let Some(suppressed) = self.failure_log.admit(msg.source, now) {
+            tracing::warn!(source = %msg.source, suppressed, "sign-in failed");
+        }
         Err(RecordError::InvalidCredentials)
     }
 

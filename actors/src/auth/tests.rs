@@ -3,16 +3,17 @@
 
 use super::*;
 use crate::testkit::TestCtx;
+use domain::ratelimit::BucketConfig;
 use infra::clock::ManualClock;
 use std::sync::Arc;
 
 const PASS: &str = "correct horse battery";
 
-fn settings(limits: AuthLimits) -> AuthSettings {
+fn settings(limits: SignInLimits) -> AuthSettings {
     AuthSettings { passphrase: PASS.into(), token_key: vec![1; 32], token_ttl_secs: 60, limits }
 }
 
-fn start(limits: AuthLimits) -> (Arc<ManualClock>, Addr<AuthActor>) {
+fn start(limits: SignInLimits) -> (Arc<ManualClock>, Addr<AuthActor>) {
     let t = TestCtx::new();
     (t.clock.clone(), AuthActor::new(t.ctx(), settings(limits)).start())
 }
@@ -23,7 +24,7 @@ fn login(identity: &str, password: &str, source: [u8; 4]) -> Login {
 
 #[actix_rt::test]
 async fn sign_in_issues_tokens_that_expire() {
-    let (clock, auth) = start(AuthLimits::default());
+    let (clock, auth) = start(SignInLimits::default());
     let ok = auth.send(login("relay", PASS, [127, 0, 0, 1])).await.unwrap().unwrap();
     assert_eq!(ok["record"]["collectionName"], "users");
     let token = ok["token"].as_str().unwrap().to_string();
@@ -39,7 +40,7 @@ async fn sign_in_issues_tokens_that_expire() {
 
 #[actix_rt::test]
 async fn wrong_identity_or_passphrase_is_rejected() {
-    let (_clock, auth) = start(AuthLimits::default());
+    let (_clock, auth) = start(SignInLimits::default());
     for (identity, password) in [("relay", "wrong"), ("admin", PASS), ("relay", ""), ("", PASS)] {
         let r = auth.send(login(identity, password, [10, 0, 0, 1])).await.unwrap();
         assert_eq!(r.unwrap_err(), RecordError::InvalidCredentials, "{identity}/{password}");
@@ -48,7 +49,7 @@ async fn wrong_identity_or_passphrase_is_rejected() {
 
 #[actix_rt::test]
 async fn changing_the_passphrase_invalidates_old_tokens() {
-    let (_clock, auth) = start(AuthLimits::default());
+    let (_clock, auth) = start(SignInLimits::default());
     let ok = auth.send(login("relay", PASS, [127, 0, 0, 1])).await.unwrap().unwrap();
     auth.send(SetPassphrase { passphrase: "a brand new phrase".into() }).await.unwrap();
     let token = ok["token"].as_str().unwrap().to_string();
@@ -59,7 +60,7 @@ async fn changing_the_passphrase_invalidates_old_tokens() {
 
 #[actix_rt::test]
 async fn failed_logins_are_limited_per_source_then_recover() {
-    let (clock, auth) = start(AuthLimits::default());
+    let (clock, auth) = start(SignInLimits::default());
     let me = [192, 168, 1, 5];
     for _ in 0..5 {
         assert_eq!(auth.send(login("relay", "nope", me)).await.unwrap().unwrap_err(), RecordError::InvalidCredentials);
@@ -72,11 +73,12 @@ async fn failed_logins_are_limited_per_source_then_recover() {
 }
 
 #[actix_rt::test]
-async fn global_bucket_limits_distributed_guessing() {
-    let limits = AuthLimits {
+async fn distributed_guessing_is_bounded_but_never_locks_out_a_clean_source() {
+    let limits = SignInLimits {
         per_source: BucketConfig { capacity: 100.0, refill_per_sec: 1.0 },
+        per_network: BucketConfig { capacity: 100.0, refill_per_sec: 1.0 },
         global: BucketConfig { capacity: 3.0, refill_per_sec: 0.5 },
-        max_tracked_sources: 16,
+        max_tracked: 16,
     };
     let (_clock, auth) = start(limits);
     for i in 0..3u8 {
@@ -85,6 +87,11 @@ async fn global_bucket_limits_distributed_guessing() {
             Err(RecordError::InvalidCredentials)
         ));
     }
+    let r = auth.send(login("relay", "x", [10, 0, 0, 1])).await.unwrap();
+    assert_eq!(r.unwrap_err(), RecordError::RateLimited { retry_after_secs: 2 }, "failing sources wait");
     let r = auth.send(login("relay", "x", [10, 0, 0, 99])).await.unwrap();
-    assert_eq!(r.unwrap_err(), RecordError::RateLimited { retry_after_secs: 2 });
+    assert_eq!(r.unwrap_err(), RecordError::InvalidCredentials, "a fresh address gets one guess");
+    let r = auth.send(login("relay", "x", [10, 0, 0, 99])).await.unwrap();
+    assert_eq!(r.unwrap_err(), RecordError::RateLimited { retry_after_secs: 2 }, "and then waits");
+    assert!(auth.send(login("relay", PASS, [10, 0, 0, 200])).await.unwrap().is_ok(), "the operator gets in");
 }

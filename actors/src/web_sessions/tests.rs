@@ -6,8 +6,9 @@ use std::net::Ipv4Addr;
 use std::sync::Arc;
 
 use super::*;
-use crate::auth::{AuthLimits, AuthSettings};
+use crate::auth::AuthSettings;
 use crate::testkit::TestCtx;
+use domain::signin_guard::SignInLimits;
 use infra::clock::ManualClock;
 
 const PASS: &str = "web passphrase 42";
@@ -18,7 +19,7 @@ fn start(config: WebSessionConfig) -> (Arc<ManualClock>, Addr<WebSessionActor>) 
         passphrase: PASS.into(),
         token_key: vec![4; 32],
         token_ttl_secs: 3600,
-        limits: AuthLimits::default(),
+        limits: SignInLimits::default(),
     };
     let auth = AuthActor::new(t.ctx(), settings).start();
     (t.clock.clone(), WebSessionActor::new(t.ctx(), config, auth).start())
