@@ -67,10 +67,11 @@ impl AllowedHosts {
         }
     }
 
-    /// Checks a `Host` header: an allowed host and either no port or the gateway's port.
+    /// Checks a `Host` header: an allowed host with the gateway's port (a `Host` without a port
+    /// means port 80, which browsers send only when the gateway really listens there).
     pub fn check_host(&self, raw: &str) -> Result<HostName, OriginError> {
         let (host, port) = parse_authority(raw)?;
-        if !self.allows(&host) || port.is_some_and(|p| p != self.port) {
+        if !self.allows(&host) || port.unwrap_or(80) != self.port {
             return Err(OriginError::NotAllowed);
         }
         Ok(host)
@@ -215,7 +216,7 @@ mod tests {
             "127.0.0.1:8091",
             "[::1]:8091",
             "192.168.1.20:8091",
-            "10.0.0.5",
+            "10.0.0.5:8091",
             "[fd00::20]:8091",
         ] {
             assert!(a.check_host(host).is_ok(), "{host}");
@@ -256,6 +257,10 @@ mod tests {
             "localhost:",
             "localhost:99999",
             "xn--nc-desk-xyz:8091",
+            "127.0.0.1",
+            "localhost",
+            "noc-desk",
+            "10.0.0.5",
         ] {
             assert!(a.check_host(host).is_err(), "{host}");
         }

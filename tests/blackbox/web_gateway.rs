@@ -112,6 +112,10 @@ async fn host_header_spoofing_is_refused() {
         format!("[2001:db8::1]:{port}"),
         format!("localhost.:{port}"),
         "".to_string(),
+        // Without a port a Host means port 80, which is not this gateway.
+        "localhost".to_string(),
+        "127.0.0.1".to_string(),
+        hostname.clone(),
     ] {
         let res = raw.get(b.url("/")).header("Host", &host).send().await.unwrap();
         assert_eq!(res.status(), 421, "{host:?}");
@@ -298,4 +302,61 @@ async fn forbidden_endpoints_are_absent() {
     let res = a.http.get(a.url("/")).send().await.unwrap();
     assert!(res.headers()["content-security-policy"].to_str().unwrap().contains("default-src 'self'"));
     assert!(res.headers().get("service-worker-allowed").is_none());
+}
+
+fn assert_security_headers(res: &reqwest::Response, what: &str) {
+    let h = res.headers();
+    assert!(h.get("content-security-policy").is_some(), "CSP on {what}");
+    assert_eq!(h["x-content-type-options"], "nosniff", "{what}");
+    assert_eq!(h["x-frame-options"], "DENY", "{what}");
+    assert_eq!(h["cache-control"], "no-store", "{what}");
+}
+
+#[tokio::test]
+async fn api_refusals_carry_the_security_headers() {
+    let relay = Relay::start_web();
+    let mut b = Browser::new(&relay);
+    let records = b.url("/api/collections/contacts/records");
+    let res = b.http.get(&records).send().await.unwrap();
+    assert_eq!(res.status(), 401);
+    assert_security_headers(&res, "401 without a session");
+    b.sign_in().await;
+    let token = b.app_token().await.1["token"].as_str().unwrap().to_string();
+    let res = b
+        .http
+        .post(&records)
+        .header("Origin", &b.origin)
+        .header("Authorization", &token)
+        .json(&json!({"name": "x"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 403, "a write without CSRF");
+    assert_security_headers(&res, "403 without CSRF");
+    let mut limited = None;
+    for _ in 0..400 {
+        let res = b.http.get(&records).header("Authorization", &token).send().await.unwrap();
+        if res.status() == 429 {
+            limited = Some(res);
+            break;
+        }
+    }
+    let res = limited.expect("the per-session limit answers 429 within 400 reads");
+    assert_security_headers(&res, "429");
+}
+
+#[tokio::test]
+async fn logout_needs_the_csrf_token() {
+    let relay = Relay::start_web();
+    let mut b = Browser::new(&relay);
+    b.sign_in().await;
+    let csrf = b.csrf.take();
+    let res = b.post("/web/api/session/logout", json!({})).await;
+    assert_eq!(res.status(), 403, "a cross-site form cannot log the browser out");
+    assert_eq!(b.app_token().await.0, 403, "(still needs CSRF for the connection)");
+    b.csrf = csrf;
+    assert_eq!(b.app_token().await.0, 200, "the session is still alive");
+    let res = b.post("/web/api/session/logout", json!({})).await;
+    assert_eq!(res.status(), 204);
+    assert_eq!(b.app_token().await.0, 401, "logged out");
 }

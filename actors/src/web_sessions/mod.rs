@@ -145,9 +145,12 @@ pub struct Refresh {
 }
 
 #[derive(Message)]
-#[rtype(result = "()")]
+#[rtype(result = "Result<(), WebError>")]
 pub struct Logout {
     pub cookie: Option<String>,
+    /// A live session is ended only with its CSRF token (a cross-site form cannot log a browser
+    /// out); without a live session there is nothing to end and logout succeeds.
+    pub csrf: Option<String>,
 }
 
 /// The ordinary app-user connection for an authenticated browser.
@@ -332,11 +335,14 @@ impl Handler<Refresh> for WebSessionActor {
 }
 
 impl Handler<Logout> for WebSessionActor {
-    type Result = ();
-    fn handle(&mut self, msg: Logout, _: &mut Context<Self>) {
-        if let Some(id) = msg.cookie.and_then(|c| self.by_cookie.get(&c).cloned()) {
-            self.destroy(&id);
-        }
+    type Result = Result<(), WebError>;
+    fn handle(&mut self, msg: Logout, _: &mut Context<Self>) -> Self::Result {
+        let Ok(id) = self.live(msg.cookie.as_deref()) else {
+            return Ok(());
+        };
+        self.check_csrf(&id, msg.csrf.as_deref())?;
+        self.destroy(&id);
+        Ok(())
     }
 }
 

@@ -108,9 +108,12 @@ async fn logout_and_replacement_destroy_the_logical_session_even_mid_request() {
     let s = web.send(sign_in(None)).await.unwrap().unwrap();
     let token = web.send(IssueConnection { cookie: Some(s.cookie.clone()), csrf: Some(s.csrf.clone()) }).await.unwrap();
     assert!(token.unwrap()["token"].as_str().is_some());
+    let forged = web.send(Logout { cookie: Some(s.cookie.clone()), csrf: Some("wrong".into()) }).await.unwrap();
+    assert_eq!(forged, Err(WebError::Csrf), "logout needs the session's CSRF token");
     let in_flight = web.send(IssueConnection { cookie: Some(s.cookie.clone()), csrf: Some(s.csrf.clone()) });
-    let logout = web.send(Logout { cookie: Some(s.cookie.clone()) });
-    let (in_flight, _) = (in_flight.await.unwrap(), logout.await.unwrap());
+    let logout = web.send(Logout { cookie: Some(s.cookie.clone()), csrf: Some(s.csrf.clone()) });
+    let (in_flight, logged_out) = (in_flight.await.unwrap(), logout.await.unwrap());
+    assert_eq!(logged_out, Ok(()));
     assert_eq!(in_flight, Err(WebError::NoSession), "authorized before logout, refused after it");
     assert_eq!(web.send(read(&s)).await.unwrap(), Err(WebError::NoSession));
 

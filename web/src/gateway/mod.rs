@@ -53,8 +53,9 @@ pub fn build_gateway(
             )
             .service(
                 web::scope("/api")
-                    .wrap(actix_web::middleware::DefaultHeaders::new().add(("Cache-Control", "no-store")))
+                    // Outermost last: refusals of the session check get `Cache-Control` too.
                     .wrap(from_fn(session::require_web_session))
+                    .wrap(actix_web::middleware::DefaultHeaders::new().add(("Cache-Control", "no-store")))
                     .configure(crate::records::routes)
                     .configure(crate::realtime::routes)
                     .configure(crate::relay::routes)

@@ -3,11 +3,11 @@
 //! web session (CSRF on writes) and the per-session and global rate limits. Refusals are
 //! `WebError`s answered through `error::Problem`.
 
-use actix_web::body::MessageBody;
+use actix_web::body::{EitherBody, MessageBody};
 use actix_web::cookie::{time::Duration as CookieDuration, Cookie, SameSite};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::middleware::Next;
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_web::{web, HttpRequest, HttpResponse, ResponseError};
 use serde::Deserialize;
 
 use actors::web_sessions::{Authorize, IssueConnection, Issued, Logout, Refresh, RequestKind, WebError, WebSignIn};
@@ -79,7 +79,7 @@ async fn refresh(req: HttpRequest, handles: web::Data<Handles>) -> Result<HttpRe
 }
 
 async fn logout(req: HttpRequest, handles: web::Data<Handles>) -> Result<HttpResponse, WebRefusal> {
-    handles.web_sessions.send(Logout { cookie: cookie_of(&req) }).await?;
+    handles.web_sessions.send(Logout { cookie: cookie_of(&req), csrf: csrf_of(&req) }).await??;
     Ok(HttpResponse::NoContent().cookie(session_cookie(String::new(), 0)).finish())
 }
 
@@ -139,15 +139,24 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
 pub async fn require_web_session(
     req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
-) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+) -> Result<ServiceResponse<EitherBody<impl MessageBody>>, actix_web::Error> {
     if req.path() != "/api/health" {
-        let handles = req
-            .app_data::<web::Data<Handles>>()
-            .cloned()
-            .ok_or_else(|| WebRefusal::from(actix::MailboxError::Closed))?;
+        let Some(handles) = req.app_data::<web::Data<Handles>>().cloned() else {
+            return Ok(refuse(req, WebRefusal::from(actix::MailboxError::Closed)));
+        };
         let kind = if is_state_changing(req.method()) { RequestKind::Write } else { RequestKind::Read };
         let msg = Authorize { cookie: cookie_of(req.request()), csrf: csrf_of(req.request()), kind };
-        handles.web_sessions.send(msg).await.map_err(WebRefusal::from)?.map_err(Problem)?;
+        match handles.web_sessions.send(msg).await {
+            Err(closed) => return Ok(refuse(req, WebRefusal::from(closed))),
+            Ok(Err(refusal)) => return Ok(refuse(req, Problem(refusal))),
+            Ok(Ok(_)) => {}
+        }
     }
-    next.call(req).await
+    Ok(next.call(req).await?.map_into_left_body())
+}
+
+/// A refusal answered as a response (not an error), so the outer middleware still adds the
+/// security headers and `Cache-Control` to it like to every other gateway answer.
+fn refuse<B>(req: ServiceRequest, refusal: WebRefusal) -> ServiceResponse<EitherBody<B>> {
+    req.into_response(refusal.error_response()).map_into_right_body()
 }
