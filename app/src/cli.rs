@@ -90,6 +90,10 @@ pub struct ServeArgs {
     /// Store reader threads (there is always exactly one writer).
     #[arg(long, default_value_t = 2)]
     pub readers: usize,
+    /// Seconds a realtime stream (`GET /api/realtime`) may stay open without an authenticated
+    /// subscription request before it is closed (1 s to 5 min).
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u16).range(1..=300))]
+    pub realtime_auth_deadline_secs: u16,
 }
 
 #[derive(Debug, Args)]
