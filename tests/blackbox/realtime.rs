@@ -2,8 +2,9 @@
 //! subscriptions need a token and well-formed topics (unknown collections are ignored, as in
 //! PocketBase), that create/update/delete events reach a subscriber while other collections'
 //! events do not, and the connection limits: the per-source cap (429 with a JSON problem body),
-//! a dropped stream freeing its slot at once, and unauthenticated streams closed at the
-//! `--realtime-auth-deadline-secs` deadline while authenticated ones stay.
+//! a dropped stream freeing its slot promptly, unauthenticated streams closed at the
+//! `--realtime-auth-deadline-secs` deadline while authenticated ones stay, and a full server
+//! (`--realtime-max-clients`) closing the oldest unauthenticated stream, never a signed-in one.
 
 #[path = "../support/mod.rs"]
 mod support;
@@ -227,5 +228,36 @@ async fn unauthenticated_streams_are_closed_at_the_deadline_and_authenticated_on
     tokio::time::sleep(Duration::from_millis(1500)).await;
     let created = relay.create(&token, "contacts", &sample("contacts")).await;
     let event = signed_in.next(Duration::from_secs(5)).await.expect("the authenticated stream still delivers");
+    assert_eq!(event.data["record"]["id"], created["id"]);
+}
+
+#[tokio::test]
+async fn a_full_server_makes_room_by_closing_unauthenticated_streams_never_signed_in_ones() {
+    let relay = Relay::start_with(&["--realtime-max-clients", "3"]);
+    let token = relay.token().await;
+    let mut signed_in = SseReader::open(&relay).await;
+    let client_id = signed_in.client_id().await;
+    assert_eq!(subscribe(&relay, Some(&token), &client_id, &["contacts/*"]).await, 204);
+    let mut oldest_idle = SseReader::open(&relay).await;
+    oldest_idle.client_id().await;
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    let mut idle = SseReader::open(&relay).await;
+    idle.client_id().await;
+
+    let mut newcomer = SseReader::open(&relay).await;
+    let newcomer_id = newcomer.client_id().await;
+    assert!(oldest_idle.ends_within(Duration::from_secs(5)).await, "the oldest unauthenticated stream made room");
+    assert_eq!(subscribe(&relay, Some(&token), &newcomer_id, &["contacts/*"]).await, 204);
+    let mut last = SseReader::open(&relay).await;
+    let last_id = last.client_id().await;
+    assert!(idle.ends_within(Duration::from_secs(5)).await);
+    assert_eq!(subscribe(&relay, Some(&token), &last_id, &[]).await, 204);
+
+    let refused = SseReader::try_open(&relay).await;
+    assert_eq!(refused.status(), 503, "every stream is signed in: none is closed for a newcomer");
+    let body: Value = refused.json().await.unwrap();
+    assert_eq!(body["status"], 503, "{body}");
+    let created = relay.create(&token, "contacts", &sample("contacts")).await;
+    let event = signed_in.next(Duration::from_secs(5)).await.expect("the first signed-in stream still delivers");
     assert_eq!(event.data["record"]["id"], created["id"]);
 }
