@@ -41,6 +41,7 @@ pub struct RelayConfig {
     pub privileged_limits: PrivilegedLimits,
     pub web_sessions: WebSessionConfig,
     pub metrics: MetricsConfig,
+    /// Realtime stream caps, the authentication deadline and per-subscriber buffer bounds.
     pub realtime: RealtimeLimits,
     /// SQLite reader threads; default 2 (one per core on the reference machine).
     pub reader_threads: usize,

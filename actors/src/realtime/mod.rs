@@ -33,6 +33,8 @@ pub use topics::{parse_subscriptions, ParsedSubscriptions, Subscription, MAX_SUB
 pub const NAME: &str = "realtime";
 /// Keep-alive comment interval; a write is also how a vanished peer is noticed.
 const PING_INTERVAL: Duration = Duration::from_secs(15);
+/// Floor for `RealtimeLimits::sweep_interval`, so a zero in a configuration cannot spin.
+const MIN_SWEEP_INTERVAL: Duration = Duration::from_millis(50);
 
 /// Realtime connection and buffer limits. `Default` gives the documented production values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -311,7 +313,7 @@ impl Subsystem for RealtimeActor {
                 act.deliver(&id, Frame { head: Bytes::from_static(b":ping\n\n"), body: Bytes::new() });
             }
         });
-        ctx.run_interval(self.limits.sweep_interval, |act, ctx| {
+        ctx.run_interval(self.limits.sweep_interval.max(MIN_SWEEP_INTERVAL), |act, ctx| {
             <Self as Handler<Sweep>>::handle(act, Sweep, ctx);
         });
     }
