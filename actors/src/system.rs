@@ -23,7 +23,7 @@ use crate::kit::{start_supervised, SubsystemCtx};
 use crate::metrics::{MetricsActor, MetricsConfig};
 use crate::presence::{PresenceActor, PresenceConfig};
 use crate::privileged::{PrivilegedActor, PrivilegedLimits, PrivilegedService};
-use crate::realtime::RealtimeActor;
+use crate::realtime::{RealtimeActor, RealtimeLimits};
 use crate::store::{StoreActor, StoreExecutor};
 use crate::web_sessions::{WebSessionActor, WebSessionConfig};
 use domain::signin_guard::SignInLimits;
@@ -42,6 +42,8 @@ pub struct RelayConfig {
     pub privileged_limits: PrivilegedLimits,
     pub web_sessions: WebSessionConfig,
     pub metrics: MetricsConfig,
+    /// Realtime stream caps, the authentication deadline and per-subscriber buffer bounds.
+    pub realtime: RealtimeLimits,
     /// SQLite reader threads; default 2 (one per core on the reference machine).
     pub reader_threads: usize,
     pub clock: SharedClock,
@@ -66,6 +68,7 @@ impl RelayConfig {
             privileged_limits: PrivilegedLimits::default(),
             web_sessions: WebSessionConfig::default(),
             metrics: MetricsConfig::default(),
+            realtime: RealtimeLimits::default(),
             reader_threads: DEFAULT_READER_THREADS,
             clock,
         }
@@ -151,8 +154,8 @@ pub fn start_server(config: RelayConfig) -> Result<Handles, StartError> {
     let ctx = SubsystemCtx::new(config.clock.clone(), health.clone());
 
     let realtime = start_supervised({
-        let ctx = ctx.clone();
-        move |_| RealtimeActor::new(ctx)
+        let (ctx, limits) = (ctx.clone(), config.realtime);
+        move |_| RealtimeActor::new(ctx, limits)
     });
     let store = start_store(&ctx, records, readers, &realtime);
     let metrics = start_supervised({

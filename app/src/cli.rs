@@ -90,6 +90,17 @@ pub struct ServeArgs {
     /// Store reader threads (there is always exactly one writer).
     #[arg(long, default_value_t = 2)]
     pub readers: usize,
+    /// Seconds a realtime stream (`GET /api/realtime`) may stay open without an authenticated
+    /// subscription request before it is closed (1 s to 5 min).
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u16).range(1..=300))]
+    pub realtime_auth_deadline_secs: u16,
+    /// Most simultaneous realtime streams. When full, the oldest stream that never
+    /// authenticated is closed to make room; authenticated streams are never closed for that.
+    #[arg(long, default_value_t = 2048, value_parser = clap::value_parser!(u32).range(1..=65_536))]
+    pub realtime_max_clients: u32,
+    /// Most simultaneous realtime streams from one address (the TCP peer); more get 429.
+    #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u32).range(1..=65_536))]
+    pub realtime_max_per_source: u32,
 }
 
 #[derive(Debug, Args)]

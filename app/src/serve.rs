@@ -39,9 +39,15 @@ pub fn run(args: ServeArgs) -> Result<(), BoxError> {
     let system = actix::System::new();
     system.block_on(async move {
         let (token_ttl_secs, readers) = (args.token_ttl_secs, args.readers);
+        let realtime_auth_deadline_ms = i64::from(args.realtime_auth_deadline_secs) * 1000;
+        let (realtime_max_clients, realtime_max_per_source) =
+            (args.realtime_max_clients as usize, args.realtime_max_per_source as usize);
         let handles = actors::start_from_data_dir(&data_dir, passphrase, |config| {
             config.token_ttl_secs = token_ttl_secs;
             config.reader_threads = readers;
+            config.realtime.auth_deadline_ms = realtime_auth_deadline_ms;
+            config.realtime.max_clients = realtime_max_clients;
+            config.realtime.max_per_source = realtime_max_per_source;
         })?;
         let realtime = handles.realtime.clone();
         let gateway = start_gateway(&args, bind, &handles, web_config.ui_dir.clone())?;

@@ -1,6 +1,10 @@
 //! Black-box realtime tests over raw HTTP: the PocketBase SSE handshake (`PB_CONNECT`), that
-//! subscriptions need a token and valid topics, and that create/update/delete events reach a
-//! subscriber while other collections' events do not.
+//! subscriptions need a token and well-formed topics (unknown collections are ignored, as in
+//! PocketBase), that create/update/delete events reach a subscriber while other collections'
+//! events do not, and the connection limits: the per-source cap (429 with a JSON problem body),
+//! a dropped stream freeing its slot promptly, unauthenticated streams closed at the
+//! `--realtime-auth-deadline-secs` deadline while authenticated ones stay, and a full server
+//! (`--realtime-max-clients`) closing the oldest unauthenticated stream, never a signed-in one.
 
 #[path = "../support/mod.rs"]
 mod support;
@@ -26,8 +30,16 @@ struct Event {
 
 impl SseReader {
     async fn open(relay: &Relay) -> SseReader {
-        let res = reqwest::Client::new().get(relay.url("/api/realtime")).send().await.unwrap();
+        let res = SseReader::try_open(relay).await;
         assert_eq!(res.status(), 200);
+        SseReader::from_response(res)
+    }
+
+    async fn try_open(relay: &Relay) -> reqwest::Response {
+        reqwest::Client::new().get(relay.url("/api/realtime")).send().await.unwrap()
+    }
+
+    fn from_response(res: reqwest::Response) -> SseReader {
         assert!(res.headers()["content-type"].to_str().unwrap().starts_with("text/event-stream"));
         SseReader { stream: res.bytes_stream().boxed(), buffer: String::new() }
     }
@@ -56,7 +68,29 @@ impl SseReader {
             self.buffer.push_str(&String::from_utf8_lossy(&chunk));
         }
     }
+
+    /// Whether the server ends the stream within `timeout` (reading and discarding frames).
+    async fn ends_within(&mut self, timeout: Duration) -> bool {
+        let deadline = tokio::time::Instant::now() + timeout;
+        loop {
+            match tokio::time::timeout_at(deadline, self.stream.next()).await {
+                Err(_) => return false,
+                Ok(None) | Ok(Some(Err(_))) => return true,
+                Ok(Some(Ok(_))) => {}
+            }
+        }
+    }
+
+    /// Reads `PB_CONNECT` and returns the client id.
+    async fn client_id(&mut self) -> String {
+        let hello = self.next(Duration::from_secs(5)).await.expect("PB_CONNECT");
+        assert_eq!(hello.name, "PB_CONNECT");
+        hello.data["clientId"].as_str().unwrap().to_string()
+    }
 }
+
+/// The default per-source cap of `RealtimeLimits`.
+const MAX_PER_SOURCE: usize = 32;
 
 async fn subscribe(relay: &Relay, token: Option<&str>, client_id: &str, topics: &[&str]) -> reqwest::StatusCode {
     let mut req =
@@ -78,27 +112,28 @@ async fn subscribers_receive_record_events() {
     assert_eq!(hello.id, client_id);
 
     assert_eq!(subscribe(&relay, None, &client_id, &["contacts/*"]).await, 401);
-    assert_eq!(subscribe(&relay, Some(&token), &client_id, &["users/*"]).await, 400);
+    assert_eq!(subscribe(&relay, Some(&token), &client_id, &["contacts/*", "contacts/../x"]).await, 400);
     assert_eq!(subscribe(&relay, Some(&token), "unknown-client", &["contacts/*"]).await, 404);
-    assert_eq!(subscribe(&relay, Some(&token), &client_id, &["contacts/*"]).await, 204);
+    let with_unknown = ["contacts/*", "nosuch/*", "users/*", "contacts/*"];
+    assert_eq!(subscribe(&relay, Some(&token), &client_id, &with_unknown).await, 204, "unknown topics ignored");
 
     let http = client();
     relay.create(&token, "servers", &sample("servers")).await;
     let base = relay.url("/api/collections/contacts/records");
     let created = relay.create(&token, "contacts", &sample("contacts")).await;
     let id = created["id"].as_str().unwrap();
-    let event = sse.next(Duration::from_secs(5)).await.expect("create event");
-    assert_eq!(event.name, "contacts/*", "servers events are not delivered to a contacts subscriber");
-    assert_eq!(event.data["action"], "create");
-    assert_eq!(event.data["record"], created);
-
     http.patch(format!("{base}/{id}"))
         .header("Authorization", &token)
         .json(&json!({"title": "Lead"}))
         .send()
         .await
         .unwrap();
+    let event = sse.next(Duration::from_secs(5)).await.expect("create event");
+    assert_eq!(event.name, "contacts/*", "servers events are not delivered to a contacts subscriber");
+    assert_eq!(event.data["action"], "create");
+    assert_eq!(event.data["record"], created);
     let event = sse.next(Duration::from_secs(5)).await.expect("update event");
+    assert_eq!(event.data["action"], "update", "the repeated topic was kept once: no second create frame");
     assert_eq!((event.data["action"].as_str(), event.data["record"]["title"].as_str()), (Some("update"), Some("Lead")));
 
     http.delete(format!("{base}/{id}")).header("Authorization", &token).send().await.unwrap();
@@ -147,4 +182,82 @@ async fn record_topic_receives_only_that_record() {
     assert_eq!(event.name, topic);
     assert_eq!(event.data["record"]["id"], b["id"]);
     assert!(sse.next(Duration::from_millis(500)).await.is_none());
+}
+
+#[tokio::test]
+async fn streams_per_source_are_capped_and_a_dropped_stream_frees_its_slot() {
+    let relay = Relay::start();
+    let mut open = Vec::new();
+    for _ in 0..MAX_PER_SOURCE {
+        let mut sse = SseReader::open(&relay).await;
+        sse.client_id().await;
+        open.push(sse);
+    }
+    let refused = SseReader::try_open(&relay).await;
+    assert_eq!(refused.status(), 429);
+    assert!(refused.headers().contains_key("retry-after"));
+    let body: Value = refused.json().await.unwrap();
+    assert_eq!(body["status"], 429, "{body}");
+    assert!(body["message"].is_string(), "{body}");
+
+    drop(open.pop());
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(3);
+    loop {
+        let res = SseReader::try_open(&relay).await;
+        if res.status() == 200 {
+            SseReader::from_response(res).client_id().await;
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "slot not released after disconnect: {}", res.status());
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test]
+async fn unauthenticated_streams_are_closed_at_the_deadline_and_authenticated_ones_stay() {
+    let relay = Relay::start_with(&["--realtime-auth-deadline-secs", "1"]);
+    let token = relay.token().await;
+    let mut idle = SseReader::open(&relay).await;
+    idle.client_id().await;
+    let mut signed_in = SseReader::open(&relay).await;
+    let client_id = signed_in.client_id().await;
+    assert_eq!(subscribe(&relay, None, &client_id, &["contacts/*"]).await, 401, "a refused request does not count");
+    assert_eq!(subscribe(&relay, Some(&token), &client_id, &["contacts/*"]).await, 204);
+
+    assert!(idle.ends_within(Duration::from_secs(5)).await, "the unauthenticated stream was closed");
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let created = relay.create(&token, "contacts", &sample("contacts")).await;
+    let event = signed_in.next(Duration::from_secs(5)).await.expect("the authenticated stream still delivers");
+    assert_eq!(event.data["record"]["id"], created["id"]);
+}
+
+#[tokio::test]
+async fn a_full_server_makes_room_by_closing_unauthenticated_streams_never_signed_in_ones() {
+    let relay = Relay::start_with(&["--realtime-max-clients", "3"]);
+    let token = relay.token().await;
+    let mut signed_in = SseReader::open(&relay).await;
+    let client_id = signed_in.client_id().await;
+    assert_eq!(subscribe(&relay, Some(&token), &client_id, &["contacts/*"]).await, 204);
+    let mut oldest_idle = SseReader::open(&relay).await;
+    oldest_idle.client_id().await;
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    let mut idle = SseReader::open(&relay).await;
+    idle.client_id().await;
+
+    let mut newcomer = SseReader::open(&relay).await;
+    let newcomer_id = newcomer.client_id().await;
+    assert!(oldest_idle.ends_within(Duration::from_secs(5)).await, "the oldest unauthenticated stream made room");
+    assert_eq!(subscribe(&relay, Some(&token), &newcomer_id, &["contacts/*"]).await, 204);
+    let mut last = SseReader::open(&relay).await;
+    let last_id = last.client_id().await;
+    assert!(idle.ends_within(Duration::from_secs(5)).await);
+    assert_eq!(subscribe(&relay, Some(&token), &last_id, &[]).await, 204);
+
+    let refused = SseReader::try_open(&relay).await;
+    assert_eq!(refused.status(), 503, "every stream is signed in: none is closed for a newcomer");
+    let body: Value = refused.json().await.unwrap();
+    assert_eq!(body["status"], 503, "{body}");
+    let created = relay.create(&token, "contacts", &sample("contacts")).await;
+    let event = signed_in.next(Duration::from_secs(5)).await.expect("the first signed-in stream still delivers");
+    assert_eq!(event.data["record"]["id"], created["id"]);
 }

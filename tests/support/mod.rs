@@ -37,6 +37,15 @@ impl Relay {
         relay
     }
 
+    /// Starts a server on a fresh data directory with extra `relay serve` arguments.
+    pub fn start_with(extra: &[&str]) -> Relay {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let data_dir = tmp.path().join("data");
+        let mut relay = Relay::start_in(&data_dir, extra);
+        relay._tmp = Some(tmp);
+        relay
+    }
+
     /// Starts a server with direct LAN access and the Relay Web gateway on a free port. Tests
     /// still only talk to 127.0.0.1.
     pub fn start_web() -> Relay {

@@ -1,20 +1,27 @@
-//! PocketBase's realtime transport over HTTP. `GET /api/realtime` opens an SSE stream whose
-//! frames come from a bounded channel registered with the realtime actor (the first frame is
-//! `PB_CONNECT`); dropping the stream unregisters the client. `POST /api/realtime` sets the
+//! PocketBase's realtime transport over HTTP. `GET /api/realtime` opens an SSE stream from the
+//! TCP peer's address (never a forwarded header; the actor caps streams per source) whose
+//! frames come from the bounded queue the realtime actor hands out (the first frame is
+//! `PB_CONNECT`; each frame goes out as its per-client head and its shared body); dropping the
+//! stream unregisters the client, and the actor ending the queue ends the response. An idle
+//! stream writes a one-line SSE comment every second so a vanished peer is noticed promptly. `POST /api/realtime` sets the
 //! client's subscriptions and requires a valid token, so unauthenticated streams never see data.
 
 use actix::Addr;
-use actix_web::{web, HttpResponse};
+use actix_web::{web, HttpRequest, HttpResponse};
 use bytes::Bytes;
-use futures_util::StreamExt;
+use futures_util::{stream, StreamExt};
 use serde::Deserialize;
-use tokio_stream::wrappers::ReceiverStream;
 
-use actors::realtime::{Connect, Disconnect, RealtimeActor, SetSubscriptions, SUBSCRIBER_BUFFER};
+use actors::realtime::{Connect, Connected, Disconnect, RealtimeActor, SetSubscriptions};
 use actors::Handles;
 
 use crate::auth::Authenticated;
 use crate::error::ApiResult;
+
+/// An idle stream writes an SSE comment this often. actix-web only notices a vanished peer when
+/// a write fails (actix/actix-web#1313), so without it a closed stream would hold its slot until
+/// the next realtime ping; with it the slot is freed within a few seconds.
+const LIVENESS_INTERVAL: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Unregisters the client when the response stream is dropped (the peer went away).
 struct DisconnectOnDrop {
@@ -28,14 +35,19 @@ impl Drop for DisconnectOnDrop {
     }
 }
 
-async fn connect(handles: web::Data<Handles>) -> ApiResult<HttpResponse> {
-    let (tx, rx) = tokio::sync::mpsc::channel::<Bytes>(SUBSCRIBER_BUFFER);
-    let client_id = handles.realtime.send(Connect { frames: tx }).await??;
+async fn connect(req: HttpRequest, handles: web::Data<Handles>) -> ApiResult<HttpResponse> {
+    let Connected { client_id, frames } = handles.realtime.send(Connect { source: crate::source_ip(&req) }).await??;
     let guard = DisconnectOnDrop { realtime: handles.realtime.clone(), client_id };
-    let stream = ReceiverStream::new(rx).map(move |frame| {
-        let _keep_until_stream_drops = &guard;
-        Ok::<Bytes, actix_web::Error>(frame)
-    });
+    let stream = stream::unfold((frames, guard), |(mut frames, guard)| async move {
+        let chunks = match tokio::time::timeout(LIVENESS_INTERVAL, frames.recv()).await {
+            Ok(Some(frame)) if frame.body.is_empty() => vec![frame.head],
+            Ok(Some(frame)) => vec![frame.head, frame.body],
+            Ok(None) => return None,
+            Err(_idle) => vec![Bytes::from_static(b":\n\n")],
+        };
+        Some((stream::iter(chunks.into_iter().map(Ok::<Bytes, actix_web::Error>)), (frames, guard)))
+    })
+    .flatten();
     Ok(HttpResponse::Ok()
         .content_type("text/event-stream")
         .insert_header(("Cache-Control", "no-store"))

@@ -4,13 +4,13 @@
 use serde_json::json;
 
 use super::*;
-use crate::realtime::{Connect, RealtimeActor, SetSubscriptions};
+use crate::realtime::{Connect, Connected, FrameReceiver, RealtimeActor, SetSubscriptions};
 use crate::system::start_server as start;
 use crate::testkit::relay_config;
 
-async fn subscribe(rt: &Addr<RealtimeActor>) -> tokio::sync::mpsc::Receiver<bytes::Bytes> {
-    let (tx, mut rx) = tokio::sync::mpsc::channel(16);
-    let id = rt.send(Connect { frames: tx }).await.unwrap().unwrap();
+async fn subscribe(rt: &Addr<RealtimeActor>) -> FrameReceiver {
+    let source = std::net::Ipv4Addr::LOCALHOST.into();
+    let Connected { client_id: id, frames: mut rx } = rt.send(Connect { source }).await.unwrap().unwrap();
     rx.recv().await.unwrap();
     rt.send(SetSubscriptions { client_id: id, subscriptions: vec!["contacts/*".into()] }).await.unwrap().unwrap();
     rx
