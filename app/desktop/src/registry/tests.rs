@@ -81,21 +81,23 @@ fn auxiliary_windows_may_call_only_the_documented_commands() {
     assert_eq!(aux_only, ["aux_session"]);
 }
 
-/// The command names (last path segments) inside `generate_handler![..]` in `registry.rs`.
-fn handler_names() -> BTreeSet<String> {
+/// The command names (last path segments) inside `generate_handler![..]` in `registry.rs`, sorted.
+fn handler_names() -> Vec<String> {
     let src = read("src/registry.rs");
     let start = src.find("generate_handler![").expect("registry.rs calls generate_handler!") + "generate_handler![".len();
     let end = start + src[start..].find(']').expect("generate_handler! is closed");
-    src[start..end]
+    let mut names: Vec<String> = src[start..end]
         .split(',')
         .map(|path| path.rsplit("::").next().unwrap().trim().to_string())
         .filter(|name| !name.is_empty())
-        .collect()
+        .collect();
+    names.sort();
+    names
 }
 
 #[test]
 fn the_handler_registers_exactly_the_command_list() {
-    assert_eq!(handler_names(), commands());
+    assert_eq!(handler_names(), Vec::from_iter(commands()), "generate_handler! vs COMMANDS");
     assert!(read("src/main.rs").contains(".invoke_handler(registry::handler())"), "main installs registry::handler");
 }
 
