@@ -5,8 +5,11 @@
 //! in agreement with that list, and drive every registered command through Tauri's mock runtime
 //! to prove it refuses foreign callers. It holds no command logic.
 
+// The binary needs only the handler; the list is for build.rs and the tests.
+#[cfg(test)]
 mod names;
 
+#[cfg(test)]
 pub use names::COMMANDS;
 
 use crate::{bridge, discovery_cmd, guards, secrets_cmd, session_cmd, setup_cmd};

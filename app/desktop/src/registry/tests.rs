@@ -17,7 +17,8 @@ use crate::{discovery_cmd, guards, secrets_cmd, session_cmd, setup_cmd};
 
 /// Registered commands the shared renderer does not invoke yet. `tests/desktop/webdriver_bridge.py`
 /// exercises them; wiring one into `ui/src/transport/desktop.ts` means removing it here.
-const NOT_INVOKED_BY_THE_UI: &[&str] = &["open_external", "open_service_desk", "open_aux_window", "open_dynatrace", "health"];
+const NOT_INVOKED_BY_THE_UI: &[&str] =
+    &["open_external", "open_service_desk", "open_aux_window", "open_dynatrace", "health"];
 
 /// Every command's descriptor, with a payload that passes argument parsing but that the command
 /// itself refuses or answers harmlessly (never opening a browser or restarting), so a missing
@@ -84,7 +85,8 @@ fn auxiliary_windows_may_call_only_the_documented_commands() {
 /// The command names (last path segments) inside `generate_handler![..]` in `registry.rs`, sorted.
 fn handler_names() -> Vec<String> {
     let src = read("src/registry.rs");
-    let start = src.find("generate_handler![").expect("registry.rs calls generate_handler!") + "generate_handler![".len();
+    let start =
+        src.find("generate_handler![").expect("registry.rs calls generate_handler!") + "generate_handler![".len();
     let end = start + src[start..].find(']').expect("generate_handler! is closed");
     let mut names: Vec<String> = src[start..end]
         .split(',')
@@ -168,7 +170,8 @@ fn ui_invoked() -> BTreeSet<String> {
 fn the_ui_desktop_transport_invokes_exactly_the_registered_commands() {
     let ui = ui_invoked();
     assert!(ui.contains("connection_info") && ui.contains("sign_in"), "the UI parse found {ui:?}");
-    let expected: BTreeSet<String> = commands().difference(&set(NOT_INVOKED_BY_THE_UI.iter().copied())).cloned().collect();
+    let expected: BTreeSet<String> =
+        commands().difference(&set(NOT_INVOKED_BY_THE_UI.iter().copied())).cloned().collect();
     assert!(set(NOT_INVOKED_BY_THE_UI.iter().copied()).is_subset(&commands()), "NOT_INVOKED_BY_THE_UI vs COMMANDS");
     assert_eq!(ui, expected, "ui/src/transport/desktop.ts vs COMMANDS minus NOT_INVOKED_BY_THE_UI");
 }
@@ -192,7 +195,8 @@ fn the_default_capability_grants_only_the_relay_bridge() {
 
     // What tauri-build resolved and the binary embeds.
     let built: Value =
-        serde_json::from_str(&std::fs::read_to_string(concat!(env!("OUT_DIR"), "/capabilities.json")).unwrap()).unwrap();
+        serde_json::from_str(&std::fs::read_to_string(concat!(env!("OUT_DIR"), "/capabilities.json")).unwrap())
+            .unwrap();
     let built = built.as_object().unwrap();
     assert_eq!(built.keys().collect::<Vec<_>>(), ["default"]);
     assert_eq!(built["default"]["permissions"], json!(["relay-bridge"]));
@@ -202,7 +206,8 @@ fn the_default_capability_grants_only_the_relay_bridge() {
 /// The registered handler on the mock runtime with every state a command needs (server mode).
 fn mock_app(tmp: &tempfile::TempDir) -> tauri::App<MockRuntime> {
     let dir = infra::datadir::DataDir::open(tmp.path().join("data")).unwrap();
-    let store = infra::secret_store::SecretStore::with_storage(&dir, domain::secret_policy::SecretStorage::OwnerOnlyFile);
+    let store =
+        infra::secret_store::SecretStore::with_storage(&dir, domain::secret_policy::SecretStorage::OwnerOnlyFile);
     mock_builder()
         .manage(Bridge::for_tests("", Some("correct horse battery staple")))
         .manage(Arc::new(secrets_cmd::Secrets::new(store, None).unwrap()))
