@@ -2,7 +2,8 @@
 # Drives the desktop's fatal-error path in the real window under Xvfb: a debug build started
 # with RELAY_DESKTOP_TEST_FATAL=server panics on its server thread; the panic hook must show the
 # Quit / Continue dialog (found by its title with xwininfo, screenshot into
-# docs/screenshots/desktop-fatal-dialog.png), and answering it with Return (the default, Quit)
+# target/screenshots/desktop-fatal-dialog.png, or $DESKTOP_FATAL_SCREENSHOT; copied to
+# docs/screenshots/ with RELAY_UPDATE_SCREENSHOTS=1), and answering it with Return (the default, Quit)
 # must end the app with exit code 1 and a redacted one-line report in its log. Then
 # RELAY_DESKTOP_TEST_FATAL=recoverable: three panics on worker threads must raise the stability
 # warning without ending the app.
@@ -10,7 +11,9 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BIN="$(realpath "$1")"
-OUT="${DESKTOP_FATAL_SCREENSHOT:-$ROOT/docs/screenshots/desktop-fatal-dialog.png}"
+. "$ROOT/scripts/lib/screenshots.sh"
+OUT="${DESKTOP_FATAL_SCREENSHOT:-$SHOTS_DIR/desktop-fatal-dialog.png}"
+mkdir -p "$(dirname "$OUT")"
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 LOG="$WORK/desktop.log"
@@ -42,6 +45,7 @@ grep -q "panic in thread actix-system: injected fatal failure" "$LOG" || fail "n
 grep -q "fatal failure: quitting" "$LOG" || fail "the guard did not quit"
 [ "$(grep -c "injected fatal failure" "$LOG")" -ge 1 ] || fail "no report line"
 [ -s "$OUT" ] || fail "no screenshot"
+publish_screenshot "$OUT" desktop-fatal-dialog.png
 echo "fatal dialog shown (screenshot $OUT), Quit ended the app with code 1"
 
 # Recoverable failures: three panics off the UI and server threads raise the stability warning

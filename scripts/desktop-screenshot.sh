@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
 # Starts relay-desktop in server mode (temporary data dir, free port) under Xvfb, screenshots the
-# whole screen after ~6 s into docs/screenshots/desktop.png, and fails when the app does not stay
-# up, exit by itself (RELAY_DESKTOP_EXIT_AFTER_SECS) or the PNG is missing or blank.
+# whole screen after ~6 s into target/screenshots/desktop.png (or $DESKTOP_SCREENSHOT), and fails
+# when the app does not stay up, exit by itself (RELAY_DESKTOP_EXIT_AFTER_SECS) or the PNG is
+# missing or blank. With RELAY_UPDATE_SCREENSHOTS=1 a good one is copied to docs/screenshots/.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
+. "$ROOT/scripts/lib/screenshots.sh"
 # Builds the workspace (one feature set for every command, see the toolchain notes) unless a
 # binary is given in RELAY_DESKTOP_BIN.
 if [ -z "${RELAY_DESKTOP_BIN:-}" ]; then
   cargo build --workspace --locked
 fi
 BIN="${RELAY_DESKTOP_BIN:-$TARGET_DIR/debug/relay-desktop}"
-OUT="${DESKTOP_SCREENSHOT:-$ROOT/docs/screenshots/desktop.png}"
+OUT="${DESKTOP_SCREENSHOT:-$SHOTS_DIR/desktop.png}"
 [ -x "$BIN" ] || { echo "no relay-desktop binary at $BIN" >&2; exit 1; }
 [ -f ui/dist/index.html ] || { echo "ui/dist missing: run (cd ui && npm ci && npm run build)" >&2; exit 1; }
 mkdir -p "$(dirname "$OUT")"
@@ -40,4 +42,5 @@ sd="$(convert "$OUT" -format '%[fx:standard_deviation]' info:)"
 echo "screenshot $OUT (standard deviation $sd)"
 awk -v sd="$sd" 'BEGIN { exit !(sd > 0.01) }' || { echo "screenshot is blank" >&2; cat "$LOG"; exit 1; }
 if grep -q "panic" "$LOG"; then echo "relay-desktop panicked" >&2; cat "$LOG"; exit 1; fi
+publish_screenshot "$OUT" desktop.png
 echo "desktop screenshot ok"

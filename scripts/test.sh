@@ -7,6 +7,8 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
+# Screenshots go to target/screenshots/; RELAY_UPDATE_SCREENSHOTS=1 also refreshes docs/screenshots/.
+. "$ROOT/scripts/lib/screenshots.sh"
 
 # Debian packages the suites need beyond the Rust machine image (installed only when missing).
 # The desktop shell (app/desktop, Tauri) needs WebKitGTK and friends to build; its screenshot step
@@ -66,15 +68,17 @@ echo "==> desktop: the typed bridge over WebDriver (tauri-driver + WebKitWebDriv
 export PATH="$PATH:${CARGO_HOME:-$HOME/.cargo}/bin"
 command -v tauri-driver >/dev/null 2>&1 \
   || CARGO_TARGET_DIR="$(mktemp -d)" cargo install tauri-driver --version '^2' --locked --quiet
-DESKTOP_SIGNED_IN_SCREENSHOT="$ROOT/docs/screenshots/desktop-signed-in.png" \
+DESKTOP_SIGNED_IN_SCREENSHOT="$SHOTS_DIR/desktop-signed-in.png" \
   xvfb-run -a -s "-screen 0 1280x800x24" python3 tests/desktop/webdriver_bridge.py "$TARGET_DIR/debug/relay-desktop"
+publish_screenshot "$SHOTS_DIR/desktop-signed-in.png"
 
 echo "==> desktop: fatal-error dialog in the real window (injected server-thread panic, answered Quit)"
 ./scripts/desktop-fatal-dialog.sh "$TARGET_DIR/debug/relay-desktop"
 
 echo "==> desktop: client mode over WebDriver with the OS secret store (private D-Bus + gnome-keyring)"
-DESKTOP_SETUP_SCREENSHOT="$ROOT/docs/screenshots/desktop-setup.png" \
+DESKTOP_SETUP_SCREENSHOT="$SHOTS_DIR/desktop-setup.png" \
   ./scripts/desktop-client-flow.sh "$TARGET_DIR/debug/relay-desktop" "$TARGET_DIR/debug/relay"
+publish_screenshot "$SHOTS_DIR/desktop-setup.png"
 
 echo "==> desktop: LAN discovery between two windows inside an isolated network namespace (unshare -n)"
 ./scripts/desktop-discovery-flow.sh "$TARGET_DIR/debug/relay-desktop"

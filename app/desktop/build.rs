@@ -2,7 +2,12 @@
 //! renderer (`ui/dist`) is embedded at compile time; when it has not been built yet (a fresh
 //! clone), a placeholder page from `fallback-dist/` is embedded instead so `cargo build
 //! --workspace` still works, and a cargo warning says so. `ui/dist` is watched, so rebuilding
-//! the UI re-embeds it.
+//! the UI re-embeds it. The command names come from `src/registry/names.rs`, the same list the
+//! app and its tests use.
+
+// Compiled into this build script too, so a change to the list reruns it.
+#[path = "src/registry/names.rs"]
+mod names;
 
 const UI_DIST: &str = "../../ui/dist";
 
@@ -18,23 +23,8 @@ fn main() {
         std::env::set_var("TAURI_CONFIG", patch);
         println!("cargo:rustc-env=TAURI_CONFIG={patch}");
     }
-    tauri_build::try_build(tauri_build::Attributes::new().app_manifest(tauri_build::AppManifest::new().commands(&[
-        "open_external",
-        "open_service_desk",
-        "open_aux_window",
-        "open_dynatrace",
-        "connection_info",
-        "reveal_passphrase",
-        "remember_passphrase",
-        "forget_passphrase",
-        "sign_in",
-        "health",
-        "stability_status",
-        "discover_servers",
-        "share_session",
-        "aux_session",
-        "save_setup",
-        "reset_setup",
-    ])))
+    tauri_build::try_build(
+        tauri_build::Attributes::new().app_manifest(tauri_build::AppManifest::new().commands(names::COMMANDS)),
+    )
     .expect("tauri-build");
 }

@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -14,7 +14,11 @@ import { chromium } from 'playwright-core';
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 export const REPO = path.resolve(HERE, '..', '..');
 export const UI_DIST = path.join(REPO, 'ui', 'dist');
-export const SHOTS = path.join(REPO, 'docs', 'screenshots');
+/** Where a run writes its screenshots: ignored (`/target`), so a test run changes no tracked file. */
+export const SHOTS = path.join(REPO, 'target', 'screenshots');
+/** The tracked copies the README shows; written only with RELAY_UPDATE_SCREENSHOTS=1. */
+export const DOC_SHOTS = path.join(REPO, 'docs', 'screenshots');
+export const UPDATE_SCREENSHOTS = process.env.RELAY_UPDATE_SCREENSHOTS === '1';
 export const CHROMIUM = process.env.CHROMIUM_BIN || '/usr/bin/chromium';
 export const VIEWPORT = { width: 1280, height: 800 };
 
@@ -167,6 +171,10 @@ export async function count(relay, token, collection, filter) {
   return r.json.totalItems;
 }
 
+/** Writes `target/screenshots/<name>.png`; with RELAY_UPDATE_SCREENSHOTS=1 also `docs/screenshots/`. */
 export async function screenshot(page, name) {
-  await page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
+  const file = path.join(SHOTS, `${name}.png`);
+  await mkdir(SHOTS, { recursive: true });
+  await page.screenshot({ path: file });
+  if (UPDATE_SCREENSHOTS) await copyFile(file, path.join(DOC_SHOTS, `${name}.png`));
 }

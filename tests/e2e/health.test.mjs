@@ -1,13 +1,11 @@
 // End-to-end: Settings → System health in Debian Chromium against the real relay binary. Signs
 // in, opens the panel, and checks every server subsystem is listed as "Running" in a real table
 // with its sparkline, that database size and uptime are shown, and that the open panel asks the
-// server again within a few seconds. A screenshot is written only when HEALTH_SCREENSHOT names a
-// file (e.g. HEALTH_SCREENSHOT=../../docs/screenshots/system-health.png), so a normal run
-// changes no tracked file.
+// server again within a few seconds. Screenshot: system-health.png (see harness.mjs
+// `screenshot`: target/screenshots/, docs/screenshots/ only with RELAY_UPDATE_SCREENSHOTS=1).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import path from 'node:path';
-import { launch, signIn, startRelay } from './harness.mjs';
+import { launch, screenshot, signIn, startRelay } from './harness.mjs';
 
 const SUBSYSTEMS = ['store', 'auth', 'realtime', 'presence', 'privileged', 'web_sessions'];
 
@@ -58,10 +56,8 @@ describe('System health', { timeout: 90_000 }, () => {
     const again = await page.waitForResponse((r) => new URL(r.url()).pathname === '/api/relay/health', { timeout: 10_000 });
     assert.equal(again.status(), 200);
 
-    if (process.env.HEALTH_SCREENSHOT) {
-      await page.getByTestId('system-health').scrollIntoViewIfNeeded();
-      await page.screenshot({ path: path.resolve(process.env.HEALTH_SCREENSHOT) });
-    }
+    await page.getByTestId('system-health').scrollIntoViewIfNeeded();
+    await screenshot(page, 'system-health');
     assert.deepEqual(page.relayErrors, [], 'no page errors or console errors (CSP violations would show here)');
   });
 });

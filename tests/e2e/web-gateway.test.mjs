@@ -2,11 +2,10 @@
 // Chromium. Opens http://localhost:<webport>/ (the session cookie is host-only: never mix hosts),
 // signs in, adds a contact, checks credentials stay out of Web Storage and document.cookie,
 // refuses a write offline without any request, writes again once back online, signs out and
-// checks the session is gone. Screenshot: docs/screenshots/relay-web.png.
+// checks the session is gone. Screenshot: relay-web.png (see harness.mjs `screenshot`).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir } from 'node:fs/promises';
-import { SHOTS, launch, screenshot, startRelay } from './harness.mjs';
+import { launch, screenshot, startRelay } from './harness.mjs';
 
 let relay;
 let browser;
@@ -33,7 +32,6 @@ async function addContact(name, email) {
 
 describe('Relay Web gateway', { timeout: 90_000 }, () => {
   before(async () => {
-    await mkdir(SHOTS, { recursive: true });
     relay = await startRelay({ web: true });
     assert.match(relay.webUrl, /^http:\/\/localhost:\d+$/);
     browser = await launch();

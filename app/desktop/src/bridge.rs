@@ -1,9 +1,12 @@
 //! The typed bridge between the renderer and Rust: the Tauri commands and the glue they share.
-//! Every command first checks its caller (`check_caller`: the webview's own URL must be on
-//! exactly the trusted app origin, via `domain::windows::is_trusted_sender`; windows other than
-//! "main" are auxiliary and may call only the commands marked `AUX_OK`), then validates its
-//! payload with the domain policies. Refusals are logged with `tracing::warn!` on the
-//! `relay::security` target and record only the origin of the offending URL.
+//! Every command is declared once as a `Command` const (its name, one of
+//! `registry::COMMANDS`, and its `Access`) and first runs that command's caller check
+//! (`Command::authorize`: the webview's own URL must be on exactly the trusted app origin, via
+//! `domain::windows::is_trusted_sender`; the window must be "main" or an auxiliary window of an
+//! allowlisted route; auxiliary windows may call only the commands marked `AuxOk`), then
+//! validates its payload with the domain policies. Refusals are logged with `tracing::warn!` on
+//! the `relay::security` target and record only the origin of the offending URL. Registration
+//! lives in `registry`.
 
 use std::sync::Mutex;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -37,12 +40,47 @@ pub enum Caller {
     Aux,
 }
 
-/// Whether auxiliary windows may call a command.
+/// Which bridge windows may call a command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Access {
+    /// The main window only.
     MainOnly,
+    /// The main window and the auxiliary windows.
     AuxOk,
+    /// Auxiliary windows only (`aux_session`).
+    AuxOnly,
 }
+
+/// A bridge command as its caller check sees it. Each command module declares one const per
+/// command, and the command's first line is `caller(THAT_CONST, ..)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Command {
+    /// The name the renderer invokes, one of `registry::COMMANDS`.
+    pub name: &'static str,
+    pub access: Access,
+}
+
+impl Command {
+    pub const fn new(name: &'static str, access: Access) -> Command {
+        Command { name, access }
+    }
+
+    /// This command's caller check (see `check_caller`).
+    pub fn authorize(&self, label: &str, frame_url: &str, trusted: &str) -> Result<Caller, BridgeError> {
+        check_caller(*self, label, frame_url, trusted)
+    }
+}
+
+/// `open_external`: any bridge window; shared rate limit, then the external-link policy.
+pub const OPEN_EXTERNAL: Command = Command::new("open_external", Access::AuxOk);
+/// `open_service_desk`: main window only; the Service Desk link shape policy.
+pub const OPEN_SERVICE_DESK: Command = Command::new("open_service_desk", Access::MainOnly);
+/// `open_aux_window`: main window only; allowlisted routes, at most `MAX_AUX_WINDOWS`.
+pub const OPEN_AUX_WINDOW: Command = Command::new("open_aux_window", Access::MainOnly);
+/// `open_dynatrace`: main window only; the Dynatrace popout navigation policy.
+pub const OPEN_DYNATRACE: Command = Command::new("open_dynatrace", Access::MainOnly);
+/// `health`: any bridge window; the health actor (server mode) or the server's `/api/health`.
+pub const HEALTH: Command = Command::new("health", Access::AuxOk);
 
 /// A refused call or payload, as the renderer sees it (`{ code, message }`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
@@ -61,37 +99,41 @@ pub enum BridgeError {
     Rejected(String),
 }
 
+/// Which bridge window `label` is: "main", an auxiliary window of an allowlisted route, or none
+/// (e.g. the Dynatrace popout, which has no capability either).
+pub fn window_of(label: &str) -> Option<Caller> {
+    if label == MAIN_LABEL {
+        Some(Caller::Main)
+    } else {
+        route_of_label(label).map(|_| Caller::Aux)
+    }
+}
+
 /// The caller check every command runs first. `frame_url` is the calling webview's current URL.
 /// Tauri's IPC does not tell frames apart, and the CSP forbids sub-frames (`frame-src 'none'`),
 /// so a call from a webview on the trusted origin is treated as its main frame.
-pub fn check_caller(
-    command: &str,
-    label: &str,
-    frame_url: &str,
-    trusted: &str,
-    access: Access,
-) -> Result<Caller, BridgeError> {
-    let caller = if label == MAIN_LABEL { Caller::Main } else { Caller::Aux };
-    let refused = if !is_trusted_sender(frame_url, true, trusted) {
-        Some("untrusted sender")
-    } else if caller == Caller::Aux && access == Access::MainOnly {
-        Some("auxiliary window may not call this command")
+pub fn check_caller(command: Command, label: &str, frame_url: &str, trusted: &str) -> Result<Caller, BridgeError> {
+    let window = window_of(label);
+    let verdict = if !is_trusted_sender(frame_url, true, trusted) {
+        Err("untrusted sender")
     } else {
-        None
-    };
-    match refused {
-        None => Ok(caller),
-        Some(reason) => {
-            tracing::warn!(
-                target: "relay::security",
-                command,
-                origin = %describe_for_log(frame_url),
-                aux = caller == Caller::Aux,
-                "ipc call refused: {reason}"
-            );
-            Err(BridgeError::Forbidden(reason.into()))
+        match (window, command.access) {
+            (None, _) => Err("not a bridge window"),
+            (Some(Caller::Aux), Access::MainOnly) => Err("auxiliary window may not call this command"),
+            (Some(Caller::Main), Access::AuxOnly) => Err("only auxiliary windows may call this command"),
+            (Some(caller), _) => Ok(caller),
         }
-    }
+    };
+    verdict.map_err(|reason| {
+        tracing::warn!(
+            target: "relay::security",
+            command = command.name,
+            origin = %describe_for_log(frame_url),
+            aux = window == Some(Caller::Aux),
+            "ipc call refused: {reason}"
+        );
+        BridgeError::Forbidden(reason.into())
+    })
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -309,15 +351,14 @@ mod commands {
 
     use super::*;
 
-    /// The caller check for a command invoked by `webview` (see `check_caller`).
+    /// `command`'s caller check for a call from `webview` (see `check_caller`).
     pub(crate) fn caller<R: tauri::Runtime>(
-        command: &str,
+        command: Command,
         webview: &Webview<R>,
         bridge: &Bridge,
-        access: Access,
     ) -> Result<Caller, BridgeError> {
         let url = webview.url().map(|u| u.to_string()).unwrap_or_default();
-        check_caller(command, webview.label(), &url, &bridge.trusted_origin, access)
+        command.authorize(webview.label(), &url, &bridge.trusted_origin)
     }
 
     fn open_with_os(url: &str) -> Result<(), String> {
@@ -330,7 +371,7 @@ mod commands {
         bridge: State<'_, Bridge>,
         url: String,
     ) -> Result<OpenedLink, BridgeError> {
-        caller("open_external", &webview, &bridge, Access::AuxOk)?;
+        caller(OPEN_EXTERNAL, &webview, &bridge)?;
         bridge.open_external_with(&url, now_ms(), open_with_os)
     }
 
@@ -340,7 +381,7 @@ mod commands {
         bridge: State<'_, Bridge>,
         url: String,
     ) -> Result<OpenedLink, BridgeError> {
-        caller("open_service_desk", &webview, &bridge, Access::MainOnly)?;
+        caller(OPEN_SERVICE_DESK, &webview, &bridge)?;
         bridge.open_service_desk_with(&url, open_with_os)
     }
 
@@ -351,7 +392,7 @@ mod commands {
         bridge: State<'_, Bridge>,
         route: String,
     ) -> Result<String, BridgeError> {
-        caller("open_aux_window", &webview, &bridge, Access::MainOnly)?;
+        caller(OPEN_AUX_WINDOW, &webview, &bridge)?;
         let (route, decision) = bridge.request_aux(&route)?;
         let label = aux_label(route);
         if decision == AuxDecision::FocusExisting {
@@ -376,13 +417,13 @@ mod commands {
     }
 
     #[tauri::command]
-    pub async fn open_dynatrace(
-        app: tauri::AppHandle,
-        webview: Webview,
+    pub async fn open_dynatrace<R: tauri::Runtime>(
+        app: tauri::AppHandle<R>,
+        webview: Webview<R>,
         bridge: State<'_, Bridge>,
         url: String,
     ) -> Result<String, BridgeError> {
-        caller("open_dynatrace", &webview, &bridge, Access::MainOnly)?;
+        caller(OPEN_DYNATRACE, &webview, &bridge)?;
         let url = check_dynatrace_url(&url)?;
         let label = crate::lockdown::DYNATRACE_LABEL;
         if let Some(w) = app.get_webview_window(label) {
@@ -405,7 +446,7 @@ mod commands {
         webview: Webview<R>,
         bridge: State<'_, Bridge>,
     ) -> Result<serde_json::Value, BridgeError> {
-        caller("health", &webview, &bridge, Access::AuxOk)?;
+        caller(HEALTH, &webview, &bridge)?;
         bridge.health().await
     }
 }
@@ -418,13 +459,14 @@ mod tests {
 
     const T: &str = "tauri://localhost";
 
+    fn check(access: Access, label: &str, url: &str) -> Result<Caller, BridgeError> {
+        Command::new("x", access).authorize(label, url, T)
+    }
+
     #[test]
     fn caller_check_wires_the_trusted_sender_policy() {
-        assert_eq!(check_caller("x", "main", "tauri://localhost/index.html", T, Access::MainOnly), Ok(Caller::Main));
-        assert_eq!(
-            check_caller("x", "aux-oncall", "tauri://localhost/?popout=oncall", T, Access::AuxOk),
-            Ok(Caller::Aux)
-        );
+        assert_eq!(check(Access::MainOnly, "main", "tauri://localhost/index.html"), Ok(Caller::Main));
+        assert_eq!(check(Access::AuxOk, "aux-oncall", "tauri://localhost/?popout=oncall"), Ok(Caller::Aux));
         for url in [
             "tauri://localhost.evil/",
             "https://evil.example/",
@@ -433,22 +475,39 @@ mod tests {
             "",
             "tauri://user@localhost/",
         ] {
-            assert!(
-                matches!(check_caller("x", "main", url, T, Access::AuxOk), Err(BridgeError::Forbidden(_))),
-                "{url}"
-            );
+            assert!(matches!(check(Access::AuxOk, "main", url), Err(BridgeError::Forbidden(_))), "{url}");
         }
     }
 
     #[test]
     fn aux_windows_cannot_call_main_only_commands() {
-        assert!(matches!(
-            check_caller("reveal_passphrase", "aux-oncall", "tauri://localhost/", T, Access::MainOnly),
-            Err(BridgeError::Forbidden(_))
-        ));
-        // Any label other than "main" is auxiliary, including look-alikes.
-        assert!(check_caller("x", "Main", "tauri://localhost/", T, Access::MainOnly).is_err());
-        assert!(check_caller("x", "main ", "tauri://localhost/", T, Access::MainOnly).is_err());
+        assert!(matches!(check(Access::MainOnly, "aux-oncall", "tauri://localhost/"), Err(BridgeError::Forbidden(_))));
+        // Any label other than "main" is auxiliary at best, including look-alikes.
+        assert!(check(Access::MainOnly, "Main", "tauri://localhost/").is_err());
+        assert!(check(Access::MainOnly, "main ", "tauri://localhost/").is_err());
+    }
+
+    #[test]
+    fn only_main_and_allowlisted_aux_windows_are_bridge_windows() {
+        for label in ["Main", "main ", "dynatrace", "aux-", "aux-settings", "aux-popout/board", "aux-oncall ", ""] {
+            assert_eq!(window_of(label), None, "{label:?}");
+            for access in [Access::MainOnly, Access::AuxOk, Access::AuxOnly] {
+                assert_eq!(
+                    check(access, label, "tauri://localhost/"),
+                    Err(BridgeError::Forbidden("not a bridge window".into())),
+                    "{label:?} {access:?}"
+                );
+            }
+        }
+        for route in domain::windows::AUX_ROUTES {
+            assert_eq!(window_of(&aux_label(route)), Some(Caller::Aux), "{route}");
+        }
+    }
+
+    #[test]
+    fn aux_only_commands_refuse_the_main_window() {
+        assert!(matches!(check(Access::AuxOnly, "main", "tauri://localhost/"), Err(BridgeError::Forbidden(_))));
+        assert_eq!(check(Access::AuxOnly, "aux-popout-board", "tauri://localhost/?popout=board"), Ok(Caller::Aux));
     }
 
     #[test]

@@ -11,11 +11,11 @@ use actix::Addr;
 use actors::discovery::{Browse, DiscoveryActor, DiscoveryError};
 use domain::discovery::RelayServer;
 
-use crate::bridge::{check_caller, Access, BridgeError, Caller};
+use crate::bridge::{Access, BridgeError, Caller, Command};
 
-pub const COMMAND: &str = "discover_servers";
 /// Who may call `discover_servers`: the main window only.
 pub const ACCESS: Access = Access::MainOnly;
+pub const COMMAND: Command = Command::new("discover_servers", ACCESS);
 /// How long one `discover_servers` call listens for answers.
 pub const DISCOVER_WINDOW: Duration = Duration::from_secs(3);
 /// Extra time allowed for the actor's reply on top of the browse window.
@@ -23,7 +23,7 @@ const REPLY_SLACK: Duration = Duration::from_secs(2);
 
 /// The caller check `discover_servers` runs first.
 pub fn authorize(label: &str, frame_url: &str, trusted: &str) -> Result<Caller, BridgeError> {
-    check_caller(COMMAND, label, frame_url, trusted, ACCESS)
+    COMMAND.authorize(label, frame_url, trusted)
 }
 
 /// One bounded browse through the discovery actor.

@@ -176,13 +176,17 @@ pub fn install_panic_hook(build: BuildKind, relaunch_enabled: bool) {
     }));
 }
 
+/// `stability_status`: any bridge window; the recoverable-failure count and the last warning.
+pub const STABILITY_STATUS: crate::bridge::Command =
+    crate::bridge::Command::new("stability_status", crate::bridge::Access::AuxOk);
+
 /// `stability_status`: the recoverable-failure count and the last stability warning.
 #[tauri::command]
 pub async fn stability_status<R: tauri::Runtime>(
     webview: tauri::Webview<R>,
     bridge: tauri::State<'_, crate::bridge::Bridge>,
 ) -> Result<StabilityStatus, crate::bridge::BridgeError> {
-    crate::bridge::caller("stability_status", &webview, &bridge, crate::bridge::Access::AuxOk)?;
+    crate::bridge::caller(STABILITY_STATUS, &webview, &bridge)?;
     Ok(installed().map(Guards::status).unwrap_or_default())
 }
 

@@ -3,7 +3,8 @@
 //! screen: server mode runs the actor system and HTTP server in this process (see `backend`);
 //! client mode uses a validated remote server origin. The renderer reaches Rust only through the
 //! typed bridge (`bridge`, `secrets_cmd`, `session_cmd`, `setup_cmd`, `discovery_cmd`,
-//! `guards`); every window is navigation-locked (`lockdown`); panics go through `guards`.
+//! `guards`), whose commands are registered once, in `registry`; every window is
+//! navigation-locked (`lockdown`); panics go through `guards`.
 
 mod backend;
 mod bridge;
@@ -13,6 +14,7 @@ mod discovery_cmd;
 mod fatal_dialog;
 mod guards;
 mod lockdown;
+mod registry;
 mod secrets_cmd;
 mod session_cmd;
 mod setup_cmd;
@@ -116,24 +118,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         .manage(secrets)
         .manage(session_cmd::SharedSession::default())
         .manage(setup_cmd::SetupStore::new(data_dir))
-        .invoke_handler(tauri::generate_handler![
-            bridge::open_external,
-            bridge::open_service_desk,
-            bridge::open_aux_window,
-            bridge::open_dynatrace,
-            secrets_cmd::connection_info,
-            secrets_cmd::reveal_passphrase,
-            secrets_cmd::remember_passphrase,
-            secrets_cmd::forget_passphrase,
-            secrets_cmd::sign_in,
-            bridge::health,
-            guards::stability_status,
-            discovery_cmd::discover_servers,
-            session_cmd::share_session,
-            session_cmd::aux_session,
-            setup_cmd::save_setup,
-            setup_cmd::reset_setup,
-        ])
+        .invoke_handler(registry::handler())
         .on_window_event(|window, event| {
             if let tauri::WindowEvent::Destroyed = event {
                 if let Some(route) = bridge::route_of_label(window.label()) {

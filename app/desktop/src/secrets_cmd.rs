@@ -12,7 +12,18 @@ use domain::secret_policy::{passphrase_entry, SecretStorage};
 use infra::secret_store::{SecretStore, SecretStoreError};
 use serde::Serialize;
 
-use crate::bridge::{check_passphrase_payload, BridgeError, ConnectionInfo, SignedIn};
+use crate::bridge::{check_passphrase_payload, Access, BridgeError, Command, ConnectionInfo, SignedIn};
+
+/// `connection_info`: mode, server origin, passphrase availability and secret storage.
+pub const CONNECTION_INFO: Command = Command::new("connection_info", Access::MainOnly);
+/// `reveal_passphrase`: server mode only, the data directory's passphrase.
+pub const REVEAL_PASSPHRASE: Command = Command::new("reveal_passphrase", Access::MainOnly);
+/// `remember_passphrase`: client mode only, into the secret store.
+pub const REMEMBER_PASSPHRASE: Command = Command::new("remember_passphrase", Access::MainOnly);
+/// `forget_passphrase`: client mode only.
+pub const FORGET_PASSPHRASE: Command = Command::new("forget_passphrase", Access::MainOnly);
+/// `sign_in`: client mode only, through the `AuthCoordinator`.
+pub const SIGN_IN: Command = Command::new("sign_in", Access::MainOnly);
 
 /// Managed state: the store chosen at start and, in client mode, the server's entry name.
 pub struct Secrets {
@@ -111,7 +122,7 @@ mod commands {
     use tauri::{State, Webview};
 
     use super::*;
-    use crate::bridge::{caller, Access, Bridge};
+    use crate::bridge::{caller, Bridge};
 
     /// Secret-store calls block (D-Bus): keep them off the async workers.
     async fn blocking<T: Send + 'static>(
@@ -128,7 +139,7 @@ mod commands {
         bridge: State<'_, Bridge>,
         secrets: State<'_, std::sync::Arc<Secrets>>,
     ) -> Result<DesktopConnectionInfo, BridgeError> {
-        caller("connection_info", &webview, &bridge, Access::MainOnly)?;
+        caller(CONNECTION_INFO, &webview, &bridge)?;
         let (secrets, base) = (secrets.inner().clone(), bridge.connection_info());
         blocking(move || Ok(secrets.connection_info(base))).await
     }
@@ -139,7 +150,7 @@ mod commands {
         bridge: State<'_, Bridge>,
         secrets: State<'_, std::sync::Arc<Secrets>>,
     ) -> Result<String, BridgeError> {
-        caller("reveal_passphrase", &webview, &bridge, Access::MainOnly)?;
+        caller(REVEAL_PASSPHRASE, &webview, &bridge)?;
         if secrets.is_client() {
             // A remembered passphrase stays in the shell: `sign_in` without one uses it.
             return Err(BridgeError::Unavailable(
@@ -159,7 +170,7 @@ mod commands {
         secrets: State<'_, std::sync::Arc<Secrets>>,
         passphrase: Option<String>,
     ) -> Result<SignedIn, BridgeError> {
-        caller("sign_in", &webview, &bridge, Access::MainOnly)?;
+        caller(SIGN_IN, &webview, &bridge)?;
         let secrets = secrets.inner().clone();
         let passphrase = blocking(move || secrets.passphrase_for_sign_in(passphrase)).await?;
         bridge.sign_in(&passphrase).await
@@ -172,7 +183,7 @@ mod commands {
         secrets: State<'_, std::sync::Arc<Secrets>>,
         passphrase: String,
     ) -> Result<Remembered, BridgeError> {
-        caller("remember_passphrase", &webview, &bridge, Access::MainOnly)?;
+        caller(REMEMBER_PASSPHRASE, &webview, &bridge)?;
         let secrets = secrets.inner().clone();
         blocking(move || secrets.remember(&passphrase)).await
     }
@@ -183,7 +194,7 @@ mod commands {
         bridge: State<'_, Bridge>,
         secrets: State<'_, std::sync::Arc<Secrets>>,
     ) -> Result<(), BridgeError> {
-        caller("forget_passphrase", &webview, &bridge, Access::MainOnly)?;
+        caller(FORGET_PASSPHRASE, &webview, &bridge)?;
         let secrets = secrets.inner().clone();
         blocking(move || secrets.forget()).await
     }

@@ -9,7 +9,12 @@ use std::sync::Mutex;
 
 use serde::Serialize;
 
-use crate::bridge::BridgeError;
+use crate::bridge::{Access, BridgeError, Command};
+
+/// `share_session`: the main window hands over (or, with `null`, withdraws) its token.
+pub const SHARE_SESSION: Command = Command::new("share_session", Access::MainOnly);
+/// `aux_session`: an auxiliary window borrows the server URL and the main window's token.
+pub const AUX_SESSION: Command = Command::new("aux_session", Access::AuxOnly);
 
 /// Longest token accepted from the main window, in bytes.
 pub const MAX_TOKEN_LEN: usize = 4096;
@@ -62,7 +67,7 @@ mod commands {
     use tauri::{State, Webview};
 
     use super::*;
-    use crate::bridge::{caller, Access, Bridge, Caller};
+    use crate::bridge::{caller, Bridge};
 
     #[tauri::command]
     pub async fn share_session<R: tauri::Runtime>(
@@ -71,7 +76,7 @@ mod commands {
         shared: State<'_, SharedSession>,
         token: Option<String>,
     ) -> Result<(), BridgeError> {
-        caller("share_session", &webview, &bridge, Access::MainOnly)?;
+        caller(SHARE_SESSION, &webview, &bridge)?;
         shared.share(token)
     }
 
@@ -81,9 +86,7 @@ mod commands {
         bridge: State<'_, Bridge>,
         shared: State<'_, SharedSession>,
     ) -> Result<AuxSession, BridgeError> {
-        if caller("aux_session", &webview, &bridge, Access::AuxOk)? != Caller::Aux {
-            return Err(BridgeError::Forbidden("only auxiliary windows borrow the main session".into()));
-        }
+        caller(AUX_SESSION, &webview, &bridge)?;
         Ok(shared.for_aux(&bridge.connection_info().server_url))
     }
 }

@@ -8,7 +8,12 @@
 use domain::desktop_setup::{DesktopSetup, SetupError};
 use infra::datadir::DataDir;
 
-use crate::bridge::BridgeError;
+use crate::bridge::{Access, BridgeError, Command};
+
+/// `save_setup`: the setup screen's choice, then a restart into it.
+pub const SAVE_SETUP: Command = Command::new("save_setup", Access::MainOnly);
+/// `reset_setup`: forget the saved setup, then a restart into the setup screen.
+pub const RESET_SETUP: Command = Command::new("reset_setup", Access::MainOnly);
 
 /// Managed state: where the setup is saved.
 pub struct SetupStore {
@@ -53,7 +58,7 @@ mod commands {
     use tauri::{State, Webview};
 
     use super::*;
-    use crate::bridge::{caller, Access, Bridge};
+    use crate::bridge::{caller, Bridge};
 
     #[tauri::command]
     pub async fn save_setup<R: tauri::Runtime>(
@@ -63,7 +68,7 @@ mod commands {
         store: State<'_, SetupStore>,
         setup: DesktopSetup,
     ) -> Result<(), BridgeError> {
-        caller("save_setup", &webview, &bridge, Access::MainOnly)?;
+        caller(SAVE_SETUP, &webview, &bridge)?;
         store.save(setup)?;
         app.request_restart();
         Ok(())
@@ -76,7 +81,7 @@ mod commands {
         bridge: State<'_, Bridge>,
         store: State<'_, SetupStore>,
     ) -> Result<(), BridgeError> {
-        caller("reset_setup", &webview, &bridge, Access::MainOnly)?;
+        caller(RESET_SETUP, &webview, &bridge)?;
         store.reset()?;
         app.request_restart();
         Ok(())

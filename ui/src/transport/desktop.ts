@@ -3,10 +3,12 @@
 // (`connection_info`). The transport then talks to that origin exactly as in direct mode
 // (passphrase → /api/collections/users/auth-with-password, bearer token in memory, SSE realtime);
 // the server's CORS rule admits exactly the Tauri app origins. /web/api/mode is never asked.
+// Every command invoked here must be in app/desktop/src/registry/names.rs; the desktop crate's
+// registry tests parse this file's invoke('…') / call('…') names and fail on any mismatch.
 import { PocketBaseTransport, type PocketBaseTransportOptions } from './pocketbase';
 import { detectWebMode } from './webSession';
 
-/** What `connection_info` returns (app/desktop/src/bridge.rs, `ConnectionInfo`). */
+/** What `connection_info` returns (app/desktop/src/secrets_cmd.rs, `DesktopConnectionInfo`). */
 export interface DesktopConnectionInfo {
   /** 'setup': nothing chosen yet, the window shows the setup screen (serverUrl is ''). */
   mode: 'server' | 'client' | 'setup';
@@ -83,8 +85,8 @@ export interface StabilityStatus {
 }
 
 /**
- * The desktop bridge's passphrase and stability commands. The bridge refuses with
- * `{ code, message }`; these reject with an Error carrying that message.
+ * The desktop bridge's passphrase, setup, discovery and stability commands. The bridge refuses
+ * with `{ code, message }`; these reject with an Error carrying that message.
  */
 export class DesktopBridge {
   constructor(private readonly tauri: TauriGlobal) {}

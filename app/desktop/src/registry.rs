@@ -1,0 +1,40 @@
+//! Registration of the desktop bridge commands: `COMMANDS` (from `registry/names.rs`, the one
+//! list of command names, which `build.rs` turns into `allow-*` permissions) and `handler()`,
+//! the invoke handler `main` installs. The tests keep the handler, the generated permissions,
+//! `permissions/relay-bridge.toml`, `capabilities/default.json` and the UI's desktop transport
+//! in agreement with that list, and drive every registered command through Tauri's mock runtime
+//! to prove it refuses foreign callers. It holds no command logic.
+
+// The binary needs only the handler; the list is for build.rs and the tests.
+#[cfg(test)]
+mod names;
+
+#[cfg(test)]
+pub use names::COMMANDS;
+
+use crate::{bridge, discovery_cmd, guards, secrets_cmd, session_cmd, setup_cmd};
+
+/// The invoke handler: exactly the commands of `COMMANDS` (checked by `registry::tests`).
+pub fn handler<R: tauri::Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + Send + Sync + 'static {
+    tauri::generate_handler![
+        bridge::open_external,
+        bridge::open_service_desk,
+        bridge::open_aux_window,
+        bridge::open_dynatrace,
+        secrets_cmd::connection_info,
+        secrets_cmd::reveal_passphrase,
+        secrets_cmd::remember_passphrase,
+        secrets_cmd::forget_passphrase,
+        secrets_cmd::sign_in,
+        bridge::health,
+        guards::stability_status,
+        discovery_cmd::discover_servers,
+        session_cmd::share_session,
+        session_cmd::aux_session,
+        setup_cmd::save_setup,
+        setup_cmd::reset_setup,
+    ]
+}
+
+#[cfg(test)]
+mod tests;
