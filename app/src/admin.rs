@@ -66,10 +66,8 @@ pub enum AdminCommand {
     },
 }
 
+/// The store of an existing data directory (`run` has checked that it exists).
 fn open(data_dir: &std::path::Path) -> Result<(PrivilegedService, infra::db::DbPool), BoxError> {
-    if !data_dir.is_dir() {
-        return Err(format!("no data directory at {}", data_dir.display()).into());
-    }
     let dir = DataDir::open(data_dir)?;
     let (pool, _) = infra::db::open(&dir.db_path(), 1)?;
     Ok((PrivilegedService::new(pool.clone(), infra::clock::system()), pool))

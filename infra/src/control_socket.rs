@@ -44,6 +44,24 @@ pub enum ClientError {
     Io(std::io::Error),
 }
 
+/// What is at the socket path, looked at without following a link.
+enum PathState {
+    Absent,
+    Symlink,
+    NotASocket,
+    Socket,
+}
+
+fn path_state(path: &Path) -> std::io::Result<PathState> {
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_symlink() => Ok(PathState::Symlink),
+        Ok(meta) if !meta.file_type().is_socket() => Ok(PathState::NotASocket),
+        Ok(_) => Ok(PathState::Socket),
+        Err(e) if e.kind() == ErrorKind::NotFound => Ok(PathState::Absent),
+        Err(e) => Err(e),
+    }
+}
+
 /// Where a data directory's control socket lives.
 pub fn socket_path(data_dir: &Path) -> PathBuf {
     data_dir.join(SOCKET_FILE)
@@ -73,10 +91,10 @@ fn check_directory(data_dir: &Path) -> Result<(), BindError> {
 pub fn bind(data_dir: &Path) -> Result<UnixListener, BindError> {
     check_directory(data_dir)?;
     let path = socket_path(data_dir);
-    match std::fs::symlink_metadata(&path) {
-        Ok(meta) if meta.file_type().is_symlink() => return Err(BindError::Symlink(SOCKET_FILE.into())),
-        Ok(meta) if !meta.file_type().is_socket() => return Err(BindError::NotASocket(SOCKET_FILE.into())),
-        Ok(_) => match UnixStream::connect(&path) {
+    match path_state(&path)? {
+        PathState::Symlink => return Err(BindError::Symlink(SOCKET_FILE.into())),
+        PathState::NotASocket => return Err(BindError::NotASocket(SOCKET_FILE.into())),
+        PathState::Socket => match UnixStream::connect(&path) {
             Ok(_) => return Err(BindError::AlreadyRunning),
             Err(e) if e.kind() == ErrorKind::ConnectionRefused => {
                 tracing::info!("replacing a stale control socket");
@@ -84,8 +102,7 @@ pub fn bind(data_dir: &Path) -> Result<UnixListener, BindError> {
             }
             Err(e) => return Err(BindError::Io(e)),
         },
-        Err(e) if e.kind() == ErrorKind::NotFound => {}
-        Err(e) => return Err(BindError::Io(e)),
+        PathState::Absent => {}
     }
     let listener = UnixListener::bind(&path)?;
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))?;
@@ -96,7 +113,7 @@ pub fn bind(data_dir: &Path) -> Result<UnixListener, BindError> {
 /// Removes the socket file on shutdown if it is still ours (a socket, not a link).
 pub fn remove(data_dir: &Path) {
     let path = socket_path(data_dir);
-    if std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_socket()) {
+    if matches!(path_state(&path), Ok(PathState::Socket)) {
         let _ = std::fs::remove_file(path);
     }
 }
@@ -104,11 +121,10 @@ pub fn remove(data_dir: &Path) {
 /// Sends one request to the server of `data_dir` and reads its reply.
 pub fn request(data_dir: &Path, request: &ControlRequest) -> Result<ControlResponse, ClientError> {
     let path = socket_path(data_dir);
-    match std::fs::symlink_metadata(&path) {
-        Ok(meta) if meta.file_type().is_symlink() => return Err(ClientError::Symlink(SOCKET_FILE.into())),
-        Ok(meta) if !meta.file_type().is_socket() => return Err(ClientError::NotRunning),
-        Ok(_) => {}
-        Err(_) => return Err(ClientError::NotRunning),
+    match path_state(&path) {
+        Ok(PathState::Symlink) => return Err(ClientError::Symlink(SOCKET_FILE.into())),
+        Ok(PathState::Socket) => {}
+        Ok(PathState::Absent | PathState::NotASocket) | Err(_) => return Err(ClientError::NotRunning),
     }
     let mut stream = match UnixStream::connect(&path) {
         Ok(s) => s,
