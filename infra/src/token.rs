@@ -1,14 +1,18 @@
 //! App-user auth tokens. Tokens are JWT-shaped (so the PocketBase SDK's client-side expiry
 //! check works) and signed with HMAC-SHA-256 under a per-installation key kept in the secrets
 //! folder. Each token carries an expiry and a credential generation derived from the current
-//! passphrase, so changing the passphrase invalidates every outstanding token. Signatures are
-//! compared in constant time; anything malformed is simply invalid.
+//! passphrase, so changing the passphrase invalidates every outstanding token. A token issued
+//! to a Relay Web browser also carries its web session's binding (`webSession`, a random value
+//! that is neither the cookie nor the logical id): such a token verifies only where that binding
+//! is expected (the gateway, beside that session's cookie), never where none is (the data API).
+//! Signatures are compared in constant time; anything malformed is simply invalid.
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
 use base64::Engine;
 use hmac::{Hmac, KeyInit, Mac};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
+use subtle::ConstantTimeEq;
 
 pub const APP_USER_ID: &str = "relayappuser001";
 pub const USERS_COLLECTION_ID: &str = "_pb_users_auth_";
@@ -30,6 +34,9 @@ pub struct Claims {
     pub refreshable: bool,
     /// Credential generation: tokens from an older passphrase never verify.
     pub cgen: String,
+    /// The Relay Web session this token is bound to; absent on data-API tokens.
+    #[serde(default, rename = "webSession", skip_serializing_if = "Option::is_none")]
+    pub web_session: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -42,6 +49,10 @@ pub enum TokenError {
     Expired,
     #[error("token from an older credential")]
     StaleCredential,
+    /// A web-session token on the data API, a data-API token on the gateway, or a token of
+    /// another web session.
+    #[error("token not valid here")]
+    WrongSurface,
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -75,8 +86,9 @@ impl TokenSigner {
         mac
     }
 
-    /// Issues a token for the app user that expires `ttl_secs` after `now_ms`.
-    pub fn issue(&self, now_ms: i64, ttl_secs: i64, cgen: &str) -> String {
+    /// Issues a token for the app user that expires `ttl_secs` after `now_ms`, bound to a Relay
+    /// Web session when `web_session` is given.
+    pub fn issue(&self, now_ms: i64, ttl_secs: i64, cgen: &str, web_session: Option<&str>) -> String {
         let iat = now_ms / 1000;
         let claims = Claims {
             id: APP_USER_ID.into(),
@@ -86,6 +98,7 @@ impl TokenSigner {
             iat,
             refreshable: true,
             cgen: cgen.into(),
+            web_session: web_session.map(String::from),
         };
         let payload = serde_json::to_vec(&claims).unwrap_or_default();
         let input = format!("{}.{}", B64.encode(HEADER), B64.encode(payload));
@@ -93,8 +106,15 @@ impl TokenSigner {
         format!("{input}.{}", B64.encode(sig))
     }
 
-    /// Verifies signature, expiry and credential generation.
-    pub fn verify(&self, token: &str, now_ms: i64, cgen: &str) -> Result<Claims, TokenError> {
+    /// Verifies signature, expiry, credential generation and the surface: `web_session` is the
+    /// binding the caller expects (`None` on the data API), and the token's must equal it.
+    pub fn verify(
+        &self,
+        token: &str,
+        now_ms: i64,
+        cgen: &str,
+        web_session: Option<&str>,
+    ) -> Result<Claims, TokenError> {
         if token.len() > MAX_TOKEN_LEN {
             return Err(TokenError::Malformed);
         }
@@ -119,6 +139,14 @@ impl TokenSigner {
         if claims.cgen != cgen {
             return Err(TokenError::StaleCredential);
         }
+        let same_surface = match (claims.web_session.as_deref(), web_session) {
+            (None, None) => true,
+            (Some(bound), Some(expected)) => bool::from(bound.as_bytes().ct_eq(expected.as_bytes())),
+            _ => false,
+        };
+        if !same_surface {
+            return Err(TokenError::WrongSurface);
+        }
         Ok(claims)
     }
 }
@@ -131,26 +159,55 @@ mod tests {
     fn issued_tokens_verify_until_expiry() {
         let signer = TokenSigner::new(vec![7; 32]);
         let g = credential_generation("passphrase-1");
-        let t = signer.issue(1_000_000, 60, &g);
+        let t = signer.issue(1_000_000, 60, &g, None);
         assert_eq!(t.split('.').count(), 3);
-        let c = signer.verify(&t, 1_000_000 + 59_999, &g).unwrap();
+        let c = signer.verify(&t, 1_000_000 + 59_999, &g, None).unwrap();
         assert_eq!((c.exp, c.id.as_str()), (1_060, APP_USER_ID));
-        assert_eq!(signer.verify(&t, 1_060_000, &g), Err(TokenError::Expired));
+        assert_eq!(signer.verify(&t, 1_060_000, &g, None), Err(TokenError::Expired));
     }
 
     #[test]
     fn tampering_other_keys_and_old_credentials_fail() {
         let signer = TokenSigner::new(vec![7; 32]);
         let g = credential_generation("passphrase-1");
-        let t = signer.issue(0, 600, &g);
-        assert_eq!(TokenSigner::new(vec![8; 32]).verify(&t, 0, &g), Err(TokenError::BadSignature));
-        assert_eq!(signer.verify(&t, 0, &credential_generation("passphrase-2")), Err(TokenError::StaleCredential));
+        let t = signer.issue(0, 600, &g, None);
+        assert_eq!(TokenSigner::new(vec![8; 32]).verify(&t, 0, &g, None), Err(TokenError::BadSignature));
+        assert_eq!(
+            signer.verify(&t, 0, &credential_generation("passphrase-2"), None),
+            Err(TokenError::StaleCredential)
+        );
         let parts: Vec<&str> = t.split('.').collect();
         let forged = B64.encode(br#"{"id":"relayappuser001","type":"auth","collectionId":"x","exp":9999999999,"iat":0,"refreshable":true,"cgen":"00"}"#);
-        assert_eq!(signer.verify(&format!("{}.{forged}.{}", parts[0], parts[2]), 0, &g), Err(TokenError::BadSignature));
+        assert_eq!(
+            signer.verify(&format!("{}.{forged}.{}", parts[0], parts[2]), 0, &g, None),
+            Err(TokenError::BadSignature)
+        );
         for bad in ["", "a.b", "a.b.c.d", "x.y.z", &"a".repeat(MAX_TOKEN_LEN + 1)] {
-            assert!(signer.verify(bad, 0, &g).is_err(), "{bad}");
+            assert!(signer.verify(bad, 0, &g, None).is_err(), "{bad}");
         }
         assert!(!format!("{signer:?}").contains('7'));
+    }
+
+    #[test]
+    fn web_session_tokens_verify_only_beside_their_own_binding() {
+        let signer = TokenSigner::new(vec![7; 32]);
+        let g = credential_generation("passphrase-1");
+        let web = signer.issue(0, 600, &g, Some("binding-a"));
+        let data_api = signer.issue(0, 600, &g, None);
+        assert_eq!(signer.verify(&web, 0, &g, Some("binding-a")).unwrap().web_session.as_deref(), Some("binding-a"));
+        assert_eq!(signer.verify(&web, 0, &g, None), Err(TokenError::WrongSurface), "web token on the data API");
+        assert_eq!(signer.verify(&web, 0, &g, Some("binding-b")), Err(TokenError::WrongSurface), "another session");
+        assert_eq!(
+            signer.verify(&data_api, 0, &g, Some("binding-a")),
+            Err(TokenError::WrongSurface),
+            "data-API token on the gateway"
+        );
+        assert!(signer.verify(&data_api, 0, &g, None).unwrap().web_session.is_none());
+        assert!(!data_api
+            .split('.')
+            .nth(1)
+            .map(|p| String::from_utf8(B64.decode(p).unwrap()).unwrap())
+            .unwrap()
+            .contains("webSession"));
     }
 }

@@ -360,3 +360,54 @@ async fn logout_needs_the_csrf_token() {
     assert_eq!(res.status(), 204);
     assert_eq!(b.app_token().await.0, 401, "logged out");
 }
+
+/// Issue #11.4: a token handed to a browser is bound to its web session.
+#[tokio::test]
+async fn relay_web_tokens_are_bound_to_their_session() {
+    let relay = Relay::start_web();
+    let mut a = Browser::new(&relay);
+    a.sign_in().await;
+    let token_a = a.app_token().await.1["token"].as_str().unwrap().to_string();
+    let gateway_records = a.url("/api/collections/contacts/records");
+    let read = |browser: &Browser, token: &str| {
+        browser.http.get(&gateway_records).header("Authorization", token.to_string()).send()
+    };
+    assert_eq!(read(&a, &token_a).await.unwrap().status(), 200, "beside its own cookie");
+
+    let data_api = support::client();
+    let res = data_api
+        .get(relay.url("/api/collections/contacts/records"))
+        .header("Authorization", &token_a)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 401, "a web-session token is refused by the data API listener");
+    let res = data_api
+        .post(relay.url("/api/collections/users/auth-refresh"))
+        .header("Authorization", &token_a)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 401, "and cannot be renewed there");
+
+    let mut b = Browser::new(&relay);
+    b.sign_in().await;
+    assert_eq!(read(&b, &token_a).await.unwrap().status(), 401, "session A's token beside session B's cookie");
+    let data_api_token = relay.token().await;
+    assert_eq!(read(&b, &data_api_token).await.unwrap().status(), 401, "a data-API token on the gateway");
+
+    let stream = a.http.get(a.url("/api/realtime")).header("Authorization", &token_a).send().await.unwrap();
+    assert_eq!(stream.status(), 200);
+    let res = a.post("/web/api/session/logout", json!({})).await;
+    assert_eq!(res.status(), 204);
+    assert_eq!(read(&a, &token_a).await.unwrap().status(), 401, "logged out");
+    let token_b = b.app_token().await.1["token"].as_str().unwrap().to_string();
+    assert_eq!(read(&b, &token_b).await.unwrap().status(), 200);
+    assert_eq!(read(&b, &token_a).await.unwrap().status(), 401, "A's token stays dead beside a live cookie");
+
+    // The realtime stream A opened ends with A's session (within the liveness tick), instead of
+    // streaming to a logged-out browser until the peer goes away.
+    let body = tokio::time::timeout(std::time::Duration::from_secs(10), stream.text()).await;
+    let body = body.expect("the gateway stream ends after logout").unwrap();
+    assert!(body.contains("PB_CONNECT"), "it was a realtime stream: {body}");
+}

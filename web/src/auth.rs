@@ -1,16 +1,21 @@
 //! App-user authentication routes and the `Authenticated` extractor. Sign-in
 //! (`auth-with-password`) and refresh go to the auth actor; every protected handler takes an
 //! `Authenticated` argument, which reads the `Authorization` header (PocketBase style, or
-//! `Bearer`) and asks the auth actor to verify it before the handler body runs.
+//! `Bearer`) and asks the auth actor to verify it before the handler body runs. On the Relay Web
+//! gateway the request carries its web session's grant (put there by the session check), and
+//! only a token bound to that session verifies; on the data API no grant is present, so tokens
+//! bound to any web session are refused there (and by `auth-refresh`, which only the data API
+//! mounts).
 
 use std::future::Future;
 use std::pin::Pin;
 
 use actix_web::http::header::AUTHORIZATION;
-use actix_web::{web, FromRequest, HttpRequest, HttpResponse};
+use actix_web::{web, FromRequest, HttpMessage, HttpRequest, HttpResponse};
 use serde::Deserialize;
 
 use actors::auth::{Login, RefreshToken, VerifyToken};
+use actors::web_sessions::WebGrant;
 use actors::Handles;
 use domain::record::RecordError;
 
@@ -33,11 +38,12 @@ impl FromRequest for Authenticated {
     fn from_request(req: &HttpRequest, _: &mut actix_web::dev::Payload) -> Self::Future {
         let token = bearer(req);
         let handles = req.app_data::<web::Data<Handles>>().cloned();
+        let web_session = req.extensions().get::<WebGrant>().map(|grant| grant.binding.clone());
         Box::pin(async move {
             let (Some(token), Some(handles)) = (token, handles) else {
                 return Err(Problem(RecordError::Unauthorized));
             };
-            handles.auth.send(VerifyToken { token }).await??;
+            handles.auth.send(VerifyToken { token, web_session }).await??;
             Ok(Authenticated)
         })
     }

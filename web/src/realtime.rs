@@ -5,14 +5,18 @@
 //! stream unregisters the client, and the actor ending the queue ends the response. An idle
 //! stream writes a one-line SSE comment every second so a vanished peer is noticed promptly. `POST /api/realtime` sets the
 //! client's subscriptions and requires a valid token, so unauthenticated streams never see data.
+//! On the Relay Web gateway a stream also ends when the web session that opened it ends (logout,
+//! replacement, expiry), so a logged-out browser stops receiving events at once.
 
 use actix::Addr;
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_web::{web, HttpMessage, HttpRequest, HttpResponse};
 use bytes::Bytes;
 use futures_util::{stream, StreamExt};
 use serde::Deserialize;
+use tokio::sync::watch;
 
 use actors::realtime::{Connect, Connected, Disconnect, RealtimeActor, SetSubscriptions};
+use actors::web_sessions::WebGrant;
 use actors::Handles;
 
 use crate::auth::Authenticated;
@@ -35,17 +39,33 @@ impl Drop for DisconnectOnDrop {
     }
 }
 
+/// Resolves when the gateway web session behind a stream ends; never on the data API.
+async fn session_ended(ended: &mut Option<watch::Receiver<()>>) {
+    match ended {
+        // The sender is never used to send: `changed` resolves only when the session drops it.
+        Some(ended) => {
+            let _ = ended.changed().await;
+        }
+        None => std::future::pending().await,
+    }
+}
+
 async fn connect(req: HttpRequest, handles: web::Data<Handles>) -> ApiResult<HttpResponse> {
+    let ended = req.extensions().get::<WebGrant>().map(|grant| grant.ended.clone());
     let Connected { client_id, frames } = handles.realtime.send(Connect { source: crate::source_ip(&req) }).await??;
     let guard = DisconnectOnDrop { realtime: handles.realtime.clone(), client_id };
-    let stream = stream::unfold((frames, guard), |(mut frames, guard)| async move {
-        let chunks = match tokio::time::timeout(LIVENESS_INTERVAL, frames.recv()).await {
+    let stream = stream::unfold((frames, ended, guard), |(mut frames, mut ended, guard)| async move {
+        let next = tokio::select! {
+            next = tokio::time::timeout(LIVENESS_INTERVAL, frames.recv()) => next,
+            _ = session_ended(&mut ended) => return None,
+        };
+        let chunks = match next {
             Ok(Some(frame)) if frame.body.is_empty() => vec![frame.head],
             Ok(Some(frame)) => vec![frame.head, frame.body],
             Ok(None) => return None,
             Err(_idle) => vec![Bytes::from_static(b":\n\n")],
         };
-        Some((stream::iter(chunks.into_iter().map(Ok::<Bytes, actix_web::Error>)), (frames, guard)))
+        Some((stream::iter(chunks.into_iter().map(Ok::<Bytes, actix_web::Error>)), (frames, ended, guard)))
     })
     .flatten();
     Ok(HttpResponse::Ok()

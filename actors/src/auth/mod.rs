@@ -48,14 +48,18 @@ pub struct Login {
     pub source: IpAddr,
 }
 
-/// Checks an `Authorization` token.
+/// Checks an `Authorization` token. `web_session` is the binding of the Relay Web session whose
+/// cookie came with the request (gateway), or `None` on the data API: a token verifies only on
+/// the surface it was issued for.
 #[derive(Message)]
 #[rtype(result = "Result<(), RecordError>")]
 pub struct VerifyToken {
     pub token: String,
+    pub web_session: Option<String>,
 }
 
-/// `POST /api/collections/users/auth-refresh`: a valid token buys a fresh one.
+/// `POST /api/collections/users/auth-refresh` (data API only): a valid data-API token buys a
+/// fresh one; a web-session token is refused (its browser re-fetches through its session).
 #[derive(Message)]
 #[rtype(result = "Result<Value, RecordError>")]
 pub struct RefreshToken {
@@ -63,11 +67,13 @@ pub struct RefreshToken {
 }
 
 /// Issues an app-user token for an already-authenticated Relay Web session (server-internal;
-/// no HTTP route reaches it directly). `ttl_secs` is capped at the configured token lifetime.
+/// no HTTP route reaches it directly), bound to that session's `web_session` binding. `ttl_secs`
+/// is capped at the configured token lifetime.
 #[derive(Message)]
 #[rtype(result = "Value")]
 pub struct IssueToken {
     pub ttl_secs: i64,
+    pub web_session: String,
 }
 
 /// Verifies a passphrase without issuing anything (Relay Web sign-in), under the same
@@ -125,11 +131,11 @@ impl AuthActor {
     }
 
     fn auth_response(&self) -> Value {
-        self.auth_response_with_ttl(self.settings.token_ttl_secs)
+        self.auth_response_with(self.settings.token_ttl_secs, None)
     }
 
-    fn auth_response_with_ttl(&self, ttl_secs: i64) -> Value {
-        let token = self.signer.issue(self.now(), ttl_secs, &self.cgen);
+    fn auth_response_with(&self, ttl_secs: i64, web_session: Option<&str>) -> Value {
+        let token = self.signer.issue(self.now(), ttl_secs, &self.cgen, web_session);
         json!({
             "token": token,
             "record": {
@@ -173,9 +179,12 @@ impl AuthActor {
         Err(RecordError::InvalidCredentials)
     }
 
-    fn verify(&self, token: &str) -> Result<(), RecordError> {
+    fn verify(&self, token: &str, web_session: Option<&str>) -> Result<(), RecordError> {
         let token = token.strip_prefix("Bearer ").unwrap_or(token).trim();
-        self.signer.verify(token, self.now(), &self.cgen).map(|_| ()).map_err(|_| RecordError::Unauthorized)
+        self.signer
+            .verify(token, self.now(), &self.cgen, web_session)
+            .map(|_| ())
+            .map_err(|_| RecordError::Unauthorized)
     }
 }
 
@@ -198,14 +207,14 @@ impl Handler<Login> for AuthActor {
 impl Handler<VerifyToken> for AuthActor {
     type Result = Result<(), RecordError>;
     fn handle(&mut self, msg: VerifyToken, _: &mut Context<Self>) -> Self::Result {
-        self.verify(&msg.token)
+        self.verify(&msg.token, msg.web_session.as_deref())
     }
 }
 
 impl Handler<RefreshToken> for AuthActor {
     type Result = Result<Value, RecordError>;
     fn handle(&mut self, msg: RefreshToken, _: &mut Context<Self>) -> Self::Result {
-        self.verify(&msg.token)?;
+        self.verify(&msg.token, None)?;
         Ok(self.auth_response())
     }
 }
@@ -213,7 +222,8 @@ impl Handler<RefreshToken> for AuthActor {
 impl Handler<IssueToken> for AuthActor {
     type Result = MessageResult<IssueToken>;
     fn handle(&mut self, msg: IssueToken, _: &mut Context<Self>) -> Self::Result {
-        MessageResult(self.auth_response_with_ttl(msg.ttl_secs.clamp(1, self.settings.token_ttl_secs)))
+        let ttl_secs = msg.ttl_secs.clamp(1, self.settings.token_ttl_secs);
+        MessageResult(self.auth_response_with(ttl_secs, Some(&msg.web_session)))
     }
 }
 

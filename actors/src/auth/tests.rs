@@ -28,11 +28,11 @@ async fn sign_in_issues_tokens_that_expire() {
     let ok = auth.send(login("relay", PASS, [127, 0, 0, 1])).await.unwrap().unwrap();
     assert_eq!(ok["record"]["collectionName"], "users");
     let token = ok["token"].as_str().unwrap().to_string();
-    assert_eq!(auth.send(VerifyToken { token: token.clone() }).await.unwrap(), Ok(()));
-    assert_eq!(auth.send(VerifyToken { token: format!("Bearer {token}") }).await.unwrap(), Ok(()));
+    assert_eq!(auth.send(VerifyToken { token: token.clone(), web_session: None }).await.unwrap(), Ok(()));
+    assert_eq!(auth.send(VerifyToken { token: format!("Bearer {token}"), web_session: None }).await.unwrap(), Ok(()));
     let refreshed = auth.send(RefreshToken { token: token.clone() }).await.unwrap().unwrap();
     clock.advance_ms(60_000);
-    assert_eq!(auth.send(VerifyToken { token }).await.unwrap(), Err(RecordError::Unauthorized));
+    assert_eq!(auth.send(VerifyToken { token, web_session: None }).await.unwrap(), Err(RecordError::Unauthorized));
     let refreshed = refreshed["token"].as_str().unwrap().to_string();
     assert_eq!(auth.send(RefreshToken { token: refreshed }).await.unwrap().unwrap_err(), RecordError::Unauthorized);
     assert!(auth.send(login("relay@relay.app", PASS, [127, 0, 0, 1])).await.unwrap().is_ok());
@@ -53,7 +53,7 @@ async fn changing_the_passphrase_invalidates_old_tokens() {
     let ok = auth.send(login("relay", PASS, [127, 0, 0, 1])).await.unwrap().unwrap();
     auth.send(SetPassphrase { passphrase: "a brand new phrase".into() }).await.unwrap();
     let token = ok["token"].as_str().unwrap().to_string();
-    assert_eq!(auth.send(VerifyToken { token }).await.unwrap(), Err(RecordError::Unauthorized));
+    assert_eq!(auth.send(VerifyToken { token, web_session: None }).await.unwrap(), Err(RecordError::Unauthorized));
     assert!(auth.send(login("relay", PASS, [127, 0, 0, 1])).await.unwrap().is_err());
     assert!(auth.send(login("relay", "a brand new phrase", [127, 0, 0, 1])).await.unwrap().is_ok());
 }
@@ -94,4 +94,18 @@ async fn distributed_guessing_is_bounded_but_never_locks_out_a_clean_source() {
     let r = auth.send(login("relay", "x", [10, 0, 0, 99])).await.unwrap();
     assert_eq!(r.unwrap_err(), RecordError::RateLimited { retry_after_secs: 2 }, "and then waits");
     assert!(auth.send(login("relay", PASS, [10, 0, 0, 200])).await.unwrap().is_ok(), "the operator gets in");
+}
+
+#[actix_rt::test]
+async fn web_session_tokens_are_refused_on_the_data_api_and_by_its_refresh() {
+    let (_clock, auth) = start(SignInLimits::default());
+    let issued = auth.send(IssueToken { ttl_secs: 600, web_session: "binding-a".into() }).await.unwrap();
+    let token = issued["token"].as_str().unwrap().to_string();
+    let verify =
+        |web_session: Option<&str>| VerifyToken { token: token.clone(), web_session: web_session.map(String::from) };
+    assert_eq!(auth.send(verify(Some("binding-a"))).await.unwrap(), Ok(()), "beside its own session");
+    assert_eq!(auth.send(verify(None)).await.unwrap(), Err(RecordError::Unauthorized), "data API");
+    assert_eq!(auth.send(verify(Some("binding-b"))).await.unwrap(), Err(RecordError::Unauthorized), "other session");
+    let refreshed = auth.send(RefreshToken { token: token.clone() }).await.unwrap();
+    assert_eq!(refreshed.unwrap_err(), RecordError::Unauthorized, "no indefinite renewal on the data API");
 }

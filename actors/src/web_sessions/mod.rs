@@ -4,6 +4,10 @@
 //! cookie and CSRF values while the logical id keeps rate accounting and revocation. Logout,
 //! replacement and expiry destroy the logical record, and any work that was authorized before
 //! (an app-token issue awaiting the auth actor) re-checks the record before it takes effect.
+//! Each logical session also has a token binding (random, neither cookie nor id): app tokens
+//! issued through it carry the binding, so they verify only beside this session's cookie on the
+//! gateway, and an `ended` signal that fires when the record is destroyed, so gateway realtime
+//! streams close on logout, replacement or expiry.
 //! Refusals are `WebError`, whose `HttpProblem` impl is all the gateway needs to answer them.
 
 use std::collections::HashMap;
@@ -128,9 +132,24 @@ pub struct WebSignIn {
     pub replaces: Option<String>,
 }
 
-/// Authorizes one gateway request; returns the logical session id (server-only).
+/// What an authorized gateway request learns about its session: the binding its app token must
+/// carry, and a signal whose `changed()` resolves (with an error) when the session ends.
+#[derive(Debug, Clone)]
+pub struct WebGrant {
+    pub binding: String,
+    pub ended: tokio::sync::watch::Receiver<()>,
+}
+
+/// Two grants are equal when they belong to the same logical session.
+impl PartialEq for WebGrant {
+    fn eq(&self, other: &WebGrant) -> bool {
+        self.binding == other.binding
+    }
+}
+
+/// Authorizes one gateway request.
 #[derive(Message)]
-#[rtype(result = "Result<String, WebError>")]
+#[rtype(result = "Result<WebGrant, WebError>")]
 pub struct Authorize {
     pub cookie: Option<String>,
     pub csrf: Option<String>,
@@ -168,8 +187,25 @@ pub struct CountSessions;
 struct Logical {
     cookie: String,
     csrf: String,
+    /// Carried by the app tokens issued to this session (`infra::token`).
+    binding: String,
+    /// Dropped with the record, which ends every receiver handed out in a `WebGrant`.
+    ended: tokio::sync::watch::Sender<()>,
     created_ms: i64,
     last_seen_ms: i64,
+}
+
+impl Logical {
+    fn new(cookie: String, now_ms: i64) -> Logical {
+        Logical {
+            cookie,
+            csrf: token(),
+            binding: token(),
+            ended: tokio::sync::watch::channel(()).0,
+            created_ms: now_ms,
+            last_seen_ms: now_ms,
+        }
+    }
 }
 
 pub struct WebSessionActor {
@@ -307,16 +343,18 @@ impl Handler<WebSignIn> for WebSessionActor {
             let now = act.subsystem.now_ms();
             let (id, cookie) = (token(), token());
             act.by_cookie.insert(cookie.clone(), id.clone());
-            act.logical.insert(id.clone(), Logical { cookie, csrf: token(), created_ms: now, last_seen_ms: now });
+            act.logical.insert(id.clone(), Logical::new(cookie, now));
             Ok(act.issue(&id))
         }))
     }
 }
 
 impl Handler<Authorize> for WebSessionActor {
-    type Result = Result<String, WebError>;
+    type Result = Result<WebGrant, WebError>;
     fn handle(&mut self, msg: Authorize, _: &mut Context<Self>) -> Self::Result {
-        self.authorize(msg.cookie.as_deref(), msg.csrf.as_deref(), msg.kind)
+        let id = self.authorize(msg.cookie.as_deref(), msg.csrf.as_deref(), msg.kind)?;
+        let l = self.logical.get(&id).ok_or(WebError::NoSession)?;
+        Ok(WebGrant { binding: l.binding.clone(), ended: l.ended.subscribe() })
     }
 }
 
@@ -353,7 +391,10 @@ impl Handler<IssueConnection> for WebSessionActor {
             Ok(id) => id,
             Err(e) => return Box::pin(actix::fut::ready(Err(e))),
         };
-        let request = self.auth.send(IssueToken { ttl_secs: self.config.token_ttl_secs });
+        let Some(binding) = self.logical.get(&id).map(|l| l.binding.clone()) else {
+            return Box::pin(actix::fut::ready(Err(WebError::NoSession)));
+        };
+        let request = self.auth.send(IssueToken { ttl_secs: self.config.token_ttl_secs, web_session: binding });
         Box::pin(request.into_actor(self).map(move |reply, act, _| {
             let token = reply.map_err(|_| WebError::SignIn(RecordError::Unavailable))?;
             // The session may have ended (logout, replacement, expiry) while the token was being

@@ -131,3 +131,35 @@ async fn the_session_count_is_capped() {
     web.send(sign_in(None)).await.unwrap().unwrap();
     assert_eq!(web.send(sign_in(None)).await.unwrap(), Err(WebError::Full));
 }
+
+#[actix_rt::test]
+async fn grants_carry_the_token_binding_and_end_with_the_session() {
+    let (clock, web) = start(WebSessionConfig::default());
+    let s = web.send(sign_in(None)).await.unwrap().unwrap();
+    let grant = web.send(read(&s)).await.unwrap().unwrap();
+    let issued = web.send(IssueConnection { cookie: Some(s.cookie.clone()), csrf: Some(s.csrf.clone()) }).await;
+    let token = issued.unwrap().unwrap()["token"].as_str().unwrap().to_string();
+    let payload = token.split('.').nth(1).unwrap();
+    let claims: Value = serde_json::from_slice(&base64_decode(payload)).unwrap();
+    assert_eq!(claims["webSession"], grant.binding.as_str(), "the app token is bound to this session");
+    assert_ne!(grant.binding, s.cookie);
+
+    let mut ended = grant.ended.clone();
+    assert!(ended.has_changed().is_ok(), "live while the session is");
+    web.send(Logout { cookie: Some(s.cookie.clone()), csrf: Some(s.csrf.clone()) }).await.unwrap().unwrap();
+    assert!(ended.changed().await.is_err(), "logout ends the grant");
+
+    let first = web.send(sign_in(None)).await.unwrap().unwrap();
+    let mut ended = web.send(read(&first)).await.unwrap().unwrap().ended;
+    let second = web.send(sign_in(Some(first.cookie.clone()))).await.unwrap().unwrap();
+    assert!(ended.changed().await.is_err(), "replacement ends the grant");
+    let mut ended = web.send(read(&second)).await.unwrap().unwrap().ended;
+    clock.advance_ms(61 * 60_000);
+    assert_eq!(web.send(read(&second)).await.unwrap(), Err(WebError::NoSession));
+    assert!(ended.changed().await.is_err(), "expiry ends the grant");
+}
+
+fn base64_decode(part: &str) -> Vec<u8> {
+    use base64::Engine;
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(part).unwrap()
+}

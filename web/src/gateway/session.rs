@@ -7,7 +7,7 @@ use actix_web::body::{EitherBody, MessageBody};
 use actix_web::cookie::{time::Duration as CookieDuration, Cookie, SameSite};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::middleware::Next;
-use actix_web::{web, HttpRequest, HttpResponse, ResponseError};
+use actix_web::{web, HttpMessage, HttpRequest, HttpResponse, ResponseError};
 use serde::Deserialize;
 
 use actors::web_sessions::{Authorize, IssueConnection, Issued, Logout, Refresh, RequestKind, WebError, WebSignIn};
@@ -135,7 +135,9 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
 }
 
 /// Every gateway `/api` route (except the public liveness probe) needs a live web session;
-/// state-changing ones also need the session's CSRF token.
+/// state-changing ones also need the session's CSRF token. The session's grant goes into the
+/// request's extensions: `auth::Authenticated` then accepts only app tokens bound to this
+/// session, and a realtime stream ends when the session does.
 pub async fn require_web_session(
     req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
@@ -149,7 +151,9 @@ pub async fn require_web_session(
         match handles.web_sessions.send(msg).await {
             Err(closed) => return Ok(refuse(req, WebRefusal::from(closed))),
             Ok(Err(refusal)) => return Ok(refuse(req, Problem(refusal))),
-            Ok(Ok(_)) => {}
+            Ok(Ok(grant)) => {
+                req.extensions_mut().insert(grant);
+            }
         }
     }
     Ok(next.call(req).await?.map_into_left_body())
