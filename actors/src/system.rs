@@ -149,6 +149,7 @@ pub fn start_server(config: RelayConfig) -> Result<Handles, StartError> {
         tracing::warn!(table = %table, "unmanaged table found; leaving it in place");
     }
     let privileged_service = PrivilegedService::new(pool.clone(), config.clock.clone());
+    let rate_limits = infra::rate_limits::RateLimitStore::new(pool.clone());
     let records = RecordStore::new(pool);
     let health = HealthActor::new(config.clock.clone()).start();
     let ctx = SubsystemCtx::new(config.clock.clone(), health.clone());
@@ -169,8 +170,8 @@ pub fn start_server(config: RelayConfig) -> Result<Handles, StartError> {
         limits: config.auth_limits,
     };
     let auth = start_supervised({
-        let ctx = ctx.clone();
-        move |_| AuthActor::new(ctx, auth_settings)
+        let (ctx, rate_limits) = (ctx.clone(), rate_limits.clone());
+        move |_| AuthActor::new(ctx, auth_settings).persisting(rate_limits)
     });
     let web_sessions = start_supervised({
         let (ctx, auth, web) = (ctx.clone(), auth.clone(), config.web_sessions);
@@ -182,7 +183,7 @@ pub fn start_server(config: RelayConfig) -> Result<Handles, StartError> {
     });
     let privileged = start_supervised({
         let (ctx, limits) = (ctx.clone(), config.privileged_limits);
-        move |_| PrivilegedActor::new(ctx, privileged_service, limits)
+        move |_| PrivilegedActor::new(ctx, privileged_service, limits).persisting(rate_limits)
     });
 
     Ok(Handles {

@@ -3,7 +3,9 @@
 //! arithmetic (refill, retry-after), a single [`TokenBucket`], and [`KeyedLimiter`], the one
 //! reusable limiter for per-key limits (per IP, per account, ...) optionally combined with a
 //! global bucket, with a bounded number of tracked keys. Time moving backwards never adds
-//! tokens and never panics; it is treated as "no time has passed".
+//! tokens and never panics; it is treated as "no time has passed". Limiters that must survive a
+//! restart export a [`LimiterSnapshot`] (only partly drained buckets, so it stays small) and are
+//! rebuilt from one; restored values are clamped, so a damaged snapshot can never add tokens.
 
 use std::collections::HashMap;
 use std::hash::Hash;
@@ -64,6 +66,27 @@ impl Decision {
     }
 }
 
+/// A bucket's persisted state: tokens left as of `last_ms` (wall-clock milliseconds).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BucketState {
+    pub tokens: f64,
+    pub last_ms: u64,
+}
+
+/// What a [`KeyedLimiter`] must remember across a restart: its partly drained key buckets (at
+/// most `max_keys`) and its global bucket when that is not full.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LimiterSnapshot<K> {
+    pub global: Option<BucketState>,
+    pub keys: Vec<(K, BucketState)>,
+}
+
+impl<K> Default for LimiterSnapshot<K> {
+    fn default() -> Self {
+        LimiterSnapshot { global: None, keys: Vec::new() }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct TokenBucket {
     config: BucketConfig,
@@ -75,6 +98,19 @@ impl TokenBucket {
     /// A full bucket as of `now_ms`.
     pub fn new(config: BucketConfig, now_ms: u64) -> Self {
         TokenBucket { config, tokens: config.sanitized().0, last_ms: now_ms }
+    }
+
+    /// A bucket restored from persisted state. Tokens are clamped to `0..=capacity` (a
+    /// non-finite value counts as empty), so a damaged record can only be stricter.
+    pub fn restored(config: BucketConfig, state: BucketState) -> Self {
+        let capacity = config.sanitized().0;
+        let tokens = if state.tokens.is_finite() { state.tokens.clamp(0.0, capacity) } else { 0.0 };
+        TokenBucket { config, tokens, last_ms: state.last_ms }
+    }
+
+    /// The state to persist.
+    pub fn state(&self) -> BucketState {
+        BucketState { tokens: self.tokens, last_ms: self.last_ms }
     }
 
     /// Whether one token is available at `now_ms`, without taking it.
@@ -100,7 +136,7 @@ impl TokenBucket {
         (self.tokens + elapsed_ms * rate / 1000.0).min(capacity)
     }
 
-    fn is_full(&self, now_ms: u64) -> bool {
+    pub fn is_full(&self, now_ms: u64) -> bool {
         self.tokens(now_ms) + EPSILON >= self.config.sanitized().0
     }
 
@@ -215,6 +251,41 @@ impl<K: Hash + Eq + Clone> KeyedLimiter<K> {
     /// bucket is not refunded.
     pub fn reset_key(&mut self, key: &K) {
         self.keys.remove(key);
+    }
+
+    /// The partly drained buckets (most drained first, at most `max_keys`) and the global
+    /// bucket when it is not full: everything a restart would otherwise forgive.
+    pub fn snapshot(&self, now_ms: u64) -> LimiterSnapshot<K> {
+        let mut keys: Vec<(K, BucketState)> = self
+            .keys
+            .iter()
+            .filter(|(_, entry)| !entry.bucket.is_full(now_ms))
+            .map(|(key, entry)| (key.clone(), entry.bucket.state()))
+            .collect();
+        keys.sort_by(|a, b| a.1.tokens.total_cmp(&b.1.tokens));
+        keys.truncate(self.max_keys);
+        let global = self.global.as_ref().filter(|g| !g.is_full(now_ms)).map(TokenBucket::state);
+        LimiterSnapshot { global, keys }
+    }
+
+    /// Adopts a snapshot taken by [`snapshot`](Self::snapshot) (keys beyond `max_keys` are
+    /// dropped; values are clamped by [`TokenBucket::restored`]).
+    pub fn restore(&mut self, snapshot: LimiterSnapshot<K>) {
+        if let (Some(global), Some(state)) = (&mut self.global, snapshot.global) {
+            *global = TokenBucket::restored(global.config, state);
+        }
+        for (key, state) in snapshot.keys.into_iter().take(self.max_keys) {
+            self.touch_counter += 1;
+            let entry = Entry { bucket: TokenBucket::restored(self.per_key, state), touched: self.touch_counter };
+            self.keys.insert(key, entry);
+        }
+        while self.keys.len() > self.max_keys {
+            let oldest = self.keys.iter().min_by_key(|(_, entry)| entry.touched).map(|(key, _)| key.clone());
+            match oldest {
+                Some(key) => self.keys.remove(&key),
+                None => break,
+            };
+        }
     }
 
     fn make_room(&mut self, now_ms: u64) {
@@ -453,5 +524,44 @@ mod tests {
         assert_eq!(l.try_take(&"b", 0), denied(1000));
         assert_eq!(l.tracked_keys(), 1);
         assert!(l.try_take(&"b", 11_000).is_allowed());
+    }
+
+    #[test]
+    fn snapshots_keep_drained_buckets_and_restore_them_without_refilling() {
+        let mut limiter = KeyedLimiter::new(FIVE_PER_2S, Some(BucketConfig { capacity: 4.0, refill_per_sec: 0.0 }), 2);
+        for _ in 0..3 {
+            limiter.try_take(&"a", 1_000);
+        }
+        limiter.try_take(&"b", 1_000);
+        let snap = limiter.snapshot(1_000);
+        assert_eq!(snap.global, Some(BucketState { tokens: 0.0, last_ms: 1_000 }));
+        assert_eq!(snap.keys.iter().map(|(k, _)| *k).collect::<Vec<_>>(), vec!["a", "b"], "most drained first");
+
+        let mut restarted =
+            KeyedLimiter::new(FIVE_PER_2S, Some(BucketConfig { capacity: 4.0, refill_per_sec: 0.0 }), 2);
+        assert!(restarted.peek(&"c", 1_000).is_allowed(), "a fresh limiter has a full global bucket");
+        restarted.restore(snap);
+        assert_eq!(restarted.peek(&"c", 1_000), denied(NEVER_MS), "the spent global budget survived");
+        assert!(!restarted.is_fresh(&"a", 1_000));
+        assert!(restarted.is_fresh(&"a", 10_000), "restored buckets still refill with time");
+
+        let idle = KeyedLimiter::<&str>::new(FIVE_PER_2S, None, 4);
+        assert_eq!(idle.snapshot(0), LimiterSnapshot::default(), "full buckets are not persisted");
+    }
+
+    #[test]
+    fn damaged_snapshots_can_only_be_stricter() {
+        let mut limiter = KeyedLimiter::new(FIVE_PER_2S, None, 1);
+        let damaged = LimiterSnapshot {
+            global: None,
+            keys: vec![
+                ("nan", BucketState { tokens: f64::NAN, last_ms: 0 }),
+                ("huge", BucketState { tokens: 1e9, last_ms: 0 }),
+            ],
+        };
+        limiter.restore(damaged);
+        assert_eq!(limiter.tracked_keys(), 1, "bounded by max_keys");
+        assert_eq!(TokenBucket::restored(FIVE_PER_2S, BucketState { tokens: f64::NAN, last_ms: 0 }).tokens(0), 0.0);
+        assert_eq!(TokenBucket::restored(FIVE_PER_2S, BucketState { tokens: 1e9, last_ms: 0 }).tokens(0), 5.0);
     }
 }

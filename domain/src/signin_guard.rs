@@ -5,12 +5,13 @@
 //! did; the network and global budgets stop only sources that are failing themselves. So
 //! guessing spread over many addresses is bounded by one guess per fresh address plus the
 //! network and global budgets, and the correct passphrase from a clean address always gets
-//! through. Pure rules over `now_ms`; the auth actor owns the state. [`LogThrottle`] bounds the
+//! through. Pure rules over `now_ms`; the auth actor owns the state and persists its
+//! [`SignInSnapshot`] so a restart does not refill an attacker's budget. [`LogThrottle`] bounds the
 //! log lines refused attempts produce (one per source per window, with a count of the rest).
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
-use crate::ratelimit::{BucketConfig, Decision, KeyedLimiter, TokenBucket};
+use crate::ratelimit::{BucketConfig, BucketState, Decision, KeyedLimiter, LimiterSnapshot, TokenBucket};
 
 /// The budgets. `Default` keeps the legacy per-source numbers (5 failures, then one per 10 s)
 /// and global numbers (50, then one per second), and adds 20 failures per network (then one
@@ -66,6 +67,14 @@ fn mask_v6(ip: Ipv6Addr, prefix: u32) -> Ipv6Addr {
     Ipv6Addr::from(u128::from(ip) & (u128::MAX << (128 - prefix)))
 }
 
+/// The guard's state worth keeping across a restart (partly drained budgets only).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SignInSnapshot {
+    pub sources: LimiterSnapshot<IpAddr>,
+    pub networks: LimiterSnapshot<IpAddr>,
+    pub global: Option<BucketState>,
+}
+
 #[derive(Debug, Clone)]
 pub struct SignInGuard {
     sources: KeyedLimiter<IpAddr>,
@@ -97,6 +106,23 @@ impl SignInGuard {
         self.sources.try_take(&source_key(ip), now_ms);
         self.networks.try_take(&network_key(ip), now_ms);
         self.global.try_take(now_ms);
+    }
+
+    pub fn snapshot(&self, now_ms: u64) -> SignInSnapshot {
+        SignInSnapshot {
+            sources: self.sources.snapshot(now_ms),
+            networks: self.networks.snapshot(now_ms),
+            global: Some(self.global.state()).filter(|_| !self.global.is_full(now_ms)),
+        }
+    }
+
+    /// Adopts a persisted snapshot (bounded and clamped like every restore).
+    pub fn restore(&mut self, snapshot: SignInSnapshot, limits: SignInLimits) {
+        self.sources.restore(snapshot.sources);
+        self.networks.restore(snapshot.networks);
+        if let Some(global) = snapshot.global {
+            self.global = TokenBucket::restored(limits.global, global);
+        }
     }
 
     /// A correct passphrase clears the source's own failures (not the shared budgets).

@@ -118,3 +118,23 @@ fn refusal_logs_are_one_per_source_per_window_with_a_count() {
     }
     assert!(lines <= 30, "a global cap bounds address-spraying: {lines}");
 }
+
+#[test]
+fn a_restored_guard_keeps_the_failures_it_had() {
+    let limits = SignInLimits::default();
+    let mut guard = SignInGuard::new(limits);
+    let attacker = IpAddr::from([10, 1, 2, 3]);
+    for _ in 0..5 {
+        guard.record_failure(attacker, 1_000);
+    }
+    assert!(!guard.check(attacker, 1_000).is_allowed());
+    let mut restarted = SignInGuard::new(limits);
+    assert!(restarted.check(attacker, 1_000).is_allowed(), "a fresh guard forgives");
+    restarted.restore(guard.snapshot(1_000), limits);
+    assert_eq!(restarted.check(attacker, 1_000), guard.check(attacker, 1_000), "the restored guard does not");
+    assert!(restarted.check(IpAddr::from([10, 9, 9, 9]), 1_000).is_allowed(), "clean sources still get in");
+    let snap = restarted.snapshot(1_000);
+    assert_eq!(snap.sources.keys.len(), 1);
+    assert_eq!(snap.networks.keys.len(), 1);
+    assert!(snap.global.is_some());
+}

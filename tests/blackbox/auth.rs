@@ -139,3 +139,22 @@ async fn refused_sign_ins_are_logged_in_bounded_lines() {
     assert!((1..=2).contains(&lines), "200 refusals from one source, {lines} log lines:\n{log}");
     assert!(!log.contains("guess-guess"), "attempted passwords are never logged");
 }
+
+/// Issue #11.7: the failed-sign-in budget is kept in the store, so killing and restarting the
+/// server does not hand an attacker a fresh budget.
+#[tokio::test]
+async fn failed_sign_in_budgets_survive_a_hard_restart() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data_dir = tmp.path().join("data");
+    let mut relay = Relay::start_in(&data_dir, &[]);
+    for _ in 0..5 {
+        assert_eq!(login_from(&relay, 23, "a wrong guess").await, 400);
+    }
+    assert_eq!(login_from(&relay, 23, PASSPHRASE).await, 429);
+    // The actor writes its budgets within a second of a change; then SIGKILL (no shutdown path).
+    tokio::time::sleep(std::time::Duration::from_millis(1_500)).await;
+    relay.kill_hard();
+    let relay = Relay::start_in(&data_dir, &[]);
+    assert_eq!(login_from(&relay, 23, PASSPHRASE).await, 429, "the attacker's budget is not refilled");
+    assert_eq!(login_from(&relay, 24, PASSPHRASE).await, 200, "a clean source still signs in");
+}

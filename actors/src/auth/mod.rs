@@ -14,11 +14,13 @@ use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
 use domain::ratelimit::Decision;
+use domain::ratelimit::LimiterSnapshot;
 use domain::record::RecordError;
-use domain::signin_guard::{LogThrottle, SignInGuard, SignInLimits};
+use domain::signin_guard::{LogThrottle, SignInGuard, SignInLimits, SignInSnapshot};
+use infra::rate_limits::{RateLimitStore, ScopeSnapshot};
 use infra::token::{credential_generation, TokenSigner, APP_USER_ID, USERS_COLLECTION_ID};
 
-use crate::kit::{guarded, Subsystem, SubsystemCtx};
+use crate::kit::{guarded, PersistedLimits, Subsystem, SubsystemCtx, FLUSH_INTERVAL};
 
 pub const NAME: &str = "auth";
 /// The app user's login identity (PocketBase's username); the legacy email is accepted too.
@@ -101,8 +103,15 @@ pub struct AuthActor {
     /// Log lines for failed guesses and for refusals, throttled separately.
     failure_log: LogThrottle,
     refusal_log: LogThrottle,
+    /// The guard's state in the store, so a restart does not refill an attacker's budget.
+    persisted: PersistedLimits,
     subsystem: SubsystemCtx,
 }
+
+/// Store scopes of the sign-in guard's three budgets.
+const SCOPE_SOURCES: &str = "signin.source";
+const SCOPE_NETWORKS: &str = "signin.network";
+const SCOPE_GLOBAL: &str = "signin.global";
 
 fn digest(s: &str) -> [u8; 32] {
     let d = Sha256::digest(s.as_bytes());
@@ -122,8 +131,35 @@ impl AuthActor {
             failure_log: LogThrottle::new(REFUSAL_LOG_WINDOW_SECS, REFUSAL_LOG_PER_MIN, limits.max_tracked),
             refusal_log: LogThrottle::new(REFUSAL_LOG_WINDOW_SECS, REFUSAL_LOG_PER_MIN, limits.max_tracked),
             settings,
+            persisted: PersistedLimits::default(),
             subsystem,
         }
+    }
+
+    /// Keeps the failed-sign-in budgets in `store`: adopts what a previous run left there and
+    /// writes changes back (`kit::PersistedLimits`).
+    pub fn persisting(mut self, store: RateLimitStore) -> AuthActor {
+        self.persisted = PersistedLimits::new(store);
+        let (persisted, ctx) = (&self.persisted, &self.subsystem);
+        let snapshot = SignInSnapshot {
+            sources: persisted.load(SCOPE_SOURCES, ctx, NAME),
+            networks: persisted.load(SCOPE_NETWORKS, ctx, NAME),
+            global: persisted.load::<String>(SCOPE_GLOBAL, ctx, NAME).global,
+        };
+        self.guard.restore(snapshot, self.settings.limits);
+        self
+    }
+
+    fn flush_limits(&mut self) {
+        let snapshot = self.guard.snapshot(self.now().max(0) as u64);
+        self.persisted.flush(&self.subsystem, NAME, || {
+            let global = LimiterSnapshot::<String> { global: snapshot.global, keys: Vec::new() };
+            vec![
+                ScopeSnapshot::new(SCOPE_SOURCES, &snapshot.sources),
+                ScopeSnapshot::new(SCOPE_NETWORKS, &snapshot.networks),
+                ScopeSnapshot::new(SCOPE_GLOBAL, &global),
+            ]
+        });
     }
 
     fn now(&self) -> i64 {
@@ -168,6 +204,7 @@ impl AuthActor {
             && (msg.identity == APP_IDENTITY || msg.identity.eq_ignore_ascii_case(APP_IDENTITY_EMAIL));
         let password_ok =
             msg.password.len() <= MAX_PASSWORD_LEN && bool::from(digest(&msg.password).ct_eq(&self.passphrase_digest));
+        self.persisted.mark_dirty();
         if identity_ok && password_ok {
             self.guard.record_success(msg.source);
             return Ok(self.auth_response());
@@ -192,6 +229,9 @@ impl Subsystem for AuthActor {
     const NAME: &'static str = NAME;
     fn subsystem(&self) -> &SubsystemCtx {
         &self.subsystem
+    }
+    fn on_start(&mut self, ctx: &mut Context<Self>) {
+        ctx.run_interval(FLUSH_INTERVAL, |act, _| act.flush_limits());
     }
 }
 

@@ -7,7 +7,12 @@
 //! panic run inside [`guarded`], which turns the panic into an error for the caller, records it
 //! with the health actor and stops the actor so its supervisor restarts it with fresh state.
 //! [`start_supervised`] starts such an actor under an actix `Supervisor` on its own arbiter. The
-//! kit holds no subsystem rules and never reads the wall clock itself.
+//! kit holds no subsystem rules and never reads the wall clock itself. [`PersistedLimits`] is the
+//! shared way to keep authoritative rate limits across restarts.
+
+mod persisted_limits;
+
+pub use persisted_limits::{PersistedLimits, FLUSH_INTERVAL};
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Duration;

@@ -1,7 +1,7 @@
 //! The privileged-commands actor: the server's door to protected identity. It wraps
 //! `PrivilegedService` (bootstrap, pairing, reauthentication proofs, the signed-envelope
 //! pipeline, server-local sessions) and owns the dedicated rate limiters for reauthentication
-//! and pairing attempts. It runs on its own arbiter, so its blocking database work never stalls
+//! and pairing attempts (kept in the store across restarts, `kit::PersistedLimits`). It runs on its own arbiter, so its blocking database work never stalls
 //! other actors. Signed bodies are processed in memory and never stored or published.
 
 pub mod admin_ops;
@@ -21,9 +21,10 @@ use domain::privileged_command::PrivilegedCommand;
 use domain::problem::HttpProblem;
 use domain::ratelimit::{BucketConfig, KeyedLimiter};
 
-use crate::kit::{guarded, Subsystem, SubsystemCtx};
+use crate::kit::{guarded, PersistedLimits, Subsystem, SubsystemCtx, FLUSH_INTERVAL};
 pub use admin_ops::AdminOpError;
 pub use error::PrivError;
+use infra::rate_limits::{RateLimitStore, ScopeSnapshot};
 pub use service::{CommandOutcome, PrivilegedService, Readiness};
 use sessions::{Sessions, FRESH_PASSWORD_MS};
 
@@ -114,6 +115,7 @@ pub struct PrivilegedActor {
     service: PrivilegedService,
     reauth_limiter: KeyedLimiter<IpAddr>,
     pairing_limiter: KeyedLimiter<IpAddr>,
+    persisted: PersistedLimits,
     sessions: Sessions,
     /// False until bootstrap or migration succeeded; every request is refused meanwhile.
     ready: bool,
@@ -126,6 +128,7 @@ impl PrivilegedActor {
             service,
             reauth_limiter: KeyedLimiter::new(limits.reauth_per_source, Some(limits.reauth_global), 4096),
             pairing_limiter: KeyedLimiter::new(limits.pairing_per_source, None, 4096),
+            persisted: PersistedLimits::default(),
             sessions: Sessions::default(),
             ready: false,
             subsystem,
@@ -134,6 +137,24 @@ impl PrivilegedActor {
 
     fn now(&self) -> u64 {
         self.subsystem.now_ms().max(0) as u64
+    }
+
+    /// Keeps the reauthentication and pairing limiters in `store` across restarts.
+    pub fn persisting(mut self, store: RateLimitStore) -> PrivilegedActor {
+        self.persisted = PersistedLimits::new(store);
+        let reauth = self.persisted.load(SCOPE_REAUTH, &self.subsystem, NAME);
+        let pairing = self.persisted.load(SCOPE_PAIRING, &self.subsystem, NAME);
+        self.reauth_limiter.restore(reauth);
+        self.pairing_limiter.restore(pairing);
+        self
+    }
+
+    fn flush_limits(&mut self) {
+        let now = self.now();
+        let (reauth, pairing) = (self.reauth_limiter.snapshot(now), self.pairing_limiter.snapshot(now));
+        self.persisted.flush(&self.subsystem, NAME, || {
+            vec![ScopeSnapshot::new(SCOPE_REAUTH, &reauth), ScopeSnapshot::new(SCOPE_PAIRING, &pairing)]
+        });
     }
 
     fn check_ready(&self) -> Result<(), PrivError> {
@@ -153,6 +174,10 @@ impl PrivilegedActor {
 
 /// Runs `attempt` behind `limiter`: refused while the source's bucket is empty; failures of
 /// the kinds in `counted` take a token.
+/// Store scopes of the persisted limiters.
+const SCOPE_REAUTH: &str = "privileged.reauth";
+const SCOPE_PAIRING: &str = "privileged.pairing";
+
 fn limited<T>(
     limiter: &mut KeyedLimiter<IpAddr>,
     source: IpAddr,
@@ -184,7 +209,8 @@ impl Subsystem for PrivilegedActor {
     fn reset(&mut self) {
         self.sessions.clear();
     }
-    fn on_start(&mut self, _: &mut Context<Self>) {
+    fn on_start(&mut self, ctx: &mut Context<Self>) {
+        ctx.run_interval(FLUSH_INTERVAL, |act, _| act.flush_limits());
         self.ready = match self.service.ensure_ready() {
             Ok(Readiness::Ready) => true,
             Ok(Readiness::Bootstrapped) => {
@@ -216,6 +242,7 @@ impl Handler<CompletePairing> for PrivilegedActor {
     fn handle(&mut self, msg: CompletePairing, ctx: &mut Context<Self>) -> Self::Result {
         self.check_ready()?;
         let now = self.now();
+        self.persisted.mark_dirty();
         guarded(self, ctx, |a| {
             let service = &a.service;
             limited(
@@ -235,6 +262,7 @@ impl Handler<Reauth> for PrivilegedActor {
     fn handle(&mut self, msg: Reauth, ctx: &mut Context<Self>) -> Self::Result {
         self.check_ready()?;
         let now = self.now();
+        self.persisted.mark_dirty();
         let result = guarded(self, ctx, |a| {
             let service = &a.service;
             limited(
@@ -341,6 +369,36 @@ mod tests {
         service.set_active("ryan", true).unwrap();
         let actor = PrivilegedActor::new(t.ctx(), service, PrivilegedLimits::default()).start();
         (tmp, clock, actor)
+    }
+
+    #[actix_rt::test]
+    async fn reauth_failures_survive_a_restart_through_the_store() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (pool, _) = infra::db::open(&tmp.path().join("relay.db"), 2).unwrap();
+        let start = || {
+            let t = TestCtx::new();
+            let service = PrivilegedService::new(pool.clone(), t.clock.clone());
+            service.ensure_ready().unwrap();
+            let store = RateLimitStore::new(pool.clone());
+            PrivilegedActor::new(t.ctx(), service, PrivilegedLimits::default()).persisting(store).start()
+        };
+        let reauth = || Reauth {
+            account_id: "nobody".into(),
+            device_id: "nothing".into(),
+            password: "wrong-password".into(),
+            source: IpAddr::from([10, 0, 0, 7]),
+        };
+        let actor = start();
+        for _ in 0..5 {
+            assert_eq!(actor.send(reauth()).await.unwrap(), Err(PrivError::InvalidCredentials));
+        }
+        assert!(matches!(actor.send(reauth()).await.unwrap(), Err(PrivError::RateLimited { .. })));
+        tokio::time::sleep(FLUSH_INTERVAL + std::time::Duration::from_millis(500)).await;
+        let restarted = start();
+        assert!(
+            matches!(restarted.send(reauth()).await.unwrap(), Err(PrivError::RateLimited { .. })),
+            "a restart does not refill the budget"
+        );
     }
 
     fn probe(session_id: &str) -> LocalCommand {
