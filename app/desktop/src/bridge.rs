@@ -222,6 +222,29 @@ impl Bridge {
         b
     }
 
+    /// One token from the external-action budget every OS hand-off shares (`open_external`,
+    /// `open_service_desk`), taken before any policy check so a flood of junk spends it too.
+    fn take_external_action(&self, action: &'static str, raw: &str, now_ms: u64) -> Result<(), BridgeError> {
+        let decision = lock(&self.links).try_take(now_ms);
+        if let Decision::Denied { .. } = decision {
+            tracing::warn!(target: "relay::security", action, origin = %describe_for_log(raw), "external action rate limited");
+            return Err(BridgeError::RateLimited(decision.retry_after_secs()));
+        }
+        Ok(())
+    }
+
+    /// Hands a checked URL to the OS; a failure is logged with the link's origin only.
+    fn hand_to_os(
+        action: &'static str,
+        url: &str,
+        open: impl FnOnce(&str) -> Result<(), String>,
+    ) -> Result<(), BridgeError> {
+        open(url).map_err(|e| {
+            tracing::warn!(target: "relay::security", action, origin = %describe_for_log(url), "the OS could not open the link: {e}");
+            BridgeError::Unavailable(e)
+        })
+    }
+
     /// `open_external`: the shared rate limit, then the external-link policy, then `open`.
     pub fn open_external_with(
         &self,
@@ -229,30 +252,29 @@ impl Bridge {
         now_ms: u64,
         open: impl FnOnce(&str) -> Result<(), String>,
     ) -> Result<OpenedLink, BridgeError> {
-        let decision = lock(&self.links).try_take(now_ms);
-        if let Decision::Denied { .. } = decision {
-            tracing::warn!(target: "relay::security", origin = %describe_for_log(raw), "open_external rate limited");
-            return Err(BridgeError::RateLimited(decision.retry_after_secs()));
-        }
+        self.take_external_action("open_external", raw, now_ms)?;
         let link = check_external_link(raw).map_err(|e| {
             tracing::warn!(target: "relay::security", origin = %describe_for_log(raw), "open_external refused: {e}");
             BridgeError::Invalid(e.to_string())
         })?;
-        open(&link.url).map_err(BridgeError::Unavailable)?;
+        Self::hand_to_os("open_external", &link.url, open)?;
         Ok(OpenedLink { url: link.url, kind: Some(link.kind) })
     }
 
-    /// `open_service_desk`: the Service Desk shape policy, then `open`.
+    /// `open_service_desk`: the shared rate limit, then the Service Desk shape policy, then
+    /// `open`.
     pub fn open_service_desk_with(
         &self,
         raw: &str,
+        now_ms: u64,
         open: impl FnOnce(&str) -> Result<(), String>,
     ) -> Result<OpenedLink, BridgeError> {
+        self.take_external_action("open_service_desk", raw, now_ms)?;
         let url = check_service_desk_link(raw).map_err(|e| {
             tracing::warn!(target: "relay::security", origin = %describe_for_log(raw), "open_service_desk refused: {e}");
             BridgeError::Invalid(e.to_string())
         })?;
-        open(&url).map_err(BridgeError::Unavailable)?;
+        Self::hand_to_os("open_service_desk", &url, open)?;
         Ok(OpenedLink { url, kind: None })
     }
 
@@ -382,7 +404,7 @@ mod commands {
         url: String,
     ) -> Result<OpenedLink, BridgeError> {
         caller(OPEN_SERVICE_DESK, &webview, &bridge)?;
-        bridge.open_service_desk_with(&url, open_with_os)
+        bridge.open_service_desk_with(&url, now_ms(), open_with_os)
     }
 
     #[tauri::command]
@@ -561,18 +583,69 @@ mod tests {
     #[test]
     fn open_service_desk_uses_the_service_desk_policy() {
         let b = Bridge::for_tests("", None);
-        let r = b.open_service_desk_with("https://servicedesk.corp.example/new?x=1", |_| Ok(())).unwrap();
+        let r = b.open_service_desk_with("https://servicedesk.corp.example/new?x=1", 0, |_| Ok(())).unwrap();
         assert_eq!(r.url, "https://servicedesk.corp.example/new?x=1");
         for bad in ["http://servicedesk.corp.example/", "https://10.0.0.1/", "https://a.example:8443/", "msteams://x"] {
-            assert!(b.open_service_desk_with(bad, |_| panic!("must not open")).is_err(), "{bad}");
+            assert!(b.open_service_desk_with(bad, 0, |_| panic!("must not open")).is_err(), "{bad}");
         }
     }
 
     #[test]
-    fn open_errors_are_reported_as_unavailable() {
+    fn the_service_desk_opener_shares_the_external_action_budget() {
         let b = Bridge::for_tests("", None);
-        let r = b.open_external_with("https://x.com/a", 0, |_| Err("no browser".into()));
-        assert_eq!(r, Err(BridgeError::Unavailable("no browser".into())));
+        let start = now_ms();
+        let ok = |_: &str| -> Result<(), String> { Ok(()) };
+        for _ in 0..5 {
+            b.open_external_with("https://x.com/relay", start, ok).unwrap();
+            b.open_service_desk_with("https://servicedesk.corp.example/new", start, ok).unwrap();
+        }
+        assert_eq!(
+            b.open_service_desk_with("https://servicedesk.corp.example/new", start, ok),
+            Err(BridgeError::RateLimited(1)),
+            "the Service Desk opener is limited"
+        );
+        assert_eq!(b.open_external_with("https://x.com/relay", start, ok), Err(BridgeError::RateLimited(1)), "one budget");
+        let junk = b.open_service_desk_with("msteams://x", start, |_| panic!("must not open"));
+        assert_eq!(junk, Err(BridgeError::RateLimited(1)), "refused links spend it too");
+    }
+
+    /// Runs `f` with a subscriber that records every log line.
+    fn logs_of(f: impl FnOnce()) -> String {
+        #[derive(Clone, Default)]
+        struct Sink(std::sync::Arc<Mutex<Vec<u8>>>);
+        impl std::io::Write for Sink {
+            fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+                lock(&self.0).extend_from_slice(buf);
+                Ok(buf.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let sink = Sink::default();
+        let writer = sink.clone();
+        let subscriber = tracing_subscriber::fmt().with_writer(move || writer.clone()).with_ansi(false).finish();
+        tracing::subscriber::with_default(subscriber, f);
+        let bytes = lock(&sink.0).clone();
+        String::from_utf8(bytes).unwrap()
+    }
+
+    #[test]
+    fn os_open_failures_are_logged_with_the_origin_only() {
+        let b = Bridge::for_tests("", None);
+        let logs = logs_of(|| {
+            let r = b.open_service_desk_with("https://servicedesk.corp.example/ticket/SECRET-42?user=ada", 0, |_| {
+                Err("could not start the browser".into())
+            });
+            assert_eq!(r, Err(BridgeError::Unavailable("could not start the browser".into())));
+            let r = b.open_external_with("https://x.com/private/path?token=abc", 0, |_| Err("no browser".into()));
+            assert_eq!(r, Err(BridgeError::Unavailable("no browser".into())));
+        });
+        assert!(logs.contains("the OS could not open the link"), "{logs}");
+        assert!(logs.contains("servicedesk.corp.example") && logs.contains("x.com"), "origins are logged: {logs}");
+        for secret in ["SECRET-42", "user=ada", "/private/path", "token=abc"] {
+            assert!(!logs.contains(secret), "{secret} leaked: {logs}");
+        }
     }
 
     #[test]
