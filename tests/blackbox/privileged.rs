@@ -10,9 +10,9 @@ mod support;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde_json::{json, Value};
-use support::{admin_cli, client, Relay};
+use support::{admin_cli, client, pair, pairing_code, reauth, Device, Relay};
 
-use domain::envelope::{payload_hash, public_jwk_from_secret, sign_envelope, Envelope, PublicJwk};
+use domain::envelope::{payload_hash, sign_envelope, Envelope};
 
 const OWNER_PW: &str = "owner-password-0001";
 const ADMIN_PW: &str = "admin-password-0002";
@@ -29,44 +29,6 @@ fn ok_admin(relay: &Relay, args: &[&str], stdin: &str) -> String {
     let (ok, out) = admin(relay, args, stdin);
     assert!(ok, "relay admin {args:?} failed: {out}");
     out
-}
-
-fn pairing_code(relay: &Relay, actor: &str, actor_pw: &str, target: &str) -> String {
-    let out = ok_admin(relay, &["pair-device", "--as", actor, "--for", target], &format!("{actor_pw}\n"));
-    out.split_whitespace().find(|w| w.len() == 9 && w.as_bytes()[4] == b'-').expect("code in output").to_string()
-}
-
-struct Device {
-    secret: [u8; 32],
-    jwk: PublicJwk,
-    account_id: String,
-    device_id: String,
-    role: String,
-}
-
-async fn pair(relay: &Relay, token: &str, username: &str, code: &str, seed: u8) -> Result<Device, (u16, Value)> {
-    let mut secret = [seed; 32];
-    secret[0] = 1;
-    let jwk = public_jwk_from_secret(&secret).unwrap();
-    let res = client()
-        .post(relay.url("/api/relay/privileged/pair"))
-        .header("Authorization", token)
-        .json(&json!({"username": username, "code": code, "publicJwk": jwk, "label": "test laptop", "hostname": "laptop-1"}))
-        .send()
-        .await
-        .unwrap();
-    let status = res.status().as_u16();
-    let body: Value = res.json().await.unwrap();
-    if status != 200 {
-        return Err((status, body));
-    }
-    Ok(Device {
-        secret,
-        jwk,
-        account_id: body["accountId"].as_str().unwrap().into(),
-        device_id: body["deviceId"].as_str().unwrap().into(),
-        role: body["role"].as_str().unwrap().into(),
-    })
 }
 
 fn envelope(d: &Device, command: &str, payload: Value, request_id: &str) -> Envelope {
@@ -112,18 +74,6 @@ fn code_of(body: &Value) -> &str {
 
 fn rid(n: u32) -> String {
     format!("request-{n:08}-abcdefgh")
-}
-
-async fn reauth(relay: &Relay, token: &str, d: &Device, password: &str) -> (u16, Value) {
-    let res = client()
-        .post(relay.url("/api/relay/privileged/reauth"))
-        .header("Authorization", token)
-        .json(&json!({"accountId": d.account_id, "deviceId": d.device_id, "password": password}))
-        .send()
-        .await
-        .unwrap();
-    let status = res.status().as_u16();
-    (status, res.json().await.unwrap_or(Value::Null))
 }
 
 /// Owner `ryan` active with a paired device; Administrator `charles` active with a paired device.
