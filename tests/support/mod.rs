@@ -1,8 +1,9 @@
 //! Black-box test harness: starts the real `relay` binary on a random 127.0.0.1 port with a
 //! temporary data directory, waits for its "listening" line, and offers an HTTP client plus
 //! sign-in helpers, and keeps everything the server writes (stdout and stderr) for log checks.
-//! It also pairs devices and reauthenticates through the privileged routes. The process is
-//! killed when the harness is dropped. Every wait is bounded.
+//! It also pairs devices and reauthenticates through the privileged routes, and re-runs a test
+//! inside an isolated network namespace (`run_in_netns`). The process is killed when the
+//! harness is dropped. Every wait is bounded.
 #![allow(dead_code)]
 
 use std::io::{BufRead, BufReader};
@@ -129,6 +130,11 @@ impl Relay {
     pub fn output(&self) -> String {
         let stdout = std::fs::read_to_string(&self.stdout_log).unwrap_or_default();
         format!("{stdout}{}", self.stderr())
+    }
+
+    /// The server's process id, while it runs.
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(Child::id)
     }
 
     /// Stops the server with SIGTERM-like kill and waits for it to exit (and for its stdout to
@@ -437,4 +443,47 @@ pub async fn reauth(relay: &Relay, token: &str, d: &Device, password: &str) -> (
         .unwrap();
     let status = res.status().as_u16();
     (status, res.json().await.unwrap_or(Value::Null))
+}
+
+/// Re-runs the `#[ignore]`d test `inner_test` of the current test binary inside a new network
+/// namespace (`unshare -n`, needs root or CAP_SYS_ADMIN, util-linux and iproute2) whose only
+/// interface is `lo`, brought up and given `lo_address` (a /32) so the server has a non-loopback
+/// address to use while nothing is sent on a real interface. The child sees `marker=1` (check it
+/// with `assert_in_test_netns`). Panics, with the child's output, unless the inner test passed
+/// within `deadline`.
+pub fn run_in_netns(marker: &str, lo_address: &str, inner_test: &str, deadline: Duration) {
+    let exe = std::env::current_exe().unwrap();
+    let script = format!("ip link set lo up && ip addr add {lo_address}/32 dev lo && exec \"$@\"");
+    let mut child = Command::new("unshare")
+        .args(["-n", "--", "bash", "-c", &script, "bash"])
+        .arg(&exe)
+        .args([inner_test, "--exact", "--ignored", "--nocapture", "--test-threads=1"])
+        .env(marker, "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run unshare -n (needs root or CAP_SYS_ADMIN, util-linux and iproute2)");
+    let started = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > deadline {
+            let _ = child.kill();
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let report = format!("stdout:\n{stdout}\nstderr:\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "namespaced test {inner_test} failed ({:?}):\n{report}", out.status);
+    assert!(stdout.contains("1 passed"), "the inner test {inner_test} did not run:\n{report}");
+}
+
+/// Refuses to go on unless this process runs inside `run_in_netns`'s namespace: the marker is
+/// set and `lo` is the only interface.
+pub fn assert_in_test_netns(marker: &str) {
+    assert_eq!(std::env::var(marker).as_deref(), Ok("1"), "refusing to run outside the test namespace");
+    let dev = std::fs::read_to_string("/proc/self/net/dev").unwrap();
+    let interfaces: Vec<&str> = dev.lines().skip(2).filter_map(|l| l.split(':').next()).map(str::trim).collect();
+    assert_eq!(interfaces, ["lo"], "refusing: this namespace has interfaces other than lo");
 }
