@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what the tests need (Debian packages, npm packages) and runs every test suite:
-# formatting and lints, Rust unit and black-box tests, the UI's Vitest suite and build, the
-# Node test that drives the server with the official PocketBase SDK, and the browser end-to-end
-# suite (Debian Chromium via playwright-core; no browser download). Safe to re-run.
+# formatting and lints, the supply-chain policy (cargo deny), Rust unit and black-box tests, the
+# UI's Vitest suite and build, the Node test that drives the server with the official PocketBase
+# SDK, and the browser end-to-end suite (Debian Chromium via playwright-core; no browser
+# download). Safe to re-run.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -44,6 +45,12 @@ cargo fmt --all -- --check
 echo "==> cargo clippy -D warnings"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
+echo "==> cargo deny: licenses, bans, sources (deny.toml; offline, no advisory fetch)"
+export PATH="$PATH:${CARGO_HOME:-$HOME/.cargo}/bin"
+command -v cargo-deny >/dev/null 2>&1 \
+  || CARGO_TARGET_DIR="$(mktemp -d)" cargo install cargo-deny --version '^0.20' --locked --quiet
+cargo deny --offline --locked check licenses bans sources
+
 echo "==> cargo test --workspace"
 cargo test --workspace --locked
 
@@ -65,7 +72,6 @@ echo "==> desktop: relay-desktop window under Xvfb (screenshot must not be blank
 ./scripts/desktop-screenshot.sh
 
 echo "==> desktop: the typed bridge over WebDriver (tauri-driver + WebKitWebDriver, Xvfb)"
-export PATH="$PATH:${CARGO_HOME:-$HOME/.cargo}/bin"
 command -v tauri-driver >/dev/null 2>&1 \
   || CARGO_TARGET_DIR="$(mktemp -d)" cargo install tauri-driver --version '^2' --locked --quiet
 DESKTOP_SIGNED_IN_SCREENSHOT="$SHOTS_DIR/desktop-signed-in.png" \

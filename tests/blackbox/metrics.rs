@@ -9,8 +9,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::Value;
 use support::{client, Relay};
@@ -129,40 +128,13 @@ const CHILD_DEADLINE: Duration = Duration::from_secs(90);
 
 #[test]
 fn non_loopback_peers_are_refused() {
-    let exe = std::env::current_exe().unwrap();
-    let script = format!("ip link set lo up && ip addr add {NETNS_ADDRESS}/32 dev lo && exec \"$@\"");
-    let mut child = Command::new("unshare")
-        .args(["-n", "--", "bash", "-c", &script, "bash"])
-        .arg(&exe)
-        .args([INNER_TEST, "--exact", "--ignored", "--nocapture", "--test-threads=1"])
-        .env(NETNS_MARKER, "1")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run unshare -n (needs root or CAP_SYS_ADMIN, util-linux and iproute2)");
-    let started = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if started.elapsed() > CHILD_DEADLINE {
-            let _ = child.kill();
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    let out = child.wait_with_output().unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let report = format!("stdout:\n{stdout}\nstderr:\n{}", String::from_utf8_lossy(&out.stderr));
-    assert!(out.status.success(), "namespaced metrics test failed ({:?}):\n{report}", out.status);
-    assert!(stdout.contains("1 passed"), "the inner test did not run:\n{report}");
+    support::run_in_netns(NETNS_MARKER, NETNS_ADDRESS, INNER_TEST, CHILD_DEADLINE);
 }
 
 #[tokio::test]
 #[ignore = "runs only inside the network namespace made by non_loopback_peers_are_refused"]
 async fn non_loopback_peers_are_refused_inside_the_namespace() {
-    assert_eq!(std::env::var(NETNS_MARKER).as_deref(), Ok("1"), "refusing to run outside the test namespace");
-    let dev = std::fs::read_to_string("/proc/self/net/dev").unwrap();
-    let interfaces: Vec<&str> = dev.lines().skip(2).filter_map(|l| l.split(':').next()).map(str::trim).collect();
-    assert_eq!(interfaces, ["lo"], "refusing: this namespace has interfaces other than lo");
+    support::assert_in_test_netns(NETNS_MARKER);
 
     let tmp = tempfile::tempdir().unwrap();
     let relay = Relay::start_bound(&tmp.path().join("data"), "0.0.0.0", &[]);

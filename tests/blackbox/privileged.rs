@@ -2,7 +2,8 @@
 //! server and the real `relay admin` CLI: pairing rules, every envelope rejection path in the
 //! pipeline (shape, lifetime, skew, unknown/revoked device, disabled account, changed role,
 //! bad signature, conflicting request-id reuse), owner-only rules, revision and fresh-password
-//! requirements, reauth limits, password-change revocation and the audit chain.
+//! requirements, reauth limits, password-change revocation, the audit chain, and results over
+//! the 4 KiB bound stored (and replayed) only as the truncation marker.
 
 #[path = "../support/mod.rs"]
 mod support;
@@ -10,9 +11,9 @@ mod support;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde_json::{json, Value};
-use support::{admin_cli, client, Relay};
+use support::{admin_cli, client, pair, pairing_code, reauth, Device, Relay};
 
-use domain::envelope::{payload_hash, public_jwk_from_secret, sign_envelope, Envelope, PublicJwk};
+use domain::envelope::{payload_hash, sign_envelope, Envelope};
 
 const OWNER_PW: &str = "owner-password-0001";
 const ADMIN_PW: &str = "admin-password-0002";
@@ -29,44 +30,6 @@ fn ok_admin(relay: &Relay, args: &[&str], stdin: &str) -> String {
     let (ok, out) = admin(relay, args, stdin);
     assert!(ok, "relay admin {args:?} failed: {out}");
     out
-}
-
-fn pairing_code(relay: &Relay, actor: &str, actor_pw: &str, target: &str) -> String {
-    let out = ok_admin(relay, &["pair-device", "--as", actor, "--for", target], &format!("{actor_pw}\n"));
-    out.split_whitespace().find(|w| w.len() == 9 && w.as_bytes()[4] == b'-').expect("code in output").to_string()
-}
-
-struct Device {
-    secret: [u8; 32],
-    jwk: PublicJwk,
-    account_id: String,
-    device_id: String,
-    role: String,
-}
-
-async fn pair(relay: &Relay, token: &str, username: &str, code: &str, seed: u8) -> Result<Device, (u16, Value)> {
-    let mut secret = [seed; 32];
-    secret[0] = 1;
-    let jwk = public_jwk_from_secret(&secret).unwrap();
-    let res = client()
-        .post(relay.url("/api/relay/privileged/pair"))
-        .header("Authorization", token)
-        .json(&json!({"username": username, "code": code, "publicJwk": jwk, "label": "test laptop", "hostname": "laptop-1"}))
-        .send()
-        .await
-        .unwrap();
-    let status = res.status().as_u16();
-    let body: Value = res.json().await.unwrap();
-    if status != 200 {
-        return Err((status, body));
-    }
-    Ok(Device {
-        secret,
-        jwk,
-        account_id: body["accountId"].as_str().unwrap().into(),
-        device_id: body["deviceId"].as_str().unwrap().into(),
-        role: body["role"].as_str().unwrap().into(),
-    })
 }
 
 fn envelope(d: &Device, command: &str, payload: Value, request_id: &str) -> Envelope {
@@ -112,18 +75,6 @@ fn code_of(body: &Value) -> &str {
 
 fn rid(n: u32) -> String {
     format!("request-{n:08}-abcdefgh")
-}
-
-async fn reauth(relay: &Relay, token: &str, d: &Device, password: &str) -> (u16, Value) {
-    let res = client()
-        .post(relay.url("/api/relay/privileged/reauth"))
-        .header("Authorization", token)
-        .json(&json!({"accountId": d.account_id, "deviceId": d.device_id, "password": password}))
-        .send()
-        .await
-        .unwrap();
-    let status = res.status().as_u16();
-    (status, res.json().await.unwrap_or(Value::Null))
 }
 
 /// Owner `ryan` active with a paired device; Administrator `charles` active with a paired device.
@@ -419,4 +370,51 @@ async fn signed_payloads_are_never_stored_or_exposed() {
     drop(pool);
     let (ok, out) = admin(&relay, &["verify-audit"], "");
     assert!(!ok && out.contains("entry 2"), "an edited entry is detected: {out}");
+}
+
+/// The text stored for request `id` (what a retry with that id is answered from).
+fn stored_result(relay: &Relay, id: &str) -> Option<String> {
+    use diesel::prelude::*;
+    use infra::privileged::schema::relay_privileged_requests as requests;
+    let (pool, _) = infra::db::open(&relay.data_dir.join("relay.db"), 1).unwrap();
+    let mut conn = pool.get().unwrap();
+    requests::table.find(id).select(requests::result).first::<Option<String>>(&mut conn).unwrap()
+}
+
+#[tokio::test]
+async fn results_over_the_bound_are_stored_and_replayed_as_the_truncation_marker() {
+    use actors::privileged::service::MAX_RESULT_BYTES;
+    let mut relay = Relay::start();
+    let token = relay.token().await;
+    let (owner, _) = setup(&relay, &token).await;
+    let snapshot = |n| envelope(&owner, "admin.snapshot", json!({}), &rid(n));
+
+    // Within the bound the stored outcome is the result itself, and a retry gets it back.
+    let (status, small) = execute(&relay, &token, &snapshot(1)).await;
+    assert_eq!(status, 200, "{small}");
+    assert!(small["result"].to_string().len() <= MAX_RESULT_BYTES);
+    let (_, replay) = execute(&relay, &token, &snapshot(1)).await;
+    assert_eq!((&replay["replayed"], &replay["result"]), (&json!(true), &small["result"]), "kept whole");
+
+    // admin.snapshot lists every account: 40 more with 100-character display names are over 4 KiB.
+    for n in 0..40 {
+        let name = format!("{n:03} {}", "x".repeat(96));
+        let create = json!({"username": format!("admin{n}"), "displayName": name, "kind": "administrator"});
+        let (status, body) = execute(&relay, &token, &envelope(&owner, "accounts.create", create, &rid(100 + n))).await;
+        assert_eq!(status, 200, "{body}");
+    }
+    let (status, big) = execute(&relay, &token, &snapshot(2)).await;
+    assert_eq!(status, 200, "{big}");
+    assert!(big["result"].to_string().len() > MAX_RESULT_BYTES, "the result really is over the bound");
+    assert_eq!(big["result"]["accounts"].as_array().unwrap().len(), 42, "the caller gets the whole result once");
+
+    // What is kept (and replayed) is the documented marker: valid JSON, within the bound.
+    let (status, replay) = execute(&relay, &token, &snapshot(2)).await;
+    assert_eq!(status, 200, "{replay}");
+    assert_eq!((&replay["replayed"], &replay["result"]), (&json!(true), &json!({"truncated": true})));
+    relay.stop();
+    let stored = stored_result(&relay, &rid(2)).expect("a finished request keeps an outcome");
+    assert!(stored.len() <= MAX_RESULT_BYTES, "stored {} bytes", stored.len());
+    assert_eq!(serde_json::from_str::<Value>(&stored).unwrap(), json!({"truncated": true}));
+    assert_eq!(serde_json::from_str::<Value>(&stored_result(&relay, &rid(1)).unwrap()).unwrap(), small["result"]);
 }

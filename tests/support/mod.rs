@@ -1,6 +1,9 @@
 //! Black-box test harness: starts the real `relay` binary on a random 127.0.0.1 port with a
 //! temporary data directory, waits for its "listening" line, and offers an HTTP client plus
-//! sign-in helpers. The process is killed when the harness is dropped. Every wait is bounded.
+//! sign-in helpers, and keeps everything the server writes (stdout and stderr) for log checks.
+//! It also pairs devices and reauthenticates through the privileged routes, and re-runs a test
+//! inside an isolated network namespace (`run_in_netns`). The process is killed when the
+//! harness is dropped. Every wait is bounded.
 #![allow(dead_code)]
 
 use std::io::{BufRead, BufReader};
@@ -20,6 +23,8 @@ pub struct Relay {
     pub web: Option<String>,
     pub data_dir: PathBuf,
     stderr_log: PathBuf,
+    stdout_log: PathBuf,
+    stdout_reader: Option<std::thread::JoinHandle<()>>,
     _tmp: Option<tempfile::TempDir>,
 }
 
@@ -78,10 +83,14 @@ impl Relay {
             .spawn()
             .expect("spawn relay");
         let stdout = child.stdout.take().expect("stdout");
+        let stdout_log = data_dir.with_extension(format!("stdout-{}.log", rand_suffix()));
+        let mut stdout_copy = std::fs::File::create(&stdout_log).expect("stdout log");
         let (tx, rx) = mpsc::channel();
         let (web_tx, web_rx) = mpsc::channel();
-        std::thread::spawn(move || {
+        let stdout_reader = std::thread::spawn(move || {
+            use std::io::Write;
             for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                let _ = writeln!(stdout_copy, "{line}");
                 if let Some(url) = line.strip_prefix("Relay listening on ") {
                     let _ = tx.send(url.trim().to_string());
                 } else if let Some(url) = line.strip_prefix("Relay Web listening on ") {
@@ -97,7 +106,16 @@ impl Relay {
             }
         };
         let web = web_rx.try_recv().ok();
-        Relay { child: Some(child), base, web, data_dir: data_dir.to_path_buf(), stderr_log, _tmp: None }
+        Relay {
+            child: Some(child),
+            base,
+            web,
+            data_dir: data_dir.to_path_buf(),
+            stderr_log,
+            stdout_log,
+            stdout_reader: Some(stdout_reader),
+            _tmp: None,
+        }
     }
 
     pub fn url(&self, path: &str) -> String {
@@ -108,19 +126,37 @@ impl Relay {
         std::fs::read_to_string(&self.stderr_log).unwrap_or_default()
     }
 
-    /// Stops the server with SIGTERM-like kill and waits for it to exit.
+    /// Everything the server wrote to stdout and stderr so far (all of it once `stop()` returned).
+    pub fn output(&self) -> String {
+        let stdout = std::fs::read_to_string(&self.stdout_log).unwrap_or_default();
+        format!("{stdout}{}", self.stderr())
+    }
+
+    /// The server's process id, while it runs.
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(Child::id)
+    }
+
+    /// Stops the server with SIGTERM-like kill and waits for it to exit (and for its stdout to
+    /// be copied).
     pub fn stop(&mut self) {
         if let Some(mut child) = self.child.take() {
             #[cfg(unix)]
             send_sigterm(&child);
-            for _ in 0..100 {
-                if child.try_wait().ok().flatten().is_some() {
-                    return;
+            let exited = (0..100).any(|_| {
+                let done = child.try_wait().ok().flatten().is_some();
+                if !done {
+                    std::thread::sleep(Duration::from_millis(50));
                 }
-                std::thread::sleep(Duration::from_millis(50));
+                done
+            });
+            if !exited {
+                let _ = child.kill();
+                let _ = child.wait();
             }
-            let _ = child.kill();
-            let _ = child.wait();
+        }
+        if let Some(reader) = self.stdout_reader.take() {
+            let _ = reader.join();
         }
     }
 
@@ -347,4 +383,107 @@ pub async fn web_session(base: &str) -> WebSession {
         .unwrap();
     let token = conn["token"].as_str().expect("app token").to_string();
     WebSession { cookie, csrf, token }
+}
+
+/// A device paired through `POST /api/relay/privileged/pair`: its signing key and the ids and
+/// role the server answered with.
+pub struct Device {
+    pub secret: [u8; 32],
+    pub jwk: domain::envelope::PublicJwk,
+    pub account_id: String,
+    pub device_id: String,
+    pub role: String,
+}
+
+/// Asks `relay admin pair-device --as actor --for target` (actor's password on stdin) for a
+/// pairing code and returns it as printed (`ABCD-EFGH`).
+pub fn pairing_code(relay: &Relay, actor: &str, actor_pw: &str, target: &str) -> String {
+    let (ok, out) =
+        admin_cli(&relay.data_dir, &["pair-device", "--as", actor, "--for", target], &format!("{actor_pw}\n"));
+    assert!(ok, "relay admin pair-device failed: {out}");
+    out.split_whitespace().find(|w| w.len() == 9 && w.as_bytes()[4] == b'-').expect("code in output").to_string()
+}
+
+/// Submits a pairing code for `username` with a key derived from `seed`; the error is the
+/// status and body of a refusal.
+pub async fn pair(relay: &Relay, token: &str, username: &str, code: &str, seed: u8) -> Result<Device, (u16, Value)> {
+    let mut secret = [seed; 32];
+    secret[0] = 1;
+    let jwk = domain::envelope::public_jwk_from_secret(&secret).unwrap();
+    let res = client()
+        .post(relay.url("/api/relay/privileged/pair"))
+        .header("Authorization", token)
+        .json(&json!({"username": username, "code": code, "publicJwk": jwk, "label": "test laptop", "hostname": "laptop-1"}))
+        .send()
+        .await
+        .unwrap();
+    let status = res.status().as_u16();
+    let body: Value = res.json().await.unwrap();
+    if status != 200 {
+        return Err((status, body));
+    }
+    Ok(Device {
+        secret,
+        jwk,
+        account_id: body["accountId"].as_str().unwrap().into(),
+        device_id: body["deviceId"].as_str().unwrap().into(),
+        role: body["role"].as_str().unwrap().into(),
+    })
+}
+
+/// `POST /api/relay/privileged/reauth` for a paired device; returns the status and JSON body
+/// (`proof` on success).
+pub async fn reauth(relay: &Relay, token: &str, d: &Device, password: &str) -> (u16, Value) {
+    let res = client()
+        .post(relay.url("/api/relay/privileged/reauth"))
+        .header("Authorization", token)
+        .json(&json!({"accountId": d.account_id, "deviceId": d.device_id, "password": password}))
+        .send()
+        .await
+        .unwrap();
+    let status = res.status().as_u16();
+    (status, res.json().await.unwrap_or(Value::Null))
+}
+
+/// Re-runs the `#[ignore]`d test `inner_test` of the current test binary inside a new network
+/// namespace (`unshare -n`, needs root or CAP_SYS_ADMIN, util-linux and iproute2) whose only
+/// interface is `lo`, brought up and given `lo_address` (a /32) so the server has a non-loopback
+/// address to use while nothing is sent on a real interface. The child sees `marker=1` (check it
+/// with `assert_in_test_netns`). Panics, with the child's output, unless the inner test passed
+/// within `deadline`.
+pub fn run_in_netns(marker: &str, lo_address: &str, inner_test: &str, deadline: Duration) {
+    let exe = std::env::current_exe().unwrap();
+    let script = format!("ip link set lo up && ip addr add {lo_address}/32 dev lo && exec \"$@\"");
+    let mut child = Command::new("unshare")
+        .args(["-n", "--", "bash", "-c", &script, "bash"])
+        .arg(&exe)
+        .args([inner_test, "--exact", "--ignored", "--nocapture", "--test-threads=1"])
+        .env(marker, "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run unshare -n (needs root or CAP_SYS_ADMIN, util-linux and iproute2)");
+    let started = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > deadline {
+            let _ = child.kill();
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let report = format!("stdout:\n{stdout}\nstderr:\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "namespaced test {inner_test} failed ({:?}):\n{report}", out.status);
+    assert!(stdout.contains("1 passed"), "the inner test {inner_test} did not run:\n{report}");
+}
+
+/// Refuses to go on unless this process runs inside `run_in_netns`'s namespace: the marker is
+/// set and `lo` is the only interface.
+pub fn assert_in_test_netns(marker: &str) {
+    assert_eq!(std::env::var(marker).as_deref(), Ok("1"), "refusing to run outside the test namespace");
+    let dev = std::fs::read_to_string("/proc/self/net/dev").unwrap();
+    let interfaces: Vec<&str> = dev.lines().skip(2).filter_map(|l| l.split(':').next()).map(str::trim).collect();
+    assert_eq!(interfaces, ["lo"], "refusing: this namespace has interfaces other than lo");
 }
