@@ -1,8 +1,11 @@
 //! `relay device ...`: the client side of device pairing and signed privileged commands, so a
-//! paired laptop works without the desktop UI. `pair` generates a P-256 key, redeems the code
-//! shown on the server and stores the key owner-only (a `packaged` build refuses to keep it in a
-//! plaintext file); `send` builds a canonical envelope, signs it and posts it, optionally after
-//! a fresh-password reauthentication. Secrets are read from the terminal or stdin, never argv.
+//! paired laptop works without the desktop UI. `pair` first decides where the key may live
+//! (`domain::secret_policy::device_key_storage`: the OS secret store whenever it answers; an
+//! owner-only plaintext file only in a development build with `--plaintext-key`), then generates
+//! a P-256 key, redeems the code shown on the server and stores the key: its secret half in the
+//! keyring, the ids and fingerprint in the owner-only key file. `send` loads the key (keyring or
+//! legacy/development file), builds a canonical envelope, signs it and posts it, optionally
+//! after a fresh-password reauthentication. Secrets are read from the terminal or stdin, never argv.
 
 use std::path::{Path, PathBuf};
 
@@ -13,6 +16,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use domain::envelope::{payload_hash, public_jwk_from_secret, sign_envelope, Envelope, ENVELOPE_VERSION};
+use domain::secret_policy::{device_key_entry, device_key_storage, BuildKind, SecretStorage};
+use infra::secret_store::{os_store_available, SecretStore};
 
 use crate::secret_input::read_secret;
 
@@ -35,6 +40,10 @@ pub enum DeviceCommand {
         /// Allow plain HTTP to a public address (never needed on a LAN).
         #[arg(long)]
         allow_insecure_http: bool,
+        /// Development builds only: when no OS secret store answers, keep the signing key in the
+        /// owner-only key file instead of refusing.
+        #[arg(long)]
+        plaintext_key: bool,
     },
     /// Sign and send one privileged command (passphrase read first; with --reauth, then the
     /// account password).
@@ -62,7 +71,10 @@ struct DeviceKeyFile {
     device_id: String,
     role: String,
     fingerprint: String,
-    secret_scalar: String,
+    /// The secret half, only for keys kept in plaintext (development `--plaintext-key`, or files
+    /// from earlier versions); absent when the OS secret store holds it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    secret_scalar: Option<String>,
 }
 
 fn now_ms() -> i64 {
@@ -110,20 +122,53 @@ async fn post(client: &reqwest::Client, url: String, token: &str, body: Vec<u8>)
     Ok(body)
 }
 
-fn store_key(path: &Path, key: &DeviceKeyFile) -> Result<(), BoxError> {
-    write_key(path, key, cfg!(feature = "packaged"))
+fn build_kind() -> BuildKind {
+    if cfg!(feature = "packaged") {
+        BuildKind::Packaged
+    } else {
+        BuildKind::Development
+    }
 }
 
-/// Writes the key file owner-only; a packaged build (no OS secret store here) refuses.
-fn write_key(path: &Path, key: &DeviceKeyFile, packaged: bool) -> Result<(), BoxError> {
-    if packaged {
-        return Err("this build keeps device keys only in an OS secret store, and none is available; refusing to write the key in plaintext".into());
+/// The keyring handle for device keys (its owner-only fallback folder is never used: plaintext
+/// keys live in the key file itself).
+fn keyring(key_file: &Path) -> SecretStore {
+    let dir = key_file.parent().unwrap_or(Path::new(".")).join("device-secrets");
+    SecretStore::at(dir, SecretStorage::OsSecretStore)
+}
+
+/// Stores `secret` where `storage` says and writes the key file (owner-only) last.
+fn store_key(path: &Path, mut key: DeviceKeyFile, secret: &[u8; 32], storage: SecretStorage) -> Result<(), BoxError> {
+    match storage {
+        SecretStorage::OsSecretStore => {
+            keyring(path).set(&device_key_entry(&key.fingerprint), &B64.encode(secret))?;
+            key.secret_scalar = None;
+        }
+        SecretStorage::OwnerOnlyFile => key.secret_scalar = Some(B64.encode(secret)),
+        SecretStorage::MemoryOnly => return Err("no place to keep the device key".into()),
     }
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent)?;
     }
-    infra::datadir::write_private_file(path, serde_json::to_string_pretty(key)?.as_bytes())?;
+    infra::datadir::write_private_file(path, serde_json::to_string_pretty(&key)?.as_bytes())?;
     Ok(())
+}
+
+/// Reads the key file and the secret half from wherever it was stored.
+fn load_key(path: &Path) -> Result<(DeviceKeyFile, [u8; 32]), BoxError> {
+    let bytes = infra::datadir::read_private_file(path)?.ok_or("no device key file; run `relay device pair` first")?;
+    let key: DeviceKeyFile = serde_json::from_slice(&bytes)?;
+    let encoded = match &key.secret_scalar {
+        Some(plaintext) => plaintext.clone(),
+        None => keyring(path)
+            .get(&device_key_entry(&key.fingerprint))?
+            .ok_or("the device key is not in this session's OS secret store")?,
+    };
+    let secret: [u8; 32] = B64.decode(encoded)?.try_into().map_err(|_| "corrupt device key")?;
+    if public_jwk_from_secret(&secret)?.fingerprint() != key.fingerprint {
+        return Err("the stored device key does not match the key file's fingerprint".into());
+    }
+    Ok((key, secret))
 }
 
 fn new_secret() -> Result<[u8; 32], BoxError> {
@@ -141,8 +186,10 @@ fn new_secret() -> Result<[u8; 32], BoxError> {
 pub fn run(key_file: &Path, command: DeviceCommand) -> Result<(), BoxError> {
     let rt = runtime()?;
     match command {
-        DeviceCommand::Pair { server, username, label, allow_insecure_http } => {
+        DeviceCommand::Pair { server, username, label, allow_insecure_http, plaintext_key } => {
             let server = domain::server_url::check_server_url(&server, allow_insecure_http)?;
+            // Decided before the server is contacted, so a refusal leaves no orphaned pairing.
+            let storage = device_key_storage(os_store_available(), build_kind(), plaintext_key)?;
             let passphrase = read_secret("Relay connection passphrase: ")?;
             let code = read_secret("Pairing code: ")?;
             let secret = new_secret()?;
@@ -162,14 +209,21 @@ pub fn run(key_file: &Path, command: DeviceCommand) -> Result<(), BoxError> {
                 device_id: reply["deviceId"].as_str().unwrap_or_default().into(),
                 role: reply["role"].as_str().unwrap_or_default().into(),
                 fingerprint: jwk.fingerprint(),
-                secret_scalar: B64.encode(secret),
+                secret_scalar: None,
             };
-            store_key(key_file, &key)?;
-            println!("Paired as device {} ({}); key stored in {}", key.device_id, key.role, key_file.display());
+            let (device_id, role) = (key.device_id.clone(), key.role.clone());
+            store_key(key_file, key, &secret, storage)?;
+            let place = match storage {
+                SecretStorage::OsSecretStore => "the OS secret store",
+                _ => "the owner-only key file (development plaintext)",
+            };
+            println!(
+                "Paired as device {device_id} ({role}); signing key kept in {place}, details in {}",
+                key_file.display()
+            );
         }
         DeviceCommand::Send { command, payload, expected_revision, reauth } => {
-            let key: DeviceKeyFile = serde_json::from_slice(&std::fs::read(key_file)?)?;
-            let secret: [u8; 32] = B64.decode(&key.secret_scalar)?.try_into().map_err(|_| "corrupt key file")?;
+            let (key, secret) = load_key(key_file)?;
             let mut payload: Value = serde_json::from_str(&payload)?;
             let passphrase = read_secret("Relay connection passphrase: ")?;
             let password = if reauth { Some(read_secret(&format!("Password for {}: ", key.username))?) } else { None };
@@ -230,7 +284,7 @@ pub fn default_key_file() -> PathBuf {
 mod tests {
     use super::*;
 
-    fn key() -> DeviceKeyFile {
+    fn key(secret: &[u8; 32]) -> DeviceKeyFile {
         DeviceKeyFile {
             version: 1,
             server: "http://127.0.0.1:8090".into(),
@@ -238,23 +292,35 @@ mod tests {
             account_id: "a".repeat(15),
             device_id: "d".repeat(15),
             role: "owner".into(),
-            fingerprint: "f".into(),
-            secret_scalar: "s".into(),
+            fingerprint: public_jwk_from_secret(secret).unwrap().fingerprint(),
+            secret_scalar: None,
         }
     }
 
     #[test]
-    fn packaged_builds_refuse_plaintext_keys_and_dev_builds_write_owner_only() {
+    fn development_plaintext_keys_are_owner_only_and_load_back() {
         let tmp = tempfile::tempdir().unwrap();
         let path = tmp.path().join("relay/device-key.json");
-        assert!(write_key(&path, &key(), true).is_err());
-        assert!(!path.exists(), "nothing written by a packaged build");
-        write_key(&path, &key(), false).unwrap();
+        let secret = new_secret().unwrap();
+        assert!(store_key(&path, key(&secret), &secret, SecretStorage::MemoryOnly).is_err());
+        assert!(!path.exists(), "nothing written without a place for the key");
+        store_key(&path, key(&secret), &secret, SecretStorage::OwnerOnlyFile).unwrap();
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
             assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
         }
+        let (loaded, loaded_secret) = load_key(&path).unwrap();
+        assert_eq!((loaded.device_id.as_str(), loaded_secret), ("d".repeat(15).as_str(), secret));
+    }
+
+    #[test]
+    fn a_key_file_whose_secret_does_not_match_its_fingerprint_is_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("device-key.json");
+        let (secret, other) = (new_secret().unwrap(), new_secret().unwrap());
+        store_key(&path, key(&other), &secret, SecretStorage::OwnerOnlyFile).unwrap();
+        assert!(load_key(&path).unwrap_err().to_string().contains("does not match"));
     }
 
     #[test]

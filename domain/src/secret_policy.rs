@@ -4,7 +4,9 @@
 //! an owner-only plaintext file, while a packaged build refuses plaintext and keeps the secret in
 //! memory for the running session only. The secrets' lookup keys are derived here too: one entry
 //! per server origin for a client's remembered passphrase (never offered to another server), and
-//! one per data directory for a desktop server's own passphrase. Pure rules only;
+//! one per data directory for a desktop server's own passphrase, one per key for a `relay device`
+//! signing key. A device key may fall back to a plaintext file only in a development build and
+//! only when the operator asked for it explicitly ([`device_key_storage`]). Pure rules only;
 //! `infra::secret_store` does the IO.
 
 use serde::Serialize;
@@ -76,9 +78,55 @@ pub fn server_passphrase_entry(data_dir_id: &str) -> String {
     format!("server-passphrase:{}", crate::canonical::sha256_hex(data_dir_id.as_bytes()))
 }
 
+/// The entry name a paired device's signing key is stored under: `device-key:<hex sha-256 of the
+/// public key's fingerprint>`.
+pub fn device_key_entry(fingerprint: &str) -> String {
+    format!("device-key:{}", crate::canonical::sha256_hex(fingerprint.as_bytes()))
+}
+
+/// Why `relay device` will not keep a signing key on this machine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum DeviceKeyRefused {
+    #[error("no OS secret store answered, and this packaged build never keeps signing keys in plaintext")]
+    PackagedWithoutStore,
+    #[error(
+        "no OS secret store answered; pass --plaintext-key to keep the key in an owner-only file (development only)"
+    )]
+    PlaintextNotRequested,
+}
+
+/// Where `relay device pair` keeps a new signing key: the OS secret store whenever it answers;
+/// otherwise an owner-only file, but only in a development build and only with the operator's
+/// explicit `plaintext_requested`.
+pub fn device_key_storage(
+    os_store_available: bool,
+    build: BuildKind,
+    plaintext_requested: bool,
+) -> Result<SecretStorage, DeviceKeyRefused> {
+    match (os_store_available, build, plaintext_requested) {
+        (true, _, _) => Ok(SecretStorage::OsSecretStore),
+        (false, BuildKind::Packaged, _) => Err(DeviceKeyRefused::PackagedWithoutStore),
+        (false, BuildKind::Development, true) => Ok(SecretStorage::OwnerOnlyFile),
+        (false, BuildKind::Development, false) => Err(DeviceKeyRefused::PlaintextNotRequested),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn device_keys_use_plaintext_only_in_development_and_only_when_asked() {
+        use BuildKind::*;
+        assert_eq!(device_key_storage(true, Packaged, false), Ok(SecretStorage::OsSecretStore));
+        assert_eq!(device_key_storage(true, Development, true), Ok(SecretStorage::OsSecretStore), "OS store wins");
+        assert_eq!(device_key_storage(false, Development, true), Ok(SecretStorage::OwnerOnlyFile));
+        assert_eq!(device_key_storage(false, Development, false), Err(DeviceKeyRefused::PlaintextNotRequested));
+        assert_eq!(device_key_storage(false, Packaged, true), Err(DeviceKeyRefused::PackagedWithoutStore));
+        let entry = device_key_entry("fingerprint-1");
+        assert!(entry.starts_with("device-key:") && entry.len() == "device-key:".len() + 64, "{entry}");
+        assert_ne!(entry, device_key_entry("fingerprint-2"));
+    }
 
     #[test]
     fn packaged_builds_never_fall_back_to_plaintext() {

@@ -123,7 +123,7 @@ pub(crate) fn remove_if_present(path: &Path) -> Result<(), DataDirError> {
 }
 
 /// Reads a secret file, refusing links and non-regular files and tightening loose permissions.
-pub(crate) fn read_private_file(path: &Path) -> Result<Option<Vec<u8>>, DataDirError> {
+pub fn read_private_file(path: &Path) -> Result<Option<Vec<u8>>, DataDirError> {
     let meta = match fs::symlink_metadata(path) {
         Ok(m) => m,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),

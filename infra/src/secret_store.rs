@@ -28,7 +28,14 @@ pub const OPERATION_DEADLINE: Duration = Duration::from_secs(30);
 /// The attribute every Relay item carries in the OS secret store.
 const APPLICATION_ATTRIBUTE: (&str, &str) = ("application", "relay");
 const ENTRY_ATTRIBUTE: &str = "entry";
-const ITEM_LABEL: &str = "Relay connection passphrase";
+/// The label the OS keyring shows for an entry.
+fn item_label(entry: &str) -> &'static str {
+    if entry.starts_with("device-key:") {
+        "Relay device signing key"
+    } else {
+        "Relay connection passphrase"
+    }
+}
 const FILE_DIR: &str = "desktop-secrets";
 /// Longest secret accepted, in bytes.
 pub const MAX_SECRET_LEN: usize = 4096;
@@ -98,7 +105,7 @@ mod os {
         let collection = service.get_any_collection().map_err(os_err)?;
         collection.ensure_unlocked().map_err(os_err)?;
         collection
-            .create_item(ITEM_LABEL, attributes(entry), secret.as_bytes(), true, "text/plain")
+            .create_item(item_label(entry), attributes(entry), secret.as_bytes(), true, "text/plain")
             .map(|_| ())
             .map_err(os_err)
     }
@@ -113,6 +120,14 @@ mod os {
     }
 }
 
+/// Whether the OS secret store answers on this session, probed within `PROBE_DEADLINE`.
+pub fn os_store_available() -> bool {
+    with_deadline(PROBE_DEADLINE, os::available).unwrap_or_else(|| {
+        tracing::warn!(target: LOG_TARGET, "OS secret store probe timed out");
+        false
+    })
+}
+
 /// The remembered-secret store chosen for this process.
 #[derive(Debug, Clone)]
 pub struct SecretStore {
@@ -123,10 +138,7 @@ pub struct SecretStore {
 impl SecretStore {
     /// Probes the OS secret store (bounded by `PROBE_DEADLINE`) and applies the storage policy.
     pub fn open(data_dir: &DataDir, build: BuildKind) -> SecretStore {
-        let available = with_deadline(PROBE_DEADLINE, os::available).unwrap_or_else(|| {
-            tracing::warn!(target: LOG_TARGET, "OS secret store probe timed out");
-            false
-        });
+        let available = os_store_available();
         let store = SecretStore::with_storage(data_dir, choose_storage(available, build));
         match store.storage {
             SecretStorage::OsSecretStore => {
@@ -144,7 +156,13 @@ impl SecretStore {
 
     /// A store with a fixed storage kind (the policy already applied).
     pub fn with_storage(data_dir: &DataDir, storage: SecretStorage) -> SecretStore {
-        SecretStore { storage, file_dir: data_dir.root().join(FILE_DIR) }
+        SecretStore::at(data_dir.root().join(FILE_DIR), storage)
+    }
+
+    /// A store whose owner-only fallback files live in `file_dir` (for secrets kept outside a
+    /// data directory, such as `relay device` keys).
+    pub fn at(file_dir: PathBuf, storage: SecretStorage) -> SecretStore {
+        SecretStore { storage, file_dir }
     }
 
     pub fn storage(&self) -> SecretStorage {
