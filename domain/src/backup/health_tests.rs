@@ -195,3 +195,19 @@ fn fingerprints_parse_strictly() {
         assert_eq!(FileFingerprint::parse(bad), None, "{bad:?}");
     }
 }
+
+#[test]
+fn the_status_view_adds_derived_fields_to_the_saved_shape() {
+    let state = healthy();
+    let view = HealthView {
+        restore_point_age_ms: state.restore_point_age_ms(T + 1000 + MIN), // created at T + 1 s
+        state,
+        retention_allowed: true,
+        busy: false,
+    };
+    let json = serde_json::to_value(&view).unwrap();
+    assert_eq!(json["restorePointAgeMs"], MIN);
+    assert_eq!((json["retentionAllowed"].as_bool(), json["busy"].as_bool()), (Some(true), Some(false)));
+    assert_eq!(json["lastSuccess"]["name"], "backup_2026-12-02_12-57-11_aaaaaaaa.zip");
+    assert_eq!(HealthState::default().restore_point_age_ms(T), None);
+}

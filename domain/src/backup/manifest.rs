@@ -65,6 +65,12 @@ pub fn is_sha256_hex(text: &str) -> bool {
     text.len() == 64 && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
+/// Whether `path` may name a file entry: the entry-name rules, not a directory, not a SQLite
+/// side file of the database. (Uniqueness is the caller's, with an `EntryNameSet`.)
+pub fn is_valid_file_path(path: &str) -> bool {
+    check_entry_name(path).is_ok() && !path.ends_with('/') && !SQLITE_SIDE_FILES.contains(&path.to_lowercase().as_str())
+}
+
 impl Manifest {
     /// Parses and checks a manifest.
     pub fn parse(bytes: &[u8]) -> Result<Manifest, ManifestError> {
@@ -92,13 +98,7 @@ impl Manifest {
         names.insert(MANIFEST_PATH).map_err(|_| ManifestError::InvalidEntry)?;
         let mut total: u64 = 0;
         for entry in &self.entries {
-            let lower = entry.path.to_lowercase();
-            if check_entry_name(&entry.path).is_err()
-                || entry.path.ends_with('/')
-                || SQLITE_SIDE_FILES.contains(&lower.as_str())
-                || !is_sha256_hex(&entry.sha256)
-                || names.insert(&entry.path).is_err()
-            {
+            if !is_valid_file_path(&entry.path) || !is_sha256_hex(&entry.sha256) || names.insert(&entry.path).is_err() {
                 return Err(ManifestError::InvalidEntry);
             }
             total = total.checked_add(entry.size).ok_or(ManifestError::InvalidEntry)?;

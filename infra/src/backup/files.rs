@@ -68,6 +68,55 @@ pub fn list_archives(backups_dir: &Path) -> io::Result<Vec<(ArchiveName, FileFin
     Ok(archives)
 }
 
+/// Removes what an interrupted write left in `backups_dir`: `NAME.zip.part` and its snapshot
+/// `NAME.zip.part.snapshot`, for names that are ours (regular files only). Call at start,
+/// before any backup runs. Returns how many were removed.
+pub fn remove_stale_parts(backups_dir: &Path) -> io::Result<usize> {
+    let entries = match fs::read_dir(backups_dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(0),
+        Err(e) => return Err(e),
+    };
+    let mut removed = 0;
+    for entry in entries {
+        let entry = entry?;
+        let Some(file_name) = entry.file_name().to_str().map(str::to_string) else { continue };
+        let archive = file_name.strip_suffix(".snapshot").unwrap_or(&file_name);
+        let ours =
+            archive.strip_suffix(domain::backup::names::PART_EXTENSION).is_some_and(|n| ArchiveName::parse(n).is_ok());
+        if ours && entry.file_type()?.is_file() {
+            fs::remove_file(entry.path())?;
+            removed += 1;
+        }
+    }
+    if removed > 0 {
+        sync_dir(backups_dir)?;
+    }
+    Ok(removed)
+}
+
+/// The bytes of live data a backup has to copy: regular files under `data_root`, not following
+/// links and leaving out `backups/`. With `domain::backup::entries::preflight_required_bytes`
+/// this gives the free space a backup needs before it starts.
+pub fn live_data_bytes(data_root: &Path) -> io::Result<u64> {
+    fn walk(dir: &Path, skip: Option<&Path>, total: &mut u64) -> io::Result<()> {
+        for entry in fs::read_dir(dir)? {
+            let entry = entry?;
+            let path = entry.path();
+            let kind = entry.file_type()?;
+            if kind.is_dir() && Some(path.as_path()) != skip {
+                walk(&path, None, total)?;
+            } else if kind.is_file() {
+                *total = total.saturating_add(entry.metadata()?.len());
+            }
+        }
+        Ok(())
+    }
+    let mut total = 0;
+    walk(data_root, Some(&backups_dir(data_root)), &mut total)?;
+    Ok(total)
+}
+
 /// Reads `DATA/backup-health.json` and loads it fail-closed at `now_ms` (see
 /// `HealthState::load`). A file over the cap is refused before it is read; a link or a
 /// non-regular file loads like a malformed one.
@@ -132,6 +181,44 @@ mod tests {
         let names: Vec<ArchiveName> = list_archives(&dir).unwrap().into_iter().map(|(n, _)| n).collect();
         assert_eq!(names, vec![new, old]);
         assert!(list_archives(&tmp.path().join("absent")).unwrap().is_empty());
+    }
+
+    #[test]
+    fn stale_parts_are_removed_and_nothing_else() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = ensure_backups_dir(tmp.path()).unwrap();
+        let name = ArchiveName::new(ArchiveKind::Regular, T, "aaaaaaaa").unwrap();
+        let keep = ["notes.zip.part", "backup_x.zip.part", name.as_str(), "operator.txt"];
+        for file in
+            keep.iter().copied().chain([name.part_file_name().as_str(), &format!("{}.snapshot", name.part_file_name())])
+        {
+            fs::write(dir.join(file), b"x").unwrap();
+        }
+        assert_eq!(remove_stale_parts(&dir).unwrap(), 2);
+        let mut left: Vec<String> =
+            fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+        left.sort();
+        let mut expected: Vec<String> = keep.iter().map(|s| s.to_string()).collect();
+        expected.sort();
+        assert_eq!(left, expected);
+        assert_eq!(remove_stale_parts(&tmp.path().join("absent")).unwrap(), 0);
+    }
+
+    #[test]
+    fn live_data_leaves_out_backups_and_links() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        fs::write(root.join("relay.db"), vec![0u8; 1000]).unwrap();
+        fs::create_dir_all(root.join("files/wiki")).unwrap();
+        fs::write(root.join("files/wiki/a.pdf"), vec![0u8; 200]).unwrap();
+        let backups = ensure_backups_dir(root).unwrap();
+        fs::write(backups.join("big.zip"), vec![0u8; 5000]).unwrap();
+        fs::create_dir(root.join("nested")).unwrap();
+        fs::create_dir(root.join("nested/backups")).unwrap();
+        fs::write(root.join("nested/backups/counted"), vec![0u8; 30]).unwrap();
+        std::os::unix::fs::symlink(&backups, root.join("linked")).unwrap();
+        std::os::unix::fs::symlink(root.join("relay.db"), root.join("linked.db")).unwrap();
+        assert_eq!(live_data_bytes(root).unwrap(), 1230);
     }
 
     #[test]

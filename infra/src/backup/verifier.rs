@@ -7,8 +7,8 @@
 //! Extraction is streamed: each file is created `O_EXCL` 0600, its bytes are counted against the
 //! header and its CRC is checked by the `zip` reader at end of data; then the manifest must list
 //! every file with the same size and SHA-256, and the extracted `relay.db` must open, pass
-//! `PRAGMA integrity_check`, hold the migrations table and give up one row of every table,
-//! unknown ones included. It never executes archived content, never opens a listener, never
+//! `PRAGMA integrity_check`, hold the migrations table (the manifest's list) and give up one row
+//! of every table, unknown ones included. It never executes archived content, never opens a listener, never
 //! touches the live store and never deletes the destination: the parent does that after the
 //! worker exits. Errors are [`VerifyError`] variants with fixed texts (no archive content).
 
@@ -28,6 +28,7 @@ use domain::backup::entries::{EntryNameSet, ExtractionLimits};
 use domain::backup::manifest::{Manifest, DATABASE_PATH, MANIFEST_PATH, MAX_MANIFEST_BYTES};
 use domain::canonical::hex_lower;
 
+use super::snapshot::applied_migrations;
 use super::{is_no_space, Progress, ProgressSink, PROGRESS_STEP_BYTES};
 use crate::datadir::create_private_file;
 
@@ -334,7 +335,10 @@ pub fn verify_archive(
     }
 
     let manifest = read_manifest(destination, &extracted)?;
-    let tables = check_database(&destination.join(DATABASE_PATH))?;
+    let (tables, migrations) = check_database(&destination.join(DATABASE_PATH))?;
+    if migrations != manifest.migrations {
+        return Err(VerifyError::ManifestMismatch);
+    }
     Ok(VerifiedArchive { manifest, entries: planned.len(), extracted_bytes: total, tables })
 }
 
@@ -383,8 +387,9 @@ struct CheckRow {
 }
 
 /// Opens the extracted database read-only in effect (`query_only`, untrusted schema), runs the
-/// integrity check, requires the migrations table and reads one row of every table.
-fn check_database(path: &Path) -> Result<Vec<String>, VerifyError> {
+/// integrity check, requires the migrations table and reads one row of every table. Returns
+/// the tables and the applied migrations.
+fn check_database(path: &Path) -> Result<(Vec<String>, Vec<String>), VerifyError> {
     let meta = fs::symlink_metadata(path).map_err(|_| VerifyError::NotSqlite)?;
     if !meta.file_type().is_file() {
         return Err(VerifyError::NotSqlite);
@@ -422,7 +427,8 @@ fn check_database(path: &Path) -> Result<Vec<String>, VerifyError> {
         let sql = format!("SELECT {} AS v FROM {} LIMIT 1", columns.join(" || ',' || "), quote_identifier(table));
         diesel::sql_query(sql).load::<ValueRow>(&mut conn).map_err(|_| VerifyError::UnreadableTable)?;
     }
-    Ok(tables)
+    let migrations = applied_migrations(&mut conn).map_err(|_| VerifyError::UnreadableTable)?;
+    Ok((tables, migrations))
 }
 
 #[cfg(test)]

@@ -38,11 +38,18 @@ fn craft(path: &Path, entries: &[(&str, &[u8])]) {
     zip.finish().unwrap();
 }
 
+/// A valid manifest for `entries`, listing the migrations a Relay store has.
 fn manifest_for(entries: &[(&str, &[u8])]) -> Vec<u8> {
+    use diesel::migration::MigrationSource;
+    let shipped = MigrationSource::<diesel::sqlite::Sqlite>::migrations(&crate::db::MIGRATIONS).unwrap();
+    manifest_with_migrations(entries, shipped.iter().map(|m| m.name().version().to_string()).collect())
+}
+
+fn manifest_with_migrations(entries: &[(&str, &[u8])], migrations: Vec<String>) -> Vec<u8> {
     Manifest {
         format_version: FORMAT_VERSION,
         relay_version: "0.1.0".into(),
-        migrations: vec![],
+        migrations,
         created: 0,
         entries: entries
             .iter()
@@ -279,6 +286,14 @@ fn manifest_and_database_problems_are_refused() {
     assert_eq!(
         verify(&root, &archive, ExtractionLimits::default(), &PLENTY).unwrap_err(),
         VerifyError::ManifestMismatch
+    );
+
+    let other_migrations = manifest_with_migrations(&[("relay.db", &db)], vec!["20261202000001".into()]);
+    craft(&archive, &[("relay.db", &db), ("manifest.json", &other_migrations)]);
+    assert_eq!(
+        verify(&root, &archive, ExtractionLimits::default(), &PLENTY).unwrap_err(),
+        VerifyError::ManifestMismatch,
+        "the manifest's migrations are the database's"
     );
 
     let unlisted: &[u8] = b"not in the manifest";

@@ -19,7 +19,9 @@ use zip::write::SimpleFileOptions;
 use zip::{CompressionMethod, ZipWriter};
 
 use domain::backup::entries::EntryNameSet;
-use domain::backup::manifest::{Manifest, ManifestEntry, DATABASE_PATH, FORMAT_VERSION, MANIFEST_PATH};
+use domain::backup::manifest::{
+    is_valid_file_path, Manifest, ManifestEntry, DATABASE_PATH, FORMAT_VERSION, MANIFEST_PATH,
+};
 use domain::backup::names::ArchiveName;
 use domain::canonical::hex_lower;
 
@@ -239,10 +241,10 @@ fn write_parts(
     let mut sources = Vec::with_capacity(request.extra_files.len());
     for extra in request.extra_files {
         let invalid = |why: String| ArchiveError::InvalidExtraFile(format!("{}: {why}", extra.archive_path));
-        names.insert(&extra.archive_path).map_err(|e| invalid(e.to_string()))?;
-        if extra.archive_path.ends_with('/') {
-            return Err(invalid("a directory name".into()));
+        if !is_valid_file_path(&extra.archive_path) {
+            return Err(invalid("not a valid file path".into()));
         }
+        names.insert(&extra.archive_path).map_err(|e| invalid(e.to_string()))?;
         sources.push((extra.archive_path.as_str(), open_regular(&extra.source).map_err(|e| invalid(e.to_string()))?));
     }
 
