@@ -1,6 +1,7 @@
 //! The files around archives: the owner-only `DATA/backups/` directory, listing the archives
 //! that are ours (strict names, regular files only, links ignored), an archive's fingerprint
-//! (`lstat`: size, mtime, ctime, inode), and `DATA/backup-health.json` loaded fail-closed and
+//! (`lstat`: size, mtime, ctime, inode), sweeping `.part` files an interrupted write left, the
+//! live data size the preflight needs, and `DATA/backup-health.json` loaded fail-closed and
 //! saved atomically (0600 temp file, fsync, rename, directory fsync) through `crate::datadir`.
 
 use std::fs;

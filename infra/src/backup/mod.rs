@@ -7,10 +7,12 @@
 //! calls these blocking functions off its thread.
 //!
 //! The flow the actor builds from them:
-//! 1. `files::load_health` at start (fail closed; interrupted attempts become failures), then
-//!    `files::save_health` after every change.
-//! 2. create: `writer::write_archive(conn, &request, &mut progress)` with a reader connection
-//!    from the pool; then `files::fingerprint` of the result for the health file.
+//! 1. At start: `files::load_health` (fail closed; interrupted attempts become failures, so
+//!    save it again) and `files::remove_stale_parts`; `files::save_health` after every change.
+//! 2. create: preflight with `files::live_data_bytes` and
+//!    `domain::backup::entries::preflight_required_bytes` against `verifier::StatvfsFreeSpace`;
+//!    `writer::write_archive(conn, &request, &mut progress)` with a reader connection from the
+//!    pool; then `files::fingerprint` of the result for the health file.
 //! 3. verify (in the worker): `verifier::verify_archive(archive, fresh_private_dir, limits,
 //!    &StatvfsFreeSpace, &mut progress)`; the parent deletes the directory after the worker exits.
 //! 4. prune: `files::list_archives` → `domain::backup::retention::select_for_pruning`.
