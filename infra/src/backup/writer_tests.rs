@@ -106,3 +106,44 @@ fn refusals_leave_nothing_behind() {
         assert_eq!(dir_listing(&root.join("backups")), vec![existing.path.file_name().unwrap().to_str().unwrap()]);
     }
 }
+
+#[test]
+fn an_archive_written_while_the_store_takes_writes_verifies() {
+    use crate::backup::test_support::{fresh_destination, PLENTY};
+    use crate::backup::verifier::verify_archive;
+    use diesel::connection::SimpleConnection;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+
+    let tmp = tempfile::tempdir().unwrap();
+    let (root, pool) = live_store(tmp.path());
+    let stop = Arc::new(AtomicBool::new(false));
+    let writer = {
+        let (pool, stop) = (pool.clone(), stop.clone());
+        std::thread::spawn(move || {
+            let mut conn = pool.get().unwrap();
+            let mut n = 0;
+            while !stop.load(Ordering::Relaxed) {
+                conn.batch_execute("INSERT INTO operator_extras (note) VALUES (hex(randomblob(500)))").unwrap();
+                n += 1;
+            }
+            n
+        })
+    };
+    let name = ArchiveName::new(ArchiveKind::Regular, T, "whilebusy").unwrap();
+    let written = write_archive(&mut pool.get().unwrap(), &request(&root, &name, &[]), &mut |_| {}).unwrap();
+    stop.store(true, Ordering::Relaxed);
+    let inserted = writer.join().unwrap();
+    let dest = fresh_destination(&root, "whilebusy0000000");
+    let verified = verify_archive(
+        &written.path,
+        &dest,
+        &domain::backup::entries::ExtractionLimits::default(),
+        &PLENTY,
+        &mut |_| {},
+    )
+    .unwrap();
+    assert_eq!(verified.manifest, written.manifest);
+    assert!(verified.tables.iter().any(|t| t == "operator_extras"));
+    assert!(inserted > 0, "the store took writes during the backup");
+}
