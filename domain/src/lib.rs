@@ -1,11 +1,13 @@
 //! Relay's pure domain: the collections Relay manages and their validation rules, the
 //! PocketBase filter and sort languages, token-bucket rate limiting, log redaction, timestamp
-//! formatting, the typed privileged commands with their authorization rules, and `problem`,
+//! formatting, the backup rules (archive names, manifest, health file, retention gate, pruning,
+//! restore journal), the typed privileged commands with their authorization rules, and `problem`,
 //! the one trait every error answered over HTTP implements. Nothing in this crate performs IO
 //! or async work; callers pass time in as milliseconds so every rule is deterministic under
 //! test.
 
 pub mod audit;
+pub mod backup;
 pub mod canonical;
 pub mod collections;
 pub mod control;

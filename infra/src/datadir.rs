@@ -97,10 +97,9 @@ pub(crate) fn ensure_private_dir(dir: &Path) -> Result<(), DataDirError> {
     Ok(())
 }
 
-/// Atomically writes an owner-only file: exclusive temp file, fsync, rename over the target.
-pub fn write_private_file(path: &Path, contents: &[u8]) -> Result<(), DataDirError> {
-    let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
-    let _ = fs::remove_file(&tmp);
+/// Creates a new owner-only (0600) file, failing if anything already exists at `path` (no
+/// link is followed: `O_EXCL`).
+pub(crate) fn create_private_file(path: &Path) -> io::Result<fs::File> {
     let mut options = OpenOptions::new();
     options.write(true).create_new(true);
     #[cfg(unix)]
@@ -108,7 +107,23 @@ pub fn write_private_file(path: &Path, contents: &[u8]) -> Result<(), DataDirErr
         use std::os::unix::fs::OpenOptionsExt;
         options.mode(0o600);
     }
-    let mut file = options.open(&tmp).map_err(io_err(&tmp))?;
+    options.open(path)
+}
+
+/// Flushes a directory's entries (a rename or a new file in it) to disk. A no-op off Unix.
+pub(crate) fn sync_dir(dir: &Path) -> io::Result<()> {
+    #[cfg(unix)]
+    fs::File::open(dir)?.sync_all()?;
+    #[cfg(not(unix))]
+    let _ = dir;
+    Ok(())
+}
+
+/// Atomically writes an owner-only file: exclusive temp file, fsync, rename over the target.
+pub fn write_private_file(path: &Path, contents: &[u8]) -> Result<(), DataDirError> {
+    let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
+    let _ = fs::remove_file(&tmp);
+    let mut file = create_private_file(&tmp).map_err(io_err(&tmp))?;
     file.write_all(contents).and_then(|_| file.sync_all()).map_err(io_err(&tmp))?;
     drop(file);
     fs::rename(&tmp, path).map_err(io_err(path))

@@ -1,9 +1,12 @@
 //! Relay's IO layer: the SQLite store behind Diesel and an r2d2 pool (with embedded migrations
 //! from `migrations/`), compilation of parsed filters into bound SQL, the data directory and its
 //! owner-only secret files, random identifiers, the clock, auth-token signing, the redacting
-//! log sink, and the one outbound HTTP policy (`http`) every call to the outside goes through.
+//! log sink, the backup archive IO (`backup`: store snapshot, archive writer, disposable-restore
+//! verifier, health file), and the one outbound HTTP policy (`http`) every call to the outside
+//! goes through.
 //! Actors own these resources; nothing here keeps global mutable state.
 
+pub mod backup;
 pub mod clock;
 pub mod control_socket;
 pub mod datadir;

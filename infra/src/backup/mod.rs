@@ -1,0 +1,55 @@
+//! Backup IO (issue #12) on top of the pure rules in `domain::backup`: a consistent snapshot of
+//! the live store taken while it serves ([`snapshot`]), the archive writer that turns the
+//! snapshot and other authoritative files into `DATA/backups/NAME.zip` with a manifest
+//! ([`writer`]), the disposable-restore verifier the worker process runs ([`verifier`]), and
+//! the files around them ([`files`]: listing our archives, their fingerprints, the health file).
+//! Nothing here keeps state, schedules, or decides retention; the backup actor does, and it
+//! calls these blocking functions off its thread.
+//!
+//! The flow the actor builds from them:
+//! 1. At start: `files::load_health` (fail closed; interrupted attempts become failures, so
+//!    save it again) and `files::remove_stale_parts`; `files::save_health` after every change.
+//! 2. create: preflight with `files::live_data_bytes` and
+//!    `domain::backup::entries::preflight_required_bytes` against `verifier::StatvfsFreeSpace`;
+//!    `writer::write_archive(conn, &request, &mut progress)` with a reader connection from the
+//!    pool; then `files::fingerprint` of the result for the health file.
+//! 3. verify (in the worker): `verifier::verify_archive(archive, fresh_private_dir, limits,
+//!    &StatvfsFreeSpace, &mut progress)`; the parent deletes the directory after the worker exits.
+//! 4. prune: `files::list_archives` → `domain::backup::retention::select_for_pruning`.
+
+pub mod files;
+pub mod snapshot;
+pub mod verifier;
+pub mod writer;
+
+/// Counters the actor shows as a progress bar while an archive is written or verified.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Progress {
+    pub bytes_done: u64,
+    pub bytes_total: u64,
+    pub entries_done: usize,
+    pub entries_total: usize,
+}
+
+/// Receives [`Progress`] reports (after every entry and every few MiB). Any `FnMut(Progress)`
+/// is one.
+pub trait ProgressSink {
+    fn report(&mut self, progress: Progress);
+}
+
+impl<F: FnMut(Progress)> ProgressSink for F {
+    fn report(&mut self, progress: Progress) {
+        self(progress)
+    }
+}
+
+/// How often (in bytes) a long entry reports progress.
+pub(crate) const PROGRESS_STEP_BYTES: u64 = 8 * 1024 * 1024;
+
+/// Whether an IO error means the disk is full (the operator sees "Not enough disk space").
+pub(crate) fn is_no_space(error: &std::io::Error) -> bool {
+    error.raw_os_error() == Some(libc::ENOSPC) || error.kind() == std::io::ErrorKind::StorageFull
+}
+
+#[cfg(test)]
+mod test_support;
