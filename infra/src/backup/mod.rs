@@ -13,13 +13,15 @@
 //!    `domain::backup::entries::preflight_required_bytes` against `verifier::StatvfsFreeSpace`;
 //!    `writer::write_archive(conn, &request, &mut progress)` with a reader connection from the
 //!    pool; then `files::fingerprint` of the result for the health file.
-//! 3. verify (in the worker): `verifier::verify_archive(archive, fresh_private_dir, limits,
-//!    &StatvfsFreeSpace, &mut progress)`; the parent deletes the directory after the worker exits.
+//! 3. verify (in the worker process, [`worker`]): `worker::verify_in_worker` creates the fresh
+//!    private directory, runs `verifier::verify_archive` in the child and deletes the directory
+//!    after the worker exits (or keeps it as a restore stage).
 //! 4. prune: `files::list_archives` → `domain::backup::retention::select_for_pruning`.
 
 pub mod files;
 pub mod snapshot;
 pub mod verifier;
+pub mod worker;
 pub mod writer;
 
 /// Counters the actor shows as a progress bar while an archive is written or verified.

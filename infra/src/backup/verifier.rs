@@ -119,6 +119,40 @@ pub enum VerifyError {
 }
 
 impl VerifyError {
+    /// Every variant, for mapping a worker's code back.
+    pub const ALL: [VerifyError; 22] = {
+        use VerifyError::*;
+        [
+            DestinationNotPrivate,
+            Unreadable,
+            NotAnArchive,
+            TooManyEntries,
+            TooLarge,
+            NotEnoughSpace,
+            UnsafeEntryName,
+            DuplicateEntry,
+            LinkOrSpecialEntry,
+            EncryptedEntry,
+            UnsupportedCompression,
+            SizeMismatch,
+            ChecksumMismatch,
+            CorruptEntry,
+            WriteFailed,
+            MissingManifest,
+            InvalidManifest,
+            ManifestMismatch,
+            NotSqlite,
+            IntegrityCheckFailed,
+            MissingMigrations,
+            UnreadableTable,
+        ]
+    };
+
+    /// The variant whose [`code`](Self::code) is `code`.
+    pub fn from_code(code: &str) -> Option<VerifyError> {
+        VerifyError::ALL.into_iter().find(|e| e.code() == code)
+    }
+
     /// Stable code for logs and the worker's report to its parent.
     pub fn code(self) -> &'static str {
         use VerifyError::*;
