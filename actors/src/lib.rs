@@ -10,6 +10,7 @@
 
 pub mod auth;
 pub mod auth_coordinator;
+pub mod backup;
 pub mod control;
 pub mod discovery;
 pub mod health;

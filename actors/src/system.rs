@@ -8,6 +8,7 @@
 //! `System`; the functions return cloneable addresses.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use actix::prelude::*;
 
@@ -17,6 +18,8 @@ use infra::store::RecordStore;
 
 use crate::auth::{AuthActor, AuthSettings};
 use crate::auth_coordinator::{AuthCoordinator, RetryPolicy};
+use crate::backup::jobs::JobEnv;
+use crate::backup::{BackupActor, BackupConfig};
 use crate::control::{ControlActor, ControlTargets};
 use crate::health::HealthActor;
 use crate::kit::{start_supervised, SubsystemCtx};
@@ -27,6 +30,8 @@ use crate::realtime::{RealtimeActor, RealtimeLimits};
 use crate::store::{StoreActor, StoreExecutor};
 use crate::web_sessions::{WebSessionActor, WebSessionConfig};
 use domain::signin_guard::SignInLimits;
+use infra::backup::verifier::{FreeSpace, StatvfsFreeSpace};
+use infra::backup::worker::WorkerCommand;
 
 /// Everything the server-side subsystems need. Build it with [`RelayConfig::new`], which fills
 /// in every limit with its documented default, then override single fields.
@@ -46,7 +51,66 @@ pub struct RelayConfig {
     pub realtime: RealtimeLimits,
     /// SQLite reader threads; default 2 (one per core on the reference machine).
     pub reader_threads: usize,
+    /// Backups of the data directory (`start_from_data_dir` sets them; none without one).
+    pub backup: Option<BackupSettings>,
     pub clock: SharedClock,
+}
+
+/// Where and how the backup actor works.
+#[derive(Clone)]
+pub struct BackupSettings {
+    pub data_root: PathBuf,
+    /// The verification worker (this executable in its hidden worker mode).
+    pub worker: WorkerCommand,
+    pub verify_deadline: std::time::Duration,
+    pub free_space: Arc<dyn FreeSpace + Send + Sync>,
+    /// Run the daily schedule.
+    pub schedule: bool,
+}
+
+impl std::fmt::Debug for BackupSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BackupSettings")
+            .field("data_root", &self.data_root)
+            .field("worker", &self.worker)
+            .field("verify_deadline", &self.verify_deadline)
+            .field("schedule", &self.schedule)
+            .finish_non_exhaustive()
+    }
+}
+
+impl BackupSettings {
+    /// Daily backups of `data_root`, verified by this executable's worker mode within 120 s.
+    pub fn new(data_root: PathBuf) -> std::io::Result<BackupSettings> {
+        Ok(BackupSettings {
+            data_root,
+            worker: WorkerCommand::current_exe(&[infra::backup::worker::WORKER_ARG])?,
+            verify_deadline: infra::backup::worker::VERIFY_DEADLINE,
+            free_space: Arc::new(StatvfsFreeSpace),
+            schedule: true,
+        })
+    }
+
+    /// Debug builds only: the black-box tests' overrides (free space, verification deadline).
+    fn with_test_overrides(mut self) -> BackupSettings {
+        #[cfg(debug_assertions)]
+        {
+            struct Fixed(u64);
+            impl FreeSpace for Fixed {
+                fn free_bytes(&self, _: &std::path::Path) -> std::io::Result<u64> {
+                    Ok(self.0)
+                }
+            }
+            let number = |name: &str| std::env::var(name).ok().and_then(|v| v.parse::<u64>().ok());
+            if let Some(bytes) = number("RELAY_TEST_BACKUP_FREE_BYTES") {
+                self.free_space = Arc::new(Fixed(bytes));
+            }
+            if let Some(ms) = number("RELAY_TEST_BACKUP_VERIFY_DEADLINE_MS") {
+                self.verify_deadline = std::time::Duration::from_millis(ms);
+            }
+        }
+        self
+    }
 }
 
 /// Default app-user token lifetime.
@@ -70,6 +134,7 @@ impl RelayConfig {
             metrics: MetricsConfig::default(),
             realtime: RealtimeLimits::default(),
             reader_threads: DEFAULT_READER_THREADS,
+            backup: None,
             clock,
         }
     }
@@ -88,6 +153,8 @@ pub struct Handles {
     pub metrics: Addr<MetricsActor>,
     /// The server-local control socket (`start_from_data_dir` only).
     pub control: Option<Addr<ControlActor>>,
+    /// Backups (when the configuration has `backup`).
+    pub backup: Option<Addr<BackupActor>>,
     /// Migrations applied by this start (empty when the schema was current).
     pub applied_migrations: Vec<String>,
     /// Tables found in the database that Relay does not manage (left in place).
@@ -108,6 +175,8 @@ pub enum StartError {
     DataDir(#[from] infra::datadir::DataDirError),
     #[error(transparent)]
     Control(#[from] infra::control_socket::BindError),
+    #[error("the backup worker cannot be located: {0}")]
+    Backup(#[source] std::io::Error),
 }
 
 /// The server's start from its data directory, shared by `relay serve` and the desktop's server
@@ -124,11 +193,13 @@ pub fn start_from_data_dir(
     let listener = infra::control_socket::bind(data_dir.root())?;
     let token_key = data_dir.load_or_create_token_key()?;
     let mut config = RelayConfig::new(data_dir.db_path(), passphrase, token_key, infra::clock::system());
+    let backup = BackupSettings::new(data_dir.root().to_path_buf()).map_err(StartError::Backup)?;
+    config.backup = Some(backup.with_test_overrides());
     adjust(&mut config);
     let clock = config.clock.clone();
     let mut handles = start_server(config)?;
     let ctx = SubsystemCtx::new(clock, handles.health.clone());
-    let targets = ControlTargets { privileged: handles.privileged.clone() };
+    let targets = ControlTargets { privileged: handles.privileged.clone(), backup: handles.backup.clone() };
     handles.control = Some(start_supervised(move |_| ControlActor::new(ctx, listener, targets)));
     Ok(handles)
 }
@@ -149,6 +220,17 @@ pub fn start_server(config: RelayConfig) -> Result<Handles, StartError> {
         tracing::warn!(table = %table, "unmanaged table found; leaving it in place");
     }
     let privileged_service = PrivilegedService::new(pool.clone(), config.clock.clone());
+    let backup_env = config.backup.as_ref().map(|b| {
+        let env = JobEnv {
+            data_root: b.data_root.clone(),
+            pool: pool.clone(),
+            worker: b.worker.clone(),
+            verify_deadline: b.verify_deadline,
+            free_space: b.free_space.clone(),
+            relay_version: env!("CARGO_PKG_VERSION").to_string(),
+        };
+        BackupConfig { env, schedule: b.schedule }
+    });
     let rate_limits = infra::rate_limits::RateLimitStore::new(pool.clone());
     let records = RecordStore::new(pool);
     let health = HealthActor::new(config.clock.clone()).start();
@@ -186,7 +268,13 @@ pub fn start_server(config: RelayConfig) -> Result<Handles, StartError> {
         move |_| PrivilegedActor::new(ctx, privileged_service, limits).persisting(rate_limits)
     });
 
+    let backup = backup_env.map(|config| {
+        let ctx = ctx.clone();
+        start_supervised(move |_| BackupActor::new(ctx, config))
+    });
+
     Ok(Handles {
+        backup,
         health,
         realtime,
         store,

@@ -11,8 +11,9 @@ use clap::Subcommand;
 use actors::privileged::admin_ops;
 use actors::privileged::service::LegacyPlan;
 use actors::privileged::PrivilegedService;
-use domain::control::{AdminOp, AdminReply, ControlErrorCode, ControlOp, ControlReply, ControlRequest, SecretText};
-use infra::control_socket::{self, ClientError};
+use domain::control::{AdminOp, AdminReply, ControlOp, ControlReply, SecretText};
+
+use crate::control_client::{deliver, Delivered};
 use infra::datadir::DataDir;
 
 use crate::secret_input::read_secret;
@@ -140,32 +141,17 @@ fn admin_op(command: AdminCommand) -> Result<AdminOp, BoxError> {
     })
 }
 
-/// How often a request is retried while the server's subsystem restarts, and the pause between.
-const UNAVAILABLE_RETRIES: u32 = 3;
-const RETRY_PAUSE: std::time::Duration = std::time::Duration::from_secs(1);
-
 /// Runs `op` in the running server through its control socket, so the server's actors make the
 /// change; with no server running, on the store directly with the same rules.
 fn run_op(data_dir: &std::path::Path, op: AdminOp) -> Result<AdminReply, BoxError> {
-    let request = ControlRequest::new(ControlOp::Admin(op.clone()));
-    for attempt in 0..=UNAVAILABLE_RETRIES {
-        match control_socket::request(data_dir, &request) {
-            Ok(response) => match response.result {
-                Ok(ControlReply::Admin(reply)) => return Ok(reply),
-                Ok(_) => return Err("the server sent an unexpected reply".into()),
-                Err(e) if e.code == ControlErrorCode::Unavailable && attempt < UNAVAILABLE_RETRIES => {
-                    std::thread::sleep(RETRY_PAUSE);
-                }
-                Err(e) => return Err(format!("the running server refused: {}", e.message).into()),
-            },
-            Err(ClientError::NotRunning) => {
-                let (svc, _pool) = open(data_dir)?;
-                return Ok(admin_ops::run(&svc, op)?);
-            }
-            Err(e) => return Err(format!("could not reach the running server: {e}").into()),
+    match deliver(data_dir, ControlOp::Admin(op.clone()))? {
+        Delivered::Reply(ControlReply::Admin(reply)) => Ok(reply),
+        Delivered::Reply(_) => Err("the server sent an unexpected reply".into()),
+        Delivered::NotRunning => {
+            let (svc, _pool) = open(data_dir)?;
+            Ok(admin_ops::run(&svc, op)?)
         }
     }
-    Err("the running server stayed unavailable; check `relay` logs and retry".into())
 }
 
 fn print_reply(reply: AdminReply) {

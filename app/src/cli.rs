@@ -38,6 +38,17 @@ pub enum Command {
     Admin(AdminArgs),
     /// Client side of device pairing and signed privileged commands (paired laptops).
     Device(DeviceArgs),
+    /// Server-local backups: create, verify, list, health (run on the Relay server PC).
+    Backup(BackupArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct BackupArgs {
+    /// Data directory of the server.
+    #[arg(long, env = "RELAY_DATA_DIR")]
+    pub data_dir: PathBuf,
+    #[command(subcommand)]
+    pub command: crate::backup::BackupCommand,
 }
 
 #[derive(Debug, Args)]

@@ -2,11 +2,14 @@
 //! the connection passphrase on first start, starts the supervised actor system and the HTTP
 //! server on one actix System, and prints where it listens. `relay connection-info` prints the
 //! server URL and passphrase for the local operator; `relay admin` administers protected
-//! accounts on the server PC and `relay device` pairs a laptop and sends signed commands.
+//! accounts on the server PC, `relay backup` makes and checks backups there, and `relay device`
+//! pairs a laptop and sends signed commands.
 //! Parsing and wiring only; rules live in the library crates.
 
 mod admin;
+mod backup;
 mod cli;
+mod control_client;
 mod device;
 mod secret_input;
 mod serve;
@@ -14,6 +17,10 @@ mod serve;
 use clap::Parser;
 
 fn main() -> std::process::ExitCode {
+    // The hidden backup verification worker mode comes before any argument parsing.
+    if let Some(code) = infra::backup::worker::run_if_worker() {
+        return std::process::ExitCode::from(code as u8);
+    }
     let cli = cli::Cli::parse();
     infra::logging::init(cli.log_level());
     let result = match cli.command {
@@ -21,6 +28,7 @@ fn main() -> std::process::ExitCode {
         cli::Command::ConnectionInfo(args) => serve::connection_info(args),
         cli::Command::Admin(args) => admin::run(&args.data_dir, args.command),
         cli::Command::Device(args) => device::run(&args.key_file, args.command),
+        cli::Command::Backup(args) => backup::run(&args.data_dir, args.command),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

@@ -19,6 +19,9 @@ pub const MAX_REQUEST_BYTES: usize = 16 * 1024;
 pub const MAX_REPLY_BYTES: usize = 1024 * 1024;
 /// How long either side waits for the other's line.
 pub const IO_DEADLINE_MS: u64 = 10_000;
+/// How long a client waits for the reply to a long operation (a backup create or verify runs
+/// while the client waits; the server bounds each step itself).
+pub const LONG_OPERATION_DEADLINE_MS: u64 = 2 * 60 * 60 * 1000;
 /// Connections a server handles at once; further ones are closed at accept.
 pub const MAX_CONNECTIONS: usize = 8;
 
@@ -59,6 +62,16 @@ pub enum AdminOp {
 }
 
 /// One request over the control socket.
+/// `relay backup ...`: server-local backup operations (never on HTTP).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "camelCase", deny_unknown_fields)]
+pub enum BackupOp {
+    Create {},
+    Verify { name: String },
+    List {},
+    Health {},
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ControlRequest {
@@ -73,6 +86,7 @@ pub enum ControlOp {
     /// Liveness: the server answers with its version.
     Ping,
     Admin(AdminOp),
+    Backup(BackupOp),
 }
 
 impl ControlRequest {
@@ -96,6 +110,14 @@ impl ControlRequest {
     }
 
     /// A short name for logs (never the payload).
+    /// How long the client waits for this request's reply.
+    pub fn reply_deadline_ms(&self) -> u64 {
+        match &self.request {
+            ControlOp::Backup(BackupOp::Create {} | BackupOp::Verify { .. }) => LONG_OPERATION_DEADLINE_MS,
+            _ => IO_DEADLINE_MS,
+        }
+    }
+
     pub fn name(&self) -> &'static str {
         match &self.request {
             ControlOp::Ping => "ping",
@@ -106,6 +128,12 @@ impl ControlRequest {
                 AdminOp::PairDevice { .. } => "admin.pairDevice",
                 AdminOp::RevokeDevice { .. } => "admin.revokeDevice",
                 AdminOp::VerifyAudit {} => "admin.verifyAudit",
+            },
+            ControlOp::Backup(op) => match op {
+                BackupOp::Create {} => "backup.create",
+                BackupOp::Verify { .. } => "backup.verify",
+                BackupOp::List {} => "backup.list",
+                BackupOp::Health {} => "backup.health",
             },
         }
     }
@@ -141,6 +169,16 @@ pub enum AdminReply {
 pub enum ControlReply {
     Pong { version: String },
     Admin(AdminReply),
+    Backup(BackupReply),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum BackupReply {
+    Created { backup: crate::backup::status::CreatedBackup },
+    Verified { backup: crate::backup::status::VerifiedBackup },
+    Listed { archives: Vec<crate::backup::status::ArchiveListing> },
+    Status { status: Box<crate::backup::status::BackupStatus> },
 }
 
 /// Stable failure codes of the control channel.

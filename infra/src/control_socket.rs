@@ -134,11 +134,12 @@ pub fn request(data_dir: &Path, request: &ControlRequest) -> Result<ControlRespo
         Err(e) => return Err(ClientError::Io(e)),
     };
     let deadline = Duration::from_millis(IO_DEADLINE_MS);
-    stream.set_read_timeout(Some(deadline)).map_err(ClientError::Io)?;
     stream.set_write_timeout(Some(deadline)).map_err(ClientError::Io)?;
     let mut line = serde_json::to_vec(request).map_err(|_| ClientError::BadReply)?;
     line.push(b'\n');
     stream.write_all(&line).map_err(|e| io_or_timeout(e, deadline))?;
+    let deadline = Duration::from_millis(request.reply_deadline_ms());
+    stream.set_read_timeout(Some(deadline)).map_err(ClientError::Io)?;
     let mut reply = Vec::new();
     let mut reader = BufReader::new(stream.take(MAX_REPLY_BYTES as u64 + 1));
     reader.read_until(b'\n', &mut reply).map_err(|e| io_or_timeout(e, deadline))?;

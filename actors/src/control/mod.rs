@@ -15,11 +15,12 @@ use tokio::net::UnixStream;
 use tokio_stream::wrappers::UnixListenerStream;
 
 use domain::control::{
-    ControlError, ControlErrorCode, ControlOp, ControlReply, ControlRequest, ControlResponse, IO_DEADLINE_MS,
-    MAX_CONNECTIONS, MAX_REQUEST_BYTES,
+    BackupOp, BackupReply, ControlError, ControlErrorCode, ControlOp, ControlReply, ControlRequest, ControlResponse,
+    IO_DEADLINE_MS, MAX_CONNECTIONS, MAX_REQUEST_BYTES,
 };
 use infra::control_socket::peer_allowed;
 
+use crate::backup::{BackupActor, BackupError, CreateBackup, GetBackupStatus, ListBackups, VerifyBackup};
 use crate::kit::{Subsystem, SubsystemCtx};
 use crate::privileged::{PrivilegedActor, RunAdmin};
 
@@ -29,6 +30,8 @@ pub const NAME: &str = "control";
 #[derive(Clone)]
 pub struct ControlTargets {
     pub privileged: Addr<PrivilegedActor>,
+    /// Absent when the server runs without a data directory of its own (in-process tests).
+    pub backup: Option<Addr<BackupActor>>,
 }
 
 pub struct ControlActor {
@@ -153,7 +156,28 @@ async fn dispatch(request: ControlRequest, targets: &ControlTargets) -> Result<C
             })?;
             reply.map(ControlReply::Admin).map_err(ControlError::from)
         }
+        ControlOp::Backup(op) => {
+            let backup = targets
+                .backup
+                .as_ref()
+                .ok_or_else(|| ControlError::new(ControlErrorCode::Unavailable, "this server keeps no backups"))?;
+            run_backup(backup, op).await.map(ControlReply::Backup).map_err(ControlError::from)
+        }
     }
+}
+
+async fn run_backup(backup: &Addr<BackupActor>, op: BackupOp) -> Result<BackupReply, BackupError> {
+    let closed = |_| BackupError::Unavailable;
+    Ok(match op {
+        BackupOp::Create {} => BackupReply::Created { backup: backup.send(CreateBackup).await.map_err(closed)?? },
+        BackupOp::Verify { name } => {
+            BackupReply::Verified { backup: backup.send(VerifyBackup { name }).await.map_err(closed)?? }
+        }
+        BackupOp::List {} => BackupReply::Listed { archives: backup.send(ListBackups).await.map_err(closed)?? },
+        BackupOp::Health {} => {
+            BackupReply::Status { status: Box::new(backup.send(GetBackupStatus).await.map_err(closed)?) }
+        }
+    })
 }
 
 #[cfg(test)]

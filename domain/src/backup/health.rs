@@ -174,7 +174,7 @@ pub struct LoadedHealth {
 }
 
 /// The health the status views show: the saved state plus what is derived at read time.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HealthView {
     #[serde(flatten)]

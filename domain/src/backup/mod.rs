@@ -2,7 +2,8 @@
 //! ([`names`]), which entry names and sizes an archive may hold ([`entries`]), the manifest
 //! inside it ([`manifest`]), when the next backup cycle runs ([`schedule`]), the operator-owned
 //! `backup-health.json` ([`health`]), when destructive retention is allowed and which archives
-//! are pruned ([`retention`]), and what a cold start does with a restore journal ([`journal`]).
+//! are pruned ([`retention`]), what a cold start does with a restore journal ([`journal`]), and the status values the
+//! server-local interfaces show ([`status`]).
 //! Nothing here reads a file or the clock: callers pass bytes, observed file fingerprints and
 //! `now_ms`, and carry out the decisions (`infra::backup` for the archive IO).
 
@@ -13,6 +14,7 @@ pub mod manifest;
 pub mod names;
 pub mod retention;
 pub mod schedule;
+pub mod status;
 
 /// ISO-8601 UTC with milliseconds (`2026-12-02T12:57:11.123Z`), the form the health file and
 /// the manifest store times in.

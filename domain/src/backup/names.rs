@@ -18,7 +18,8 @@ pub const MIN_SUFFIX_LEN: usize = 8;
 pub const MAX_SUFFIX_LEN: usize = 64;
 
 /// Which budget an archive counts against.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub enum ArchiveKind {
     /// A scheduled or operator-requested backup (`backup_…`).
     Regular,

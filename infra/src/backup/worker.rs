@@ -26,6 +26,9 @@ use domain::backup::journal::stage_dir_name;
 use super::verifier::{verify_archive, StatvfsFreeSpace, VerifyError};
 use super::{Progress, ProgressSink};
 
+/// The first argument that selects the hidden worker mode of a Relay executable (handled
+/// before any other argument parsing, and useless without the parent's channel).
+pub const WORKER_ARG: &str = "__relay-backup-worker";
 /// The file descriptor the worker receives its channel on.
 pub const CHANNEL_FD: i32 = 3;
 /// The deadline the parent gives a verification before killing the worker.
@@ -224,6 +227,22 @@ pub enum ChildRefused {
     NotOurParent,
     #[error("the backup worker received no valid request")]
     BadRequest,
+}
+
+/// A Relay executable's `main` calls this first: when started as the worker, it serves and
+/// returns the exit code (0 passed, 1 failed, 2 refused to run); otherwise `None`.
+pub fn run_if_worker() -> Option<i32> {
+    if std::env::args_os().nth(1).as_deref() != Some(std::ffi::OsStr::new(WORKER_ARG)) {
+        return None;
+    }
+    Some(match serve_child() {
+        Ok(true) => 0,
+        Ok(false) => 1,
+        Err(e) => {
+            eprintln!("relay: {e}");
+            2
+        }
+    })
 }
 
 /// The worker's side: checks the channel, verifies, reports. Returns whether the archive passed

@@ -1,0 +1,444 @@
+//! The backup actor: owns `backup-health.json` and serializes every backup operation. A create
+//! records a `started` attempt, writes the archive off the actor's thread (`jobs::write`),
+//! records it as the latest restore point, verifies it in the worker process (`jobs::verify`),
+//! records the verification, then success or one of the fixed failure texts (which moves the
+//! retry ladder), and prunes only when the retention gate passes with the new certificate.
+//! Verify, list and status requests go through the same queue or read the owned state. The
+//! schedule runs the first cycle shortly after start, then daily, with the 15 min / 1 h / 6 h
+//! retry ladder after failures; a cycle creates a backup only when the gate does not already
+//! pass. Progress (bytes and entries) of the running phase is kept for the status view.
+//! Server-local only: reached from the control socket, never from HTTP.
+
+pub mod jobs;
+
+use std::collections::VecDeque;
+use std::time::Duration;
+
+use actix::prelude::*;
+use tokio::sync::oneshot;
+
+use domain::backup::health::{HealthState, HealthView, VerificationOutcome};
+use domain::backup::names::{ArchiveKind, ArchiveName};
+use domain::backup::retention::{retention_gate, select_for_pruning, PruneBudgets};
+use domain::backup::schedule::first_cycle_at;
+use domain::backup::status::{
+    ArchiveListing, BackupStatus, CreatedBackup, OperationKind, OperationPhase, OperationStatus, VerifiedBackup,
+};
+use infra::backup::{files, Progress};
+
+use crate::kit::{Subsystem, SubsystemCtx};
+use jobs::{JobEnv, JobError};
+
+pub const NAME: &str = "backup";
+/// The scheduler re-checks the due time this often (robust to clock changes).
+const SCHEDULE_CHECK: Duration = Duration::from_secs(60);
+
+/// Why a backup request failed; the texts are safe for an operator's terminal.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BackupError {
+    #[error("Invalid backup name")]
+    InvalidName,
+    #[error("No such backup")]
+    NotFound,
+    #[error("{0}")]
+    Failed(String),
+    #[error("the backup subsystem is restarting; retry")]
+    Unavailable,
+}
+
+impl From<BackupError> for domain::control::ControlError {
+    fn from(e: BackupError) -> Self {
+        use domain::control::{ControlError, ControlErrorCode};
+        let code = match e {
+            BackupError::Unavailable => ControlErrorCode::Unavailable,
+            _ => ControlErrorCode::Refused,
+        };
+        ControlError::new(code, e.to_string())
+    }
+}
+
+/// Create a regular backup now (written, verified, then retention).
+#[derive(Message)]
+#[rtype(result = "Result<CreatedBackup, BackupError>")]
+pub struct CreateBackup;
+
+/// Verify an existing archive in the worker.
+#[derive(Message)]
+#[rtype(result = "Result<VerifiedBackup, BackupError>")]
+pub struct VerifyBackup {
+    pub name: String,
+}
+
+#[derive(Message)]
+#[rtype(result = "Result<Vec<ArchiveListing>, BackupError>")]
+pub struct ListBackups;
+
+#[derive(Message)]
+#[rtype(result = "BackupStatus")]
+pub struct GetBackupStatus;
+
+/// Runs the scheduled cycle if it is due (sent by the actor's own timer; tests send it too).
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct Tick;
+
+/// Progress of the running phase, from the blocking job.
+#[derive(Message)]
+#[rtype(result = "()")]
+struct PhaseProgress(u64, Progress);
+
+enum Op {
+    Create(Option<oneshot::Sender<Result<CreatedBackup, BackupError>>>),
+    Verify(ArchiveName, oneshot::Sender<Result<VerifiedBackup, BackupError>>),
+}
+
+/// How the actor is set up.
+#[derive(Clone)]
+pub struct BackupConfig {
+    pub env: JobEnv,
+    /// Run the daily cycle (off for the CLI's one-shot use and some tests).
+    pub schedule: bool,
+}
+
+pub struct BackupActor {
+    subsystem: SubsystemCtx,
+    config: BackupConfig,
+    health: HealthState,
+    queue: VecDeque<Op>,
+    running: Option<OperationStatus>,
+    /// Identifies the running job, so late progress of a finished one is ignored.
+    job_id: u64,
+    next_cycle_ms: i64,
+}
+
+impl BackupActor {
+    /// Loads the health file (interrupted attempts become failures and are saved) and removes
+    /// stale `.part` files from a crashed run.
+    pub fn new(subsystem: SubsystemCtx, config: BackupConfig) -> BackupActor {
+        let now = subsystem.now_ms();
+        let loaded = files::load_health(&config.env.data_root, now);
+        let backups = files::backups_dir(&config.env.data_root);
+        if backups.is_dir() {
+            if let Err(e) = files::remove_stale_parts(&backups) {
+                tracing::warn!(error = %e, "could not remove unfinished backup files");
+            }
+        }
+        let next_cycle_ms = loaded.state.retry_due.unwrap_or(0).max(first_cycle_at(now));
+        let mut actor = BackupActor {
+            subsystem,
+            config,
+            health: loaded.state,
+            queue: VecDeque::new(),
+            running: None,
+            job_id: 0,
+            next_cycle_ms,
+        };
+        if loaded.recovered_interrupted {
+            tracing::warn!("a backup was interrupted by the previous shutdown; recorded as a failure");
+            actor.save();
+        }
+        actor
+    }
+
+    fn now(&self) -> i64 {
+        self.subsystem.now_ms()
+    }
+
+    fn save(&mut self) {
+        if let Err(e) = files::save_health(&self.config.env.data_root, &self.health) {
+            tracing::error!(error = %e, "could not save the backup health file");
+            self.subsystem.report_failure(NAME, "could not save the backup health file");
+        }
+    }
+
+    fn view(&self) -> HealthView {
+        let now = self.now();
+        let env = &self.config.env;
+        let retention_allowed = retention_gate(&self.health, |n| jobs::observe(env, n), now).is_ok();
+        HealthView {
+            state: self.health.clone(),
+            retention_allowed,
+            restore_point_age_ms: self.health.restore_point_age_ms(now),
+            busy: self.running.is_some(),
+        }
+    }
+
+    fn enqueue(&mut self, op: Op, ctx: &mut Context<Self>) {
+        self.queue.push_back(op);
+        self.start_next(ctx);
+    }
+
+    fn start_next(&mut self, ctx: &mut Context<Self>) {
+        if self.running.is_some() {
+            return;
+        }
+        match self.queue.pop_front() {
+            Some(Op::Create(reply)) => self.start_create(reply, ctx),
+            Some(Op::Verify(name, reply)) => self.start_verify(name, reply, ctx),
+            None => {}
+        }
+    }
+
+    fn begin(&mut self, kind: OperationKind, phase: OperationPhase, archive: Option<ArchiveName>) -> u64 {
+        self.job_id += 1;
+        let status =
+            OperationStatus { kind, phase, archive, bytes_done: 0, bytes_total: 0, entries_done: 0, entries_total: 0 };
+        self.running = Some(status);
+        self.job_id
+    }
+
+    /// A progress sink for the blocking job (reports to this actor).
+    fn sink(ctx: &Context<Self>, job: u64) -> impl FnMut(Progress) + Send + 'static {
+        let me = ctx.address();
+        move |p: Progress| me.do_send(PhaseProgress(job, p))
+    }
+
+    fn start_create(
+        &mut self,
+        reply: Option<oneshot::Sender<Result<CreatedBackup, BackupError>>>,
+        ctx: &mut Context<Self>,
+    ) {
+        let now = self.now();
+        self.health.begin_attempt(now);
+        self.save();
+        let job = self.begin(OperationKind::Create, OperationPhase::Writing, None);
+        let (env, mut sink) = (self.config.env.clone(), Self::sink(ctx, job));
+        let task = tokio::task::spawn_blocking(move || jobs::write(&env, ArchiveKind::Regular, now, &mut sink));
+        ctx.spawn(task.into_actor(self).map(move |joined, act, ctx| {
+            let written = joined.unwrap_or_else(|e| Err(JobError::Io(std::io::Error::other(e.to_string()))));
+            match written {
+                Ok(written) => {
+                    act.health.record_created(&written.name, written.fingerprint, act.now());
+                    act.save();
+                    act.verify_created(written, reply, ctx);
+                }
+                Err(e) => act.fail_create(e, reply, ctx),
+            }
+        }));
+    }
+
+    fn verify_created(
+        &mut self,
+        written: jobs::Written,
+        reply: Option<oneshot::Sender<Result<CreatedBackup, BackupError>>>,
+        ctx: &mut Context<Self>,
+    ) {
+        let job = self.begin(OperationKind::Create, OperationPhase::Verifying, Some(written.name.clone()));
+        let (env, mut sink, name) = (self.config.env.clone(), Self::sink(ctx, job), written.name.clone());
+        let task = tokio::task::spawn_blocking(move || jobs::verify(&env, &name, &mut sink));
+        ctx.spawn(task.into_actor(self).map(move |joined, act, ctx| {
+            let verified = joined.unwrap_or_else(|e| Err(JobError::Io(std::io::Error::other(e.to_string()))));
+            let now = act.now();
+            match verified {
+                Ok((found, fingerprint)) => {
+                    act.health.record_verification(&written.name, fingerprint, VerificationOutcome::Success, now);
+                    act.health.record_success(now);
+                    act.save();
+                    let pruned = act.prune(None);
+                    let created = CreatedBackup {
+                        name: written.name,
+                        size: written.size,
+                        entries: found.entries,
+                        tables: found.tables,
+                        pruned,
+                    };
+                    tracing::info!(archive = %created.name.as_str(), size = created.size, "backup created and verified");
+                    act.finish(ctx);
+                    if let Some(reply) = reply {
+                        let _ = reply.send(Ok(created));
+                    }
+                }
+                Err(e) => {
+                    act.health.record_verification(&written.name, written.fingerprint, VerificationOutcome::Failed, now);
+                    act.fail_create(e, reply, ctx);
+                }
+            }
+        }));
+    }
+
+    fn fail_create(
+        &mut self,
+        error: JobError,
+        reply: Option<oneshot::Sender<Result<CreatedBackup, BackupError>>>,
+        ctx: &mut Context<Self>,
+    ) {
+        let text = error.failure_text();
+        tracing::warn!(error = %error, "backup failed");
+        self.subsystem.report_failure(NAME, text.text());
+        self.health.record_failure(text, self.now());
+        self.save();
+        self.next_cycle_ms = self.health.retry_due.unwrap_or(self.next_cycle_ms);
+        self.finish(ctx);
+        if let Some(reply) = reply {
+            let _ = reply.send(Err(BackupError::Failed(format!("{} ({error})", text.text()))));
+        }
+    }
+
+    fn start_verify(
+        &mut self,
+        name: ArchiveName,
+        reply: oneshot::Sender<Result<VerifiedBackup, BackupError>>,
+        ctx: &mut Context<Self>,
+    ) {
+        let job = self.begin(OperationKind::Verify, OperationPhase::Verifying, Some(name.clone()));
+        let (env, mut sink, job_name) = (self.config.env.clone(), Self::sink(ctx, job), name.clone());
+        let task = tokio::task::spawn_blocking(move || jobs::verify(&env, &job_name, &mut sink));
+        ctx.spawn(task.into_actor(self).map(move |joined, act, ctx| {
+            let verified = joined.unwrap_or_else(|e| Err(JobError::Io(std::io::Error::other(e.to_string()))));
+            let now = act.now();
+            let result = match verified {
+                Ok((found, fingerprint)) => {
+                    act.health.record_verification(&name, fingerprint, VerificationOutcome::Success, now);
+                    Ok(VerifiedBackup {
+                        name: name.clone(),
+                        entries: found.entries,
+                        extracted_bytes: found.extracted_bytes,
+                        tables: found.tables,
+                    })
+                }
+                Err(JobError::Missing) => Err(BackupError::NotFound),
+                Err(e) => {
+                    if let Some(fingerprint) = jobs::observe(&act.config.env, &name) {
+                        act.health.record_verification(&name, fingerprint, VerificationOutcome::Failed, now);
+                    }
+                    Err(BackupError::Failed(e.to_string()))
+                }
+            };
+            act.save();
+            act.finish(ctx);
+            let _ = reply.send(result);
+        }));
+    }
+
+    /// Deletes archives beyond the budgets when the retention gate passes.
+    fn prune(&mut self, restore_source: Option<&ArchiveName>) -> Vec<ArchiveName> {
+        let env = &self.config.env;
+        let Ok(permit) = retention_gate(&self.health, |n| jobs::observe(env, n), self.now()) else {
+            return Vec::new();
+        };
+        if let Some(status) = &mut self.running {
+            status.phase = OperationPhase::Pruning;
+        }
+        let archives: Vec<ArchiveName> = match jobs::list(env) {
+            Ok(list) => list.into_iter().map(|(name, _)| name).collect(),
+            Err(e) => {
+                tracing::warn!(error = %e, "could not list backups for retention");
+                return Vec::new();
+            }
+        };
+        let doomed = select_for_pruning(&archives, &permit, restore_source, PruneBudgets::default());
+        jobs::prune(env, &doomed)
+    }
+
+    fn finish(&mut self, ctx: &mut Context<Self>) {
+        self.running = None;
+        self.start_next(ctx);
+    }
+
+    fn listing(&self) -> Result<Vec<ArchiveListing>, BackupError> {
+        let env = &self.config.env;
+        let certified = retention_gate(&self.health, |n| jobs::observe(env, n), self.now()).ok();
+        let archives = jobs::list(env).map_err(|e| BackupError::Failed(e.to_string()))?;
+        Ok(archives
+            .into_iter()
+            .map(|(name, fingerprint)| ArchiveListing {
+                kind: name.kind(),
+                created_ms: name.created_ms(),
+                size: fingerprint.size,
+                verified_restore_point: certified.as_ref().is_some_and(|p| p.certified() == &name),
+                name,
+            })
+            .collect())
+    }
+}
+
+impl Subsystem for BackupActor {
+    const NAME: &'static str = NAME;
+    fn subsystem(&self) -> &SubsystemCtx {
+        &self.subsystem
+    }
+    fn queue_depth(&self) -> usize {
+        self.queue.len() + usize::from(self.running.is_some())
+    }
+    /// After a panic: waiting callers get `Unavailable` (their reply channels are dropped).
+    fn reset(&mut self) {
+        self.queue.clear();
+        self.running = None;
+    }
+    fn on_start(&mut self, ctx: &mut Context<Self>) {
+        if self.config.schedule {
+            ctx.run_interval(SCHEDULE_CHECK, |_, ctx| ctx.notify(Tick));
+        }
+    }
+}
+
+crate::subsystem_actor!(BackupActor);
+
+impl Handler<Tick> for BackupActor {
+    type Result = ();
+    fn handle(&mut self, _: Tick, ctx: &mut Context<Self>) {
+        let now = self.now();
+        if now < self.next_cycle_ms || self.running.is_some() || !self.queue.is_empty() {
+            return;
+        }
+        let env = &self.config.env;
+        if domain::backup::retention::backup_needed(&self.health, |n| jobs::observe(env, n), now) {
+            tracing::info!("scheduled backup starting");
+            self.next_cycle_ms = now + domain::backup::schedule::DAILY_MS;
+            self.enqueue(Op::Create(None), ctx);
+        } else {
+            self.prune(None);
+            self.next_cycle_ms = self.health.retry_due.unwrap_or(now + domain::backup::schedule::DAILY_MS);
+        }
+    }
+}
+
+impl Handler<PhaseProgress> for BackupActor {
+    type Result = ();
+    fn handle(&mut self, PhaseProgress(job, p): PhaseProgress, _: &mut Context<Self>) {
+        if let Some(status) = self.running.as_mut().filter(|_| job == self.job_id) {
+            status.bytes_done = p.bytes_done;
+            status.bytes_total = p.bytes_total;
+            status.entries_done = p.entries_done;
+            status.entries_total = p.entries_total;
+        }
+    }
+}
+
+impl Handler<CreateBackup> for BackupActor {
+    type Result = ResponseFuture<Result<CreatedBackup, BackupError>>;
+    fn handle(&mut self, _: CreateBackup, ctx: &mut Context<Self>) -> Self::Result {
+        let (tx, rx) = oneshot::channel();
+        self.enqueue(Op::Create(Some(tx)), ctx);
+        Box::pin(async move { rx.await.unwrap_or(Err(BackupError::Unavailable)) })
+    }
+}
+
+impl Handler<VerifyBackup> for BackupActor {
+    type Result = ResponseFuture<Result<VerifiedBackup, BackupError>>;
+    fn handle(&mut self, msg: VerifyBackup, ctx: &mut Context<Self>) -> Self::Result {
+        let Ok(name) = ArchiveName::parse(&msg.name) else {
+            return Box::pin(async { Err(BackupError::InvalidName) });
+        };
+        let (tx, rx) = oneshot::channel();
+        self.enqueue(Op::Verify(name, tx), ctx);
+        Box::pin(async move { rx.await.unwrap_or(Err(BackupError::Unavailable)) })
+    }
+}
+
+impl Handler<ListBackups> for BackupActor {
+    type Result = Result<Vec<ArchiveListing>, BackupError>;
+    fn handle(&mut self, _: ListBackups, _: &mut Context<Self>) -> Self::Result {
+        self.listing()
+    }
+}
+
+impl Handler<GetBackupStatus> for BackupActor {
+    type Result = MessageResult<GetBackupStatus>;
+    fn handle(&mut self, _: GetBackupStatus, _: &mut Context<Self>) -> Self::Result {
+        MessageResult(BackupStatus { health: self.view(), operation: self.running.clone(), queued: self.queue.len() })
+    }
+}
+
+#[cfg(test)]
+mod tests;

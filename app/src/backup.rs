@@ -1,0 +1,113 @@
+//! `relay backup ...`: server-local backups from the command line. While a server runs on the
+//! data directory each command goes to its backup actor over the control socket (so it is
+//! serialized with the schedule and the desktop's buttons); with no server running, the same
+//! actor is started here on the data directory for the one command. Output is a short
+//! human summary; `health` prints the status as JSON for scripts.
+
+use clap::Subcommand;
+
+use actors::backup::jobs::JobEnv;
+use actors::backup::{BackupActor, BackupConfig, CreateBackup, GetBackupStatus, ListBackups, VerifyBackup};
+use actors::kit::SubsystemCtx;
+use actors::system::BackupSettings;
+use domain::control::{BackupOp, BackupReply, ControlOp, ControlReply};
+use infra::datadir::DataDir;
+
+use crate::control_client::{deliver, Delivered};
+
+type BoxError = Box<dyn std::error::Error>;
+
+#[derive(Debug, Subcommand)]
+pub enum BackupCommand {
+    /// Write a backup now, verify it in a disposable restore, then apply retention.
+    Create,
+    /// Verify an existing backup (by its file name in DATA_DIR/backups).
+    Verify { name: String },
+    /// List the backups in DATA_DIR/backups, newest first.
+    List,
+    /// Backup health: restore point age, last verification, failures, the running operation.
+    Health,
+}
+
+pub fn run(data_dir: &std::path::Path, command: BackupCommand) -> Result<(), BoxError> {
+    if !data_dir.is_dir() {
+        return Err(format!("no data directory at {}", data_dir.display()).into());
+    }
+    let op = match command {
+        BackupCommand::Create => BackupOp::Create {},
+        BackupCommand::Verify { name } => BackupOp::Verify { name },
+        BackupCommand::List => BackupOp::List {},
+        BackupCommand::Health => BackupOp::Health {},
+    };
+    let reply = match deliver(data_dir, ControlOp::Backup(op.clone()))? {
+        Delivered::Reply(ControlReply::Backup(reply)) => reply,
+        Delivered::Reply(_) => return Err("the server sent an unexpected reply".into()),
+        Delivered::NotRunning => run_here(data_dir, op)?,
+    };
+    print_reply(reply)
+}
+
+/// No server runs: start the backup actor on the data directory for this one operation.
+fn run_here(data_dir: &std::path::Path, op: BackupOp) -> Result<BackupReply, BoxError> {
+    let dir = DataDir::open(data_dir)?;
+    let (pool, _) = infra::db::open(&dir.db_path(), 2)?;
+    let settings = BackupSettings::new(dir.root().to_path_buf())?;
+    let env = JobEnv {
+        data_root: settings.data_root,
+        pool,
+        worker: settings.worker,
+        verify_deadline: settings.verify_deadline,
+        free_space: settings.free_space,
+        relay_version: env!("CARGO_PKG_VERSION").to_string(),
+    };
+    let system = actix::System::new();
+    system.block_on(async move {
+        use actix::Actor;
+        let clock = infra::clock::system();
+        let health = actors::health::HealthActor::new(clock.clone()).start();
+        let backup = BackupActor::new(SubsystemCtx::new(clock, health), BackupConfig { env, schedule: false }).start();
+        let closed = |_| "the backup actor stopped".to_string();
+        let reply = match op {
+            BackupOp::Create {} => BackupReply::Created { backup: backup.send(CreateBackup).await.map_err(closed)?? },
+            BackupOp::Verify { name } => {
+                BackupReply::Verified { backup: backup.send(VerifyBackup { name }).await.map_err(closed)?? }
+            }
+            BackupOp::List {} => BackupReply::Listed { archives: backup.send(ListBackups).await.map_err(closed)?? },
+            BackupOp::Health {} => {
+                BackupReply::Status { status: Box::new(backup.send(GetBackupStatus).await.map_err(closed)?) }
+            }
+        };
+        Ok::<_, BoxError>(reply)
+    })
+}
+
+fn print_reply(reply: BackupReply) -> Result<(), BoxError> {
+    match reply {
+        BackupReply::Created { backup } => {
+            println!(
+                "Backup {} written and verified ({} bytes, {} tables).",
+                backup.name.as_str(),
+                backup.size,
+                backup.tables
+            );
+            for pruned in backup.pruned {
+                println!("Retention removed {}", pruned.as_str());
+            }
+        }
+        BackupReply::Verified { backup } => println!(
+            "Backup {} verified: {} entries, {} bytes restored, {} tables read.",
+            backup.name.as_str(),
+            backup.entries,
+            backup.extracted_bytes,
+            backup.tables
+        ),
+        BackupReply::Listed { archives } => {
+            for a in archives {
+                let mark = if a.verified_restore_point { "  (verified restore point)" } else { "" };
+                println!("{}  {:>12} bytes{mark}", a.name.as_str(), a.size);
+            }
+        }
+        BackupReply::Status { status } => println!("{}", serde_json::to_string_pretty(&status)?),
+    }
+    Ok(())
+}
