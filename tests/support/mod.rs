@@ -69,6 +69,11 @@ impl Relay {
 
     /// Starts a server bound to `bind` (the tests connect to 127.0.0.1 only).
     pub fn start_bound(data_dir: &Path, bind: &str, extra: &[&str]) -> Relay {
+        Relay::start_env(data_dir, bind, extra, &[])
+    }
+
+    /// Starts a server with extra environment variables (debug-only test switches).
+    pub fn start_env(data_dir: &Path, bind: &str, extra: &[&str], envs: &[(&str, &str)]) -> Relay {
         let stderr_log = data_dir.with_extension(format!("stderr-{}.log", rand_suffix()));
         let stderr = std::fs::File::create(&stderr_log).expect("stderr log");
         let mut child = Command::new(relay_bin())
@@ -77,6 +82,7 @@ impl Relay {
             .args(["--port", "0", "--bind", bind, "--log-level", "info"])
             .args(extra)
             .env("RELAY_BOOTSTRAP_PASSPHRASE", PASSPHRASE)
+            .envs(envs.iter().copied())
             .env_remove("RELAY_LOG")
             .stdout(Stdio::piped())
             .stderr(stderr)
@@ -202,9 +208,14 @@ impl Drop for Relay {
 
 /// Runs `relay admin --data-dir D <args>` feeding `stdin`; returns (success, stdout+stderr).
 pub fn admin_cli(data_dir: &Path, args: &[&str], stdin: &str) -> (bool, String) {
+    relay_cli("admin", data_dir, args, stdin)
+}
+
+/// Runs `relay <command> --data-dir D <args>` feeding `stdin`; returns (success, stdout+stderr).
+pub fn relay_cli(command: &str, data_dir: &Path, args: &[&str], stdin: &str) -> (bool, String) {
     use std::io::Write;
     let mut child = Command::new(relay_bin())
-        .arg("admin")
+        .arg(command)
         .arg("--data-dir")
         .arg(data_dir)
         .args(args)
@@ -212,9 +223,9 @@ pub fn admin_cli(data_dir: &Path, args: &[&str], stdin: &str) -> (bool, String) 
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .expect("spawn relay admin");
+        .expect("spawn relay");
     child.stdin.take().expect("stdin").write_all(stdin.as_bytes()).expect("write stdin");
-    let out = child.wait_with_output().expect("relay admin output");
+    let out = child.wait_with_output().expect("relay output");
     (out.status.success(), format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)))
 }
 

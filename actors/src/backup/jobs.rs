@@ -130,7 +130,7 @@ pub fn list(env: &JobEnv) -> Result<Vec<(ArchiveName, FileFingerprint)>, JobErro
         return Ok(Vec::new());
     }
     let mut archives = files::list_archives(&dir).map_err(JobError::Io)?;
-    archives.sort_by(|a, b| b.0.created_ms().cmp(&a.0.created_ms()));
+    archives.sort_by_key(|a| std::cmp::Reverse(a.0.created_ms()));
     Ok(archives)
 }
 

@@ -1,0 +1,199 @@
+//! Black-box tests of backups against the real `relay` binary and its real verification worker
+//! process: a backup taken while 16 writers run holds every write acknowledged before it
+//! started; crafted bad archives are refused by `relay backup verify`; a stalled worker is
+//! killed at the deadline and leaves no directory or process; disk pressure fails before
+//! anything is written; and no backup operation is reachable over HTTP.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+use std::collections::BTreeSet;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use diesel::prelude::*;
+use serde_json::json;
+use support::{client, relay_cli, Relay};
+
+fn backup(relay: &Relay, args: &[&str]) -> (bool, String) {
+    relay_cli("backup", &relay.data_dir, args, "")
+}
+
+fn archive_name(out: &str) -> String {
+    out.split_whitespace().find(|w| w.starts_with("backup_") && w.ends_with(".zip")).expect("archive name").to_string()
+}
+
+fn backups_dir(relay: &Relay) -> PathBuf {
+    relay.data_dir.join("backups")
+}
+
+fn verify_dirs(data_dir: &Path) -> Vec<String> {
+    std::fs::read_dir(data_dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".relay-backup-verify-"))
+        .collect()
+}
+
+#[derive(QueryableByName)]
+struct IdRow {
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    id: String,
+}
+
+/// The contact ids inside an archive's database (extracted to a temporary file).
+fn contact_ids_in(archive: &Path) -> BTreeSet<String> {
+    let mut zip = zip::ZipArchive::new(std::fs::File::open(archive).unwrap()).unwrap();
+    let mut db = Vec::new();
+    zip.by_name("relay.db").unwrap().read_to_end(&mut db).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("snapshot.db");
+    std::fs::File::create(&path).unwrap().write_all(&db).unwrap();
+    let mut conn = SqliteConnection::establish(path.to_str().unwrap()).unwrap();
+    let rows: Vec<IdRow> = diesel::sql_query("SELECT id FROM contacts").load(&mut conn).unwrap();
+    rows.into_iter().map(|r| r.id).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_backup_under_sixteen_writers_holds_every_acknowledged_write() {
+    let relay = Relay::start();
+    let token = relay.token().await;
+    let acked = Arc::new(Mutex::new(Vec::<String>::new()));
+    let stop = Arc::new(AtomicBool::new(false));
+    let mut writers = Vec::new();
+    for w in 0..16 {
+        let (url, token, acked, stop) =
+            (relay.url("/api/collections/contacts/records"), token.clone(), acked.clone(), stop.clone());
+        writers.push(tokio::spawn(async move {
+            let http = client();
+            for i in 0..2_000 {
+                if stop.load(Ordering::Relaxed) {
+                    break;
+                }
+                let body = json!({"name": format!("Writer {w} #{i}"), "email": format!("w{w}.{i}@example.com")});
+                let res = http.post(&url).header("Authorization", &token).json(&body).send().await.unwrap();
+                assert_eq!(res.status(), 200, "writer {w}");
+                let id = res.json::<serde_json::Value>().await.unwrap()["id"].as_str().unwrap().to_string();
+                acked.lock().unwrap().push(id);
+            }
+        }));
+    }
+    tokio::time::sleep(std::time::Duration::from_millis(1_500)).await;
+    let before: Vec<String> = acked.lock().unwrap().clone();
+    let data_dir = relay.data_dir.clone();
+    let (ok, out) = tokio::task::spawn_blocking(move || relay_cli("backup", &data_dir, &["create"], "")).await.unwrap();
+    stop.store(true, Ordering::Relaxed);
+    for w in writers {
+        w.await.unwrap();
+    }
+    assert!(ok, "backup during writes: {out}");
+    assert!(before.len() > 50, "the writers were busy: {}", before.len());
+    let name = archive_name(&out);
+    let in_archive = contact_ids_in(&backups_dir(&relay).join(&name));
+    let missing: Vec<&String> = before.iter().filter(|id| !in_archive.contains(*id)).collect();
+    assert!(missing.is_empty(), "{} acknowledged writes missing from the backup", missing.len());
+
+    let (ok, out) = backup(&relay, &["verify", &name]);
+    assert!(ok && out.contains("verified"), "{out}");
+    let (ok, out) = backup(&relay, &["list"]);
+    assert!(ok && out.contains(&name) && out.contains("verified restore point"), "{out}");
+    assert!(verify_dirs(&relay.data_dir).is_empty(), "no verification directory left");
+}
+
+/// A valid archive name for a crafted file.
+fn crafted_name(n: u32) -> String {
+    format!("backup_2026-01-0{n}_10-00-00_crafted-archive-{n}.zip")
+}
+
+#[tokio::test]
+async fn crafted_archives_are_refused_by_the_worker() {
+    let relay = Relay::start();
+    let (ok, out) = backup(&relay, &["create"]);
+    assert!(ok, "{out}");
+    let good = std::fs::read(backups_dir(&relay).join(archive_name(&out))).unwrap();
+    let dir = backups_dir(&relay);
+
+    std::fs::write(dir.join(crafted_name(1)), b"this is not a zip archive").unwrap();
+    let mut traversal = zip::ZipWriter::new(std::fs::File::create(dir.join(crafted_name(2))).unwrap());
+    traversal.start_file("../escape.txt", zip::write::SimpleFileOptions::default()).unwrap();
+    traversal.write_all(b"outside").unwrap();
+    traversal.finish().unwrap();
+    let mut corrupt = good.clone();
+    let middle = corrupt.len() / 3;
+    corrupt[middle] ^= 0xff;
+    std::fs::write(dir.join(crafted_name(3)), corrupt).unwrap();
+
+    for (n, expected) in [(1, "not a valid ZIP"), (2, "unsafe entry name"), (3, "")] {
+        let (ok, out) = backup(&relay, &["verify", &crafted_name(n)]);
+        assert!(!ok && out.contains(expected), "archive {n}: {out}");
+    }
+    assert!(!relay.data_dir.join("escape.txt").exists() && !dir.join("escape.txt").exists(), "nothing escaped");
+    assert!(verify_dirs(&relay.data_dir).is_empty(), "verification directories removed");
+    let (ok, out) = backup(&relay, &["verify", "../relay.db"]);
+    assert!(!ok && out.contains("Invalid backup name"), "{out}");
+}
+
+fn worker_processes_of(parent: u32) -> usize {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| {
+            let p = e.path();
+            let cmdline = std::fs::read(p.join("cmdline")).unwrap_or_default();
+            let status = std::fs::read_to_string(p.join("status")).unwrap_or_default();
+            let ppid = status.lines().find_map(|l| l.strip_prefix("PPid:")).map(|v| v.trim().to_string());
+            String::from_utf8_lossy(&cmdline).contains("__relay-backup-worker")
+                && ppid.as_deref() == Some(&parent.to_string())
+        })
+        .count()
+}
+
+#[tokio::test]
+async fn a_stalled_worker_is_killed_at_the_deadline_and_leaves_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let envs = [("RELAY_TEST_FAULT", "verify:stall"), ("RELAY_TEST_BACKUP_VERIFY_DEADLINE_MS", "1500")];
+    let relay = Relay::start_env(&tmp.path().join("data"), "127.0.0.1", &[], &envs);
+    let started = std::time::Instant::now();
+    let (ok, out) = backup(&relay, &["create"]);
+    assert!(!ok && out.contains("Disposable verification failed"), "{out}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(60), "bounded by the deadline");
+    assert!(verify_dirs(&relay.data_dir).is_empty(), "directory removed after the worker exited");
+    assert_eq!(worker_processes_of(relay.pid().unwrap()), 0, "the worker's process group was killed");
+    let (_, health) = backup(&relay, &["health"]);
+    assert!(health.contains("\"retentionAllowed\": false"), "{health}");
+}
+
+#[tokio::test]
+async fn disk_pressure_refuses_before_writing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let relay =
+        Relay::start_env(&tmp.path().join("data"), "127.0.0.1", &[], &[("RELAY_TEST_BACKUP_FREE_BYTES", "4096")]);
+    let (ok, out) = backup(&relay, &["create"]);
+    assert!(!ok && out.contains("Not enough disk space"), "{out}");
+    let written = std::fs::read_dir(backups_dir(&relay)).map(|d| d.count()).unwrap_or(0);
+    assert_eq!(written, 0, "nothing written");
+    let (_, health) = backup(&relay, &["health"]);
+    assert!(health.contains("Not enough disk space") && health.contains("\"retentionAllowed\": false"), "{health}");
+}
+
+#[tokio::test]
+async fn backups_are_not_reachable_over_http() {
+    let relay = Relay::start();
+    let token = relay.token().await;
+    let http = client();
+    for (method, path) in [
+        ("GET", "/api/backups"),
+        ("POST", "/api/backups"),
+        ("POST", "/api/backups/restore"),
+        ("GET", "/api/relay/backup"),
+        ("POST", "/api/relay/backup/create"),
+        ("POST", "/api/relay/backups/restore"),
+        ("GET", "/api/relay/backup/health"),
+    ] {
+        let req = if method == "GET" { http.get(relay.url(path)) } else { http.post(relay.url(path)).json(&json!({})) };
+        let res = req.header("Authorization", &token).send().await.unwrap();
+        assert_eq!(res.status(), 404, "{method} {path} must not exist on the data API");
+    }
+}
