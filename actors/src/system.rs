@@ -229,7 +229,7 @@ pub fn start_server(config: RelayConfig) -> Result<Handles, StartError> {
             free_space: b.free_space.clone(),
             relay_version: env!("CARGO_PKG_VERSION").to_string(),
         };
-        BackupConfig { env, schedule: b.schedule }
+        BackupConfig { env, schedule: b.schedule, store: None }
     });
     let rate_limits = infra::rate_limits::RateLimitStore::new(pool.clone());
     let records = RecordStore::new(pool);
@@ -268,7 +268,8 @@ pub fn start_server(config: RelayConfig) -> Result<Handles, StartError> {
         move |_| PrivilegedActor::new(ctx, privileged_service, limits).persisting(rate_limits)
     });
 
-    let backup = backup_env.map(|config| {
+    let backup = backup_env.map(|mut config| {
+        config.store = Some(store.clone());
         let ctx = ctx.clone();
         start_supervised(move |_| BackupActor::new(ctx, config))
     });

@@ -65,7 +65,9 @@ fn run_here(data_dir: &std::path::Path, op: BackupOp) -> Result<BackupReply, Box
         use actix::Actor;
         let clock = infra::clock::system();
         let health = actors::health::HealthActor::new(clock.clone()).start();
-        let backup = BackupActor::new(SubsystemCtx::new(clock, health), BackupConfig { env, schedule: false }).start();
+        let backup =
+            BackupActor::new(SubsystemCtx::new(clock, health), BackupConfig { env, schedule: false, store: None })
+                .start();
         let closed = |_| "the backup actor stopped".to_string();
         let reply = match op {
             BackupOp::Create {} => BackupReply::Created { backup: backup.send(CreateBackup).await.map_err(closed)?? },

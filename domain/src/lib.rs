@@ -23,6 +23,7 @@ pub mod problem;
 pub mod ratelimit;
 pub mod record;
 pub mod redact;
+pub mod retention;
 pub mod roles;
 pub mod secret_policy;
 pub mod server_url;

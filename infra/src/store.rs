@@ -17,6 +17,8 @@ use domain::time::format_ms;
 use domain::validation::{SqlValue, ValidatedWrite};
 
 use crate::db::{DbConn, DbPool};
+
+mod retention;
 use crate::sql::{compile_filter, order_by, quote_ident, record_json, Where};
 
 #[derive(QueryableByName)]

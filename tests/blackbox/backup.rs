@@ -197,3 +197,55 @@ async fn backups_are_not_reachable_over_http() {
         assert_eq!(res.status(), 404, "{method} {path} must not exist on the data API");
     }
 }
+
+/// Inserts alert history rows with the given ages (days) straight into the store file.
+fn insert_alerts_aged(data_dir: &Path, ages_days: &[i64]) {
+    let db = support::db_path(data_dir);
+    let mut conn = SqliteConnection::establish(db.to_str().unwrap()).unwrap();
+    diesel::sql_query("PRAGMA busy_timeout = 5000").execute(&mut conn).unwrap();
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64;
+    for (i, days) in ages_days.iter().enumerate() {
+        let created = domain::time::format_ms(now - days * 24 * 60 * 60 * 1000);
+        diesel::sql_query(
+            "INSERT INTO alert_history (id, created, updated, revision, subject, pinned) VALUES (?, ?, ?, 1, 'aged', 0)",
+        )
+        .bind::<diesel::sql_types::Text, _>(format!("agedalert{i:06}"))
+        .bind::<diesel::sql_types::Text, _>(&created)
+        .bind::<diesel::sql_types::Text, _>(&created)
+        .execute(&mut conn)
+        .unwrap();
+    }
+}
+
+fn alert_ids(data_dir: &Path) -> BTreeSet<String> {
+    let db = support::db_path(data_dir);
+    let mut conn = SqliteConnection::establish(db.to_str().unwrap()).unwrap();
+    let rows: Vec<IdRow> = diesel::sql_query("SELECT id FROM alert_history").load(&mut conn).unwrap();
+    rows.into_iter().map(|r| r.id).collect()
+}
+
+#[tokio::test]
+async fn history_retention_runs_only_behind_a_verified_backup() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let mut starved = Relay::start_env(&data, "127.0.0.1", &[], &[("RELAY_TEST_BACKUP_FREE_BYTES", "4096")]);
+    insert_alerts_aged(&data, &[200, 120, 1]);
+    let (ok, out) = backup(&starved, &["create"]);
+    assert!(!ok && out.contains("Not enough disk space"), "{out}");
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    assert_eq!(alert_ids(&data).len(), 3, "retention paused while backups fail");
+    starved.stop();
+
+    let relay = Relay::start_in(&data, &[]);
+    let (ok, out) = backup(&relay, &["create"]);
+    assert!(ok, "{out}");
+    let mut left = alert_ids(&data);
+    for _ in 0..50 {
+        if left.len() == 1 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        left = alert_ids(&data);
+    }
+    assert_eq!(left, BTreeSet::from(["agedalert000002".to_string()]), "only the recent alert is kept");
+}

@@ -206,6 +206,11 @@ impl Drop for Relay {
     }
 }
 
+/// The store file of a data directory (wherever its layout keeps it).
+pub fn db_path(data_dir: &Path) -> PathBuf {
+    infra::datadir::DataDir::open(data_dir).expect("data directory").db_path()
+}
+
 /// Runs `relay admin --data-dir D <args>` feeding `stdin`; returns (success, stdout+stderr).
 pub fn admin_cli(data_dir: &Path, args: &[&str], stdin: &str) -> (bool, String) {
     relay_cli("admin", data_dir, args, stdin)

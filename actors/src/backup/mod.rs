@@ -6,7 +6,8 @@
 //! Verify, list and status requests go through the same queue or read the owned state. The
 //! schedule runs the first cycle shortly after start, then daily, with the 15 min / 1 h / 6 h
 //! retry ladder after failures; a cycle creates a backup only when the gate does not already
-//! pass. Progress (bytes and entries) of the running phase is kept for the status view.
+//! pass. Operational history retention (`domain::retention`) runs through the store only while
+//! the same gate passes. Progress (bytes and entries) of the running phase is kept for the status view.
 //! Server-local only: reached from the control socket, never from HTTP.
 
 pub mod jobs;
@@ -27,6 +28,7 @@ use domain::backup::status::{
 use infra::backup::{files, Progress};
 
 use crate::kit::{Subsystem, SubsystemCtx};
+use crate::store::{ApplyRetention, StoreActor};
 use jobs::{JobEnv, JobError};
 
 pub const NAME: &str = "backup";
@@ -98,6 +100,8 @@ pub struct BackupConfig {
     pub env: JobEnv,
     /// Run the daily cycle (off for the CLI's one-shot use and some tests).
     pub schedule: bool,
+    /// Where operational retention runs (absent: archives only).
+    pub store: Option<Addr<StoreActor>>,
 }
 
 pub struct BackupActor {
@@ -235,6 +239,7 @@ impl BackupActor {
                     act.health.record_success(now);
                     act.save();
                     let pruned = act.prune(None);
+                    act.retain_history(ctx);
                     let created = CreatedBackup {
                         name: written.name,
                         size: written.size,
@@ -308,6 +313,27 @@ impl BackupActor {
             act.finish(ctx);
             let _ = reply.send(result);
         }));
+    }
+
+    /// Operational retention (each collection in one write transaction), only while the gate
+    /// passes; run after `prune` succeeded with the same gate.
+    fn retain_history(&mut self, ctx: &mut Context<Self>) {
+        let env = &self.config.env;
+        let (Some(store), true) =
+            (self.config.store.clone(), retention_gate(&self.health, |n| jobs::observe(env, n), self.now()).is_ok())
+        else {
+            return;
+        };
+        let now_ms = self.now();
+        for plan in domain::retention::OPERATIONAL_RETENTION {
+            let request = store.send(ApplyRetention { plan, now_ms });
+            ctx.spawn(request.into_actor(self).map(move |result, _, _| match result {
+                Ok(Ok(0)) => {}
+                Ok(Ok(n)) => tracing::info!(collection = plan.collection, deleted = n, "retention applied"),
+                Ok(Err(e)) => tracing::warn!(collection = plan.collection, error = %e, "retention failed"),
+                Err(_) => tracing::warn!(collection = plan.collection, "retention: the store is unavailable"),
+            }));
+        }
     }
 
     /// Deletes archives beyond the budgets when the retention gate passes.
@@ -388,6 +414,7 @@ impl Handler<Tick> for BackupActor {
             self.enqueue(Op::Create(None), ctx);
         } else {
             self.prune(None);
+            self.retain_history(ctx);
             self.next_cycle_ms = self.health.retry_due.unwrap_or(now + domain::backup::schedule::DAILY_MS);
         }
     }

@@ -17,8 +17,8 @@ use domain::validation::{validate_write, WriteMode};
 use infra::store::RecordStore;
 
 use super::{
-    CreateRecord, DatabaseSize, DeleteRecord, DeleteWhere, GetRecord, ImportRecords, ListRecords, UpdateRecord,
-    UpsertByKey, MAX_PER_RECORD_IMPORT_EVENTS, NAME,
+    ApplyRetention, CreateRecord, DatabaseSize, DeleteRecord, DeleteWhere, GetRecord, ImportRecords, ListRecords,
+    UpdateRecord, UpsertByKey, MAX_PER_RECORD_IMPORT_EVENTS, NAME,
 };
 use crate::kit::{panic_message, SubsystemCtx};
 use crate::realtime::Publish;
@@ -136,6 +136,20 @@ impl Handler<DeleteWhere> for StoreExecutor {
         self.run(|s| {
             let spec = spec_for(msg.collection)?;
             let deleted = s.store.delete_where(spec, &msg.filter, msg.limit)?;
+            for record in &deleted {
+                s.publish(spec, Action::Delete, record);
+            }
+            Ok(deleted.len())
+        })
+    }
+}
+
+impl Handler<ApplyRetention> for StoreExecutor {
+    type Result = Result<usize, RecordError>;
+    fn handle(&mut self, msg: ApplyRetention, _: &mut SyncContext<Self>) -> Self::Result {
+        self.run(|s| {
+            let spec = spec_for(msg.plan.collection)?;
+            let deleted = s.store.apply_retention(spec, msg.plan.steps, msg.now_ms)?;
             for record in &deleted {
                 s.publish(spec, Action::Delete, record);
             }

@@ -64,6 +64,16 @@ pub struct DeleteWhere {
     pub limit: u32,
 }
 
+/// Operational retention of one collection (server-internal, run by the backup actor only
+/// behind the verified-backup gate): every step in one write transaction; returns how many
+/// records were deleted (each published as a deletion).
+#[derive(Debug, Clone, Message)]
+#[rtype(result = "Result<usize, RecordError>")]
+pub struct ApplyRetention {
+    pub plan: domain::retention::RetentionPlan,
+    pub now_ms: i64,
+}
+
 /// Creates or updates the record whose `key_field` equals `key_value` (server-internal).
 #[derive(Debug, Clone, Message)]
 #[rtype(result = "Result<Value, RecordError>")]
@@ -156,6 +166,7 @@ route!(CreateRecord, Value, true);
 route!(UpdateRecord, Value, true);
 route!(DeleteRecord, (), true);
 route!(DeleteWhere, usize, true);
+route!(ApplyRetention, usize, true);
 route!(UpsertByKey, Value, true);
 route!(ImportRecords, domain::import::ImportReport, true);
 route!(DatabaseSize, infra::db::DatabaseSize, false);

@@ -32,6 +32,10 @@ use domain::desktop_setup::Launch;
 pub const EXIT_AFTER_ENV: &str = "RELAY_DESKTOP_EXIT_AFTER_SECS";
 
 fn main() {
+    // The server mode's backup verification worker is this executable in a hidden mode.
+    if let Some(code) = infra::backup::worker::run_if_worker() {
+        std::process::exit(code);
+    }
     let cli = Cli::parse();
     infra::logging::init(&cli.log_level);
     guards::install_panic_hook(build_kind(), !cli.no_fatal_relaunch);
