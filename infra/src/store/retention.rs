@@ -3,7 +3,6 @@
 //! can publish their deletion. Steps select by creation time (`created` sorts as text) and the
 //! `pinned` flag; "keep newest" orders by creation time then id, as the original did.
 
-use diesel::connection::Connection;
 use diesel::sql_types::{BigInt, Text};
 use diesel::RunQueryDsl;
 use serde_json::Value;
