@@ -74,9 +74,10 @@ echo "==> desktop: relay-desktop window under Xvfb (screenshot must not be blank
 echo "==> desktop: the typed bridge over WebDriver (tauri-driver + WebKitWebDriver, Xvfb)"
 command -v tauri-driver >/dev/null 2>&1 \
   || CARGO_TARGET_DIR="$(mktemp -d)" cargo install tauri-driver --version '^2' --locked --quiet
-DESKTOP_SIGNED_IN_SCREENSHOT="$SHOTS_DIR/desktop-signed-in.png" \
+DESKTOP_SIGNED_IN_SCREENSHOT="$SHOTS_DIR/desktop-signed-in.png" DESKTOP_BACKUP_SCREENSHOT="$SHOTS_DIR/desktop-data-administration.png" \
   xvfb-run -a -s "-screen 0 1280x800x24" python3 tests/desktop/webdriver_bridge.py "$TARGET_DIR/debug/relay-desktop"
 publish_screenshot "$SHOTS_DIR/desktop-signed-in.png"
+publish_screenshot "$SHOTS_DIR/desktop-data-administration.png"
 
 echo "==> desktop: fatal-error dialog in the real window (injected server-thread panic, answered Quit)"
 ./scripts/desktop-fatal-dialog.sh "$TARGET_DIR/debug/relay-desktop"

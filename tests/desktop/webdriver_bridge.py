@@ -265,6 +265,30 @@ def check_dynatrace_popout(sid):
           f"no IPC ({result})")
 
 
+def check_data_administration(sid, data_dir):
+    """Settings → Data administration in the real server-mode window: "Backup now" writes and
+    verifies a backup through the in-process backup actor and the real worker process, the
+    panel shows it as the verified restore point, and the archive is in DATA/backups."""
+    click(sid, '[data-testid=nav-settings]')
+    wait_for("the Data administration panel", lambda: texts(sid, "[data-testid=data-administration]"), timeout=20)
+    click(sid, '[data-testid=backup-now]')
+    message = wait_for("the backup result",
+                       lambda: [t for t in texts(sid, "[data-testid=backup-message]") if "verified" in t], timeout=60)
+    assert "written and verified" in message[0], message
+    wait_for("the verified restore point in the list",
+             lambda: [t for t in texts(sid, "[data-testid=backup-archives]") if "Verified restore point" in t], timeout=10)
+    assert "Allowed" in " ".join(texts(sid, "[data-testid=backup-retention]"))
+    archives = [n for n in os.listdir(os.path.join(data_dir, "backups")) if n.endswith(".zip")]
+    assert len(archives) == 1 and archives[0] in message[0], (archives, message)
+    assert not [n for n in os.listdir(data_dir) if n.startswith(".relay-backup-verify-")], "verification dir left"
+    out = os.environ.get("DESKTOP_BACKUP_SCREENSHOT")
+    if out:
+        with open(out, "wb") as f:
+            f.write(base64.b64decode(call("GET", f"/session/{sid}/screenshot")["value"]))
+    click(sid, '[data-testid=nav-people]')
+    print(f"ok   Data administration: Backup now wrote and verified {archives[0]} in the real worker")
+
+
 def main():
     app = os.path.abspath(sys.argv[1])
     # No session bus: the app keeps its passphrase in the data directory file (development
@@ -341,6 +365,7 @@ def main():
         sign_in_flow(sid, info["ok"]["serverUrl"], secret)
 
         check_popout_borrows_the_session(sid)
+        check_data_administration(sid, data_dir)
 
         shot = call("GET", f"/session/{sid}/screenshot")["value"]
         assert len(shot) > 1000

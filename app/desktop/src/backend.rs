@@ -52,6 +52,8 @@ pub enum BackendKind {
         passphrase: String,
         health: Addr<HealthActor>,
         realtime: Addr<actors::realtime::RealtimeActor>,
+        /// Backups of the data directory (Settings → Data administration).
+        backup: Option<Addr<actors::backup::BackupActor>>,
         server: actix_web::dev::ServerHandle,
     },
     Client {
@@ -115,6 +117,7 @@ pub fn start_server(data_dir: &DataDir, settings: ServerSettings, store: &Secret
                         passphrase,
                         health: handles.health.clone(),
                         realtime: handles.realtime.clone(),
+                        backup: handles.backup.clone(),
                         server: server.handle(),
                     };
                     let _ = tx.send(Ok((kind, discovery, sys)));

@@ -7,6 +7,7 @@
 //! navigation-locked (`lockdown`); panics go through `guards`.
 
 mod backend;
+mod backup_cmd;
 mod bridge;
 mod cli;
 mod csp;

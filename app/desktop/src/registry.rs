@@ -12,7 +12,7 @@ mod names;
 #[cfg(test)]
 pub use names::COMMANDS;
 
-use crate::{bridge, discovery_cmd, guards, secrets_cmd, session_cmd, setup_cmd};
+use crate::{backup_cmd, bridge, discovery_cmd, guards, secrets_cmd, session_cmd, setup_cmd};
 
 /// The invoke handler: exactly the commands of `COMMANDS` (checked by `registry::tests`).
 pub fn handler<R: tauri::Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + Send + Sync + 'static {
@@ -33,6 +33,10 @@ pub fn handler<R: tauri::Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + 
         session_cmd::aux_session,
         setup_cmd::save_setup,
         setup_cmd::reset_setup,
+        backup_cmd::backup_status,
+        backup_cmd::backup_list,
+        backup_cmd::backup_create,
+        backup_cmd::backup_verify,
     ]
 }
 

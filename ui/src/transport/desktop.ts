@@ -84,6 +84,50 @@ export interface StabilityStatus {
   warningAtMs: number | null;
 }
 
+/** One running backup operation (domain::backup::status::OperationStatus). */
+export interface BackupOperation {
+  kind: 'create' | 'verify' | 'restore';
+  phase: 'queued' | 'writing' | 'verifying' | 'pruning';
+  archive: string | null;
+  bytesDone: number;
+  bytesTotal: number;
+  entriesDone: number;
+  entriesTotal: number;
+}
+
+/** A restore point in the backup health file. */
+export interface RestorePoint {
+  name: string;
+  completedAt: string;
+  fingerprint: string;
+}
+
+/** `backup_status` (domain::backup::status::BackupStatus; health flattened as in the file). */
+export interface BackupStatus {
+  health: {
+    lastSuccess?: RestorePoint;
+    lastVerified?: RestorePoint;
+    lastVerification?: { name: string; completedAt: string; outcome: 'success' | 'failed' };
+    lastFailure?: string;
+    retryDue?: string;
+    failures: number;
+    retentionAllowed: boolean;
+    restorePointAgeMs: number | null;
+    busy: boolean;
+  };
+  operation: BackupOperation | null;
+  queued: number;
+}
+
+/** One archive (`backup_list`). */
+export interface BackupArchive {
+  name: string;
+  kind: 'regular' | 'preRestore';
+  createdMs: number;
+  size: number;
+  verifiedRestorePoint: boolean;
+}
+
 /**
  * The desktop bridge's passphrase, setup, discovery and stability commands. The bridge refuses
  * with `{ code, message }`; these reject with an Error carrying that message.
@@ -103,6 +147,27 @@ export class DesktopBridge {
       const message = (e as { message?: unknown } | null)?.message;
       throw new Error(typeof message === 'string' ? message : `${cmd} was refused`);
     }
+  }
+
+  /** Server mode: backup health and the running operation's progress. */
+  async backupStatus(): Promise<BackupStatus> {
+    return (await this.call('backup_status')) as BackupStatus;
+  }
+
+  /** Server mode: the archives in the data directory, newest first. */
+  async backupList(): Promise<BackupArchive[]> {
+    const r = await this.call('backup_list');
+    return Array.isArray(r) ? (r as BackupArchive[]) : [];
+  }
+
+  /** Server mode: write and verify a backup now (resolves when done; poll backupStatus meanwhile). */
+  async backupCreate(): Promise<{ name: string; size: number }> {
+    return (await this.call('backup_create')) as { name: string; size: number };
+  }
+
+  /** Server mode: verify one archive in a disposable restore. */
+  async backupVerify(name: string): Promise<{ name: string; tables: number }> {
+    return (await this.call('backup_verify', { name })) as { name: string; tables: number };
   }
 
   info(): Promise<DesktopConnectionInfo | null> {

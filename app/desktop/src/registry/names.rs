@@ -22,4 +22,8 @@ pub const COMMANDS: &[&str] = &[
     "aux_session",
     "save_setup",
     "reset_setup",
+    "backup_status",
+    "backup_list",
+    "backup_create",
+    "backup_verify",
 ];

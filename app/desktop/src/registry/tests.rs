@@ -13,7 +13,7 @@ use tauri::{WebviewUrl, WebviewWindow, WebviewWindowBuilder};
 
 use super::COMMANDS;
 use crate::bridge::{self, Access, Bridge, Command};
-use crate::{discovery_cmd, guards, secrets_cmd, session_cmd, setup_cmd};
+use crate::{backup_cmd, discovery_cmd, guards, secrets_cmd, session_cmd, setup_cmd};
 
 /// Registered commands the shared renderer does not invoke yet. `tests/desktop/webdriver_bridge.py`
 /// exercises them; wiring one into `ui/src/transport/desktop.ts` means removing it here.
@@ -44,6 +44,10 @@ fn table() -> Vec<(Command, Value)> {
             json!({"setup": {"mode": "client", "serverUrl": "javascript:alert(1)", "allowInsecureHttp": false}}),
         ),
         (setup_cmd::RESET_SETUP, json!({})),
+        (backup_cmd::BACKUP_STATUS, json!({})),
+        (backup_cmd::BACKUP_LIST, json!({})),
+        (backup_cmd::BACKUP_CREATE, json!({})),
+        (backup_cmd::BACKUP_VERIFY, json!({"name": "../relay.db"})),
     ]
 }
 

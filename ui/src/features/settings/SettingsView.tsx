@@ -1,9 +1,10 @@
-// Settings: connection info, System health (read-only operator dashboard), appearance (accent
-// colors), Data Manager.
+// Settings: connection info, System health (read-only operator dashboard), Data administration
+// (backups; desktop server mode only), appearance (accent colors), Data Manager.
 import { useState } from 'react';
 import { ACCENTS, ACCENT_KEY, applyAccent, readAccent } from '../../lib/accent';
 import { useConnectionState, useTransport } from '../../transport/context';
 import { CONNECTION_LABELS } from '../shell/connectionLabel';
+import { DataAdministration } from './DataAdministration';
 import { DataManager } from './DataManager';
 import { DesktopConnection } from './DesktopConnection';
 import { SystemHealthPanel } from './SystemHealthView';
@@ -33,6 +34,7 @@ export default function SettingsView() {
         </dl>
       </div>
       <SystemHealthPanel />
+      {transport.mode === 'desktop' && <DataAdministration />}
       <div className="panel card">
         <h3>Appearance</h3>
         <div className="row-wrap" role="radiogroup" aria-label="Accent color">

@@ -1,0 +1,87 @@
+//! The desktop's Data administration commands (server mode, main window only): the backup
+//! status with the running operation's progress, the archive list, "Backup now" and "Verify".
+//! Each translates to a message to the in-process backup actor; a client-mode or setup window
+//! has no backup actor and gets `unavailable`. Backups are never reachable from HTTP; this
+//! bridge and the control socket are their only interfaces.
+
+use actix::Addr;
+use actors::backup::{BackupActor, BackupError, CreateBackup, GetBackupStatus, ListBackups, VerifyBackup};
+use domain::backup::status::{ArchiveListing, BackupStatus, CreatedBackup, VerifiedBackup};
+
+use crate::backend::BackendKind;
+use crate::bridge::{Access, Bridge, BridgeError, Command};
+
+pub const BACKUP_STATUS: Command = Command::new("backup_status", Access::MainOnly);
+pub const BACKUP_LIST: Command = Command::new("backup_list", Access::MainOnly);
+pub const BACKUP_CREATE: Command = Command::new("backup_create", Access::MainOnly);
+pub const BACKUP_VERIFY: Command = Command::new("backup_verify", Access::MainOnly);
+
+/// The server-mode backup actor, if this desktop runs the server.
+fn backup_of(bridge: &Bridge) -> Result<Addr<BackupActor>, BridgeError> {
+    let backend = bridge.backend.lock().unwrap_or_else(|p| p.into_inner());
+    match backend.as_ref().map(|b| &b.kind) {
+        Some(BackendKind::Server { backup: Some(backup), .. }) => Ok(backup.clone()),
+        _ => Err(BridgeError::Unavailable("backups are managed on the Relay server PC".into())),
+    }
+}
+
+fn refused(e: BackupError) -> BridgeError {
+    match e {
+        BackupError::InvalidName => BridgeError::Invalid(e.to_string()),
+        other => BridgeError::Unavailable(other.to_string()),
+    }
+}
+
+fn stopped(_: actix::MailboxError) -> BridgeError {
+    BridgeError::Unavailable("the backup subsystem is restarting; retry".into())
+}
+
+mod commands {
+    use tauri::{State, Webview};
+
+    use super::*;
+
+    fn check<R: tauri::Runtime>(command: Command, webview: &Webview<R>, bridge: &Bridge) -> Result<(), BridgeError> {
+        let url = webview.url().map(|u| u.to_string()).unwrap_or_default();
+        command.authorize(webview.label(), &url, &bridge.trusted_origin).map(|_| ())
+    }
+
+    #[tauri::command]
+    pub async fn backup_status<R: tauri::Runtime>(
+        webview: Webview<R>,
+        bridge: State<'_, Bridge>,
+    ) -> Result<BackupStatus, BridgeError> {
+        check(BACKUP_STATUS, &webview, &bridge)?;
+        backup_of(&bridge)?.send(GetBackupStatus).await.map_err(stopped)
+    }
+
+    #[tauri::command]
+    pub async fn backup_list<R: tauri::Runtime>(
+        webview: Webview<R>,
+        bridge: State<'_, Bridge>,
+    ) -> Result<Vec<ArchiveListing>, BridgeError> {
+        check(BACKUP_LIST, &webview, &bridge)?;
+        backup_of(&bridge)?.send(ListBackups).await.map_err(stopped)?.map_err(refused)
+    }
+
+    #[tauri::command]
+    pub async fn backup_create<R: tauri::Runtime>(
+        webview: Webview<R>,
+        bridge: State<'_, Bridge>,
+    ) -> Result<CreatedBackup, BridgeError> {
+        check(BACKUP_CREATE, &webview, &bridge)?;
+        backup_of(&bridge)?.send(CreateBackup).await.map_err(stopped)?.map_err(refused)
+    }
+
+    #[tauri::command]
+    pub async fn backup_verify<R: tauri::Runtime>(
+        webview: Webview<R>,
+        bridge: State<'_, Bridge>,
+        name: String,
+    ) -> Result<VerifiedBackup, BridgeError> {
+        check(BACKUP_VERIFY, &webview, &bridge)?;
+        backup_of(&bridge)?.send(VerifyBackup { name }).await.map_err(stopped)?.map_err(refused)
+    }
+}
+
+pub use commands::*;
