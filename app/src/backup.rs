@@ -7,7 +7,7 @@
 use clap::Subcommand;
 
 use actors::backup::jobs::JobEnv;
-use actors::backup::{BackupActor, BackupConfig, CreateBackup, GetBackupStatus, ListBackups, VerifyBackup};
+use actors::backup::{BackupActor, BackupConfig};
 use actors::kit::SubsystemCtx;
 use actors::system::BackupSettings;
 use domain::control::{BackupOp, BackupReply, ControlOp, ControlReply};
@@ -68,17 +68,7 @@ fn run_here(data_dir: &std::path::Path, op: BackupOp) -> Result<BackupReply, Box
         let backup =
             BackupActor::new(SubsystemCtx::new(clock, health), BackupConfig { env, schedule: false, store: None })
                 .start();
-        let closed = |_| "the backup actor stopped".to_string();
-        let reply = match op {
-            BackupOp::Create {} => BackupReply::Created { backup: backup.send(CreateBackup).await.map_err(closed)?? },
-            BackupOp::Verify { name } => {
-                BackupReply::Verified { backup: backup.send(VerifyBackup { name }).await.map_err(closed)?? }
-            }
-            BackupOp::List {} => BackupReply::Listed { archives: backup.send(ListBackups).await.map_err(closed)?? },
-            BackupOp::Health {} => {
-                BackupReply::Status { status: Box::new(backup.send(GetBackupStatus).await.map_err(closed)?) }
-            }
-        };
+        let reply = actors::backup::run_op(&backup, op).await?;
         Ok::<_, BoxError>(reply)
     })
 }

@@ -25,6 +25,7 @@ use domain::backup::schedule::first_cycle_at;
 use domain::backup::status::{
     ArchiveListing, BackupStatus, CreatedBackup, OperationKind, OperationPhase, OperationStatus, VerifiedBackup,
 };
+use domain::control::{BackupOp, BackupReply};
 use infra::backup::{files, Progress};
 
 use crate::kit::{Subsystem, SubsystemCtx};
@@ -465,6 +466,21 @@ impl Handler<GetBackupStatus> for BackupActor {
     fn handle(&mut self, _: GetBackupStatus, _: &mut Context<Self>) -> Self::Result {
         MessageResult(BackupStatus { health: self.view(), operation: self.running.clone(), queued: self.queue.len() })
     }
+}
+
+/// One control-channel backup operation (`relay backup`), as messages to the actor.
+pub async fn run_op(backup: &Addr<BackupActor>, op: BackupOp) -> Result<BackupReply, BackupError> {
+    let closed = |_| BackupError::Unavailable;
+    Ok(match op {
+        BackupOp::Create {} => BackupReply::Created { backup: backup.send(CreateBackup).await.map_err(closed)?? },
+        BackupOp::Verify { name } => {
+            BackupReply::Verified { backup: backup.send(VerifyBackup { name }).await.map_err(closed)?? }
+        }
+        BackupOp::List {} => BackupReply::Listed { archives: backup.send(ListBackups).await.map_err(closed)?? },
+        BackupOp::Health {} => {
+            BackupReply::Status { status: Box::new(backup.send(GetBackupStatus).await.map_err(closed)?) }
+        }
+    })
 }
 
 #[cfg(test)]

@@ -15,12 +15,12 @@ use tokio::net::UnixStream;
 use tokio_stream::wrappers::UnixListenerStream;
 
 use domain::control::{
-    BackupOp, BackupReply, ControlError, ControlErrorCode, ControlOp, ControlReply, ControlRequest, ControlResponse,
-    IO_DEADLINE_MS, MAX_CONNECTIONS, MAX_REQUEST_BYTES,
+    ControlError, ControlErrorCode, ControlOp, ControlReply, ControlRequest, ControlResponse, IO_DEADLINE_MS,
+    MAX_CONNECTIONS, MAX_REQUEST_BYTES,
 };
 use infra::control_socket::peer_allowed;
 
-use crate::backup::{BackupActor, BackupError, CreateBackup, GetBackupStatus, ListBackups, VerifyBackup};
+use crate::backup::BackupActor;
 use crate::kit::{Subsystem, SubsystemCtx};
 use crate::privileged::{PrivilegedActor, RunAdmin};
 
@@ -161,23 +161,9 @@ async fn dispatch(request: ControlRequest, targets: &ControlTargets) -> Result<C
                 .backup
                 .as_ref()
                 .ok_or_else(|| ControlError::new(ControlErrorCode::Unavailable, "this server keeps no backups"))?;
-            run_backup(backup, op).await.map(ControlReply::Backup).map_err(ControlError::from)
+            crate::backup::run_op(backup, op).await.map(ControlReply::Backup).map_err(ControlError::from)
         }
     }
-}
-
-async fn run_backup(backup: &Addr<BackupActor>, op: BackupOp) -> Result<BackupReply, BackupError> {
-    let closed = |_| BackupError::Unavailable;
-    Ok(match op {
-        BackupOp::Create {} => BackupReply::Created { backup: backup.send(CreateBackup).await.map_err(closed)?? },
-        BackupOp::Verify { name } => {
-            BackupReply::Verified { backup: backup.send(VerifyBackup { name }).await.map_err(closed)?? }
-        }
-        BackupOp::List {} => BackupReply::Listed { archives: backup.send(ListBackups).await.map_err(closed)?? },
-        BackupOp::Health {} => {
-            BackupReply::Status { status: Box::new(backup.send(GetBackupStatus).await.map_err(closed)?) }
-        }
-    })
 }
 
 #[cfg(test)]
