@@ -404,11 +404,13 @@ fn install_with(
     if path_state(&data_root.join(STORE_DIR))? != PathState::Directory {
         return Err(SwapError::UnsafeLive);
     }
-    // Only preserved directories the live store has move (inspect_tree refuses anything else).
+    // Only preserved directories the live store has move; a file or link in their place is refused.
     let mut kept = Vec::new();
     for p in preserved {
-        if path_state(&data_root.join(STORE_DIR).join(p.dir_name()))? != PathState::Absent {
-            kept.push(*p);
+        match path_state(&data_root.join(STORE_DIR).join(p.dir_name()))? {
+            PathState::Directory => kept.push(*p),
+            PathState::Absent => {}
+            PathState::Unsafe => return Err(SwapError::LinkOrSpecialFile),
         }
     }
     let original = original_dir_name(&random_suffix())?;

@@ -342,6 +342,13 @@ fn preserved_directories_keep_their_identity_and_archived_copies_are_dropped() {
     assert_eq!(fs::read(root.join("store/backups/local.zip")).unwrap(), b"local");
     assert_eq!((live(&root), others(&root)), ("restored".to_string(), Vec::<String>::new()));
 
+    // A file where a preserved directory belongs is refused.
+    fs::write(root.join("store/lost+found"), b"not a directory").unwrap();
+    make_stage(&root, &stage, b"refused");
+    assert!(matches!(install_with(&root, &stage, &all, &real_faults), Err(SwapError::LinkOrSpecialFile)));
+    fs::remove_file(root.join("store/lost+found")).unwrap();
+    fs::remove_dir_all(root.join(&stage)).unwrap();
+
     // Interrupted after the move into the new live store: recovery moves it back.
     make_stage(&root, &stage, b"again");
     let point = fault_name(Phase::Install, "after", SwapStep::MovePreservedToLive(PreservedDir::Backups));
@@ -410,6 +417,9 @@ mod kill9 {
 
     #[test]
     fn kill_9_at_every_swap_step_then_a_cold_start_recovers_a_whole_store() {
+        if !crate::fault::FAULT_POINTS_ENABLED {
+            return; // fault points are compiled out without debug assertions (see `fault`)
+        }
         let points = install_and_commit_fault_points();
         let marker = fault_name(Phase::Commit, "after", SwapStep::WriteJournal { committed: true });
         let committed_from = points.iter().position(|p| *p == marker).unwrap();
