@@ -307,8 +307,9 @@ fn rename_noreplace(from: &Path, to: &Path) -> io::Result<()> {
     fs::rename(from, to)
 }
 
-/// Counts a tree's entries, refusing links and special files (`lstat`, no link followed).
-fn inspect_tree(dir: &Path) -> Result<usize, SwapError> {
+/// Counts a tree's entries, refusing links and special files (`lstat`, no link followed) and
+/// more than `max` entries.
+fn inspect_tree(dir: &Path, max: usize) -> Result<usize, SwapError> {
     let mut count = 0usize;
     let mut pending = vec![dir.to_path_buf()];
     while let Some(next) = pending.pop() {
@@ -316,7 +317,7 @@ fn inspect_tree(dir: &Path) -> Result<usize, SwapError> {
             let entry = entry.map_err(io_error("inspect"))?;
             let kind = entry.file_type().map_err(io_error("inspect"))?;
             count += 1;
-            if count > MAX_TREE_ENTRIES {
+            if count > max {
                 return Err(SwapError::TooManyEntries);
             }
             if kind.is_dir() {
@@ -426,8 +427,8 @@ fn install_with(
         Ok(meta) if meta.file_type().is_file() => {}
         _ => return Err(SwapError::StageWithoutDatabase),
     }
-    inspect_tree(&layout.live())?;
-    inspect_tree(&layout.stage())?;
+    inspect_tree(&layout.live(), MAX_TREE_ENTRIES)?;
+    inspect_tree(&layout.stage(), MAX_TREE_ENTRIES)?;
     // The manifest belongs to the archive, and preserved directories come from the live store.
     match fs::remove_file(layout.stage().join(MANIFEST_PATH)) {
         Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(io_error("prepare stage")(e)),

@@ -283,6 +283,18 @@ fn linked_stores_stages_and_journals_are_refused() {
 }
 
 #[test]
+fn trees_are_counted_without_following_links_and_bounded() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (root, stage) = setup(tmp.path());
+    // store: relay.db, files/, files/logo.png
+    assert_eq!(inspect_tree(&root.join("store"), MAX_TREE_ENTRIES).unwrap(), 3);
+    assert!(matches!(inspect_tree(&root.join("store"), 2), Err(SwapError::TooManyEntries)));
+    assert_eq!(inspect_tree(&root.join(&stage), 2).unwrap(), 2);
+    std::os::unix::fs::symlink(root.join("store"), root.join(&stage).join("linked-dir")).unwrap();
+    assert!(matches!(inspect_tree(&root.join(&stage), MAX_TREE_ENTRIES), Err(SwapError::LinkOrSpecialFile)));
+}
+
+#[test]
 fn a_committed_journal_whose_cleanup_failed_is_finished_at_the_next_start() {
     let tmp = tempfile::tempdir().unwrap();
     let (root, stage) = setup(tmp.path());
