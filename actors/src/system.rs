@@ -177,11 +177,16 @@ pub enum StartError {
     Control(#[from] infra::control_socket::BindError),
     #[error("the backup worker cannot be located: {0}")]
     Backup(#[source] std::io::Error),
+    /// A restore journal that cannot be carried out safely: the store is not opened.
+    #[error("an interrupted backup restore could not be recovered, so the store was not opened: {0}")]
+    Restore(#[from] infra::backup::swap::SwapError),
 }
 
 /// The server's start from its data directory, shared by `relay serve` and the desktop's server
 /// mode: binds the control socket first (so a second server on the same directory is refused
-/// before it touches the database), loads (or creates) the token-signing key, builds the default
+/// before it touches the database), recovers an interrupted backup restore before the store
+/// opens (fail closed: an unsafe or ambiguous journal stops the start with the store untouched),
+/// loads (or creates) the token-signing key, builds the default
 /// configuration with the system clock, lets the caller adjust it, starts the server subsystems
 /// and the control channel. The caller owns the passphrase policy (file for `relay serve`, OS
 /// secret store for the desktop).
@@ -191,6 +196,7 @@ pub fn start_from_data_dir(
     adjust: impl FnOnce(&mut RelayConfig),
 ) -> Result<Handles, StartError> {
     let listener = infra::control_socket::bind(data_dir.root())?;
+    recover_interrupted_restore(data_dir)?;
     let token_key = data_dir.load_or_create_token_key()?;
     let mut config = RelayConfig::new(data_dir.db_path(), passphrase, token_key, infra::clock::system());
     let backup = BackupSettings::new(data_dir.root().to_path_buf()).map_err(StartError::Backup)?;
@@ -202,6 +208,23 @@ pub fn start_from_data_dir(
     let targets = ControlTargets { privileged: handles.privileged.clone(), backup: handles.backup.clone() };
     handles.control = Some(start_supervised(move |_| ControlActor::new(ctx, listener, targets)));
     Ok(handles)
+}
+
+/// Finishes or undoes an interrupted backup restore (`infra::backup::swap::recover_at_start`)
+/// before anything opens the store; the caller must be the only user of the data directory.
+pub fn recover_interrupted_restore(data_dir: &DataDir) -> Result<(), StartError> {
+    use infra::backup::swap::{recover_at_start, RecoveryOutcome};
+    match recover_at_start(data_dir.root()) {
+        Ok(RecoveryOutcome::Nothing) => Ok(()),
+        Ok(outcome) => {
+            tracing::warn!(outcome = ?outcome, "recovered an interrupted backup restore before opening the store");
+            Ok(())
+        }
+        Err(error) => {
+            tracing::error!(code = error.code(), %error, "interrupted backup restore not recovered; not starting");
+            Err(error.into())
+        }
+    }
 }
 
 /// Opens the database and starts every server-side subsystem. A new subsystem adds one line

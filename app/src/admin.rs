@@ -1,7 +1,8 @@
 //! `relay admin ...`: server-local administration of protected accounts on the Relay server PC.
 //! While a server runs on the data directory, each command goes to it over the control socket
 //! (`DATA_DIR/control.sock`, same user only) and its privileged actor makes the change; with no
-//! server running the command opens the database itself and runs the same
+//! server running the command first recovers an interrupted backup restore (as a server start
+//! does), then opens the database itself and runs the same
 //! `actors::privileged::admin_ops` over the same `PrivilegedService`, so the rules and the audit
 //! log are identical either way. `migrate-roles` always works on the store directly. Initial
 //! password setup, activation, reset and recovery exist only here.
@@ -11,7 +12,8 @@ use clap::Subcommand;
 use actors::privileged::admin_ops;
 use actors::privileged::service::LegacyPlan;
 use actors::privileged::PrivilegedService;
-use domain::control::{AdminOp, AdminReply, ControlOp, ControlReply, SecretText};
+use domain::control::{AdminOp, AdminReply, ControlOp, ControlReply, ControlRequest, SecretText};
+use infra::control_socket::{self, ClientError};
 
 use crate::control_client::{deliver, Delivered};
 use infra::datadir::DataDir;
@@ -67,9 +69,17 @@ pub enum AdminCommand {
     },
 }
 
-/// The store of an existing data directory (`run` has checked that it exists).
-fn open(data_dir: &std::path::Path) -> Result<(PrivilegedService, infra::db::DbPool), BoxError> {
+/// The store of an existing data directory (`run` has checked that it exists). With no server
+/// running, an interrupted backup restore is recovered first (as a server start does; an error
+/// opens nothing). A running server recovered at its own start, so a journal present now
+/// belongs to a restore it is running: the store is not opened under it.
+fn open(data_dir: &std::path::Path, server_running: bool) -> Result<(PrivilegedService, infra::db::DbPool), BoxError> {
     let dir = DataDir::open(data_dir)?;
+    if !server_running {
+        actors::system::recover_interrupted_restore(&dir)?;
+    } else if std::fs::symlink_metadata(dir.root().join(domain::backup::journal::JOURNAL_FILE_NAME)).is_ok() {
+        return Err("the running server is restoring a backup; retry when the restore has finished".into());
+    }
     let (pool, _) = infra::db::open(&dir.db_path(), 1)?;
     Ok((PrivilegedService::new(pool.clone(), infra::clock::system()), pool))
 }
@@ -109,7 +119,7 @@ pub fn run(data_dir: &std::path::Path, command: AdminCommand) -> Result<(), BoxE
     }
     let op = match command {
         AdminCommand::MigrateRoles { apply } => {
-            let (svc, pool) = open(data_dir)?;
+            let (svc, pool) = open(data_dir, server_running(data_dir)?)?;
             return migrate(&svc, &pool, apply);
         }
         other => admin_op(other)?,
@@ -141,6 +151,15 @@ fn admin_op(command: AdminCommand) -> Result<AdminOp, BoxError> {
     })
 }
 
+/// Whether a server answers on the data directory's control socket.
+fn server_running(data_dir: &std::path::Path) -> Result<bool, BoxError> {
+    match control_socket::request(data_dir, &ControlRequest::new(ControlOp::Ping)) {
+        Ok(_) => Ok(true),
+        Err(ClientError::NotRunning) => Ok(false),
+        Err(e) => Err(format!("could not reach the running server: {e}").into()),
+    }
+}
+
 /// Runs `op` in the running server through its control socket, so the server's actors make the
 /// change; with no server running, on the store directly with the same rules.
 fn run_op(data_dir: &std::path::Path, op: AdminOp) -> Result<AdminReply, BoxError> {
@@ -148,7 +167,7 @@ fn run_op(data_dir: &std::path::Path, op: AdminOp) -> Result<AdminReply, BoxErro
         Delivered::Reply(ControlReply::Admin(reply)) => Ok(reply),
         Delivered::Reply(_) => Err("the server sent an unexpected reply".into()),
         Delivered::NotRunning => {
-            let (svc, _pool) = open(data_dir)?;
+            let (svc, _pool) = open(data_dir, false)?;
             Ok(admin_ops::run(&svc, op)?)
         }
     }

@@ -50,6 +50,7 @@ pub fn run(data_dir: &std::path::Path, command: BackupCommand) -> Result<(), Box
 /// No server runs: start the backup actor on the data directory for this one operation.
 fn run_here(data_dir: &std::path::Path, op: BackupOp) -> Result<BackupReply, BoxError> {
     let dir = DataDir::open(data_dir)?;
+    actors::system::recover_interrupted_restore(&dir)?;
     let (pool, _) = infra::db::open(&dir.db_path(), 2)?;
     let settings = BackupSettings::new(dir.root().to_path_buf())?;
     let env = JobEnv {

@@ -1,5 +1,10 @@
 //! The server's data directory and the secrets kept beside (not inside) the database. The
-//! directory and its `secrets/` folder are owner-only (0700); the connection passphrase and the
+//! directory, its `secrets/` folder and its `store/` folder are owner-only (0700); `store/` holds
+//! the authoritative store (`relay.db` and its WAL files; later Wiki documents and logos), the
+//! one directory a backup restore swaps as a whole. A data directory from before `store/`
+//! existed is migrated once at open: the database files are renamed into `store/` (refused,
+//! touching nothing, when a file is in both places), and nothing is done to the store while a
+//! restore journal waits for recovery (`crate::backup::swap`). The connection passphrase and the
 //! token-signing key are owner-only files (0600) written atomically (exclusive temp file, fsync,
 //! rename). Symbolic links are refused where a secret is expected, and loose permissions found
 //! on start are tightened and reported.
@@ -17,6 +22,13 @@ pub const MAX_PASSPHRASE_LEN: usize = 256;
 /// Environment variable that sets the connection passphrase on first start (8–256 characters),
 /// for `relay serve` and the desktop's server mode alike.
 pub const BOOTSTRAP_ENV: &str = "RELAY_BOOTSTRAP_PASSPHRASE";
+
+/// The folder of the data directory that holds the authoritative store.
+pub const STORE_DIR: &str = "store";
+/// The database file inside [`STORE_DIR`].
+pub const DB_FILE_NAME: &str = "relay.db";
+/// The database and its WAL side files, moved together from a legacy layout.
+const DB_FILES: [&str; 3] = ["relay.db", "relay.db-wal", "relay.db-shm"];
 #[derive(Debug, thiserror::Error)]
 pub enum DataDirError {
     #[error("data directory problem at {path}: {source}")]
@@ -27,6 +39,10 @@ pub enum DataDirError {
     InvalidPassphrase,
     #[error("the secret file {0} is empty or corrupt")]
     Corrupt(String),
+    #[error(
+        "{0} exists both in the data directory and in its store/ folder; move one of them aside (neither was touched)"
+    )]
+    LegacyConflict(String),
     #[error("no passphrase file: start `relay serve` once first (a desktop server keeps it in the OS secret store; reveal it from the app)")]
     NoPassphrase,
 }
@@ -154,21 +170,75 @@ pub fn read_private_file(path: &Path) -> Result<Option<Vec<u8>>, DataDirError> {
     fs::read(path).map(Some).map_err(io_err(path))
 }
 
+fn lstat(path: &Path) -> Result<Option<fs::Metadata>, DataDirError> {
+    match fs::symlink_metadata(path) {
+        Ok(meta) => Ok(Some(meta)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(io_err(path)(e)),
+    }
+}
+
+/// Moves `relay.db`, `relay.db-wal` and `relay.db-shm` from the data directory's root into
+/// `store/` (a layout from before `store/` existed). Every file is checked before any is moved:
+/// one that is a link or not a regular file, or that `store/` already has, is an error and
+/// nothing is touched. The directories are fsynced after the renames. Returns how many files
+/// moved. No server may be running on the directory (the callers open it before the store).
+fn migrate_legacy_store(root: &Path) -> Result<usize, DataDirError> {
+    let store = root.join(STORE_DIR);
+    let mut moves = Vec::new();
+    for name in DB_FILES {
+        let legacy = root.join(name);
+        let Some(meta) = lstat(&legacy)? else { continue };
+        if !meta.file_type().is_file() {
+            return Err(DataDirError::NotRegular(name.to_string()));
+        }
+        if lstat(&store.join(name))?.is_some() {
+            return Err(DataDirError::LegacyConflict(name.to_string()));
+        }
+        moves.push(name);
+    }
+    if moves.is_empty() {
+        return Ok(0);
+    }
+    ensure_private_dir(&store)?;
+    for name in &moves {
+        fs::rename(root.join(name), store.join(name)).map_err(io_err(&store))?;
+    }
+    sync_dir(&store).map_err(io_err(&store))?;
+    sync_dir(root).map_err(io_err(root))?;
+    tracing::info!(files = moves.len(), "moved the database into the data directory's store folder");
+    Ok(moves.len())
+}
+
 impl DataDir {
-    /// Opens (creating if needed) an owner-only data directory.
+    /// Opens (creating if needed) an owner-only data directory with its `secrets/` and `store/`
+    /// folders, migrating a legacy layout (database files at the root) into `store/` once. While
+    /// a restore journal is present the store is left exactly as it is: the start recovers it
+    /// (`crate::backup::swap::recover_at_start`) before the store opens.
     pub fn open(root: impl AsRef<Path>) -> Result<DataDir, DataDirError> {
         let root = root.as_ref().to_path_buf();
         ensure_private_dir(&root)?;
         let root = fs::canonicalize(&root).map_err(io_err(&root))?;
         ensure_private_dir(&root.join("secrets"))?;
+        if lstat(&root.join(domain::backup::journal::JOURNAL_FILE_NAME))?.is_some() {
+            tracing::warn!("an interrupted backup restore is waiting for recovery; the store is left as it is");
+        } else {
+            migrate_legacy_store(&root)?;
+            ensure_private_dir(&root.join(STORE_DIR))?;
+        }
         Ok(DataDir { root })
     }
 
     pub fn root(&self) -> &Path {
         &self.root
     }
+    /// `DATA/store`: the authoritative store, swapped as a whole by a restore.
+    pub fn store_dir(&self) -> PathBuf {
+        self.root.join(STORE_DIR)
+    }
+    /// `DATA/store/relay.db`.
     pub fn db_path(&self) -> PathBuf {
-        self.root.join("relay.db")
+        self.store_dir().join(DB_FILE_NAME)
     }
     fn secret(&self, name: &str) -> PathBuf {
         self.root.join("secrets").join(name)
@@ -323,6 +393,89 @@ mod tests {
         fs::remove_file(dir.secret("token.key")).unwrap();
         std::os::unix::fs::symlink(dir.secret("passphrase"), dir.secret("token.key")).unwrap();
         assert!(matches!(dir.load_or_create_token_key(), Err(DataDirError::NotRegular(_))));
+    }
+
+    #[test]
+    fn the_store_folder_is_owner_only_and_holds_the_database() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = DataDir::open(tmp.path().join("data")).unwrap();
+        assert_eq!(mode(&dir.store_dir()), 0o700);
+        assert_eq!(dir.db_path(), dir.root().join("store").join("relay.db"));
+    }
+
+    /// A database written in the legacy layout (files at the root), left with a WAL that holds
+    /// committed rows: `open` moves all three files into `store/` and every row is there.
+    #[test]
+    fn a_legacy_layout_is_migrated_into_the_store_folder_with_its_wal() {
+        use diesel::connection::SimpleConnection;
+        use diesel::{Connection, RunQueryDsl};
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("data");
+        ensure_private_dir(&root).unwrap();
+        let legacy = root.join("relay.db");
+        let mut writer = diesel::SqliteConnection::establish(legacy.to_str().unwrap()).unwrap();
+        writer
+            .batch_execute(
+                "PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0; CREATE TABLE t (v TEXT); \
+                 INSERT INTO t VALUES ('one'), ('two');",
+            )
+            .unwrap();
+        // Copy the three files while the writer holds them open (as a crash would leave them),
+        // so the rows live only in the WAL.
+        let crashed = tmp.path().join("crashed");
+        ensure_private_dir(&crashed).unwrap();
+        for name in DB_FILES {
+            fs::copy(root.join(name), crashed.join(name)).unwrap();
+        }
+        drop(writer);
+        assert!(fs::metadata(crashed.join("relay.db-wal")).unwrap().len() > 0, "the rows are in the WAL");
+
+        let dir = DataDir::open(&crashed).unwrap();
+        for name in DB_FILES {
+            assert!(!crashed.join(name).exists(), "{name} left at the root");
+            assert!(dir.store_dir().join(name).is_file(), "{name} not moved");
+        }
+        #[derive(diesel::QueryableByName)]
+        struct Row {
+            #[diesel(sql_type = diesel::sql_types::Integer)]
+            n: i32,
+        }
+        let mut conn = diesel::SqliteConnection::establish(dir.db_path().to_str().unwrap()).unwrap();
+        let rows: Vec<Row> = diesel::sql_query("SELECT count(*) AS n FROM t").load(&mut conn).unwrap();
+        assert_eq!(rows[0].n, 2);
+        drop(conn);
+        assert_eq!(migrate_legacy_store(dir.root()).unwrap(), 0, "a migrated directory is left alone");
+    }
+
+    #[test]
+    fn a_database_file_in_both_places_is_refused_and_nothing_moves() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("data");
+        fs::create_dir_all(root.join("store")).unwrap();
+        fs::write(root.join("relay.db"), b"legacy").unwrap();
+        fs::write(root.join("relay.db-wal"), b"legacy wal").unwrap();
+        fs::write(root.join("store/relay.db-wal"), b"current wal").unwrap();
+        let refused = DataDir::open(&root);
+        assert!(matches!(refused, Err(DataDirError::LegacyConflict(ref f)) if f == "relay.db-wal"), "{refused:?}");
+        assert_eq!(fs::read(root.join("relay.db")).unwrap(), b"legacy");
+        assert_eq!(fs::read(root.join("relay.db-wal")).unwrap(), b"legacy wal");
+        assert_eq!(fs::read(root.join("store/relay.db-wal")).unwrap(), b"current wal");
+        assert!(!root.join("store/relay.db").exists());
+
+        let linked = tmp.path().join("linked");
+        fs::create_dir_all(&linked).unwrap();
+        std::os::unix::fs::symlink(tmp.path().join("elsewhere.db"), linked.join("relay.db")).unwrap();
+        assert!(matches!(DataDir::open(&linked), Err(DataDirError::NotRegular(_))));
+    }
+
+    #[test]
+    fn a_pending_restore_journal_leaves_the_store_layout_alone() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("data");
+        fs::create_dir_all(&root).unwrap();
+        fs::write(root.join(domain::backup::journal::JOURNAL_FILE_NAME), b"{}").unwrap();
+        let dir = DataDir::open(&root).unwrap();
+        assert!(!dir.store_dir().exists(), "no empty store may appear where recovery expects none");
     }
 
     #[test]

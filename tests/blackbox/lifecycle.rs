@@ -1,14 +1,16 @@
 //! Black-box lifecycle tests: data survives restart, migrations are idempotent, unmanaged
 //! tables are left in place and logged, secrets are owner-only and outside the database,
 //! `connection-info` prints the URL and passphrase, health and presence are served, and logs
-//! never contain the passphrase or tokens.
+//! never contain the passphrase or tokens. The store lives in `DATA/store/` (a legacy layout is
+//! moved there at start), and an interrupted backup restore is recovered before the store opens,
+//! or, when its journal is unsafe, stops `relay serve` and `relay admin` with the data untouched.
 
 #[path = "../support/mod.rs"]
 mod support;
 
 use diesel::connection::SimpleConnection;
 use serde_json::{json, Value};
-use support::{client, relay_bin, sample, Relay, PASSPHRASE};
+use support::{admin_cli, client, relay_bin, sample, Relay, PASSPHRASE};
 
 #[tokio::test]
 async fn restart_keeps_data_and_leaves_unmanaged_tables() {
@@ -19,7 +21,7 @@ async fn restart_keeps_data_and_leaves_unmanaged_tables() {
     let created: Value = relay.create(&token, "contacts", &sample("contacts")).await;
     relay.stop();
 
-    let db = data.join("relay.db");
+    let db = data.join("store/relay.db");
     let (pool, applied) = infra::db::open(&db, 1).unwrap();
     assert!(applied.is_empty(), "migrations already applied by the server");
     pool.get()
@@ -54,7 +56,7 @@ async fn secrets_are_owner_only_outside_the_database_and_never_logged() {
     assert_eq!(mode(&relay.data_dir.join("secrets")), 0o700);
     assert_eq!(mode(&relay.data_dir.join("secrets/passphrase")), 0o600);
     assert_eq!(mode(&relay.data_dir.join("secrets/token.key")), 0o600);
-    let db = std::fs::read(relay.data_dir.join("relay.db")).unwrap();
+    let db = std::fs::read(relay.data_dir.join("store/relay.db")).unwrap();
     assert!(!db.windows(PASSPHRASE.len()).any(|w| w == PASSPHRASE.as_bytes()), "passphrase is not in the database");
 
     let out = std::process::Command::new(relay_bin())
@@ -171,4 +173,101 @@ async fn cross_origin_access_is_granted_to_the_desktop_webview_only() {
         assert_eq!(res.status(), 200, "other origins are not blocked, just not granted CORS");
         assert!(res.headers().get("access-control-allow-origin").is_none(), "{origin}");
     }
+}
+
+const JOURNAL: &str = ".relay-backup-restore.json";
+const ORIGINAL: &str = ".relay-backup-original-0123456789abcdef";
+const STAGE: &str = ".relay-backup-verify-0123456789abcdef";
+
+/// A data directory whose store holds one contact; returns the record.
+async fn seeded(data: &std::path::Path) -> Value {
+    let mut relay = Relay::start_in(data, &[]);
+    let token = relay.token().await;
+    let created: Value = relay.create(&token, "contacts", &sample("contacts")).await;
+    relay.stop();
+    created
+}
+
+async fn assert_served(data: &std::path::Path, created: &Value) -> String {
+    let relay = Relay::start_in(data, &[]);
+    let token = relay.token().await;
+    let got: Value =
+        relay.get_json(&token, &format!("/api/collections/contacts/records/{}", created["id"].as_str().unwrap())).await;
+    assert_eq!(&got, created);
+    relay.stderr()
+}
+
+#[tokio::test]
+async fn a_legacy_data_directory_is_moved_into_the_store_folder_with_its_data() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let created = seeded(&data).await;
+    for name in ["relay.db", "relay.db-wal", "relay.db-shm"] {
+        if data.join("store").join(name).exists() {
+            std::fs::rename(data.join("store").join(name), data.join(name)).unwrap();
+        }
+    }
+    std::fs::remove_dir(data.join("store")).unwrap();
+    let stderr = assert_served(&data, &created).await;
+    assert!(stderr.contains("moved the database into the data directory's store folder"), "{stderr}");
+    assert!(!data.join("relay.db").exists() && data.join("store/relay.db").is_file());
+}
+
+#[tokio::test]
+async fn an_interrupted_restore_is_rolled_back_before_the_store_opens() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let created = seeded(&data).await;
+    // As a kill -9 after "stage renamed to live" leaves it: the original aside, the restored
+    // store live, the journal uncommitted.
+    std::fs::rename(data.join("store"), data.join(ORIGINAL)).unwrap();
+    std::fs::create_dir(data.join("store")).unwrap();
+    std::fs::write(data.join("store/relay.db"), b"restored, never committed").unwrap();
+    let journal = json!({"version": 1, "stage": STAGE, "original": ORIGINAL, "committed": false, "preserved": []});
+    std::fs::write(data.join(JOURNAL), journal.to_string()).unwrap();
+
+    let stderr = assert_served(&data, &created).await;
+    assert!(stderr.contains("rolled back an interrupted backup restore"), "{stderr}");
+    assert!(!data.join(JOURNAL).exists() && !data.join(ORIGINAL).exists());
+}
+
+#[tokio::test]
+async fn an_unsafe_restore_journal_stops_the_start_and_touches_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let created = seeded(&data).await;
+    let journal = json!({"version": 1, "stage": STAGE, "original": "../outside", "committed": false, "preserved": []});
+    std::fs::write(data.join(JOURNAL), journal.to_string()).unwrap();
+    let db_before = std::fs::read(data.join("store/relay.db")).unwrap();
+
+    let mut child = std::process::Command::new(relay_bin())
+        .args(["serve", "--port", "0", "--bind", "127.0.0.1", "--data-dir"])
+        .arg(&data)
+        .env("RELAY_BOOTSTRAP_PASSPHRASE", PASSPHRASE)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("relay serve started on an unsafe restore journal");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    assert!(!status.success());
+    assert!(stderr.contains("interrupted backup restore could not be recovered"), "{stderr}");
+    let (ok, out) = admin_cli(&data, &["list"], "");
+    assert!(!ok && out.contains("interrupted backup restore could not be recovered"), "{out}");
+    assert!(data.join(JOURNAL).is_file(), "the journal is kept for an administrator");
+    assert_eq!(std::fs::read(data.join("store/relay.db")).unwrap(), db_before);
+
+    std::fs::remove_file(data.join(JOURNAL)).unwrap();
+    assert_served(&data, &created).await;
 }

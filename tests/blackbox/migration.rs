@@ -45,7 +45,7 @@ fn seed_legacy(data: &std::path::Path, operators_sql: &str) -> [u8; 32] {
 }
 
 fn has_table(data: &std::path::Path, name: &str) -> bool {
-    let (pool, _) = infra::db::open(&data.join("relay.db"), 1).unwrap();
+    let (pool, _) = infra::db::open(&data.join("store/relay.db"), 1).unwrap();
     let columns = infra::db::table_columns(&mut pool.get().unwrap(), name).unwrap();
     !columns.is_empty()
 }

@@ -354,14 +354,14 @@ async fn signed_payloads_are_never_stored_or_exposed() {
         assert_eq!(res.status(), 404, "{table} is not reachable through the record API");
     }
     relay.stop();
-    let db = std::fs::read(relay.data_dir.join("relay.db")).unwrap();
-    let wal = std::fs::read(relay.data_dir.join("relay.db-wal")).unwrap_or_default();
+    let db = std::fs::read(relay.data_dir.join("store/relay.db")).unwrap();
+    let wal = std::fs::read(relay.data_dir.join("store/relay.db-wal")).unwrap_or_default();
     for bytes in [&db, &wal] {
         assert!(!bytes.windows(16).any(|w| w == b"secret-note-5521"), "the signed body is not persisted");
     }
 
     assert!(ok_admin(&relay, &["verify-audit"], "").contains("intact"));
-    let (pool, _) = infra::db::open(&relay.data_dir.join("relay.db"), 1).unwrap();
+    let (pool, _) = infra::db::open(&relay.data_dir.join("store/relay.db"), 1).unwrap();
     use diesel::connection::SimpleConnection;
     pool.get()
         .unwrap()
@@ -376,7 +376,7 @@ async fn signed_payloads_are_never_stored_or_exposed() {
 fn stored_result(relay: &Relay, id: &str) -> Option<String> {
     use diesel::prelude::*;
     use infra::privileged::schema::relay_privileged_requests as requests;
-    let (pool, _) = infra::db::open(&relay.data_dir.join("relay.db"), 1).unwrap();
+    let (pool, _) = infra::db::open(&relay.data_dir.join("store/relay.db"), 1).unwrap();
     let mut conn = pool.get().unwrap();
     requests::table.find(id).select(requests::result).first::<Option<String>>(&mut conn).unwrap()
 }

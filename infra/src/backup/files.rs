@@ -96,25 +96,33 @@ pub fn remove_stale_parts(backups_dir: &Path) -> io::Result<usize> {
     Ok(removed)
 }
 
-/// The bytes of live data a backup has to copy: regular files under `data_root`, not following
-/// links and leaving out `backups/`. With `domain::backup::entries::preflight_required_bytes`
-/// this gives the free space a backup needs before it starts.
+/// The bytes of live data a backup has to copy: regular files under the data directory's
+/// `store/` folder (the authoritative store; `backups/`, secrets, the control socket and the
+/// desktop's files sit outside it), not following links. A missing store counts 0. With
+/// `domain::backup::entries::preflight_required_bytes` this gives the free space a backup needs
+/// before it starts.
 pub fn live_data_bytes(data_root: &Path) -> io::Result<u64> {
-    fn walk(dir: &Path, skip: Option<&Path>, total: &mut u64) -> io::Result<()> {
+    fn walk(dir: &Path, total: &mut u64) -> io::Result<()> {
         for entry in fs::read_dir(dir)? {
             let entry = entry?;
-            let path = entry.path();
             let kind = entry.file_type()?;
-            if kind.is_dir() && Some(path.as_path()) != skip {
-                walk(&path, None, total)?;
+            if kind.is_dir() {
+                walk(&entry.path(), total)?;
             } else if kind.is_file() {
                 *total = total.saturating_add(entry.metadata()?.len());
             }
         }
         Ok(())
     }
+    let store = data_root.join(crate::datadir::STORE_DIR);
+    match fs::symlink_metadata(&store) {
+        Ok(meta) if meta.is_dir() => {}
+        Ok(_) => return Err(io::Error::new(io::ErrorKind::InvalidInput, "the store is not a directory")),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(0),
+        Err(e) => return Err(e),
+    }
     let mut total = 0;
-    walk(data_root, Some(&backups_dir(data_root)), &mut total)?;
+    walk(&store, &mut total)?;
     Ok(total)
 }
 
@@ -206,20 +214,26 @@ mod tests {
     }
 
     #[test]
-    fn live_data_leaves_out_backups_and_links() {
+    fn live_data_counts_the_store_folder_only_without_links() {
         let tmp = tempfile::tempdir().unwrap();
         let root = tmp.path();
-        fs::write(root.join("relay.db"), vec![0u8; 1000]).unwrap();
-        fs::create_dir_all(root.join("files/wiki")).unwrap();
-        fs::write(root.join("files/wiki/a.pdf"), vec![0u8; 200]).unwrap();
+        assert_eq!(live_data_bytes(root).unwrap(), 0, "no store yet");
+        let store = root.join("store");
+        fs::create_dir_all(store.join("files/wiki")).unwrap();
+        fs::write(store.join("relay.db"), vec![0u8; 1000]).unwrap();
+        fs::write(store.join("relay.db-wal"), vec![0u8; 24]).unwrap();
+        fs::write(store.join("files/wiki/a.pdf"), vec![0u8; 200]).unwrap();
         let backups = ensure_backups_dir(root).unwrap();
         fs::write(backups.join("big.zip"), vec![0u8; 5000]).unwrap();
-        fs::create_dir(root.join("nested")).unwrap();
-        fs::create_dir(root.join("nested/backups")).unwrap();
-        fs::write(root.join("nested/backups/counted"), vec![0u8; 30]).unwrap();
-        std::os::unix::fs::symlink(&backups, root.join("linked")).unwrap();
-        std::os::unix::fs::symlink(root.join("relay.db"), root.join("linked.db")).unwrap();
-        assert_eq!(live_data_bytes(root).unwrap(), 1230);
+        fs::create_dir(root.join("secrets")).unwrap();
+        fs::write(root.join("secrets/token.key"), vec![0u8; 32]).unwrap();
+        fs::write(root.join("desktop.json"), b"{}").unwrap();
+        std::os::unix::fs::symlink(&backups, store.join("linked")).unwrap();
+        std::os::unix::fs::symlink(backups.join("big.zip"), store.join("linked.db")).unwrap();
+        assert_eq!(live_data_bytes(root).unwrap(), 1224);
+        fs::remove_dir_all(&store).unwrap();
+        std::os::unix::fs::symlink(&backups, &store).unwrap();
+        assert!(live_data_bytes(root).is_err(), "a linked store is not walked");
     }
 
     #[test]

@@ -2,7 +2,9 @@
 //! the live store taken while it serves ([`snapshot`]), the archive writer that turns the
 //! snapshot and other authoritative files into `DATA/backups/NAME.zip` with a manifest
 //! ([`writer`]), the disposable-restore verifier the worker process runs ([`verifier`]), and
-//! the files around them ([`files`]: listing our archives, their fingerprints, the health file).
+//! the files around them ([`files`]: listing our archives, their fingerprints, the health file),
+//! and the journaled swap of the live store directory `DATA/store` with its cold-start recovery
+//! ([`swap`]).
 //! Nothing here keeps state, schedules, or decides retention; the backup actor does, and it
 //! calls these blocking functions off its thread.
 //!
@@ -17,9 +19,15 @@
 //!    private directory, runs `verifier::verify_archive` in the child and deletes the directory
 //!    after the worker exits (or keeps it as a restore stage).
 //! 4. prune: `files::list_archives` → `domain::backup::retention::select_for_pruning`.
+//! 5. restore: verify the source into a stage directory and a fresh pre-restore archive, stop
+//!    writers and close the pool, `swap::install(data_root, stage_name)`, reopen the store and
+//!    check it serves reads, then `PendingRestore::commit` (or `rollback` and reopen the
+//!    original). A cold start runs `swap::recover_at_start` before the store opens
+//!    (`actors::system::start_from_data_dir` does).
 
 pub mod files;
 pub mod snapshot;
+pub mod swap;
 pub mod verifier;
 pub mod worker;
 pub mod writer;

@@ -144,7 +144,7 @@ mod tests {
         assert!(copied >= 100 && copied % 2 == 0, "whole transactions only: {copied}");
         assert!(copied < written * 2, "a snapshot of one moment ({copied} of {} rows)", written * 2);
         assert_eq!(applied_migrations(&mut copy).unwrap(), applied_migrations(&mut pool.get().unwrap()).unwrap());
-        assert_eq!(applied_migrations(&mut copy).unwrap().len(), 2);
+        assert!(!applied_migrations(&mut copy).unwrap().is_empty());
     }
 
     #[test]

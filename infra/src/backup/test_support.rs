@@ -13,11 +13,12 @@ use crate::db::DbPool;
 
 pub const T: i64 = 1_796_216_231_000;
 
-/// A data directory (0700) with a migrated store holding an operator's unknown table.
+/// A data directory (0700) with a migrated store (`store/relay.db`) holding an operator's
+/// unknown table.
 pub fn live_store(tmp: &Path) -> (PathBuf, DbPool) {
-    let root = tmp.join("data");
-    crate::datadir::ensure_private_dir(&root).unwrap();
-    let (pool, _) = crate::db::open(&root.join("relay.db"), 2).unwrap();
+    let dir = crate::datadir::DataDir::open(tmp.join("data")).unwrap();
+    let root = dir.root().to_path_buf();
+    let (pool, _) = crate::db::open(&dir.db_path(), 2).unwrap();
     pool.get()
         .unwrap()
         .batch_execute(
