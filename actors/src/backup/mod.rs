@@ -11,6 +11,7 @@
 //! Server-local only: reached from the control socket, never from HTTP.
 
 pub mod jobs;
+pub mod restore;
 
 use std::collections::VecDeque;
 use std::time::Duration;
