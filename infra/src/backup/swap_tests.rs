@@ -402,15 +402,27 @@ mod kill9 {
     const ORIGINAL_ROWS: i64 = 40;
     const RESTORED_ROWS: i64 = 25;
 
-    fn write_rows(path: &Path, origin: &str, n: i64) {
-        let (pool, _) = crate::db::open(path, 1).unwrap();
-        let mut conn = pool.get().unwrap();
+    /// Writes a migrated store with `n` rows of `origin` at `target`. The rows are written in a
+    /// scratch directory and checkpointed into the main file, which is then copied into place:
+    /// r2d2 may close a dropped pool's last connection on its own thread a moment later, and
+    /// SQLite then deletes that store's `-wal` by path, so no pool ever opens a file in the tree
+    /// being swapped (the server closes its pool before a restore for the same reason).
+    fn write_rows(scratch: &Path, target: &Path, origin: &str, n: i64) {
+        use diesel::Connection;
+        fs::create_dir(scratch).unwrap();
+        let path = scratch.join("relay.db");
+        drop(crate::db::open(&path, 1).unwrap());
+        let mut conn = diesel::SqliteConnection::establish(path.to_str().unwrap()).unwrap();
+        conn.batch_execute("PRAGMA busy_timeout = 10000;").unwrap(); // the pool may still be closing
         conn.batch_execute(&format!(
             "CREATE TABLE swap_probe (id INTEGER PRIMARY KEY, origin TEXT NOT NULL); \
              WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < {n}) \
-             INSERT INTO swap_probe (origin) SELECT '{origin}' FROM n;"
+             INSERT INTO swap_probe (origin) SELECT '{origin}' FROM n; \
+             PRAGMA wal_checkpoint(TRUNCATE);"
         ))
         .unwrap();
+        drop(conn);
+        fs::copy(&path, target).unwrap();
     }
 
     #[derive(diesel::QueryableByName)]
@@ -478,11 +490,11 @@ mod kill9 {
         let base = PathBuf::from(std::env::var_os(CHILD_DIR).unwrap());
         let dir = DataDir::open(base.join("data")).unwrap();
         let root = dir.root().to_path_buf();
-        write_rows(&dir.db_path(), "original", ORIGINAL_ROWS);
+        write_rows(&base.join("scratch-original"), &dir.db_path(), "original", ORIGINAL_ROWS);
         let stage = stage_name(SUFFIX);
         make_stage(&root, &stage, b"");
-        fs::remove_file(root.join(&stage).join("relay.db")).unwrap();
-        write_rows(&root.join(&stage).join("relay.db"), "restored", RESTORED_ROWS);
+        let staged = root.join(&stage).join("relay.db");
+        write_rows(&base.join("scratch-restored"), &staged, "restored", RESTORED_ROWS);
         let mut pending = install(&root, &stage).unwrap();
         pending.commit().unwrap();
     }
