@@ -604,7 +604,11 @@ mod tests {
             Err(BridgeError::RateLimited(1)),
             "the Service Desk opener is limited"
         );
-        assert_eq!(b.open_external_with("https://x.com/relay", start, ok), Err(BridgeError::RateLimited(1)), "one budget");
+        assert_eq!(
+            b.open_external_with("https://x.com/relay", start, ok),
+            Err(BridgeError::RateLimited(1)),
+            "one budget"
+        );
         let junk = b.open_service_desk_with("msteams://x", start, |_| panic!("must not open"));
         assert_eq!(junk, Err(BridgeError::RateLimited(1)), "refused links spend it too");
     }
