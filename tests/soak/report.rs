@@ -22,6 +22,8 @@ pub struct Setup {
     pub peak_rss: Option<u64>,
     pub hwm: Option<u64>,
     pub end_rss: Option<u64>,
+    /// (time since the start, RSS KiB) every 100 ms.
+    pub rss_samples: Vec<(Duration, u64)>,
 }
 
 /// Requests sent by signed-in clients (realtime subscribers and web sessions).
@@ -169,5 +171,13 @@ pub fn render(s: &Soak, st: &Setup) -> String {
         let _ = writeln!(out, "| {what} | {} |", note(what));
     }
     let _ = writeln!(out, "| {RT_BYTES} | {:.1} MiB |", note(RT_BYTES) as f64 / 1048576.0);
+    let n = st.rss_samples.len();
+    if n > 0 {
+        let tenths: Vec<String> = (0..=10)
+            .map(|k| st.rss_samples[(n - 1) * k / 10])
+            .map(|(t, kib)| format!("{:.0} s: {:.1}", t.as_secs_f64(), kib as f64 / 1024.0))
+            .collect();
+        let _ = writeln!(out, "\nServer RSS over the run (MiB, every tenth): {}.", tenths.join(", "));
+    }
     out
 }

@@ -225,14 +225,17 @@ async fn main() {
         tallies: Mutex::default(),
         notes: Mutex::default(),
     });
-    let (peak_rss, stop) = (Arc::new(AtomicU64::new(0)), Arc::new(AtomicBool::new(false)));
+    // RSS every 100 ms for the whole run, as (seconds since the start, KiB).
+    let stop = Arc::new(AtomicBool::new(false));
     let sampler = {
-        let (peak, stop) = (peak_rss.clone(), stop.clone());
+        let stop = stop.clone();
         tokio::spawn(async move {
+            let mut samples = Vec::new();
             while !stop.load(Ordering::Relaxed) {
-                peak.fetch_max(rss_kib(pid).unwrap_or(0), Ordering::Relaxed);
+                samples.push((started.elapsed(), rss_kib(pid).unwrap_or(0)));
                 tokio::time::sleep(Duration::from_millis(100)).await;
             }
+            samples
         })
     };
 
@@ -262,7 +265,7 @@ async fn main() {
     let unfinished = tasks.len();
     tasks.shutdown().await;
     stop.store(true, Ordering::Relaxed);
-    let _ = sampler.await;
+    let rss_samples = sampler.await.unwrap_or_default();
     let run = started.elapsed();
     let hwm = status_kib(pid, "VmHWM");
     let end_rss = rss_kib(pid);
@@ -278,7 +281,8 @@ async fn main() {
         max_clients,
         unfinished,
         idle_rss,
-        peak_rss: Some(peak_rss.load(Ordering::Relaxed)),
+        peak_rss: rss_samples.iter().map(|(_, kib)| *kib).max(),
+        rss_samples,
         hwm,
         end_rss,
     };
