@@ -4,28 +4,19 @@
 //! report and, with `RELAY_BENCH_REPORT=path`, writes it there. Every loop is bounded by a
 //! request count and the whole run by a deadline.
 
+#[path = "common.rs"]
+mod common;
+
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use common::{cpu_model, mib, pct, rss_kib, PASSPHRASE};
 use serde_json::{json, Value};
 
 const CLIENTS: usize = 16;
 const READS_PER_CLIENT: usize = 1500;
 const WRITES_PER_CLIENT: usize = 250;
-const PASSPHRASE: &str = "bench-passphrase-123";
 const DEADLINE: Duration = Duration::from_secs(300);
-
-fn percentile(sorted: &[Duration], p: f64) -> Duration {
-    if sorted.is_empty() {
-        return Duration::ZERO;
-    }
-    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
-}
-
-fn rss_kib(pid: u32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    status.lines().find(|l| l.starts_with("VmRSS:"))?.split_whitespace().nth(1)?.parse().ok()
-}
 
 fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
@@ -47,8 +38,8 @@ impl Phase {
             self.requests,
             self.errors,
             self.requests as f64 / self.elapsed.as_secs_f64(),
-            percentile(&self.latencies, 0.50).as_secs_f64() * 1e3,
-            percentile(&self.latencies, 0.99).as_secs_f64() * 1e3,
+            pct(&self.latencies, 0.50),
+            pct(&self.latencies, 0.99),
         )
     }
 }
@@ -116,16 +107,7 @@ async fn main() {
     tokio::time::sleep(Duration::from_secs(1)).await;
     let idle_rss = rss_kib(child.id());
 
-    let login: Value = probe
-        .post(format!("{base}/api/collections/users/auth-with-password"))
-        .json(&json!({"identity": "relay", "password": PASSPHRASE}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let token = login["token"].as_str().unwrap().to_string();
+    let token = common::api_token(&probe, &base).await;
 
     let records = format!("{base}/api/collections/contacts/records");
     let (t, r) = (token.clone(), records.clone());
@@ -170,14 +152,7 @@ async fn main() {
     let _ = child.kill();
     let _ = child.wait();
 
-    let cpu = std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("model name"))
-                .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string())
-        })
-        .unwrap_or_else(|| "unknown".into());
+    let cpu = cpu_model();
     let report = format!(
         "## Record API over loopback ({CLIENTS} concurrent clients)\n\n\
          Machine: {cores} cores ({cpu}), bench profile (release), SQLite WAL, 2 HTTP workers, 2 store readers + 1 writer.\n\n\
@@ -188,8 +163,8 @@ async fn main() {
         reads_one.row(),
         reads_list.row(),
         cold_start.as_secs_f64() * 1e3,
-        idle_rss.map(|k| format!("{:.1} MiB", k as f64 / 1024.0)).unwrap_or_else(|| "n/a".into()),
-        loaded_rss.map(|k| format!("{:.1} MiB", k as f64 / 1024.0)).unwrap_or_else(|| "n/a".into()),
+        mib(idle_rss),
+        mib(loaded_rss),
         cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
     );
     println!("{report}");

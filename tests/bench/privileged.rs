@@ -4,10 +4,14 @@
 //! `cargo bench -p relay --bench privileged`; `RELAY_BENCH_REPORT=path` writes the Markdown.
 //! Loops are bounded by count; the run by a deadline.
 
+#[path = "common.rs"]
+mod common;
+
 use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use common::PASSPHRASE;
 use serde_json::{json, Value};
 
 use domain::envelope::{
@@ -17,7 +21,6 @@ use domain::envelope::{
 const CLIENTS: usize = 16;
 const REQUESTS_PER_CLIENT: usize = 100;
 const VERIFY_ITERATIONS: usize = 3000;
-const PASSPHRASE: &str = "bench-passphrase-123";
 const OWNER_PW: &str = "bench-owner-password";
 
 fn now_ms() -> i64 {
@@ -104,16 +107,7 @@ async fn main() {
     admin(&data, &["activate", "--username", "ryan"], "");
     let out = admin(&data, &["pair-device", "--as", "ryan", "--for", "ryan"], &format!("{OWNER_PW}\n"));
     let code = out.split_whitespace().find(|w| w.len() == 9 && w.as_bytes()[4] == b'-').unwrap().to_string();
-    let login: Value = http
-        .post(format!("{base}/api/collections/users/auth-with-password"))
-        .json(&json!({"identity": "relay", "password": PASSPHRASE}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let token = login["token"].as_str().unwrap().to_string();
+    let token = common::api_token(&http, &base).await;
     let paired: Value = http
         .post(format!("{base}/api/relay/privileged/pair"))
         .header("Authorization", &token)
