@@ -27,6 +27,15 @@ pub enum BackupCommand {
     List,
     /// Backup health: restore point age, last verification, failures, the running operation.
     Health,
+    /// Restore a backup (stop the server first). The backup is verified, a pre-restore safety
+    /// backup of the current data is written and verified, then the store is swapped under a
+    /// journal and the restored data must open and pass its checks, or the previous data is
+    /// put back. `--yes` confirms replacing the current data.
+    Restore {
+        name: String,
+        #[arg(long)]
+        yes: bool,
+    },
 }
 
 pub fn run(data_dir: &std::path::Path, command: BackupCommand) -> Result<(), BoxError> {
@@ -34,6 +43,7 @@ pub fn run(data_dir: &std::path::Path, command: BackupCommand) -> Result<(), Box
         return Err(format!("no data directory at {}", data_dir.display()).into());
     }
     let op = match command {
+        BackupCommand::Restore { name, yes } => return restore(data_dir, &name, yes),
         BackupCommand::Create => BackupOp::Create {},
         BackupCommand::Verify { name } => BackupOp::Verify { name },
         BackupCommand::List => BackupOp::List {},
@@ -47,20 +57,60 @@ pub fn run(data_dir: &std::path::Path, command: BackupCommand) -> Result<(), Box
     print_reply(reply)
 }
 
-/// No server runs: start the backup actor on the data directory for this one operation.
-fn run_here(data_dir: &std::path::Path, op: BackupOp) -> Result<BackupReply, BoxError> {
+/// Restores with the server stopped (a running server keeps its store open; restoring under
+/// it is refused).
+fn restore(data_dir: &std::path::Path, name: &str, confirmed: bool) -> Result<(), BoxError> {
+    if !confirmed {
+        return Err(
+            "restoring replaces the current data (a safety backup is taken first); pass --yes to confirm".into()
+        );
+    }
+    if let Delivered::Reply(_) = deliver(data_dir, ControlOp::Ping)? {
+        return Err("a Relay server is running on this data directory; stop it, then restore".into());
+    }
     let dir = DataDir::open(data_dir)?;
     actors::system::recover_interrupted_restore(&dir)?;
+    let env = job_env(&dir)?;
+    let clock = infra::clock::system();
+    let mut last_phase = "";
+    let report = actors::backup::restore::restore_cold(&dir, env, name, || clock.now_ms(), &mut |phase, p| {
+        if phase != last_phase {
+            eprintln!("{phase}...");
+            last_phase = phase;
+        }
+        let _ = p;
+    })?;
+    println!("Safety backup {} written and verified.", report.safety.name.as_str());
+    println!(
+        "Restored {} ({} tables). Start Relay to serve it.",
+        report.restored.name.as_str(),
+        report.restored.tables
+    );
+    if report.cleanup_deferred {
+        println!("The previous data's folder is removed at the next start.");
+    }
+    Ok(())
+}
+
+/// The backup jobs' environment on a data directory whose server is not running.
+fn job_env(dir: &DataDir) -> Result<JobEnv, BoxError> {
     let (pool, _) = infra::db::open(&dir.db_path(), 2)?;
     let settings = BackupSettings::new(dir.root().to_path_buf())?;
-    let env = JobEnv {
+    Ok(JobEnv {
         data_root: settings.data_root,
         pool,
         worker: settings.worker,
         verify_deadline: settings.verify_deadline,
         free_space: settings.free_space,
         relay_version: env!("CARGO_PKG_VERSION").to_string(),
-    };
+    })
+}
+
+/// No server runs: start the backup actor on the data directory for this one operation.
+fn run_here(data_dir: &std::path::Path, op: BackupOp) -> Result<BackupReply, BoxError> {
+    let dir = DataDir::open(data_dir)?;
+    actors::system::recover_interrupted_restore(&dir)?;
+    let env = job_env(&dir)?;
     let system = actix::System::new();
     system.block_on(async move {
         use actix::Actor;

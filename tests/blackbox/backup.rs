@@ -249,3 +249,126 @@ async fn history_retention_runs_only_behind_a_verified_backup() {
     }
     assert_eq!(left, BTreeSet::from(["agedalert000002".to_string()]), "only the recent alert is kept");
 }
+
+/// Runs `relay backup --data-dir D <args>` with extra environment variables.
+fn backup_env(data_dir: &Path, args: &[&str], envs: &[(&str, &str)]) -> std::process::Output {
+    std::process::Command::new(support::relay_bin())
+        .arg("backup")
+        .arg("--data-dir")
+        .arg(data_dir)
+        .args(args)
+        .envs(envs.iter().copied())
+        .output()
+        .unwrap()
+}
+
+fn text(out: &std::process::Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+}
+
+/// The contact names a server on `data_dir` serves (it is started and stopped here).
+async fn served_names(data_dir: &Path) -> BTreeSet<String> {
+    let mut relay = Relay::start_in(data_dir, &[]);
+    let token = relay.token().await;
+    let page = relay.get_json(&token, "/api/collections/contacts/records?perPage=100").await;
+    relay.stop();
+    page["items"].as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap().to_string()).collect()
+}
+
+/// A stopped server's data directory holding contact "Before" in a verified backup and
+/// "After" written since; returns the backup's name.
+async fn backed_up_then_changed(data_dir: &Path) -> String {
+    let mut relay = Relay::start_in(data_dir, &[]);
+    let token = relay.token().await;
+    relay.create(&token, "contacts", &json!({"name": "Before", "email": "before@example.com"})).await;
+    let (ok, out) = backup(&relay, &["create"]);
+    assert!(ok, "{out}");
+    relay.create(&token, "contacts", &json!({"name": "After", "email": "after@example.com"})).await;
+    let (ok, out) = backup(&relay, &["restore", &archive_name(&out), "--yes"]);
+    assert!(!ok && out.contains("server is running"), "refused under a running server: {out}");
+    relay.stop();
+    archive_name(&out_name(data_dir))
+}
+
+/// The newest regular archive's name in a data directory.
+fn out_name(data_dir: &Path) -> String {
+    let mut names: Vec<String> = std::fs::read_dir(data_dir.join("backups"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("backup_") && n.ends_with(".zip"))
+        .collect();
+    names.sort();
+    names.pop().expect("a backup")
+}
+
+fn names(list: &[&str]) -> BTreeSet<String> {
+    list.iter().map(|s| s.to_string()).collect()
+}
+
+#[tokio::test]
+async fn a_restore_brings_back_the_backup_and_keeps_a_safety_copy_of_what_it_replaced() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let name = backed_up_then_changed(&data).await;
+    let out = backup_env(&data, &["restore", &name], &[]);
+    assert!(!out.status.success() && text(&out).contains("--yes"), "{}", text(&out));
+    let out = backup_env(&data, &["restore", &name, "--yes"], &[]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(served_names(&data).await, names(&["Before"]), "the backup's data is live");
+    let safety: Vec<PathBuf> = std::fs::read_dir(data.join("backups"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("pre_restore_"))
+        .collect();
+    assert_eq!(safety.len(), 1, "one safety archive");
+    assert_eq!(contact_ids_in(&safety[0]).len(), 2, "the safety archive holds what was replaced");
+    let leftovers: Vec<String> = std::fs::read_dir(&data)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".relay-backup"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+#[tokio::test]
+async fn a_restored_store_that_fails_its_check_is_rolled_back() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let name = backed_up_then_changed(&data).await;
+    let out = backup_env(&data, &["restore", &name, "--yes"], &[("RELAY_TEST_FAULT", "restore:reject-restored")]);
+    assert!(!out.status.success() && text(&out).contains("previous data was put back"), "{}", text(&out));
+    assert_eq!(served_names(&data).await, names(&["Before", "After"]), "the original is live again");
+}
+
+/// Copies a data directory (files and folders, owner-only as they were).
+fn copy_dir(from: &Path, to: &Path) {
+    let status = std::process::Command::new("cp").arg("-a").arg(from).arg(to).status().unwrap();
+    assert!(status.success());
+}
+
+#[tokio::test]
+async fn a_restore_killed_at_every_swap_step_is_recovered_at_the_next_start() {
+    if !infra::fault::FAULT_POINTS_ENABLED {
+        return;
+    }
+    use std::os::unix::process::ExitStatusExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let template = tmp.path().join("template");
+    let name = backed_up_then_changed(&template).await;
+    for point in infra::backup::swap::install_and_commit_fault_points() {
+        let data = tmp.path().join(point.replace(':', "-"));
+        copy_dir(&template, &data);
+        let out = backup_env(&data, &["restore", &name, "--yes"], &[("RELAY_TEST_FAULT", &point)]);
+        assert_eq!(out.status.signal(), Some(9), "{point}: killed at the point: {}", text(&out));
+        // The commit marker is the committed journal on disk: from then on the restore stands.
+        let committed = point.starts_with("restore:commit:") && point != "restore:commit:before:WriteJournal";
+        let expected = if committed { names(&["Before"]) } else { names(&["Before", "After"]) };
+        assert_eq!(served_names(&data).await, expected, "{point}");
+        let leftovers: Vec<String> = std::fs::read_dir(&data)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with(".relay-backup"))
+            .collect();
+        assert!(leftovers.is_empty(), "{point}: {leftovers:?}");
+    }
+}

@@ -38,10 +38,14 @@ pub enum RestoreError {
     Install(#[source] infra::backup::swap::SwapError),
     #[error("The restored data failed to open ({0}); the previous data was put back")]
     RolledBack(String),
-    #[error("The restored data failed to open ({0}) and putting the previous data back failed; the next start recovers it")]
+    #[error(
+        "The restored data failed to open ({0}) and putting the previous data back failed; the next start recovers it"
+    )]
     RollbackFailed(String),
     #[error("The restore could not be committed; the next start recovers it: {0}")]
     Commit(#[source] infra::backup::swap::SwapError),
+    #[error("The current store stayed open in this process; nothing was restored")]
+    StoreStillOpen,
 }
 
 /// What a finished restore did.
@@ -94,7 +98,10 @@ pub fn restore_cold(
             return Err(RestoreError::SafetyBackupFailed(e));
         }
     };
-    close_store(env);
+    if !close_store(env, &dir.store_dir()) {
+        drop_stage();
+        return Err(RestoreError::StoreStillOpen);
+    }
 
     // 3. The journaled swap, then the restored store must open and serve reads.
     let stage_name = stage.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
@@ -114,7 +121,8 @@ pub fn restore_cold(
     }
     let outcome = pending.commit().map_err(RestoreError::Commit)?;
     tracing::info!(archive = %name.as_str(), "backup restored");
-    let restored = VerifiedBackup { name, entries: found.entries, extracted_bytes: found.extracted_bytes, tables: found.tables };
+    let restored =
+        VerifiedBackup { name, entries: found.entries, extracted_bytes: found.extracted_bytes, tables: found.tables };
     Ok(RestoreReport { restored, safety, cleanup_deferred: outcome == CommitOutcome::CleanupDeferred })
 }
 
@@ -126,16 +134,43 @@ fn safety_backup(
 ) -> Result<CreatedBackup, JobError> {
     let written = jobs::write(env, ArchiveKind::PreRestore, now_ms, &mut |p| progress("Writing the safety backup", p))?;
     let (found, _) = jobs::verify(env, &written.name, &mut |p| progress("Verifying the safety backup", p))?;
-    Ok(CreatedBackup { name: written.name, size: written.size, entries: found.entries, tables: found.tables, pruned: vec![] })
+    Ok(CreatedBackup {
+        name: written.name,
+        size: written.size,
+        entries: found.entries,
+        tables: found.tables,
+        pruned: vec![],
+    })
 }
 
 /// Closes this process's connections to the live store before the swap moves it aside (after
-/// a checkpoint, so nothing lives only in its write-ahead log).
-fn close_store(env: JobEnv) {
+/// a checkpoint, so nothing lives only in its write-ahead log), and waits until no file
+/// descriptor of this process points into the store directory: r2d2 may close its last
+/// connection a moment later on a background thread, and SQLite would then delete the WAL by
+/// its path, which after the swap is the restored store's. False if it stayed open.
+fn close_store(env: JobEnv, store_dir: &std::path::Path) -> bool {
     if let Ok(mut conn) = env.pool.get() {
         let _ = conn.batch_execute("PRAGMA wal_checkpoint(TRUNCATE);");
     }
     drop(env);
+    let store_dir = std::fs::canonicalize(store_dir).unwrap_or_else(|_| store_dir.to_path_buf());
+    let deadline = std::time::Instant::now() + STORE_CLOSE_DEADLINE;
+    while std::time::Instant::now() < deadline {
+        if !holds_files_in(&store_dir) {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    false
+}
+
+/// How long the old store's connections may take to close.
+const STORE_CLOSE_DEADLINE: Duration = Duration::from_secs(10);
+
+/// Whether any open file descriptor of this process is inside `dir`.
+fn holds_files_in(dir: &std::path::Path) -> bool {
+    let Ok(fds) = std::fs::read_dir("/proc/self/fd") else { return false };
+    fds.filter_map(|fd| fd.ok()).any(|fd| std::fs::read_link(fd.path()).is_ok_and(|target| target.starts_with(dir)))
 }
 
 /// Opens the restored store (migrating an older schema), checks its integrity and reads every
