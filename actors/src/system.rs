@@ -92,23 +92,27 @@ impl BackupSettings {
     }
 
     /// Debug builds only: the black-box tests' overrides (free space, verification deadline).
+    #[cfg(debug_assertions)]
     fn with_test_overrides(mut self) -> BackupSettings {
-        #[cfg(debug_assertions)]
-        {
-            struct Fixed(u64);
-            impl FreeSpace for Fixed {
-                fn free_bytes(&self, _: &std::path::Path) -> std::io::Result<u64> {
-                    Ok(self.0)
-                }
-            }
-            let number = |name: &str| std::env::var(name).ok().and_then(|v| v.parse::<u64>().ok());
-            if let Some(bytes) = number("RELAY_TEST_BACKUP_FREE_BYTES") {
-                self.free_space = Arc::new(Fixed(bytes));
-            }
-            if let Some(ms) = number("RELAY_TEST_BACKUP_VERIFY_DEADLINE_MS") {
-                self.verify_deadline = std::time::Duration::from_millis(ms);
+        struct Fixed(u64);
+        impl FreeSpace for Fixed {
+            fn free_bytes(&self, _: &std::path::Path) -> std::io::Result<u64> {
+                Ok(self.0)
             }
         }
+        let number = |name: &str| std::env::var(name).ok().and_then(|v| v.parse::<u64>().ok());
+        if let Some(bytes) = number("RELAY_TEST_BACKUP_FREE_BYTES") {
+            self.free_space = Arc::new(Fixed(bytes));
+        }
+        if let Some(ms) = number("RELAY_TEST_BACKUP_VERIFY_DEADLINE_MS") {
+            self.verify_deadline = std::time::Duration::from_millis(ms);
+        }
+        self
+    }
+
+    /// Release builds read no test switches.
+    #[cfg(not(debug_assertions))]
+    fn with_test_overrides(self) -> BackupSettings {
         self
     }
 }

@@ -18,7 +18,7 @@ pub struct Server {
     pub base: String,
     /// The Relay Web gateway as browsers name it (`http://localhost:port`), when started.
     pub web: Option<String>,
-    _tmp: tempfile::TempDir,
+    _tmp: Option<tempfile::TempDir>,
 }
 
 impl Server {
@@ -26,9 +26,16 @@ impl Server {
     /// for its "listening" lines. stdout is drained for the server's whole life.
     pub fn spawn(args: &[&str]) -> Server {
         let tmp = tempfile::tempdir().unwrap();
+        let mut server = Server::spawn_in(&tmp.path().join("data"), args);
+        server._tmp = Some(tmp);
+        server
+    }
+
+    /// The same on an existing (or new) data directory the caller owns.
+    pub fn spawn_in(data_dir: &std::path::Path, args: &[&str]) -> Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_relay"))
             .args(["serve", "--data-dir"])
-            .arg(tmp.path().join("data"))
+            .arg(data_dir)
             .args(["--port", "0", "--log-level", "warn"])
             .args(args)
             .env("RELAY_BOOTSTRAP_PASSPHRASE", PASSPHRASE)
@@ -55,7 +62,7 @@ impl Server {
             }
         });
         let (base, web) = rx.recv_timeout(Duration::from_secs(20)).expect("relay started");
-        Server { child, base, web, _tmp: tmp }
+        Server { child, base, web, _tmp: None }
     }
 
     pub fn pid(&self) -> u32 {
