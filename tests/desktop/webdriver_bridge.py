@@ -208,16 +208,23 @@ def sign_in_flow(sid, server, secret):
     print("ok   a contact created over the API arrived in the window via realtime (2 of 2)")
 
 
+def open_window(sid, command, args, label, what):
+    """Invokes a window-opening command from the current (main) window and waits for the new
+    window; returns the main window's handle, the handles before, and the new one."""
+    main_handle = call("GET", f"/session/{sid}/window")["value"]
+    before = set(call("GET", f"/session/{sid}/window/handles")["value"])
+    opened = invoke(sid, command, args)
+    assert opened.get("ok") == label, opened
+    new = wait_for(what, lambda: set(call("GET", f"/session/{sid}/window/handles")["value"]) - before, timeout=15)
+    return main_handle, before, new.pop()
+
+
 def check_popout_borrows_the_session(sid):
     """After the main window signed in, a popout opens signed in with the borrowed session
     (aux_session): the read-only board renders and no sign-in screen is shown."""
-    main_handle = call("GET", f"/session/{sid}/window")["value"]
-    before = set(call("GET", f"/session/{sid}/window/handles")["value"])
-    opened = invoke(sid, "open_aux_window", {"route": "popout/board"})
-    assert opened.get("ok") == "aux-popout-board", opened
-    new = wait_for("the popout window",
-                   lambda: set(call("GET", f"/session/{sid}/window/handles")["value"]) - before, timeout=15)
-    call("POST", f"/session/{sid}/window", {"handle": new.pop()})
+    main_handle, _, popout = open_window(sid, "open_aux_window", {"route": "popout/board"}, "aux-popout-board",
+                                         "the popout window")
+    call("POST", f"/session/{sid}/window", {"handle": popout})
     wait_for("the read-only board in the popout", lambda: texts(sid, "[data-testid=board-week]"), timeout=20)
     assert not texts(sid, "[data-testid=signin-submit]"), "the popout asked for the passphrase"
     shared = invoke(sid, "share_session", {"token": None})
@@ -234,13 +241,8 @@ def check_dynatrace_popout(sid):
     handler (its own log line, origin only), window.open there is refused, and the popout has no
     IPC. There is no network here, so the Dynatrace page itself does not load; the checks run on
     whatever page the popout shows."""
-    main_handle = call("GET", f"/session/{sid}/window")["value"]
-    before = set(call("GET", f"/session/{sid}/window/handles")["value"])
-    opened = invoke(sid, "open_dynatrace", {"url": "https://abc12345.live.dynatrace.com/ui/dashboards?dt=dt-query-777"})
-    assert opened.get("ok") == "dynatrace", opened
-    new = wait_for("the Dynatrace popout",
-                   lambda: set(call("GET", f"/session/{sid}/window/handles")["value"]) - before, timeout=15)
-    popout = new.pop()
+    url = "https://abc12345.live.dynatrace.com/ui/dashboards?dt=dt-query-777"
+    main_handle, before, popout = open_window(sid, "open_dynatrace", {"url": url}, "dynatrace", "the Dynatrace popout")
     call("POST", f"/session/{sid}/window", {"handle": popout})
     probe = ("const done = arguments[arguments.length - 1];"
              "const t = window.__TAURI_INTERNALS__;"
