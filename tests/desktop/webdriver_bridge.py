@@ -114,6 +114,15 @@ def click(sid, css):
     call("POST", f"/session/{sid}/element/{element(sid, css)}/click", {})
 
 
+def click_that_restarts(sid, css):
+    """Clicks a control whose action restarts the app (saving the setup): the app may exit
+    before WebKitWebDriver answers, so a lost reply is expected; the caller checks the effect."""
+    try:
+        click(sid, css)
+    except RuntimeError as e:
+        print(f"note the click's reply was lost to the app restart ({str(e)[:80]})")
+
+
 def texts(sid, css):
     """textContent of all elements matching css right now (no implicit wait)."""
     script = "return [...document.querySelectorAll(arguments[0])].map(e => e.textContent.trim());"

@@ -21,7 +21,7 @@ import sys
 import tempfile
 import time
 
-from webdriver_bridge import (LOG, api, call, click, close_session, element, invoke, log_text, open_session,
+from webdriver_bridge import (LOG, api, call, click, click_that_restarts, close_session, element, invoke, log_text, open_session,
                               start_driver, stop_process, texts, wait_for)
 
 SECRET = "client mode keyring passphrase"
@@ -75,7 +75,7 @@ def setup_client_mode(sid, client_dir, server):
     if out:  # the setup screen with client mode chosen and the URL typed
         with open(out, "wb") as f:
             f.write(base64.b64decode(call("GET", f"/session/{sid}/screenshot")["value"]))
-    click(sid, "[data-testid=setup-save]")
+    click_that_restarts(sid, "[data-testid=setup-save]")
     wait_for("desktop.json", lambda: os.path.exists(saved_path), timeout=15)
     with open(saved_path, encoding="utf-8") as f:
         saved = json.load(f)

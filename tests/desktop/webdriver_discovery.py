@@ -15,7 +15,7 @@ import subprocess
 import sys
 import tempfile
 
-from webdriver_bridge import (LOG, call, click, close_session, log_text, open_session, start_driver, stop_process,
+from webdriver_bridge import (LOG, call, click, click_that_restarts, close_session, log_text, open_session, start_driver, stop_process,
                               texts, wait_for)
 
 
@@ -57,7 +57,7 @@ def main():
         value = "return document.querySelector('[data-testid=setup-url]').value;"
         filled = call("POST", f"/session/{sid}/execute/sync", {"script": value, "args": []})["value"]
         assert filled == expected, filled
-        click(sid, "[data-testid=setup-save]")
+        click_that_restarts(sid, "[data-testid=setup-save]")
         saved_path = os.path.join(client_dir, "desktop.json")
         wait_for("desktop.json", lambda: os.path.exists(saved_path), timeout=15)
         with open(saved_path, encoding="utf-8") as f:
