@@ -93,10 +93,11 @@ pub fn write(
         extra_files: &[],
         compression: ArchiveCompression::Deflated,
     };
-    let written = write_archive(&mut conn, &request, progress).map_err(|e| match e {
-        ArchiveError::NoSpace => JobError::NoSpace,
-        other => JobError::Archive(other),
-    })?;
+    let written =
+        infra::backup::worker::in_background(|| write_archive(&mut conn, &request, progress)).map_err(|e| match e {
+            ArchiveError::NoSpace => JobError::NoSpace,
+            other => JobError::Archive(other),
+        })?;
     let fingerprint = files::fingerprint(&written.path).map_err(JobError::Io)?.ok_or(JobError::Missing)?;
     Ok(Written { name, size: written.size, fingerprint })
 }

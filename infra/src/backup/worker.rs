@@ -31,6 +31,9 @@ use super::{Progress, ProgressSink};
 pub const WORKER_ARG: &str = "__relay-backup-worker";
 /// The file descriptor the worker receives its channel on.
 pub const CHANNEL_FD: i32 = 3;
+/// The niceness backup work runs at (the worker process, and the thread writing an archive),
+/// so requests keep their share of the CPU while a backup runs.
+pub const BACKGROUND_NICE: libc::c_int = 10;
 /// The deadline the parent gives a verification before killing the worker.
 pub const VERIFY_DEADLINE: Duration = Duration::from_secs(120);
 /// Largest request or reply line on the channel.
@@ -90,6 +93,23 @@ pub enum WorkerError {
     Spawn(#[source] io::Error),
 }
 
+/// Runs `work` with the calling thread at [`BACKGROUND_NICE`] (Linux sets niceness per
+/// thread), then tries to put the thread's previous niceness back (an unprivileged process may
+/// be refused; the backup actor's blocking threads serve only backup work, so that is harmless).
+pub fn in_background<T>(work: impl FnOnce() -> T) -> T {
+    // SAFETY: gettid/getpriority/setpriority on this thread only; failures change nothing.
+    let (tid, before) = unsafe {
+        let tid = libc::gettid() as libc::id_t;
+        (tid, libc::getpriority(libc::PRIO_PROCESS, tid))
+    };
+    // SAFETY: as above.
+    unsafe { libc::setpriority(libc::PRIO_PROCESS, tid, BACKGROUND_NICE) };
+    let result = work();
+    // SAFETY: as above.
+    unsafe { libc::setpriority(libc::PRIO_PROCESS, tid, before) };
+    result
+}
+
 /// A private verification directory: `DATA/.relay-backup-verify-<random>` (0700, new).
 pub fn create_destination(data_root: &Path) -> io::Result<PathBuf> {
     use std::os::unix::fs::DirBuilderExt;
@@ -138,9 +158,11 @@ fn run_worker(
     if let Some(fault) = std::env::var_os("RELAY_TEST_FAULT") {
         cmd.env("RELAY_TEST_FAULT", fault);
     }
-    // SAFETY: only async-signal-safe calls (dup2, fcntl) between fork and exec.
+    // SAFETY: only async-signal-safe calls (setpriority, dup2, fcntl) between fork and exec.
     unsafe {
         cmd.pre_exec(move || {
+            // Verification yields the CPU to request handling (best effort).
+            libc::setpriority(libc::PRIO_PROCESS, 0, BACKGROUND_NICE);
             if libc::dup2(child_fd, CHANNEL_FD) < 0 {
                 return Err(io::Error::last_os_error());
             }

@@ -149,3 +149,18 @@ fn the_worker_mode_refuses_to_run_unless_its_parent_holds_the_channel() {
     // A channel created by this process, but the worker's parent is a shell in between.
     assert!(run_refusing(&["bash", "-c", "\"$0\" \"$@\" & wait $!"], true).success(), "foreign peer: refused");
 }
+
+#[test]
+fn background_work_runs_niced_on_its_thread_only() {
+    let nice_of = |tid: libc::id_t| unsafe { libc::getpriority(libc::PRIO_PROCESS, tid) };
+    let handle = std::thread::spawn(move || {
+        let tid = unsafe { libc::gettid() } as libc::id_t;
+        let before = nice_of(tid);
+        let during = in_background(|| nice_of(tid));
+        (before, during)
+    });
+    let (before, during) = handle.join().unwrap();
+    assert_eq!(during, BACKGROUND_NICE.max(before), "the work ran at the background niceness");
+    let me = unsafe { libc::gettid() } as libc::id_t;
+    assert!(nice_of(me) < BACKGROUND_NICE, "other threads are untouched");
+}
