@@ -150,9 +150,12 @@ impl AuthActor {
         self
     }
 
+    /// Writes the guard's snapshot when it changed (taken only then: this runs every second).
     fn flush_limits(&mut self) {
-        let snapshot = self.guard.snapshot(self.now().max(0) as u64);
+        let now = self.now().max(0) as u64;
+        let guard = &self.guard;
         self.persisted.flush(&self.subsystem, NAME, || {
+            let snapshot = guard.snapshot(now);
             let global = LimiterSnapshot::<String> { global: snapshot.global, keys: Vec::new() };
             vec![
                 ScopeSnapshot::new(SCOPE_SOURCES, &snapshot.sources),

@@ -149,11 +149,15 @@ impl PrivilegedActor {
         self
     }
 
+    /// Writes the limiters' snapshots when they changed (taken only then: this runs every second).
     fn flush_limits(&mut self) {
         let now = self.now();
-        let (reauth, pairing) = (self.reauth_limiter.snapshot(now), self.pairing_limiter.snapshot(now));
+        let (reauth, pairing) = (&self.reauth_limiter, &self.pairing_limiter);
         self.persisted.flush(&self.subsystem, NAME, || {
-            vec![ScopeSnapshot::new(SCOPE_REAUTH, &reauth), ScopeSnapshot::new(SCOPE_PAIRING, &pairing)]
+            vec![
+                ScopeSnapshot::new(SCOPE_REAUTH, &reauth.snapshot(now)),
+                ScopeSnapshot::new(SCOPE_PAIRING, &pairing.snapshot(now)),
+            ]
         });
     }
 
