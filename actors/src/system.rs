@@ -91,6 +91,18 @@ impl BackupSettings {
         })
     }
 
+    /// What the backup jobs work with, over the store's `pool`.
+    pub fn job_env(&self, pool: infra::db::DbPool) -> JobEnv {
+        JobEnv {
+            data_root: self.data_root.clone(),
+            pool,
+            worker: self.worker.clone(),
+            verify_deadline: self.verify_deadline,
+            free_space: self.free_space.clone(),
+            relay_version: env!("CARGO_PKG_VERSION").to_string(),
+        }
+    }
+
     /// Debug builds only: the black-box tests' overrides (free space, verification deadline).
     #[cfg(debug_assertions)]
     fn with_test_overrides(mut self) -> BackupSettings {
@@ -247,16 +259,10 @@ pub fn start_server(config: RelayConfig) -> Result<Handles, StartError> {
         tracing::warn!(table = %table, "unmanaged table found; leaving it in place");
     }
     let privileged_service = PrivilegedService::new(pool.clone(), config.clock.clone());
-    let backup_env = config.backup.as_ref().map(|b| {
-        let env = JobEnv {
-            data_root: b.data_root.clone(),
-            pool: pool.clone(),
-            worker: b.worker.clone(),
-            verify_deadline: b.verify_deadline,
-            free_space: b.free_space.clone(),
-            relay_version: env!("CARGO_PKG_VERSION").to_string(),
-        };
-        BackupConfig { env, schedule: b.schedule, store: None }
+    let backup_env = config.backup.as_ref().map(|b| BackupConfig {
+        env: b.job_env(pool.clone()),
+        schedule: b.schedule,
+        store: None,
     });
     let rate_limits = infra::rate_limits::RateLimitStore::new(pool.clone());
     let records = RecordStore::new(pool);

@@ -95,15 +95,7 @@ fn restore(data_dir: &std::path::Path, name: &str, confirmed: bool) -> Result<()
 /// The backup jobs' environment on a data directory whose server is not running.
 fn job_env(dir: &DataDir) -> Result<JobEnv, BoxError> {
     let (pool, _) = infra::db::open(&dir.db_path(), 2)?;
-    let settings = BackupSettings::new(dir.root().to_path_buf())?;
-    Ok(JobEnv {
-        data_root: settings.data_root,
-        pool,
-        worker: settings.worker,
-        verify_deadline: settings.verify_deadline,
-        free_space: settings.free_space,
-        relay_version: env!("CARGO_PKG_VERSION").to_string(),
-    })
+    Ok(BackupSettings::new(dir.root().to_path_buf())?.job_env(pool))
 }
 
 /// No server runs: start the backup actor on the data directory for this one operation.

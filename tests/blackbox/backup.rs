@@ -29,11 +29,13 @@ fn backups_dir(relay: &Relay) -> PathBuf {
     relay.data_dir.join("backups")
 }
 
-fn verify_dirs(data_dir: &Path) -> Vec<String> {
+/// Backup working files left in the data directory (verification or restore stages, an
+/// original store, a journal).
+fn backup_leftovers(data_dir: &Path) -> Vec<String> {
     std::fs::read_dir(data_dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| n.starts_with(".relay-backup-verify-"))
+        .filter(|n| n.starts_with(".relay-backup"))
         .collect()
 }
 
@@ -99,7 +101,7 @@ async fn a_backup_under_sixteen_writers_holds_every_acknowledged_write() {
     assert!(ok && out.contains("verified"), "{out}");
     let (ok, out) = backup(&relay, &["list"]);
     assert!(ok && out.contains(&name) && out.contains("verified restore point"), "{out}");
-    assert!(verify_dirs(&relay.data_dir).is_empty(), "no verification directory left");
+    assert!(backup_leftovers(&relay.data_dir).is_empty(), "no verification directory left");
 }
 
 /// A valid archive name for a crafted file.
@@ -130,7 +132,7 @@ async fn crafted_archives_are_refused_by_the_worker() {
         assert!(!ok && out.contains(expected), "archive {n}: {out}");
     }
     assert!(!relay.data_dir.join("escape.txt").exists() && !dir.join("escape.txt").exists(), "nothing escaped");
-    assert!(verify_dirs(&relay.data_dir).is_empty(), "verification directories removed");
+    assert!(backup_leftovers(&relay.data_dir).is_empty(), "verification directories removed");
     let (ok, out) = backup(&relay, &["verify", "../relay.db"]);
     assert!(!ok && out.contains("Invalid backup name"), "{out}");
 }
@@ -159,7 +161,7 @@ async fn a_stalled_worker_is_killed_at_the_deadline_and_leaves_nothing() {
     let (ok, out) = backup(&relay, &["create"]);
     assert!(!ok && out.contains("Disposable verification failed"), "{out}");
     assert!(started.elapsed() < std::time::Duration::from_secs(60), "bounded by the deadline");
-    assert!(verify_dirs(&relay.data_dir).is_empty(), "directory removed after the worker exited");
+    assert!(backup_leftovers(&relay.data_dir).is_empty(), "directory removed after the worker exited");
     assert_eq!(worker_processes_of(relay.pid().unwrap()), 0, "the worker's process group was killed");
     let (_, health) = backup(&relay, &["health"]);
     assert!(health.contains("\"retentionAllowed\": false"), "{health}");
@@ -322,11 +324,7 @@ async fn a_restore_brings_back_the_backup_and_keeps_a_safety_copy_of_what_it_rep
         .collect();
     assert_eq!(safety.len(), 1, "one safety archive");
     assert_eq!(contact_ids_in(&safety[0]).len(), 2, "the safety archive holds what was replaced");
-    let leftovers: Vec<String> = std::fs::read_dir(&data)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| n.starts_with(".relay-backup"))
-        .collect();
+    let leftovers = backup_leftovers(&data);
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
 
@@ -364,11 +362,7 @@ async fn a_restore_killed_at_every_swap_step_is_recovered_at_the_next_start() {
         let committed = point.starts_with("restore:commit:") && point != "restore:commit:before:WriteJournal";
         let expected = if committed { names(&["Before"]) } else { names(&["Before", "After"]) };
         assert_eq!(served_names(&data).await, expected, "{point}");
-        let leftovers: Vec<String> = std::fs::read_dir(&data)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .filter(|n| n.starts_with(".relay-backup"))
-            .collect();
+        let leftovers = backup_leftovers(&data);
         assert!(leftovers.is_empty(), "{point}: {leftovers:?}");
     }
 }

@@ -21,7 +21,7 @@ use tokio::sync::oneshot;
 
 use domain::backup::health::{HealthState, HealthView, VerificationOutcome};
 use domain::backup::names::{ArchiveKind, ArchiveName};
-use domain::backup::retention::{retention_gate, select_for_pruning, PruneBudgets};
+use domain::backup::retention::{retention_gate, select_for_pruning, PruneBudgets, RetentionPermit};
 use domain::backup::schedule::first_cycle_at;
 use domain::backup::status::{
     ArchiveListing, BackupStatus, CreatedBackup, OperationKind, OperationPhase, OperationStatus, VerifiedBackup,
@@ -159,8 +159,7 @@ impl BackupActor {
 
     fn view(&self) -> HealthView {
         let now = self.now();
-        let env = &self.config.env;
-        let retention_allowed = retention_gate(&self.health, |n| jobs::observe(env, n), now).is_ok();
+        let retention_allowed = self.permit().is_some();
         HealthView {
             state: self.health.clone(),
             retention_allowed,
@@ -193,6 +192,21 @@ impl BackupActor {
         self.job_id
     }
 
+    /// Runs a blocking job off the actor's thread and hands its outcome to `then` on the actor
+    /// (a job that panicked or was cancelled counts as an IO failure).
+    fn run_job<T: Send + 'static>(
+        &mut self,
+        ctx: &mut Context<Self>,
+        job: impl FnOnce() -> Result<T, JobError> + Send + 'static,
+        then: impl FnOnce(Result<T, JobError>, &mut Self, &mut Context<Self>) + 'static,
+    ) {
+        let task = tokio::task::spawn_blocking(job);
+        ctx.spawn(task.into_actor(self).map(move |joined, act, ctx| {
+            let outcome = joined.unwrap_or_else(|e| Err(JobError::Io(std::io::Error::other(e.to_string()))));
+            then(outcome, act, ctx)
+        }));
+    }
+
     /// A progress sink for the blocking job (reports to this actor).
     fn sink(ctx: &Context<Self>, job: u64) -> impl FnMut(Progress) + Send + 'static {
         let me = ctx.address();
@@ -209,18 +223,15 @@ impl BackupActor {
         self.save();
         let job = self.begin(OperationKind::Create, OperationPhase::Writing, None);
         let (env, mut sink) = (self.config.env.clone(), Self::sink(ctx, job));
-        let task = tokio::task::spawn_blocking(move || jobs::write(&env, ArchiveKind::Regular, now, &mut sink));
-        ctx.spawn(task.into_actor(self).map(move |joined, act, ctx| {
-            let written = joined.unwrap_or_else(|e| Err(JobError::Io(std::io::Error::other(e.to_string()))));
-            match written {
-                Ok(written) => {
-                    act.health.record_created(&written.name, written.fingerprint, act.now());
-                    act.save();
-                    act.verify_created(written, reply, ctx);
-                }
-                Err(e) => act.fail_create(e, reply, ctx),
+        let job = move || jobs::write(&env, ArchiveKind::Regular, now, &mut sink);
+        self.run_job(ctx, job, move |written, act, ctx| match written {
+            Ok(written) => {
+                act.health.record_created(&written.name, written.fingerprint, act.now());
+                act.save();
+                act.verify_created(written, reply, ctx);
             }
-        }));
+            Err(e) => act.fail_create(e, reply, ctx),
+        });
     }
 
     fn verify_created(
@@ -231,17 +242,14 @@ impl BackupActor {
     ) {
         let job = self.begin(OperationKind::Create, OperationPhase::Verifying, Some(written.name.clone()));
         let (env, mut sink, name) = (self.config.env.clone(), Self::sink(ctx, job), written.name.clone());
-        let task = tokio::task::spawn_blocking(move || jobs::verify(&env, &name, &mut sink));
-        ctx.spawn(task.into_actor(self).map(move |joined, act, ctx| {
-            let verified = joined.unwrap_or_else(|e| Err(JobError::Io(std::io::Error::other(e.to_string()))));
+        self.run_job(ctx, move || jobs::verify(&env, &name, &mut sink), move |verified, act, ctx| {
             let now = act.now();
             match verified {
                 Ok((found, fingerprint)) => {
                     act.health.record_verification(&written.name, fingerprint, VerificationOutcome::Success, now);
                     act.health.record_success(now);
                     act.save();
-                    let pruned = act.prune(None);
-                    act.retain_history(ctx);
+                    let pruned = act.apply_retention(ctx);
                     let created = CreatedBackup {
                         name: written.name,
                         size: written.size,
@@ -260,7 +268,7 @@ impl BackupActor {
                     act.fail_create(e, reply, ctx);
                 }
             }
-        }));
+        });
     }
 
     fn fail_create(
@@ -289,73 +297,77 @@ impl BackupActor {
     ) {
         let job = self.begin(OperationKind::Verify, OperationPhase::Verifying, Some(name.clone()));
         let (env, mut sink, job_name) = (self.config.env.clone(), Self::sink(ctx, job), name.clone());
-        let task = tokio::task::spawn_blocking(move || jobs::verify(&env, &job_name, &mut sink));
-        ctx.spawn(task.into_actor(self).map(move |joined, act, ctx| {
-            let verified = joined.unwrap_or_else(|e| Err(JobError::Io(std::io::Error::other(e.to_string()))));
-            let now = act.now();
-            let result = match verified {
-                Ok((found, fingerprint)) => {
-                    act.health.record_verification(&name, fingerprint, VerificationOutcome::Success, now);
-                    Ok(VerifiedBackup {
-                        name: name.clone(),
-                        entries: found.entries,
-                        extracted_bytes: found.extracted_bytes,
-                        tables: found.tables,
-                    })
-                }
-                Err(JobError::Missing) => Err(BackupError::NotFound),
-                Err(e) => {
-                    if let Some(fingerprint) = jobs::observe(&act.config.env, &name) {
-                        act.health.record_verification(&name, fingerprint, VerificationOutcome::Failed, now);
+        self.run_job(
+            ctx,
+            move || jobs::verify(&env, &job_name, &mut sink),
+            move |verified, act, ctx| {
+                let now = act.now();
+                let result = match verified {
+                    Ok((found, fingerprint)) => {
+                        act.health.record_verification(&name, fingerprint, VerificationOutcome::Success, now);
+                        Ok(VerifiedBackup {
+                            name: name.clone(),
+                            entries: found.entries,
+                            extracted_bytes: found.extracted_bytes,
+                            tables: found.tables,
+                        })
                     }
-                    Err(BackupError::Failed(e.to_string()))
-                }
-            };
-            act.save();
-            act.finish(ctx);
-            let _ = reply.send(result);
-        }));
+                    Err(JobError::Missing) => Err(BackupError::NotFound),
+                    Err(e) => {
+                        if let Some(fingerprint) = jobs::observe(&act.config.env, &name) {
+                            act.health.record_verification(&name, fingerprint, VerificationOutcome::Failed, now);
+                        }
+                        Err(BackupError::Failed(e.to_string()))
+                    }
+                };
+                act.save();
+                act.finish(ctx);
+                let _ = reply.send(result);
+            },
+        );
     }
 
-    /// Operational retention (each collection in one write transaction), only while the gate
-    /// passes; run after `prune` succeeded with the same gate.
-    fn retain_history(&mut self, ctx: &mut Context<Self>) {
+    /// The retention gate now: the certified restore point when the latest backup is fresh,
+    /// unchanged on disk and verified.
+    fn permit(&self) -> Option<RetentionPermit> {
         let env = &self.config.env;
-        let (Some(store), true) =
-            (self.config.store.clone(), retention_gate(&self.health, |n| jobs::observe(env, n), self.now()).is_ok())
-        else {
-            return;
-        };
-        let now_ms = self.now();
-        for plan in domain::retention::OPERATIONAL_RETENTION {
-            let request = store.send(ApplyRetention { plan, now_ms });
-            ctx.spawn(request.into_actor(self).map(move |result, _, _| match result {
-                Ok(Ok(0)) => {}
-                Ok(Ok(n)) => tracing::info!(collection = plan.collection, deleted = n, "retention applied"),
-                Ok(Err(e)) => tracing::warn!(collection = plan.collection, error = %e, "retention failed"),
-                Err(_) => tracing::warn!(collection = plan.collection, "retention: the store is unavailable"),
-            }));
-        }
+        retention_gate(&self.health, |n| jobs::observe(env, n), self.now()).ok()
     }
 
-    /// Deletes archives beyond the budgets when the retention gate passes.
-    fn prune(&mut self, restore_source: Option<&ArchiveName>) -> Vec<ArchiveName> {
-        let env = &self.config.env;
-        let Ok(permit) = retention_gate(&self.health, |n| jobs::observe(env, n), self.now()) else {
+    /// Retention, only while the gate passes (evaluated once for both parts): archives beyond
+    /// the budgets are deleted (returned), then operational history is trimmed through the
+    /// store, each collection in one write transaction.
+    fn apply_retention(&mut self, ctx: &mut Context<Self>) -> Vec<ArchiveName> {
+        let Some(permit) = self.permit() else {
             return Vec::new();
         };
         if let Some(status) = &mut self.running {
             status.phase = OperationPhase::Pruning;
         }
-        let archives: Vec<ArchiveName> = match jobs::list(env) {
-            Ok(list) => list.into_iter().map(|(name, _)| name).collect(),
+        let env = &self.config.env;
+        let pruned = match jobs::list(env) {
+            Ok(list) => {
+                let archives: Vec<ArchiveName> = list.into_iter().map(|(name, _)| name).collect();
+                jobs::prune(env, &select_for_pruning(&archives, &permit, None, PruneBudgets::default()))
+            }
             Err(e) => {
                 tracing::warn!(error = %e, "could not list backups for retention");
-                return Vec::new();
+                Vec::new()
             }
         };
-        let doomed = select_for_pruning(&archives, &permit, restore_source, PruneBudgets::default());
-        jobs::prune(env, &doomed)
+        if let Some(store) = self.config.store.clone() {
+            let now_ms = self.now();
+            for plan in domain::retention::OPERATIONAL_RETENTION {
+                let request = store.send(ApplyRetention { plan, now_ms });
+                ctx.spawn(request.into_actor(self).map(move |result, _, _| match result {
+                    Ok(Ok(0)) => {}
+                    Ok(Ok(n)) => tracing::info!(collection = plan.collection, deleted = n, "retention applied"),
+                    Ok(Err(e)) => tracing::warn!(collection = plan.collection, error = %e, "retention failed"),
+                    Err(_) => tracing::warn!(collection = plan.collection, "retention: the store is unavailable"),
+                }));
+            }
+        }
+        pruned
     }
 
     fn finish(&mut self, ctx: &mut Context<Self>) {
@@ -364,9 +376,8 @@ impl BackupActor {
     }
 
     fn listing(&self) -> Result<Vec<ArchiveListing>, BackupError> {
-        let env = &self.config.env;
-        let certified = retention_gate(&self.health, |n| jobs::observe(env, n), self.now()).ok();
-        let archives = jobs::list(env).map_err(|e| BackupError::Failed(e.to_string()))?;
+        let certified = self.permit();
+        let archives = jobs::list(&self.config.env).map_err(|e| BackupError::Failed(e.to_string()))?;
         Ok(archives
             .into_iter()
             .map(|(name, fingerprint)| ArchiveListing {
@@ -415,8 +426,7 @@ impl Handler<Tick> for BackupActor {
             self.next_cycle_ms = now + domain::backup::schedule::DAILY_MS;
             self.enqueue(Op::Create(None), ctx);
         } else {
-            self.prune(None);
-            self.retain_history(ctx);
+            self.apply_retention(ctx);
             self.next_cycle_ms = self.health.retry_due.unwrap_or(now + domain::backup::schedule::DAILY_MS);
         }
     }

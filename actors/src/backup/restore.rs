@@ -3,15 +3,14 @@
 //! kept as the stage; a fresh pre-restore safety archive of the current store is written and
 //! verified (any failure so far changes nothing and removes the stage); the journaled swap
 //! (`infra::backup::swap`) installs the stage as `DATA/store`; the restored store is opened
-//! (migrations bring an older schema up to date), passes `PRAGMA integrity_check` and serves a
-//! read of every managed collection; only then is the swap committed. If the restored store
+//! (migrations bring an older schema up to date), passes `PRAGMA integrity_check` and gives up
+//! a row of every table; only then is the swap committed. If the restored store
 //! fails that check the original is put back. The health file records both archives like any
 //! create and verify. A crash at any step is finished or undone by the next start's recovery.
 
 use std::time::Duration;
 
 use diesel::connection::SimpleConnection;
-use diesel::RunQueryDsl;
 
 use domain::backup::health::VerificationOutcome;
 use domain::backup::names::{ArchiveKind, ArchiveName};
@@ -173,26 +172,14 @@ fn holds_files_in(dir: &std::path::Path) -> bool {
     fds.filter_map(|fd| fd.ok()).any(|fd| std::fs::read_link(fd.path()).is_ok_and(|target| target.starts_with(dir)))
 }
 
-/// Opens the restored store (migrating an older schema), checks its integrity and reads every
-/// managed collection. Debug builds can be told to fail it (`restore:reject-restored`).
+/// Opens the restored store once so migrations bring an older schema up to date, then runs the
+/// verifier's database check on it (integrity, migrations table, a row of every table). Debug
+/// builds can be told to fail it (`restore:reject-restored`).
 fn health_check(db: &std::path::Path) -> Result<(), String> {
     #[cfg(debug_assertions)]
     if std::env::var(infra::fault::FAULT_ENV).as_deref() == Ok("restore:reject-restored") {
         return Err("test fault: the restored store is rejected".into());
     }
-    let (pool, _) = infra::db::open(db, 1).map_err(|e| e.to_string())?;
-    let mut conn = pool.get_timeout(Duration::from_secs(10)).map_err(|e| e.to_string())?;
-    #[derive(diesel::QueryableByName)]
-    struct Check {
-        #[diesel(sql_type = diesel::sql_types::Text)]
-        integrity_check: String,
-    }
-    let check: Vec<Check> = diesel::sql_query("PRAGMA integrity_check").load(&mut conn).map_err(|e| e.to_string())?;
-    if check.len() != 1 || check[0].integrity_check != "ok" {
-        return Err("integrity check failed".into());
-    }
-    for spec in domain::collections::MANAGED {
-        conn.batch_execute(&format!("SELECT * FROM \"{}\" LIMIT 1;", spec.name)).map_err(|e| e.to_string())?;
-    }
-    Ok(())
+    drop(infra::db::open(db, 1).map_err(|e| e.to_string())?);
+    infra::backup::verifier::check_database(db).map(|_| ()).map_err(|e| e.to_string())
 }

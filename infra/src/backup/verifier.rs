@@ -422,8 +422,8 @@ struct CheckRow {
 
 /// Opens the extracted database read-only in effect (`query_only`, untrusted schema), runs the
 /// integrity check, requires the migrations table and reads one row of every table. Returns
-/// the tables and the applied migrations.
-fn check_database(path: &Path) -> Result<(Vec<String>, Vec<String>), VerifyError> {
+/// the tables and the applied migrations. A restore runs it on the installed store too.
+pub fn check_database(path: &Path) -> Result<(Vec<String>, Vec<String>), VerifyError> {
     let meta = fs::symlink_metadata(path).map_err(|_| VerifyError::NotSqlite)?;
     if !meta.file_type().is_file() {
         return Err(VerifyError::NotSqlite);
