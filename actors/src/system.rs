@@ -66,6 +66,11 @@ pub struct BackupSettings {
     pub free_space: Arc<dyn FreeSpace + Send + Sync>,
     /// Run the daily schedule.
     pub schedule: bool,
+    /// The host's end of a restore on the running server (the host stops the server, installs
+    /// the staged restore and starts again); without it a running server refuses restores.
+    pub restart: Option<crate::backup::RestoreHandoff>,
+    /// The restore the host installed just before this start (reported in the status).
+    pub last_restore: Option<domain::backup::status::FinishedRestore>,
 }
 
 impl std::fmt::Debug for BackupSettings {
@@ -75,6 +80,8 @@ impl std::fmt::Debug for BackupSettings {
             .field("worker", &self.worker)
             .field("verify_deadline", &self.verify_deadline)
             .field("schedule", &self.schedule)
+            .field("restart", &self.restart.is_some())
+            .field("last_restore", &self.last_restore)
             .finish_non_exhaustive()
     }
 }
@@ -88,6 +95,8 @@ impl BackupSettings {
             verify_deadline: infra::backup::worker::VERIFY_DEADLINE,
             free_space: Arc::new(StatvfsFreeSpace),
             schedule: true,
+            restart: None,
+            last_restore: None,
         })
     }
 
@@ -263,6 +272,8 @@ pub fn start_server(config: RelayConfig) -> Result<Handles, StartError> {
         env: b.job_env(pool.clone()),
         schedule: b.schedule,
         store: None,
+        restart: b.restart.clone(),
+        last_restore: b.last_restore.clone(),
     });
     let rate_limits = infra::rate_limits::RateLimitStore::new(pool.clone());
     let records = RecordStore::new(pool);

@@ -70,19 +70,25 @@ pub enum AdminCommand {
 }
 
 /// The store of an existing data directory (`run` has checked that it exists). With no server
-/// running, an interrupted backup restore is recovered first (as a server start does; an error
-/// opens nothing). A running server recovered at its own start, so a journal present now
+/// running, the data directory's lock is taken (returned; hold it while the store is used: a
+/// server restarting for a restore holds it) and an interrupted backup restore is recovered
+/// first (as a server start does; an error opens nothing). A running server recovered at its own start, so a journal present now
 /// belongs to a restore it is running: the store is not opened under it.
-fn open(data_dir: &std::path::Path, server_running: bool) -> Result<(PrivilegedService, infra::db::DbPool), BoxError> {
+fn open(data_dir: &std::path::Path, server_running: bool) -> Result<DirectStore, BoxError> {
     let dir = DataDir::open(data_dir)?;
+    let mut lock = None;
     if !server_running {
+        lock = Some(infra::dir_lock::lock(dir.root())?);
         actors::system::recover_interrupted_restore(&dir)?;
     } else if std::fs::symlink_metadata(dir.root().join(domain::backup::journal::JOURNAL_FILE_NAME)).is_ok() {
         return Err("the running server is restoring a backup; retry when the restore has finished".into());
     }
     let (pool, _) = infra::db::open(&dir.db_path(), 1)?;
-    Ok((PrivilegedService::new(pool.clone(), infra::clock::system()), pool))
+    Ok((PrivilegedService::new(pool.clone(), infra::clock::system()), pool, lock))
 }
+
+/// The store opened directly, with the data directory's lock when no server runs.
+type DirectStore = (PrivilegedService, infra::db::DbPool, Option<infra::dir_lock::DirLock>);
 
 fn migrate(svc: &PrivilegedService, pool: &infra::db::DbPool, apply: bool) -> Result<(), BoxError> {
     let mut conn = pool.get()?;
@@ -119,7 +125,7 @@ pub fn run(data_dir: &std::path::Path, command: AdminCommand) -> Result<(), BoxE
     }
     let op = match command {
         AdminCommand::MigrateRoles { apply } => {
-            let (svc, pool) = open(data_dir, server_running(data_dir)?)?;
+            let (svc, pool, _lock) = open(data_dir, server_running(data_dir)?)?;
             return migrate(&svc, &pool, apply);
         }
         other => admin_op(other)?,
@@ -167,7 +173,7 @@ fn run_op(data_dir: &std::path::Path, op: AdminOp) -> Result<AdminReply, BoxErro
         Delivered::Reply(ControlReply::Admin(reply)) => Ok(reply),
         Delivered::Reply(_) => Err("the server sent an unexpected reply".into()),
         Delivered::NotRunning => {
-            let (svc, _pool) = open(data_dir, false)?;
+            let (svc, _pool, _lock) = open(data_dir, false)?;
             Ok(admin_ops::run(&svc, op)?)
         }
     }

@@ -10,6 +10,8 @@ use actors::backup::jobs::JobEnv;
 use actors::backup::{BackupActor, BackupConfig};
 use actors::kit::SubsystemCtx;
 use actors::system::BackupSettings;
+use domain::backup::names::ArchiveName;
+use domain::backup::status::RestoreResult;
 use domain::control::{BackupOp, BackupReply, ControlOp, ControlReply};
 use infra::datadir::DataDir;
 
@@ -27,10 +29,11 @@ pub enum BackupCommand {
     List,
     /// Backup health: restore point age, last verification, failures, the running operation.
     Health,
-    /// Restore a backup (stop the server first). The backup is verified, a pre-restore safety
-    /// backup of the current data is written and verified, then the store is swapped under a
-    /// journal and the restored data must open and pass its checks, or the previous data is
-    /// put back. `--yes` confirms replacing the current data.
+    /// Restore a backup. The backup is verified, a pre-restore safety backup of the current
+    /// data is written and verified, then the store is swapped under a journal and the restored
+    /// data must open and pass its checks, or the previous data is put back. A running server
+    /// stops, restores and restarts on its own (same ports); `--yes` confirms replacing the
+    /// current data.
     Restore {
         name: String,
         #[arg(long)]
@@ -57,28 +60,75 @@ pub fn run(data_dir: &std::path::Path, command: BackupCommand) -> Result<(), Box
     print_reply(reply)
 }
 
-/// Restores with the server stopped (a running server keeps its store open; restoring under
-/// it is refused).
+/// Restores `name`. With a server running, the server verifies the archive and a fresh safety
+/// backup while it keeps serving, then restarts onto the restored data; success is printed only
+/// once the restarted server reports that it served a read. With no server, the same steps run
+/// here on the data directory (under its lock).
 fn restore(data_dir: &std::path::Path, name: &str, confirmed: bool) -> Result<(), BoxError> {
     if !confirmed {
         return Err(
             "restoring replaces the current data (a safety backup is taken first); pass --yes to confirm".into()
         );
     }
-    if let Delivered::Reply(_) = deliver(data_dir, ControlOp::Ping)? {
-        return Err("a Relay server is running on this data directory; stop it, then restore".into());
+    let op = ControlOp::Backup(BackupOp::Restore { name: name.to_string() });
+    match deliver(data_dir, op)? {
+        Delivered::Reply(ControlReply::Backup(BackupReply::RestoreStaged { staged })) => {
+            println!("Backup {} verified; safety backup {} written and verified.", name, staged.safety.name.as_str());
+            println!("The server is restarting onto the restored data...");
+            wait_for_restore(data_dir, &staged.safety.name)
+        }
+        Delivered::Reply(_) => Err("the server sent an unexpected reply".into()),
+        Delivered::NotRunning => restore_here(data_dir, name),
     }
+}
+
+/// How long the CLI waits for the restarted server's restore report, and how often it asks.
+const RESTORE_REPORT_DEADLINE: std::time::Duration = std::time::Duration::from_secs(300);
+const RESTORE_POLL: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// Polls the server (it is briefly unreachable while it restarts) until it reports the outcome
+/// of the restore identified by its safety backup.
+fn wait_for_restore(data_dir: &std::path::Path, safety: &ArchiveName) -> Result<(), BoxError> {
+    let deadline = std::time::Instant::now() + RESTORE_REPORT_DEADLINE;
+    while std::time::Instant::now() < deadline {
+        std::thread::sleep(RESTORE_POLL);
+        let Ok(Delivered::Reply(ControlReply::Backup(BackupReply::Status { status }))) =
+            deliver(data_dir, ControlOp::Backup(BackupOp::Health {}))
+        else {
+            continue;
+        };
+        let Some(finished) = status.last_restore.filter(|r| &r.safety == safety && r.is_final()) else {
+            continue;
+        };
+        return match finished.result {
+            RestoreResult::Serving => {
+                println!("Restored {}; the server serves it.", finished.restored.as_str());
+                Ok(())
+            }
+            RestoreResult::RolledBack { reason } => Err(format!(
+                "the restored data failed to open ({reason}); the previous data was put back and is served"
+            )
+            .into()),
+            RestoreResult::Failed { reason } => Err(format!("the restore failed: {reason}").into()),
+            RestoreResult::Installed => unreachable!("filtered: final outcomes only"),
+        };
+    }
+    Err("the server did not report the restore's outcome in time; check `relay backup health` and its logs".into())
+}
+
+/// No server runs: the cold restore, holding the data directory's lock.
+fn restore_here(data_dir: &std::path::Path, name: &str) -> Result<(), BoxError> {
     let dir = DataDir::open(data_dir)?;
+    let _lock = infra::dir_lock::lock(dir.root())?;
     actors::system::recover_interrupted_restore(&dir)?;
     let env = job_env(&dir)?;
     let clock = infra::clock::system();
-    let mut last_phase = "";
-    let report = actors::backup::restore::restore_cold(&dir, env, name, || clock.now_ms(), &mut |phase, p| {
-        if phase != last_phase {
-            eprintln!("{phase}...");
-            last_phase = phase;
+    let mut last_phase = None;
+    let report = actors::backup::restore::restore_cold(&dir, env, name, || clock.now_ms(), &mut |phase, _| {
+        if last_phase != Some(phase) {
+            eprintln!("{}...", phase.label());
+            last_phase = Some(phase);
         }
-        let _ = p;
     })?;
     println!("Safety backup {} written and verified.", report.safety.name.as_str());
     println!(
@@ -101,6 +151,7 @@ fn job_env(dir: &DataDir) -> Result<JobEnv, BoxError> {
 /// No server runs: start the backup actor on the data directory for this one operation.
 fn run_here(data_dir: &std::path::Path, op: BackupOp) -> Result<BackupReply, BoxError> {
     let dir = DataDir::open(data_dir)?;
+    let _lock = infra::dir_lock::lock(dir.root())?;
     actors::system::recover_interrupted_restore(&dir)?;
     let env = job_env(&dir)?;
     let system = actix::System::new();
@@ -108,9 +159,11 @@ fn run_here(data_dir: &std::path::Path, op: BackupOp) -> Result<BackupReply, Box
         use actix::Actor;
         let clock = infra::clock::system();
         let health = actors::health::HealthActor::new(clock.clone()).start();
-        let backup =
-            BackupActor::new(SubsystemCtx::new(clock, health), BackupConfig { env, schedule: false, store: None })
-                .start();
+        let backup = BackupActor::new(
+            SubsystemCtx::new(clock, health),
+            BackupConfig { env, schedule: false, store: None, restart: None, last_restore: None },
+        )
+        .start();
         let reply = actors::backup::run_op(&backup, op).await?;
         Ok::<_, BoxError>(reply)
     })
@@ -143,6 +196,7 @@ fn print_reply(reply: BackupReply) -> Result<(), BoxError> {
             }
         }
         BackupReply::Status { status } => println!("{}", serde_json::to_string_pretty(&status)?),
+        BackupReply::RestoreStaged { .. } => return Err("the server sent an unexpected reply".into()),
     }
     Ok(())
 }

@@ -1,5 +1,9 @@
-//! Server mode wiring: data directory and secrets, the actor system and the HTTP server on one
-//! actix System, runtime info for `connection-info`, and graceful shutdown on SIGINT/SIGTERM.
+//! Server mode wiring: the data directory's lock and secrets, the listeners (bound once), and
+//! generations of the actor system with the HTTP servers, each on its own actix System: a
+//! generation ends on SIGINT/SIGTERM (graceful shutdown) or when the backup actor hands over a
+//! staged restore, which is installed between two generations (gateway and data API stopped
+//! and drained, every actor and store connection gone) before the next one starts and reports
+//! the outcome. Runtime info for `connection-info`.
 
 use std::net::IpAddr;
 
@@ -25,33 +29,95 @@ fn default_ui_dir() -> std::path::PathBuf {
 pub fn run(args: ServeArgs) -> Result<(), BoxError> {
     let bind: IpAddr = args.bind.parse().map_err(|_| format!("--bind must be an IP address, got {:?}", args.bind))?;
     let data_dir = DataDir::open(&args.data_dir)?;
+    // Held for the whole process, across the restarts a restore makes.
+    let _lock = infra::dir_lock::lock(data_dir.root())?;
     let bootstrap = DataDir::bootstrap_passphrase();
     let (passphrase, created) = data_dir.load_or_create_passphrase(bootstrap.as_deref())?;
     if created {
         tracing::info!("created the connection passphrase; see `relay connection-info`");
     }
+    // Bound once: a restart for a restore serves on the same ports.
+    let listeners = Listeners {
+        data_api: web::bind_listener(&bind.to_string(), args.port)?,
+        gateway: gateway_listener(&args, bind)?,
+    };
+    let mut last_restore = None;
+    loop {
+        match run_generation(&args, bind, &data_dir, &passphrase, &listeners, last_restore.take())? {
+            GenerationEnd::Shutdown => break,
+            GenerationEnd::Restore(staged) => {
+                announce!(
+                    "Restoring {}: the server stopped and restarts on the restored data.",
+                    staged.report.restored.name.as_str()
+                );
+                infra::control_socket::remove(data_dir.root());
+                let finished =
+                    actors::backup::restore::finish_staged(&data_dir, *staged, infra::clock::system().now_ms());
+                tracing::info!(result = ?finished.result, "restore installed; restarting the server");
+                last_restore = Some(finished);
+            }
+        }
+    }
+    infra::control_socket::remove(data_dir.root());
+    Ok(())
+}
+
+/// The listening sockets, bound once per process.
+struct Listeners {
+    data_api: std::net::TcpListener,
+    gateway: Option<std::net::TcpListener>,
+}
+
+/// Why a server generation ended.
+enum GenerationEnd {
+    /// SIGINT/SIGTERM (or the server stopped on its own).
+    Shutdown,
+    /// A restore was staged: install it, then start again.
+    Restore(Box<actors::backup::restore::StagedRestore>),
+}
+
+/// One run of the actor system and the HTTP servers on its own actix System, until a signal or
+/// a staged restore. Every actor (and with them every store connection) is gone when it returns.
+fn run_generation(
+    args: &ServeArgs,
+    bind: IpAddr,
+    data_dir: &DataDir,
+    passphrase: &str,
+    listeners: &Listeners,
+    last_restore: Option<domain::backup::status::FinishedRestore>,
+) -> Result<GenerationEnd, BoxError> {
     let web_config = web::WebConfig {
         bind: bind.to_string(),
         port: args.port,
         ui_dir: Some(args.ui_dir.clone().unwrap_or_else(default_ui_dir)),
         workers: args.workers,
     };
+    let (restart_tx, mut restart_rx) = tokio::sync::mpsc::unbounded_channel();
     let system = actix::System::new();
-    system.block_on(async move {
+    let end = system.block_on(async move {
         let (token_ttl_secs, readers) = (args.token_ttl_secs, args.readers);
         let realtime_auth_deadline_ms = i64::from(args.realtime_auth_deadline_secs) * 1000;
         let (realtime_max_clients, realtime_max_per_source) =
             (args.realtime_max_clients as usize, args.realtime_max_per_source as usize);
-        let handles = actors::start_from_data_dir(&data_dir, passphrase, |config| {
+        let handles = actors::start_from_data_dir(data_dir, passphrase.to_string(), |config| {
             config.token_ttl_secs = token_ttl_secs;
             config.reader_threads = readers;
             config.realtime.auth_deadline_ms = realtime_auth_deadline_ms;
             config.realtime.max_clients = realtime_max_clients;
             config.realtime.max_per_source = realtime_max_per_source;
+            if let Some(backup) = config.backup.as_mut() {
+                backup.restart = Some(restart_tx);
+                backup.last_restore = last_restore;
+            }
         })?;
         let realtime = handles.realtime.clone();
-        let gateway = start_gateway(&args, bind, &handles, web_config.ui_dir.clone())?;
-        let (server, addrs) = web::build_server(handles, web_config)?;
+        let gateway = match &listeners.gateway {
+            Some(listener) => {
+                Some(start_gateway(listener.try_clone()?, &handles, web_config.ui_dir.clone(), args.workers)?)
+            }
+            None => None,
+        };
+        let (server, addrs) = web::build_server_on(handles, listeners.data_api.try_clone()?, web_config)?;
         let stop_signal = ShutdownSignal::install()?;
         let port = addrs.first().map(|a| a.port()).unwrap_or(args.port);
         data_dir.write_runtime_info(&RuntimeInfo { bind: bind.to_string(), port, pid: std::process::id() })?;
@@ -67,29 +133,39 @@ pub fn run(args: ServeArgs) -> Result<(), BoxError> {
         if let Some(gateway) = gateway {
             actix::spawn(gateway);
         }
-        actix::spawn(async move {
-            stop_signal.recv().await;
-            tracing::info!("shutting down");
+        // The server's stop commands are handled while its future is polled: it runs as a task.
+        let mut server = actix::spawn(server);
+        let asked = tokio::select! {
+            served = &mut server => {
+                served??;
+                None
+            }
+            _ = stop_signal.recv() => Some(GenerationEnd::Shutdown),
+            Some(staged) = restart_rx.recv() => Some(GenerationEnd::Restore(Box::new(staged))),
+        };
+        if asked.is_some() {
+            tracing::info!(restore = matches!(asked, Some(GenerationEnd::Restore(_))), "stopping the server");
+            // Relay Web first, then the data API drains its in-flight requests; the actors
+            // (and the store's connections) stop with the System afterwards.
             let _ = realtime.send(actors::realtime::CloseAll).await;
             if let Some(g) = gateway_handle {
                 g.stop(true).await;
             }
             handle.stop(true).await;
-        });
-        server.await?;
-        infra::control_socket::remove(data_dir.root());
-        Ok::<(), BoxError>(())
-    })?;
-    Ok(())
+            server.await??;
+        }
+        let end = asked.unwrap_or(GenerationEnd::Shutdown);
+        Ok::<GenerationEnd, BoxError>(end)
+    });
+    // Stopping the System stops every arbiter, and with them the actors and their store
+    // connections; `run` returns once the stop is processed (the restore waits for the files).
+    actix::System::current().stop();
+    system.run()?;
+    end
 }
 
-/// Starts Relay Web when asked for and direct LAN access is on; otherwise explains why not.
-fn start_gateway(
-    args: &ServeArgs,
-    bind: IpAddr,
-    handles: &actors::Handles,
-    ui_dir: Option<std::path::PathBuf>,
-) -> Result<Option<actix_web::dev::Server>, BoxError> {
+/// Relay Web's listener when asked for and direct LAN access is on; otherwise explains why not.
+fn gateway_listener(args: &ServeArgs, bind: IpAddr) -> Result<Option<std::net::TcpListener>, BoxError> {
     if !args.web {
         return Ok(None);
     }
@@ -98,17 +174,25 @@ fn start_gateway(
         tracing::warn!("relay web requested without direct LAN access; not started");
         return Ok(None);
     }
-    let listener = std::net::TcpListener::bind((bind, args.web_port))?;
+    Ok(Some(std::net::TcpListener::bind((bind, args.web_port))?))
+}
+
+/// Starts Relay Web on its listener.
+fn start_gateway(
+    listener: std::net::TcpListener,
+    handles: &actors::Handles,
+    ui_dir: Option<std::path::PathBuf>,
+    workers: usize,
+) -> Result<actix_web::dev::Server, BoxError> {
     let interfaces: Vec<IpAddr> =
         if_addrs::get_if_addrs().map(|v| v.into_iter().map(|i| i.ip()).collect()).unwrap_or_default();
     let hostname = hostname::get().ok().and_then(|h| h.into_string().ok()).unwrap_or_default();
-    let config =
-        web::gateway::GatewayConfig { hostname, interface_addresses: interfaces, ui_dir, workers: args.workers };
+    let config = web::gateway::GatewayConfig { hostname, interface_addresses: interfaces, ui_dir, workers };
     let (server, addr) = web::gateway::build_gateway(handles.clone(), listener, config)?;
     announce!("Relay Web listening on http://127.0.0.1:{}", addr.port());
     announce!("Relay Web uses cleartext HTTP: keep it on the managed LAN/VPN and never port-forward or publish it.");
     tracing::info!(port = addr.port(), "relay web gateway started");
-    Ok(Some(server))
+    Ok(server)
 }
 
 /// SIGINT/SIGTERM handlers, registered before the server announces itself so an early signal

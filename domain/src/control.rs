@@ -67,9 +67,16 @@ pub enum AdminOp {
 #[serde(tag = "op", rename_all = "camelCase", deny_unknown_fields)]
 pub enum BackupOp {
     Create {},
-    Verify { name: String },
+    Verify {
+        name: String,
+    },
     List {},
     Health {},
+    /// Restore on the running server (the operator confirmed on the client side): verify the
+    /// archive and a fresh safety backup, then the server restarts on the restored data.
+    Restore {
+        name: String,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -113,7 +120,9 @@ impl ControlRequest {
     /// How long the client waits for this request's reply.
     pub fn reply_deadline_ms(&self) -> u64 {
         match &self.request {
-            ControlOp::Backup(BackupOp::Create {} | BackupOp::Verify { .. }) => LONG_OPERATION_DEADLINE_MS,
+            ControlOp::Backup(BackupOp::Create {} | BackupOp::Verify { .. } | BackupOp::Restore { .. }) => {
+                LONG_OPERATION_DEADLINE_MS
+            }
             _ => IO_DEADLINE_MS,
         }
     }
@@ -134,6 +143,7 @@ impl ControlRequest {
                 BackupOp::Verify { .. } => "backup.verify",
                 BackupOp::List {} => "backup.list",
                 BackupOp::Health {} => "backup.health",
+                BackupOp::Restore { .. } => "backup.restore",
             },
         }
     }
@@ -175,10 +185,23 @@ pub enum ControlReply {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "camelCase")]
 pub enum BackupReply {
-    Created { backup: crate::backup::status::CreatedBackup },
-    Verified { backup: crate::backup::status::VerifiedBackup },
-    Listed { archives: Vec<crate::backup::status::ArchiveListing> },
-    Status { status: Box<crate::backup::status::BackupStatus> },
+    Created {
+        backup: crate::backup::status::CreatedBackup,
+    },
+    Verified {
+        backup: crate::backup::status::VerifiedBackup,
+    },
+    Listed {
+        archives: Vec<crate::backup::status::ArchiveListing>,
+    },
+    Status {
+        status: Box<crate::backup::status::BackupStatus>,
+    },
+    /// The restore is verified and staged; the server is restarting onto it (poll `Health`
+    /// for `lastRestore`).
+    RestoreStaged {
+        staged: crate::backup::status::RestoreStaged,
+    },
 }
 
 /// Stable failure codes of the control channel.

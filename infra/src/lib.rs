@@ -11,6 +11,7 @@ pub mod clock;
 pub mod control_socket;
 pub mod datadir;
 pub mod db;
+pub mod dir_lock;
 pub mod fault;
 pub mod http;
 pub mod ids;

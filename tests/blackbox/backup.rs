@@ -2,7 +2,10 @@
 //! process: a backup taken while 16 writers run holds every write acknowledged before it
 //! started; crafted bad archives are refused by `relay backup verify`; a stalled worker is
 //! killed at the deadline and leaves no directory or process; disk pressure fails before
-//! anything is written; and no backup operation is reachable over HTTP.
+//! anything is written; no backup operation is reachable over HTTP; a restore (cold, or on a
+//! running server that stops, swaps and restarts on the same port) brings the backup back or
+//! rolls back, and survives kill -9 at every swap step; a CLI never works on a data directory
+//! whose server holds its lock.
 
 #[path = "../support/mod.rs"]
 mod support;
@@ -286,21 +289,8 @@ async fn backed_up_then_changed(data_dir: &Path) -> String {
     let (ok, out) = backup(&relay, &["create"]);
     assert!(ok, "{out}");
     relay.create(&token, "contacts", &json!({"name": "After", "email": "after@example.com"})).await;
-    let (ok, out) = backup(&relay, &["restore", &archive_name(&out), "--yes"]);
-    assert!(!ok && out.contains("server is running"), "refused under a running server: {out}");
     relay.stop();
-    archive_name(&out_name(data_dir))
-}
-
-/// The newest regular archive's name in a data directory.
-fn out_name(data_dir: &Path) -> String {
-    let mut names: Vec<String> = std::fs::read_dir(data_dir.join("backups"))
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| n.starts_with("backup_") && n.ends_with(".zip"))
-        .collect();
-    names.sort();
-    names.pop().expect("a backup")
+    archive_name(&out)
 }
 
 fn names(list: &[&str]) -> BTreeSet<String> {
@@ -365,4 +355,75 @@ async fn a_restore_killed_at_every_swap_step_is_recovered_at_the_next_start() {
         let leftovers = backup_leftovers(&data);
         assert!(leftovers.is_empty(), "{point}: {leftovers:?}");
     }
+}
+
+/// The contact names the running `relay` serves now (a fresh token: the server restarted).
+async fn names_served_by(relay: &Relay) -> BTreeSet<String> {
+    let token = relay.token().await;
+    let page = relay.get_json(&token, "/api/collections/contacts/records?perPage=100").await;
+    page["items"].as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap().to_string()).collect()
+}
+
+/// A running server holding "Before" in a verified backup and "After" written since.
+async fn running_backed_up_then_changed(data_dir: &Path, envs: &[(&str, &str)]) -> (Relay, String) {
+    let relay = Relay::start_env(data_dir, "127.0.0.1", &[], envs);
+    let token = relay.token().await;
+    relay.create(&token, "contacts", &json!({"name": "Before", "email": "before@example.com"})).await;
+    let (ok, out) = backup(&relay, &["create"]);
+    assert!(ok, "{out}");
+    relay.create(&token, "contacts", &json!({"name": "After", "email": "after@example.com"})).await;
+    (relay, archive_name(&out))
+}
+
+#[tokio::test]
+async fn a_running_server_restores_and_serves_the_restored_data_on_the_same_port() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let (mut relay, name) = running_backed_up_then_changed(&data, &[]).await;
+    let (ok, out) = backup(&relay, &["restore", &name, "--yes"]);
+    assert!(ok && out.contains("the server serves it"), "{out}\n{}", relay.stderr());
+    // The same process, on the same port, serves the restored data.
+    assert_eq!(names_served_by(&relay).await, names(&["Before"]), "the backup's data is served");
+    let (ok, out) = backup(&relay, &["health"]);
+    assert!(ok && out.contains("\"serving\""), "the status reports the restore: {out}");
+    let safety: Vec<PathBuf> = std::fs::read_dir(backups_dir(&relay))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("pre_restore_"))
+        .collect();
+    assert_eq!(safety.len(), 1, "one safety archive");
+    assert_eq!(contact_ids_in(&safety[0]).len(), 2, "the safety archive holds what was replaced");
+    // Writes go to the restored store and survive the next start.
+    let token = relay.token().await;
+    relay.create(&token, "contacts", &json!({"name": "Later", "email": "later@example.com"})).await;
+    relay.stop();
+    assert!(backup_leftovers(&data).is_empty(), "{:?}", backup_leftovers(&data));
+    assert_eq!(served_names(&data).await, names(&["Before", "Later"]));
+}
+
+#[tokio::test]
+async fn a_running_server_whose_restored_store_fails_its_check_serves_the_original_again() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let (mut relay, name) =
+        running_backed_up_then_changed(&data, &[("RELAY_TEST_FAULT", "restore:reject-restored")]).await;
+    let (ok, out) = backup(&relay, &["restore", &name, "--yes"]);
+    assert!(!ok && out.contains("previous data was put back"), "{out}");
+    assert_eq!(names_served_by(&relay).await, names(&["Before", "After"]), "the original is served again");
+    relay.stop();
+    assert!(backup_leftovers(&data).is_empty(), "{:?}", backup_leftovers(&data));
+}
+
+#[tokio::test]
+async fn a_cli_that_cannot_reach_the_server_leaves_its_locked_data_directory_alone() {
+    let relay = Relay::start();
+    // A server restarting for a restore has no control socket for a moment; simulate that.
+    std::fs::remove_file(relay.data_dir.join("control.sock")).unwrap();
+    for args in [&["list"][..], &["create"], &["restore", "backup_2026-01-01_00-00-00_abcdefgh12.zip", "--yes"]] {
+        let (ok, out) = backup(&relay, args);
+        assert!(!ok && out.contains("running or restarting"), "{args:?}: {out}");
+    }
+    let (ok, out) = relay_cli("admin", &relay.data_dir, &["list"], "");
+    assert!(!ok && out.contains("running or restarting"), "admin: {out}");
+    assert!(!backups_dir(&relay).exists() || std::fs::read_dir(backups_dir(&relay)).unwrap().next().is_none());
 }

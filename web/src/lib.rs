@@ -70,6 +70,32 @@ pub fn configure(cfg: &mut web::ServiceConfig, ui_dir: Option<PathBuf>) {
 
 /// Builds and binds the HTTP server; returns it (not yet awaited) and its bound addresses.
 pub fn build_server(handles: actors::Handles, config: WebConfig) -> std::io::Result<(Server, Vec<SocketAddr>)> {
+    let listener = bind_listener(&config.bind, config.port)?;
+    build_server_on(handles, listener, config)
+}
+
+/// Binds the data API's listening socket (address reuse on, backlog 1024 as actix-web's own
+/// bind). A host that restarts its server in-process (a backup restore) binds once and hands
+/// each start a clone, so clients find the server on the same port afterwards.
+pub fn bind_listener(bind: &str, port: u16) -> std::io::Result<std::net::TcpListener> {
+    use socket2::{Domain, Protocol, Socket, Type};
+    let ip: std::net::IpAddr = bind
+        .parse()
+        .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidInput, "bind must be an IP address"))?;
+    let addr = SocketAddr::new(ip, port);
+    let socket = Socket::new(Domain::for_address(addr), Type::STREAM, Some(Protocol::TCP))?;
+    socket.set_reuse_address(true)?;
+    socket.bind(&addr.into())?;
+    socket.listen(1024)?;
+    Ok(socket.into())
+}
+
+/// Builds the HTTP server on an already bound listener (`config.bind`/`port` are not used).
+pub fn build_server_on(
+    handles: actors::Handles,
+    listener: std::net::TcpListener,
+    config: WebConfig,
+) -> std::io::Result<(Server, Vec<SocketAddr>)> {
     let ui_dir = config.ui_dir.clone();
     let server = HttpServer::new(move || {
         App::new()
@@ -100,7 +126,7 @@ pub fn build_server(handles: actors::Handles, config: WebConfig) -> std::io::Res
     .workers(config.workers.max(1))
     .disable_signals()
     .shutdown_timeout(5)
-    .bind((config.bind.as_str(), config.port))?;
+    .listen(listener)?;
     let addrs = server.addrs();
     Ok((server.run(), addrs))
 }

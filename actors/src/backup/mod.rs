@@ -7,8 +7,12 @@
 //! schedule runs the first cycle shortly after start, then daily, with the 15 min / 1 h / 6 h
 //! retry ladder after failures; a cycle creates a backup only when the gate does not already
 //! pass. Operational history retention (`domain::retention`) runs through the store only while
-//! the same gate passes. Progress (bytes and entries) of the running phase is kept for the status view.
-//! Server-local only: reached from the control socket, never from HTTP.
+//! the same gate passes. A restore on the running server is staged here (`restore::stage_restore`:
+//! the selected archive and a fresh safety backup verified while Relay serves), then handed to
+//! the host over `BackupConfig::restart`, which stops the server, installs it and restarts;
+//! the restarted actor reports the outcome (`last_restore`) once its store has served a read.
+//! Progress (bytes and entries) of the running phase is kept for the status view.
+//! Server-local only: reached from the control socket and the desktop bridge, never from HTTP.
 
 pub mod jobs;
 pub mod restore;
@@ -24,14 +28,17 @@ use domain::backup::names::{ArchiveKind, ArchiveName};
 use domain::backup::retention::{retention_gate, select_for_pruning, PruneBudgets, RetentionPermit};
 use domain::backup::schedule::first_cycle_at;
 use domain::backup::status::{
-    ArchiveListing, BackupStatus, CreatedBackup, OperationKind, OperationPhase, OperationStatus, VerifiedBackup,
+    ArchiveListing, BackupStatus, CreatedBackup, FinishedRestore, OperationKind, OperationPhase, OperationStatus,
+    RestoreResult, RestoreStaged, VerifiedBackup,
 };
 use domain::control::{BackupOp, BackupReply};
+use domain::record::RawListParams;
 use infra::backup::{files, Progress};
 
 use crate::kit::{Subsystem, SubsystemCtx};
-use crate::store::{ApplyRetention, StoreActor};
+use crate::store::{ApplyRetention, ListRecords, StoreActor};
 use jobs::{JobEnv, JobError};
+use restore::{RestoreError, StagedRestore};
 
 pub const NAME: &str = "backup";
 /// The scheduler re-checks the due time this often (robust to clock changes).
@@ -81,19 +88,36 @@ pub struct ListBackups;
 #[rtype(result = "BackupStatus")]
 pub struct GetBackupStatus;
 
+/// Restore an archive on the running server: stage it (verified, safety backup taken), then
+/// the host restarts onto it. Refused when the actor has no host to restart it.
+#[derive(Message)]
+#[rtype(result = "Result<RestoreStaged, BackupError>")]
+pub struct RestoreBackup {
+    pub name: String,
+}
+
+/// Where a staged restore goes: the host that stops the server, installs it and restarts.
+pub type RestoreHandoff = tokio::sync::mpsc::UnboundedSender<StagedRestore>;
+
 /// Runs the scheduled cycle if it is due (sent by the actor's own timer; tests send it too).
 #[derive(Message)]
 #[rtype(result = "()")]
 pub struct Tick;
 
-/// Progress of the running phase, from the blocking job.
+/// Progress of the running phase (and the phase, when the job moves on), from the blocking job.
 #[derive(Message)]
 #[rtype(result = "()")]
-struct PhaseProgress(u64, Progress);
+struct PhaseProgress(u64, Option<OperationPhase>, Progress);
+
+/// The restarted server's first read after a restore was installed.
+#[derive(Message)]
+#[rtype(result = "()")]
+struct RestoreServed(Result<(), String>);
 
 enum Op {
     Create(Option<oneshot::Sender<Result<CreatedBackup, BackupError>>>),
     Verify(ArchiveName, oneshot::Sender<Result<VerifiedBackup, BackupError>>),
+    Restore(ArchiveName, oneshot::Sender<Result<RestoreStaged, BackupError>>),
 }
 
 /// How the actor is set up.
@@ -104,6 +128,10 @@ pub struct BackupConfig {
     pub schedule: bool,
     /// Where operational retention runs (absent: archives only).
     pub store: Option<Addr<StoreActor>>,
+    /// The host that restarts the server onto a staged restore (absent: restore refused).
+    pub restart: Option<RestoreHandoff>,
+    /// The restore the host installed before starting this server (reported in the status).
+    pub last_restore: Option<FinishedRestore>,
 }
 
 pub struct BackupActor {
@@ -115,6 +143,7 @@ pub struct BackupActor {
     /// Identifies the running job, so late progress of a finished one is ignored.
     job_id: u64,
     next_cycle_ms: i64,
+    last_restore: Option<FinishedRestore>,
 }
 
 impl BackupActor {
@@ -130,9 +159,11 @@ impl BackupActor {
             }
         }
         let next_cycle_ms = loaded.state.retry_due.unwrap_or(0).max(first_cycle_at(now));
+        let last_restore = config.last_restore.clone();
         let mut actor = BackupActor {
             subsystem,
             config,
+            last_restore,
             health: loaded.state,
             queue: VecDeque::new(),
             running: None,
@@ -180,6 +211,7 @@ impl BackupActor {
         match self.queue.pop_front() {
             Some(Op::Create(reply)) => self.start_create(reply, ctx),
             Some(Op::Verify(name, reply)) => self.start_verify(name, reply, ctx),
+            Some(Op::Restore(name, reply)) => self.start_restore(name, reply, ctx),
             None => {}
         }
     }
@@ -210,7 +242,7 @@ impl BackupActor {
     /// A progress sink for the blocking job (reports to this actor).
     fn sink(ctx: &Context<Self>, job: u64) -> impl FnMut(Progress) + Send + 'static {
         let me = ctx.address();
-        move |p: Progress| me.do_send(PhaseProgress(job, p))
+        move |p: Progress| me.do_send(PhaseProgress(job, None, p))
     }
 
     fn start_create(
@@ -327,6 +359,93 @@ impl BackupActor {
         );
     }
 
+    fn start_restore(
+        &mut self,
+        name: ArchiveName,
+        reply: oneshot::Sender<Result<RestoreStaged, BackupError>>,
+        ctx: &mut Context<Self>,
+    ) {
+        let Some(handoff) = self.config.restart.clone() else {
+            let _ = reply.send(Err(BackupError::Failed(
+                "restoring needs a running server; stop Relay and use `relay backup restore`".into(),
+            )));
+            return self.start_next(ctx);
+        };
+        let job = self.begin(OperationKind::Restore, OperationPhase::Verifying, Some(name.clone()));
+        let (env, me, now, job_name) = (self.config.env.clone(), ctx.address(), self.now(), name.clone());
+        let stage = move || {
+            let mut sink =
+                |phase: restore::RestorePhase, p| me.do_send(PhaseProgress(job, Some(phase.operation_phase()), p));
+            Ok(restore::stage_restore(&env, &job_name, now, &mut sink))
+        };
+        self.run_job(ctx, stage, move |staged, act, ctx| {
+            let now = act.now();
+            let staged = staged.unwrap_or_else(|e| Err(RestoreError::SafetyBackupFailed(e)));
+            let outcome = match staged {
+                Ok(staged) => {
+                    act.health.record_verification(
+                        &name,
+                        staged.selected_fingerprint,
+                        VerificationOutcome::Success,
+                        now,
+                    );
+                    act.save();
+                    let report = staged.report.clone();
+                    match handoff.send(staged) {
+                        Ok(()) => {
+                            // The queue stays blocked: the host stops this server next.
+                            if let Some(status) = &mut act.running {
+                                status.phase = OperationPhase::Installing;
+                            }
+                            tracing::info!(archive = %name.as_str(), "restore staged; the server restarts onto it");
+                            let _ = reply.send(Ok(report));
+                            return;
+                        }
+                        Err(unsent) => {
+                            unsent.0.discard();
+                            Err(BackupError::Unavailable)
+                        }
+                    }
+                }
+                Err(RestoreError::NotFound) => Err(BackupError::NotFound),
+                Err(e) => {
+                    if let (RestoreError::SourceRejected(_), Some(fingerprint)) =
+                        (&e, jobs::observe(&act.config.env, &name))
+                    {
+                        act.health.record_verification(&name, fingerprint, VerificationOutcome::Failed, now);
+                        act.save();
+                    }
+                    tracing::warn!(error = %e, "restore refused before anything changed");
+                    Err(BackupError::Failed(e.to_string()))
+                }
+            };
+            act.finish(ctx);
+            let _ = reply.send(outcome);
+        });
+    }
+
+    /// After the host installed a restore and started this server: one read through the store
+    /// (the same path the record API uses) decides whether the restore is reported as serving.
+    fn confirm_restore_serves(&mut self, ctx: &mut Context<Self>) {
+        if !self.last_restore.as_ref().is_some_and(|r| r.result == RestoreResult::Installed) {
+            return;
+        }
+        let Some(store) = self.config.store.clone() else {
+            return;
+        };
+        let params = RawListParams { per_page: Some("1".into()), ..RawListParams::default() };
+        let read = store.send(ListRecords { collection: "contacts".into(), params });
+        let me = ctx.address();
+        actix::spawn(async move {
+            let served = match read.await {
+                Ok(Ok(_)) => Ok(()),
+                Ok(Err(e)) => Err(e.to_string()),
+                Err(_) => Err("the store is unavailable".to_string()),
+            };
+            me.do_send(RestoreServed(served));
+        });
+    }
+
     /// The retention gate now: the certified restore point when the latest backup is fresh,
     /// unchanged on disk and verified.
     fn permit(&self) -> Option<RetentionPermit> {
@@ -405,6 +524,7 @@ impl Subsystem for BackupActor {
         self.running = None;
     }
     fn on_start(&mut self, ctx: &mut Context<Self>) {
+        self.confirm_restore_serves(ctx);
         if self.config.schedule {
             ctx.run_interval(SCHEDULE_CHECK, |_, ctx| ctx.notify(Tick));
         }
@@ -434,8 +554,11 @@ impl Handler<Tick> for BackupActor {
 
 impl Handler<PhaseProgress> for BackupActor {
     type Result = ();
-    fn handle(&mut self, PhaseProgress(job, p): PhaseProgress, _: &mut Context<Self>) {
+    fn handle(&mut self, PhaseProgress(job, phase, p): PhaseProgress, _: &mut Context<Self>) {
         if let Some(status) = self.running.as_mut().filter(|_| job == self.job_id) {
+            if let Some(phase) = phase {
+                status.phase = phase;
+            }
             status.bytes_done = p.bytes_done;
             status.bytes_total = p.bytes_total;
             status.entries_done = p.entries_done;
@@ -475,7 +598,38 @@ impl Handler<ListBackups> for BackupActor {
 impl Handler<GetBackupStatus> for BackupActor {
     type Result = MessageResult<GetBackupStatus>;
     fn handle(&mut self, _: GetBackupStatus, _: &mut Context<Self>) -> Self::Result {
-        MessageResult(BackupStatus { health: self.view(), operation: self.running.clone(), queued: self.queue.len() })
+        MessageResult(BackupStatus {
+            health: self.view(),
+            operation: self.running.clone(),
+            queued: self.queue.len(),
+            last_restore: self.last_restore.clone(),
+        })
+    }
+}
+
+impl Handler<RestoreBackup> for BackupActor {
+    type Result = ResponseFuture<Result<RestoreStaged, BackupError>>;
+    fn handle(&mut self, msg: RestoreBackup, ctx: &mut Context<Self>) -> Self::Result {
+        let Ok(name) = ArchiveName::parse(&msg.name) else {
+            return Box::pin(async { Err(BackupError::InvalidName) });
+        };
+        let (tx, rx) = oneshot::channel();
+        self.enqueue(Op::Restore(name, tx), ctx);
+        Box::pin(async move { rx.await.unwrap_or(Err(BackupError::Unavailable)) })
+    }
+}
+
+impl Handler<RestoreServed> for BackupActor {
+    type Result = ();
+    fn handle(&mut self, RestoreServed(served): RestoreServed, _: &mut Context<Self>) {
+        let Some(restore) = self.last_restore.as_mut() else { return };
+        restore.result = match served {
+            Ok(()) => RestoreResult::Serving,
+            Err(reason) => {
+                RestoreResult::Failed { reason: format!("the restored data was installed but a read failed: {reason}") }
+            }
+        };
+        tracing::info!(result = ?restore.result, "restore outcome after restart");
     }
 }
 
@@ -488,6 +642,9 @@ pub async fn run_op(backup: &Addr<BackupActor>, op: BackupOp) -> Result<BackupRe
             BackupReply::Verified { backup: backup.send(VerifyBackup { name }).await.map_err(closed)?? }
         }
         BackupOp::List {} => BackupReply::Listed { archives: backup.send(ListBackups).await.map_err(closed)?? },
+        BackupOp::Restore { name } => {
+            BackupReply::RestoreStaged { staged: backup.send(RestoreBackup { name }).await.map_err(closed)?? }
+        }
         BackupOp::Health {} => {
             BackupReply::Status { status: Box::new(backup.send(GetBackupStatus).await.map_err(closed)?) }
         }

@@ -52,7 +52,7 @@ fn env(tmp: &Path, free: Arc<dyn FreeSpace + Send + Sync>, worker: WorkerCommand
 }
 
 fn start(t: &TestCtx, env: JobEnv, schedule: bool) -> Addr<BackupActor> {
-    BackupActor::new(t.ctx(), BackupConfig { env, schedule, store: None }).start()
+    BackupActor::new(t.ctx(), BackupConfig { env, schedule, store: None, restart: None, last_restore: None }).start()
 }
 
 fn archives(root: &Path) -> Vec<PathBuf> {

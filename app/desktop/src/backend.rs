@@ -4,12 +4,17 @@
 //! `web::build_server`, signals disabled so actix never handles SIGINT/SIGTERM in the GUI
 //! process); in client mode it hosts the client-side `AuthCoordinator`. The same thread hosts
 //! the mDNS `DiscoveryActor` when it is needed: in server mode with a LAN bind it advertises the
-//! bound port (unless `--no-mdns`), in client mode it is started on the first browse. The thread
-//! sends the addresses back over a std channel; `Backend::stop` withdraws the advertisement and
-//! shuts the mDNS daemon down, then shuts everything else down on app exit.
+//! bound port (unless `--no-mdns`), in client mode it is started on the first browse. In server
+//! mode the thread runs generations, each on its own actix System, like `relay serve`: a backup
+//! restore staged by the backup actor ends the generation (advertisement withdrawn, realtime
+//! closed, HTTP drained, every actor and store connection gone), is installed, and the next
+//! generation starts on the same listener and reports the outcome; the current generation's
+//! addresses live in [`LiveServer`]. The thread sends the first addresses back over a std
+//! channel; `Backend::stop` withdraws the advertisement and shuts the mDNS daemon down, then
+//! shuts everything else down on app exit.
 
 use std::net::{IpAddr, SocketAddr};
-use std::sync::mpsc;
+use std::sync::{mpsc, Arc, Mutex};
 use std::thread::JoinHandle;
 
 use actix::{Actor, Addr};
@@ -45,16 +50,29 @@ pub struct Backend {
     discovery: Option<Addr<DiscoveryActor>>,
 }
 
+/// The running server generation's addresses (replaced when a restore restarts the server).
+#[derive(Clone)]
+pub struct LiveServer {
+    pub health: Addr<HealthActor>,
+    pub realtime: Addr<actors::realtime::RealtimeActor>,
+    /// Backups of the data directory (Settings → Data administration).
+    pub backup: Option<Addr<actors::backup::BackupActor>>,
+    pub server: actix_web::dev::ServerHandle,
+    pub discovery: Option<Addr<DiscoveryActor>>,
+    pub system: actix::System,
+}
+
+/// Shared between the server thread (which replaces it at each start) and the shell.
+pub type SharedLive = Arc<Mutex<Option<LiveServer>>>;
+
 pub enum BackendKind {
     Server {
         /// Origin the window and LAN clients use (`http://127.0.0.1:<port>` for a loopback bind).
         url: String,
         passphrase: String,
-        health: Addr<HealthActor>,
-        realtime: Addr<actors::realtime::RealtimeActor>,
-        /// Backups of the data directory (Settings → Data administration).
-        backup: Option<Addr<actors::backup::BackupActor>>,
-        server: actix_web::dev::ServerHandle,
+        live: SharedLive,
+        /// Set on app exit: no further generation starts (a restore in progress finishes).
+        quit: Arc<std::sync::atomic::AtomicBool>,
     },
     Client {
         url: String,
@@ -76,6 +94,7 @@ fn shown_origin(bind: IpAddr, addr: SocketAddr) -> String {
 /// is kept where `store`'s policy says (`infra::server_passphrase`).
 pub fn start_server(data_dir: &DataDir, settings: ServerSettings, store: &SecretStore) -> Result<Backend, BoxError> {
     let data_dir = data_dir.clone();
+    let lock = infra::dir_lock::lock(data_dir.root())?;
     let bootstrap = DataDir::bootstrap_passphrase();
     let kept = infra::server_passphrase::load_or_create(&data_dir, store, bootstrap.as_deref())?;
     if kept.created {
@@ -92,51 +111,152 @@ pub fn start_server(data_dir: &DataDir, settings: ServerSettings, store: &Secret
     if domain::discovery::should_advertise(settings.bind) && !settings.mdns {
         tracing::info!("LAN access is on; mDNS advertising is off (--no-mdns)");
     }
-    let (tx, rx) = mpsc::channel();
+    let listener = web::bind_listener(&web_config.bind, web_config.port)?;
     let bind = settings.bind;
+    let live: SharedLive = Arc::new(Mutex::new(None));
+    let (tx, rx) = mpsc::channel();
+    let quit = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let (thread_live, thread_passphrase, thread_quit) = (live.clone(), passphrase.clone(), quit.clone());
     let thread = std::thread::Builder::new().name(domain::stability::SERVER_THREAD.into()).spawn(move || {
-        let system = actix::System::new();
-        let sys = actix::System::current();
-        let result: Result<(), String> = system.block_on(async move {
-            let started = (|| {
-                let handles =
-                    actors::start_from_data_dir(&data_dir, passphrase.clone(), |_| {}).map_err(|e| e.to_string())?;
-                let (server, addrs) = web::build_server(handles.clone(), web_config).map_err(|e| e.to_string())?;
-                let addr = *addrs.first().ok_or("the server bound no address")?;
-                Ok::<_, String>((handles, server, addr))
-            })();
-            match started {
-                Ok((handles, server, addr)) => {
-                    let info = RuntimeInfo { bind: bind.to_string(), port: addr.port(), pid: std::process::id() };
-                    if let Err(e) = data_dir.write_runtime_info(&info) {
-                        tracing::warn!(error = %e, "could not write runtime info");
-                    }
-                    let discovery = advertise.then(|| start_advertising(&handles.health, addr.port())).flatten();
-                    let kind = BackendKind::Server {
-                        url: shown_origin(bind, addr),
-                        passphrase,
-                        health: handles.health.clone(),
-                        realtime: handles.realtime.clone(),
-                        backup: handles.backup.clone(),
-                        server: server.handle(),
-                    };
-                    let _ = tx.send(Ok((kind, discovery, sys)));
-                    #[cfg(debug_assertions)]
-                    inject_fatal_for_tests();
-                    server.await.map_err(|e| e.to_string())
+        // Held for the life of the server thread, across restore restarts.
+        let _lock = lock;
+        let generation = Generation {
+            data_dir,
+            passphrase: thread_passphrase,
+            web_config,
+            listener,
+            bind,
+            advertise,
+            live: thread_live,
+        };
+        let mut started = Some(tx);
+        let mut last_restore = None;
+        while !thread_quit.load(std::sync::atomic::Ordering::SeqCst) {
+            match generation.run(last_restore.take(), started.take()) {
+                Ok(Some(staged)) => {
+                    let finished = actors::backup::restore::finish_staged(
+                        &generation.data_dir,
+                        *staged,
+                        infra::clock::system().now_ms(),
+                    );
+                    tracing::info!(result = ?finished.result, "restore installed; restarting the server");
+                    last_restore = Some(finished);
                 }
+                Ok(None) => break,
                 Err(e) => {
-                    let _ = tx.send(Err(e.clone()));
-                    Err(e)
+                    tracing::error!(error = %domain::redact::redact_text(&e), "relay server stopped with an error");
+                    break;
                 }
             }
-        });
-        if let Err(e) = result {
-            tracing::error!(error = %domain::redact::redact_text(&e), "relay server stopped with an error");
         }
     })?;
-    let (kind, discovery, system) = rx.recv().map_err(|_| "the actix thread exited before starting")??;
-    Ok(Backend { kind, system, thread: Some(thread), mdns: settings.mdns, discovery })
+    let url = rx.recv().map_err(|_| "the actix thread exited before starting")??;
+    let system = lock_live(&live).as_ref().map(|l| l.system.clone()).ok_or("the server did not start")?;
+    let kind = BackendKind::Server { url, passphrase, live, quit };
+    Ok(Backend { kind, system, thread: Some(thread), mdns: settings.mdns, discovery: None })
+}
+
+fn lock_live(live: &SharedLive) -> std::sync::MutexGuard<'_, Option<LiveServer>> {
+    live.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// What every server generation of the desktop starts from.
+struct Generation {
+    data_dir: DataDir,
+    passphrase: String,
+    web_config: web::WebConfig,
+    listener: std::net::TcpListener,
+    bind: IpAddr,
+    advertise: bool,
+    live: SharedLive,
+}
+
+type Started = mpsc::Sender<Result<String, String>>;
+
+impl Generation {
+    /// Runs one generation on a new actix System until the server stops (`None`: app exit or
+    /// an error) or the backup actor hands over a staged restore (returned, to be installed).
+    /// The first generation reports its origin (or its start error) on `started`.
+    fn run(
+        &self,
+        last_restore: Option<domain::backup::status::FinishedRestore>,
+        started: Option<Started>,
+    ) -> Result<Option<Box<actors::backup::restore::StagedRestore>>, String> {
+        let system = actix::System::new();
+        let outcome = system.block_on(self.serve(last_restore, started));
+        *lock_live(&self.live) = None;
+        actix::System::current().stop();
+        let _ = system.run();
+        outcome
+    }
+
+    async fn serve(
+        &self,
+        last_restore: Option<domain::backup::status::FinishedRestore>,
+        started: Option<Started>,
+    ) -> Result<Option<Box<actors::backup::restore::StagedRestore>>, String> {
+        let (restart_tx, mut restart_rx) = tokio::sync::mpsc::unbounded_channel();
+        let launched = (|| {
+            let handles = actors::start_from_data_dir(&self.data_dir, self.passphrase.clone(), |config| {
+                if let Some(backup) = config.backup.as_mut() {
+                    backup.restart = Some(restart_tx);
+                    backup.last_restore = last_restore;
+                }
+            })
+            .map_err(|e| e.to_string())?;
+            let listener = self.listener.try_clone().map_err(|e| e.to_string())?;
+            let (server, addrs) =
+                web::build_server_on(handles.clone(), listener, self.web_config.clone()).map_err(|e| e.to_string())?;
+            let addr = *addrs.first().ok_or("the server bound no address")?;
+            Ok::<_, String>((handles, server, addr))
+        })();
+        let (handles, server, addr) = match launched {
+            Ok(launched) => launched,
+            Err(e) => {
+                if let Some(started) = started {
+                    let _ = started.send(Err(e.clone()));
+                }
+                return Err(e);
+            }
+        };
+        let info = RuntimeInfo { bind: self.bind.to_string(), port: addr.port(), pid: std::process::id() };
+        if let Err(e) = self.data_dir.write_runtime_info(&info) {
+            tracing::warn!(error = %e, "could not write runtime info");
+        }
+        let discovery = self.advertise.then(|| start_advertising(&handles.health, addr.port())).flatten();
+        let live = LiveServer {
+            health: handles.health.clone(),
+            realtime: handles.realtime.clone(),
+            backup: handles.backup.clone(),
+            server: server.handle(),
+            discovery: discovery.clone(),
+            system: actix::System::current(),
+        };
+        *lock_live(&self.live) = Some(live);
+        if let Some(started) = started {
+            let _ = started.send(Ok(shown_origin(self.bind, addr)));
+            #[cfg(debug_assertions)]
+            inject_fatal_for_tests();
+        }
+        // The server's stop commands are handled while its future is polled: it runs as a task.
+        let handle = server.handle();
+        let mut server_task = actix::spawn(server);
+        let staged = tokio::select! {
+            served = &mut server_task => {
+                return served.map_err(|e| e.to_string())?.map(|_| None).map_err(|e| e.to_string());
+            }
+            Some(staged) = restart_rx.recv() => staged,
+        };
+        tracing::info!("stopping the server for a backup restore");
+        if let Some(discovery) = discovery {
+            let _ = tokio::time::timeout(MDNS_STOP_WAIT, discovery.send(actors::discovery::Shutdown)).await;
+        }
+        let _ = handles.realtime.send(actors::realtime::CloseAll).await;
+        drop(handles);
+        handle.stop(true).await;
+        let _ = server_task.await;
+        Ok(Some(Box::new(staged)))
+    }
 }
 
 /// Server mode, LAN-bound: starts the discovery actor (watched by the health actor) on the
@@ -243,12 +363,22 @@ impl Backend {
                 }
             });
         }
-        if let BackendKind::Server { realtime, server, .. } = &self.kind {
-            let (realtime, server) = (realtime.clone(), server.clone());
-            tauri::async_runtime::block_on(async move {
-                let _ = realtime.send(actors::realtime::CloseAll).await;
-                server.stop(true).await;
-            });
+        if let BackendKind::Server { live, quit, .. } = &self.kind {
+            quit.store(true, std::sync::atomic::Ordering::SeqCst);
+            if let Some(live) = lock_live(live).clone() {
+                tauri::async_runtime::block_on(async move {
+                    if let Some(discovery) = live.discovery {
+                        if tokio::time::timeout(MDNS_STOP_WAIT, discovery.send(actors::discovery::Shutdown))
+                            .await
+                            .is_err()
+                        {
+                            tracing::warn!("mDNS shutdown timed out");
+                        }
+                    }
+                    let _ = live.realtime.send(actors::realtime::CloseAll).await;
+                    live.server.stop(true).await;
+                });
+            }
         }
         self.system.stop();
         if let Some(thread) = self.thread.take() {

@@ -1,12 +1,15 @@
 //! The desktop's Data administration commands (server mode, main window only): the backup
-//! status with the running operation's progress, the archive list, "Backup now" and "Verify".
+//! status with the running operation's progress and the last restore's outcome, the archive
+//! list, "Backup now", "Verify" and "Restore" (staged here; the server thread restarts onto it).
 //! Each translates to a message to the in-process backup actor; a client-mode or setup window
 //! has no backup actor and gets `unavailable`. Backups are never reachable from HTTP; this
 //! bridge and the control socket are their only interfaces.
 
 use actix::Addr;
-use actors::backup::{BackupActor, BackupError, CreateBackup, GetBackupStatus, ListBackups, VerifyBackup};
-use domain::backup::status::{ArchiveListing, BackupStatus, CreatedBackup, VerifiedBackup};
+use actors::backup::{
+    BackupActor, BackupError, CreateBackup, GetBackupStatus, ListBackups, RestoreBackup, VerifyBackup,
+};
+use domain::backup::status::{ArchiveListing, BackupStatus, CreatedBackup, RestoreStaged, VerifiedBackup};
 
 use crate::backend::BackendKind;
 use crate::bridge::{Access, Bridge, BridgeError, Command};
@@ -15,12 +18,18 @@ pub const BACKUP_STATUS: Command = Command::new("backup_status", Access::MainOnl
 pub const BACKUP_LIST: Command = Command::new("backup_list", Access::MainOnly);
 pub const BACKUP_CREATE: Command = Command::new("backup_create", Access::MainOnly);
 pub const BACKUP_VERIFY: Command = Command::new("backup_verify", Access::MainOnly);
+pub const BACKUP_RESTORE: Command = Command::new("backup_restore", Access::MainOnly);
 
 /// The server-mode backup actor, if this desktop runs the server.
 fn backup_of(bridge: &Bridge) -> Result<Addr<BackupActor>, BridgeError> {
     let backend = bridge.backend.lock().unwrap_or_else(|p| p.into_inner());
     match backend.as_ref().map(|b| &b.kind) {
-        Some(BackendKind::Server { backup: Some(backup), .. }) => Ok(backup.clone()),
+        Some(BackendKind::Server { live, .. }) => {
+            let live = live.lock().unwrap_or_else(|p| p.into_inner());
+            live.as_ref().and_then(|l| l.backup.clone()).ok_or_else(|| {
+                BridgeError::Unavailable("the server is restarting (a backup restore); retry in a moment".into())
+            })
+        }
         _ => Err(BridgeError::Unavailable("backups are managed on the Relay server PC".into())),
     }
 }
@@ -81,6 +90,19 @@ mod commands {
     ) -> Result<VerifiedBackup, BridgeError> {
         check(BACKUP_VERIFY, &webview, &bridge)?;
         backup_of(&bridge)?.send(VerifyBackup { name }).await.map_err(stopped)?.map_err(refused)
+    }
+
+    /// Stages a restore (the selected archive and a fresh safety backup verified while the
+    /// server serves); the server then restarts onto it and `backup_status` reports the outcome
+    /// as `lastRestore`. The UI asks the operator to confirm before calling this.
+    #[tauri::command]
+    pub async fn backup_restore<R: tauri::Runtime>(
+        webview: Webview<R>,
+        bridge: State<'_, Bridge>,
+        name: String,
+    ) -> Result<RestoreStaged, BridgeError> {
+        check(BACKUP_RESTORE, &webview, &bridge)?;
+        backup_of(&bridge)?.send(RestoreBackup { name }).await.map_err(stopped)?.map_err(refused)
     }
 }
 

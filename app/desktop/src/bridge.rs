@@ -172,7 +172,8 @@ pub struct Bridge {
     pub backend: Mutex<Option<Backend>>,
     server_url: String,
     passphrase: Option<String>,
-    health: Option<actix::Addr<actors::health::HealthActor>>,
+    /// Server mode: the running server generation (its health actor answers `health`).
+    health: Option<crate::backend::SharedLive>,
     coordinator: Option<actix::Addr<actors::auth_coordinator::AuthCoordinator>>,
     http: reqwest::Client,
     links: Mutex<TokenBucket>,
@@ -190,8 +191,8 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 impl Bridge {
     pub fn new(trusted_origin: &str, backend: Option<Backend>) -> Bridge {
         let (server_url, passphrase, health, coordinator) = match backend.as_ref().map(|b| &b.kind) {
-            Some(BackendKind::Server { url, passphrase, health, .. }) => {
-                (url.clone(), Some(passphrase.clone()), Some(health.clone()), None)
+            Some(BackendKind::Server { url, passphrase, live, .. }) => {
+                (url.clone(), Some(passphrase.clone()), Some(live.clone()), None)
             }
             Some(BackendKind::Client { url, coordinator }) => (url.clone(), None, None, Some(coordinator.clone())),
             Some(BackendKind::Setup) | None => (String::new(), None, None, None),
@@ -326,7 +327,11 @@ impl Bridge {
     }
 
     pub async fn health(&self) -> Result<serde_json::Value, BridgeError> {
-        if let Some(addr) = &self.health {
+        if let Some(live) = &self.health {
+            let addr = lock(live)
+                .as_ref()
+                .map(|l| l.health.clone())
+                .ok_or_else(|| BridgeError::Unavailable("the server is restarting (a backup restore)".into()))?;
             let snapshot = addr
                 .send(actors::health::GetHealth)
                 .await

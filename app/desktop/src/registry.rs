@@ -37,6 +37,7 @@ pub fn handler<R: tauri::Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + 
         backup_cmd::backup_list,
         backup_cmd::backup_create,
         backup_cmd::backup_verify,
+        backup_cmd::backup_restore,
     ]
 }
 

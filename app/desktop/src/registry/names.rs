@@ -26,4 +26,5 @@ pub const COMMANDS: &[&str] = &[
     "backup_list",
     "backup_create",
     "backup_verify",
+    "backup_restore",
 ];

@@ -48,6 +48,7 @@ fn table() -> Vec<(Command, Value)> {
         (backup_cmd::BACKUP_LIST, json!({})),
         (backup_cmd::BACKUP_CREATE, json!({})),
         (backup_cmd::BACKUP_VERIFY, json!({"name": "../relay.db"})),
+        (backup_cmd::BACKUP_RESTORE, json!({"name": "../relay.db"})),
     ]
 }
 
