@@ -6,6 +6,7 @@ import { Confirm, Modal } from '../../components/Modal';
 import { errorMessage, useToast } from '../../components/Toasts';
 import { VirtualList } from '../../components/VirtualList';
 import { useCollection } from '../../data/store';
+import { firstGraphemes } from '../../lib/text';
 import { useTransport } from '../../transport/context';
 import { EntityNoteModal, useEntityNotes } from '../notes/EntityNoteModal';
 import type { Contact } from '../people/contacts';
@@ -148,7 +149,7 @@ export default function ServersView() {
                     setMenu({ x: r.left + 40, y: r.bottom - 8 });
                   }
                 }}>
-                <span className={`os-badge os-${osFamily(s.os)}`}>{osFamily(s.os) === 'other' ? (s.os || '?').slice(0, 3) : osFamily(s.os) === 'linux' ? 'LNX' : 'WIN'}</span>
+                <span className={`os-badge os-${osFamily(s.os)}`}>{osFamily(s.os) === 'other' ? firstGraphemes(s.os || '?', 3) : osFamily(s.os) === 'linux' ? 'LNX' : 'WIN'}</span>
                 <div className="vrow-main">
                   <div className="vrow-title">{s.name}</div>
                   <div className="muted small">{[s.businessArea, s.lob, s.os].filter(Boolean).join(' · ')}</div>
