@@ -179,7 +179,7 @@ describe('Relay web UI', { timeout: 240_000 }, () => {
     assert.deepEqual(await order(), ['database', 'network', 'telecom']); // new teams: alphabetical
     assert.equal(await page.locator('[data-team="network"] [data-testid="active-now"]').count(), 1);
     assert.equal(await page.locator('[data-team="database"] [data-testid="active-now"]').count(), 0);
-    assert.match(await page.locator('[data-team="telecom"]').innerText(), /\(91\) 990 491 8167/);
+    assert.match(await page.locator('[data-team="telecom"]').innerText(), /\+91 990 491 8167/);
     const settingsOrder = async () => (await api(relay, token, 'GET', '/api/collections/oncall_board_settings/records')).json.items.find((s) => s.key === 'primary')?.teamOrder;
     // Native HTML5 drag: Telecom onto Database's slot.
     await page.locator('[data-team="telecom"]').dragTo(page.locator('[data-team="database"]'));
@@ -343,10 +343,22 @@ describe('Relay web UI', { timeout: 240_000 }, () => {
     assert.equal(forced.status, 400);
     assert.equal(forced.json.applied, false);
     assert.equal(await count(relay, token, 'contacts'), before, 'nothing written');
+    // A parse error blocks Apply even though the garbled row is valid to the server.
+    const malformed = path.join(dir, 'malformed.csv');
+    await writeFile(malformed, 'name,email\n"Unclosed quote,garbage@example.com\nAda Lovelace,ada@example.com\n');
+    await page.getByTestId('import-file').setInputFiles(malformed);
+    await until(async () => (await page.getByTestId('import-parse-errors').count()) === 1 && (await report.count()) === 1, 'malformed preview');
+    assert.match(await page.getByTestId('import-parse-errors').innerText(), /Unterminated quoted field/);
+    assert.equal(await report.getAttribute('data-errors'), '1');
+    assert.match(await page.getByTestId('import-summary').innerText(), /1 row · 1 new · 0 updates · 1 error\b/);
+    assert.equal(await page.getByTestId('import-apply').isDisabled(), true);
+    assert.match(await page.getByTestId('import-blocked').innerText(), /could not be read/);
+    assert.equal(await count(relay, token, 'contacts'), before, 'nothing written');
     await page.getByTestId('import-file').setInputFiles(good);
     await until(async () => (await report.getAttribute('data-errors')) === '0', 'clean preview');
     assert.equal(await page.getByTestId('import-creates').innerText(), '1');
     assert.equal(await page.getByTestId('import-updates').innerText(), '1');
+    assert.match(await page.getByTestId('import-summary').innerText(), /2 rows · 1 new · 1 update · 0 errors · 0 duplicates/);
     await page.getByTestId('import-apply').click();
     await until(async () => (await report.getAttribute('data-applied')) === 'true', 'applied');
     assert.equal(await count(relay, token, 'contacts'), before + 1);
@@ -390,12 +402,14 @@ describe('Relay web UI', { timeout: 240_000 }, () => {
     await page.getByTestId('contact-new').click();
     await page.getByTestId('contact-name-input').fill('Realtime Rita');
     await page.getByTestId('contact-email-input').fill('rita@example.com');
-    await page.getByTestId('contact-phone-input').fill('0044 20 7946 0958');
+    await page.getByTestId('contact-phone-input').fill('+44 20 7946 0958');
+    await page.getByTestId('contact-phone-input').blur();
+    assert.equal(await page.getByTestId('contact-phone-input').inputValue(), '+44 207 946 0958', 'formatted with the + kept');
     await page.getByTestId('contact-save').click();
     await b.locator('[data-testid="contact-row"]', { hasText: 'Realtime Rita' }).waitFor({ timeout: 10_000 });
     assert.equal(navigations, 0, 'B did not reload');
     const rita = (await api(relay, token, 'GET', `/api/collections/contacts/records?filter=${encodeURIComponent("email = 'rita@example.com'")}`)).json.items[0];
-    assert.equal(rita.phone, '+442079460958', 'phone sanitized on save');
+    assert.equal(rita.phone, '+442079460958', 'phone sanitized on save, + kept (E.164)');
     // And an edit in B shows up in A.
     await b.locator('[data-testid="contact-row"]', { hasText: 'Realtime Rita' }).click();
     await b.getByTestId('contact-edit').click();
