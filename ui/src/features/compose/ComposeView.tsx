@@ -11,6 +11,7 @@ import { formatDateTime } from '../../lib/dates';
 import { formatPhone } from '../../lib/phone';
 import { computeRecipients, recipientsText, sortRecipients, validateGroupName, type RecipientSortKey } from '../../lib/recipients';
 import { EMAIL_RE, rankSearch } from '../../lib/search';
+import { plural } from '../../lib/text';
 import { useTransport } from '../../transport/context';
 import type { Contact } from '../people/contacts';
 import { useShell } from '../shell/ShellContext';
@@ -104,7 +105,7 @@ export function ComposeView() {
     if (recipients.length === 0) return toast('warning', 'No recipients to copy.');
     try {
       await copyText(recipientsText(recipients));
-      toast('success', `Copied ${recipients.length} recipients.`);
+      toast('success', `Copied ${plural(recipients.length, 'recipient')}.`);
     } catch (e) {
       return toast('error', errorMessage(e, 'Copy failed.'));
     }
@@ -212,7 +213,7 @@ export function ComposeView() {
             <button type="button" className="button button-ghost small" aria-label="Sort direction" disabled={!sortKey} onClick={() => setSortDir((d) => (d === 'asc' ? 'desc' : 'asc'))}>
               {sortDir === 'asc' ? '↑ Asc' : '↓ Desc'}
             </button>
-            <span className="push-right">{recipients.length} recipients</span>
+            <span className="push-right" data-testid="recipient-count">{plural(recipients.length, 'recipient')}</span>
           </div>
           {recipients.length === 0 ? (
             <p className="muted empty">Pick groups or add contacts to build the bridge.</p>
@@ -334,7 +335,7 @@ export function ComposeView() {
               <li key={h.id} className="history-item" data-testid="history-item">
                 <button type="button" className="history-load" onClick={() => loadHistory(h)}>
                   <span>{formatDateTime(h.created)}</span>
-                  <span className="muted">{h.recipientCount ?? h.contacts?.length ?? 0} recipients</span>
+                  <span className="muted">{plural(h.recipientCount ?? h.contacts?.length ?? 0, 'recipient')}</span>
                   <span className="pills">{(h.groups ?? []).map((g) => <span key={g} className="pill">{g}</span>)}</span>
                 </button>
                 <button type="button" className="button button-ghost small" onClick={() => setModal({ kind: 'new', emails: h.contacts ?? [] })}>Save as group</button>
