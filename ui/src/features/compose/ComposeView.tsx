@@ -154,11 +154,11 @@ export function ComposeView() {
                   onContextMenu={(e) => { e.preventDefault(); setGroupMenu({ x: e.clientX, y: e.clientY, g }); }}>
                   <button type="button" className="group-toggle" aria-pressed={on} onClick={() => composeDispatch({ type: 'toggle-group', id: g.id })}>
                     <span className="token">{initials(g.name)}</span>
-                    <span className="group-name">{g.name}</span>
-                    <span className="muted">{g.contacts?.length ?? 0}</span>
+                    <span className="group-name" title={g.name}>{g.name}</span>
+                    <span className="muted group-count" data-testid="group-count">{g.contacts?.length ?? 0}</span>
                   </button>
-                  <button type="button" className="icon-btn" aria-label={`Rename ${g.name}`} onClick={() => setModal({ kind: 'rename', g })}>✎</button>
-                  <button type="button" className="icon-btn" aria-label={`Delete ${g.name}`} onClick={() => setModal({ kind: 'delete', g })}>✕</button>
+                  <button type="button" className="icon-btn" data-testid="group-edit" aria-label={`Rename ${g.name}`} onClick={() => setModal({ kind: 'rename', g })}>✎</button>
+                  <button type="button" className="icon-btn" data-testid="group-delete" aria-label={`Delete ${g.name}`} onClick={() => setModal({ kind: 'delete', g })}>✕</button>
                 </li>
               );
             })}
@@ -229,7 +229,7 @@ export function ComposeView() {
                     <span className="avatar">{initials(c?.name ?? r.email)}</span>
                     <div className="vrow-main">
                       <div className="vrow-title">{c?.name ?? r.email.split('@')[0]}</div>
-                      <div className="muted small">{[r.email, c?.title, formatPhone(c?.phone)].filter(Boolean).join(' · ')}</div>
+                      <div className="muted small vrow-sub">{[r.email, c?.title, formatPhone(c?.phone)].filter(Boolean).join(' · ')}</div>
                     </div>
                     <div className="pills">
                       {r.manual && <span className="pill pill-manual">MANUAL</span>}

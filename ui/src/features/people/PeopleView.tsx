@@ -127,13 +127,18 @@ export default function PeopleView() {
                 >
                   <span className="avatar">{initials(c.name)}</span>
                   <div className="vrow-main">
-                    <div className="vrow-title">{c.name}</div>
-                    <div className="muted small">{[c.email, c.title].filter(Boolean).join(' · ')}</div>
+                    <div className="vrow-title" data-testid="contact-row-name" title={c.name}>{c.name}</div>
+                    <div className="muted small vrow-sub" data-testid="contact-row-email" title={c.email}>{c.email}</div>
+                    {c.title && <div className="muted small vrow-sub" data-testid="contact-row-title" title={c.title}>{c.title}</div>}
                   </div>
-                  <div className="muted small">{formatPhone(c.phone)}</div>
-                  {own ? <span className="pill">Servers {own}</span> : null}
-                  <button type="button" className="button button-ghost small" onClick={(e) => { e.stopPropagation(); addToComposer(c); }}>
-                    {added === c.id ? 'Added' : 'Add to Composer'}
+                  <div className="vrow-meta">
+                    {c.phone && <span className="muted small nowrap" data-testid="contact-row-phone">{formatPhone(c.phone)}</span>}
+                    {own ? <span className="pill" data-testid="contact-row-servers">Servers {own}</span> : null}
+                  </div>
+                  <button type="button" className="button button-ghost small vrow-action" aria-label={added === c.id ? `Added ${c.name}` : `Add ${c.name} to Composer`}
+                    onClick={(e) => { e.stopPropagation(); addToComposer(c); }}>
+                    <span className="label-long">{added === c.id ? 'Added' : 'Add to Composer'}</span>
+                    <span className="label-short" aria-hidden="true">{added === c.id ? '✓' : '+'}</span>
                   </button>
                 </div>
               );

@@ -152,9 +152,9 @@ export default function ServersView() {
                 <span className={`os-badge os-${osFamily(s.os)}`}>{osFamily(s.os) === 'other' ? firstGraphemes(s.os || '?', 3) : osFamily(s.os) === 'linux' ? 'LNX' : 'WIN'}</span>
                 <div className="vrow-main">
                   <div className="vrow-title">{s.name}</div>
-                  <div className="muted small">{[s.businessArea, s.lob, s.os].filter(Boolean).join(' · ')}</div>
+                  <div className="muted small vrow-sub">{[s.businessArea, s.lob, s.os].filter(Boolean).join(' · ')}</div>
                 </div>
-                <div className="muted small">{resolvePerson(s.owner, people)?.name ?? (isBlankRef(s.owner) ? 'No owner' : s.owner)}</div>
+                <div className="muted small nowrap vrow-meta">{resolvePerson(s.owner, people)?.name ?? (isBlankRef(s.owner) ? 'No owner' : s.owner)}</div>
               </div>
             )}
           />
