@@ -38,6 +38,27 @@ async function until(fn, what, ms = 10_000) {
   throw new Error(`timed out after ${ms} ms waiting for ${what} (last: ${JSON.stringify(last)})`);
 }
 
+/** `inner` lies within `outer` (bounding boxes, 0.5 px tolerance). */
+function assertInside(inner, outer, what) {
+  assert.ok(inner && outer, `${what}: element not laid out`);
+  const ok = inner.x >= outer.x - 0.5 && inner.y >= outer.y - 0.5
+    && inner.x + inner.width <= outer.x + outer.width + 0.5 && inner.y + inner.height <= outer.y + outer.height + 0.5;
+  assert.ok(ok, `${what}: ${JSON.stringify(inner)} is not inside ${JSON.stringify(outer)}`);
+}
+
+/** Two bounding boxes do not overlap (touching edges allowed). */
+function assertApart(a, b, what) {
+  assert.ok(a && b, `${what}: element not laid out`);
+  const overlap = a.x < b.x + b.width - 0.5 && b.x < a.x + a.width - 0.5 && a.y < b.y + b.height - 0.5 && b.y < a.y + a.height - 0.5;
+  assert.ok(!overlap, `${what}: ${JSON.stringify(a)} overlaps ${JSON.stringify(b)}`);
+}
+
+/** The element's content does not overflow its own box horizontally. */
+async function assertNoOverflow(locator, what) {
+  const [sw, cw] = await locator.evaluate((el) => [el.scrollWidth, el.clientWidth]);
+  assert.ok(sw <= cw + 1, `${what}: content ${sw}px wider than its box ${cw}px`);
+}
+
 describe('Relay web UI', { timeout: 240_000 }, () => {
   before(async () => {
     relay = await startRelay();
@@ -318,6 +339,103 @@ describe('Relay web UI', { timeout: 240_000 }, () => {
     await screenshot(page, 'servers');
   });
 
+  test('modals trap focus: Tab and Shift+Tab stay in Add contact, Esc closes, focus returns to the opener', async () => {
+    await go('people');
+    const opener = page.getByTestId('contact-new');
+    await opener.focus();
+    await page.keyboard.press('Enter');
+    const dialog = page.getByRole('dialog', { name: 'Add contact' });
+    await dialog.waitFor();
+    const inDialog = () => page.evaluate(() => {
+      const d = document.querySelector('[role="dialog"][aria-label="Add contact"]');
+      return Boolean(d && d.contains(document.activeElement) && document.activeElement !== d);
+    });
+    const seen = new Set();
+    for (let i = 0; i < 12; i++) {
+      await page.keyboard.press('Tab');
+      assert.ok(await inDialog(), `Tab #${i + 1} left the dialog`);
+      seen.add(await page.evaluate(() => document.activeElement?.outerHTML.slice(0, 60)));
+    }
+    assert.ok(seen.size >= 5, `Tab cycled through the dialog's controls (${seen.size})`);
+    for (let i = 0; i < 8; i++) {
+      await page.keyboard.press('Shift+Tab');
+      assert.ok(await inDialog(), `Shift+Tab #${i + 1} left the dialog`);
+    }
+    // Focus moved behind the dialog by script comes back in.
+    await page.evaluate(() => document.querySelector('[data-testid="global-search"]')?.focus());
+    assert.ok(await inDialog(), 'focus pulled back into the dialog');
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('data-testid')), 'contact-new', 'focus restored to the opener');
+  });
+
+  test('layout at 1024x700 and 1280x800: group row actions, people rows beside the detail panel, severity buttons, alert preview', async () => {
+    const long = {
+      name: 'Alexandria Montgomery-Bartholomew',
+      email: 'alexandria.montgomery-bartholomew@global-operations.example.com',
+      phone: '+442079460958',
+      title: 'Senior Principal Network Reliability Engineer, Global Operations Center (EMEA and APAC)',
+    };
+    assert.equal((await api(relay, token, 'POST', '/api/collections/contacts/records', long)).status, 200);
+    assert.equal((await api(relay, token, 'POST', '/api/collections/servers/records', { name: 'layout-srv-01', owner: long.email })).status, 200);
+    const members = Array.from({ length: 12 }, (_, i) => `member${i}@example.com`);
+    assert.equal((await api(relay, token, 'POST', '/api/collections/bridge_groups/records', { name: 'Major Incident Bridge', contacts: members })).status, 200);
+    const url = `https://status.example.com/incidents/${'a'.repeat(48)}?token=${'x9'.repeat(90)}`;
+    try {
+      for (const vp of [{ width: 1024, height: 700 }, { width: 1280, height: 800 }]) {
+        const at = `${vp.width}x${vp.height}`;
+        await page.setViewportSize(vp);
+        // Bug 1: the count, edit and delete of a long-named group stay inside the groups panel.
+        await go('compose');
+        const item = page.locator('[data-testid="group-item"][data-name="Major Incident Bridge"]');
+        await item.waitFor();
+        const panel = await page.locator('.groups-panel').boundingBox();
+        for (const id of ['group-count', 'group-edit', 'group-delete']) assertInside(await item.getByTestId(id).boundingBox(), panel, `${id} at ${at}`);
+        // Bug 2: a People row beside the open detail panel keeps a readable name, no overlaps, 72 px.
+        await go('people');
+        await page.getByTestId('global-search').fill('alexandria.montgomery');
+        await until(async () => /^1 of/.test(await page.getByTestId('people-count').innerText()), 'one match');
+        const row = page.getByTestId('contact-row').first();
+        await row.click();
+        await page.getByTestId('contact-detail').waitFor();
+        const rb = await row.boundingBox();
+        assert.equal(Math.round(rb.height), 72, `row height at ${at}`);
+        assertApart(await page.getByTestId('contact-list').boundingBox(), await page.getByTestId('contact-detail').boundingBox(), `list vs detail at ${at}`);
+        const nameBox = await row.getByTestId('contact-row-name').boundingBox();
+        assert.ok(nameBox.width >= 140, `name column ${nameBox.width}px wide at ${at}`);
+        const parts = {};
+        for (const id of ['contact-row-name', 'contact-row-email', 'contact-row-title', 'contact-row-phone', 'contact-row-servers']) {
+          parts[id] = await row.getByTestId(id).boundingBox();
+          assertInside(parts[id], rb, `${id} at ${at}`);
+        }
+        for (const text of ['contact-row-name', 'contact-row-email', 'contact-row-title']) {
+          for (const side of ['contact-row-phone', 'contact-row-servers']) assertApart(parts[text], parts[side], `${text} vs ${side} at ${at}`);
+        }
+        assertInside(await row.locator('.vrow-action').boundingBox(), rb, `row action at ${at}`);
+        await page.getByTestId('global-search').fill('');
+        // Bug 2 (alerts) and bug 7: severity buttons fit; a long URL wraps inside the preview card.
+        await go('alerts');
+        await page.getByTestId('alert-subject').fill(`Outage details ${url}`);
+        await page.getByTestId('alert-body').fill(`Status page: ${url}`);
+        const form = await page.locator('.alerts-grid > .panel').boundingBox();
+        for (const sev of ['ISSUE', 'MAINTENANCE', 'INFO', 'RESOLVED']) {
+          assertInside(await page.getByTestId(`sev-${sev}`).boundingBox(), form, `sev-${sev} at ${at}`);
+          await assertNoOverflow(page.getByTestId(`sev-${sev}`), `sev-${sev} at ${at}`);
+        }
+        const preview = page.getByTestId('alert-preview');
+        await assertNoOverflow(preview, `alert preview at ${at}`);
+        const pb = await preview.boundingBox();
+        assertInside(await preview.locator('.alert-card-body').boundingBox(), pb, `preview body at ${at}`);
+        assertInside(await preview.locator('.alert-card-head h3').boundingBox(), pb, `preview subject at ${at}`);
+        const viewport = { x: 0, y: 0, width: vp.width, height: Number.MAX_SAFE_INTEGER };
+        assertInside(pb, viewport, `preview inside the window at ${at}`);
+        await screenshot(page, `layout-alerts-${at}`);
+      }
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
+  });
+
   test('settings: import CSV with a bad row is rejected (nothing written), a good one applies; export', async () => {
     await go('settings');
     assert.equal(await page.getByTestId('settings-server-url').innerText(), relay.url);
@@ -381,7 +499,7 @@ describe('Relay web UI', { timeout: 240_000 }, () => {
     const [dl2] = await Promise.all([page.waitForEvent('download', { timeout: 30_000 }), page.getByTestId('export-run').click()]);
     assert.equal(dl2.suggestedFilename(), `relay-groups-${todayLocal()}.json`);
     const groups = JSON.parse(await readFile(await dl2.path(), 'utf8'));
-    assert.deepEqual(groups.map((g) => g.name).sort(), ['Bridge Crew', 'NOC Core']);
+    assert.deepEqual(groups.map((g) => g.name).sort(), ['Bridge Crew', 'Major Incident Bridge', 'NOC Core']);
     assert.match(await readFile(await dl2.path(), 'utf8'), /^\[\n  \{/);
     await page.getByTestId('accent-blue').click();
     assert.equal(await page.evaluate(() => getComputedStyle(document.documentElement).getPropertyValue('--accent').trim()), '#3b82f6');
