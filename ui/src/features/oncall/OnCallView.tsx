@@ -12,7 +12,9 @@ import { activeChips } from '../../lib/reminderChips';
 import { copyText } from '../../lib/clipboard';
 import { formatPhone, sanitizePhone } from '../../lib/phone';
 import { isActiveNow } from '../../lib/timeWindow';
-import { useTransport } from '../../transport/context';
+import { plural } from '../../lib/text';
+import { useConnectionState, useTransport } from '../../transport/context';
+import { OFFLINE_NO_CACHE, dataView } from '../shell/connectionLabel';
 import type { BaseRecord } from '../../transport/types';
 import type { Contact } from '../people/contacts';
 
@@ -143,7 +145,10 @@ export default function OnCallView({ readOnly = false }: { readOnly?: boolean })
 
   const order = localOrder ?? settings?.teamOrder ?? [];
   const cards = useMemo(() => orderedCards(rowsCol.items, order), [rowsCol.items, order]);
-  const loading = rowsCol.status !== 'ready' || settingsCol.status !== 'ready' || !settings;
+  const connection = useConnectionState();
+  // Offline before the first load (nothing cached) is "unavailable", never "Loading…" forever.
+  const view = dataView([rowsCol.status, settingsCol.status], connection);
+  const loading = view !== 'ready' || !settings;
   const locked = readOnly || loading || Boolean(settings?.locked);
   useEffect(() => setLocalOrder(null), [settings?.teamOrder]);
 
@@ -179,7 +184,7 @@ export default function OnCallView({ readOnly = false }: { readOnly?: boolean })
     <section className={readOnly ? 'view view-wide popout' : 'view view-wide'}>
       <header className="view-header">
         <h2 className="view-title">On-Call Board</h2>
-        <span className="muted">{loading ? 'Loading…' : `${cards.length} teams`}</span>
+        <span className="muted" data-testid="board-state">{view === 'unavailable' ? OFFLINE_NO_CACHE : loading ? 'Loading…' : plural(cards.length, 'team')}</span>
         <span className="muted small" data-testid="board-week">
           Week of {weekRange(now).start.toLocaleDateString(undefined, { month: 'short', day: 'numeric' })} –{' '}
           {weekRange(now).end.toLocaleDateString(undefined, { month: 'short', day: 'numeric' })}
@@ -200,6 +205,8 @@ export default function OnCallView({ readOnly = false }: { readOnly?: boolean })
         </div>
       </header>
       {(() => {
+        // Until today's dismissals are known, a chip may already be dismissed: show none.
+        if (dismissCol.status !== 'ready') return null;
         const key = localDateKey(now);
         const chips = activeChips(now, dismissCol.items, key);
         if (chips.length === 0) return null;
@@ -215,6 +222,11 @@ export default function OnCallView({ readOnly = false }: { readOnly?: boolean })
           </div>
         );
       })()}
+      {view === 'unavailable' && cards.length === 0 && (
+        <p className="panel muted" role="status" data-testid="board-unavailable">
+          {OFFLINE_NO_CACHE}: the board has not been loaded on this device yet. It appears when the connection is back.
+        </p>
+      )}
       {cards.length === 0 && !loading && <p className="muted">No on-call teams yet.</p>}
       <div className="board" data-testid="board">
         {cards.map((c, i) => (
