@@ -96,6 +96,20 @@ describe('Relay web UI', { timeout: 240_000 }, () => {
     await page.getByTestId('clock').click();
     assert.match(await page.getByTestId('clock-popover').innerText(), /Los Angeles[\s\S]*Denver[\s\S]*Chicago[\s\S]*New York/);
     await page.getByTestId('clock').click();
+    await page.getByTestId('clock-popover').waitFor({ state: 'detached' });
+    // The popover closes on Esc, on a click outside it, and when the tab changes.
+    await page.getByTestId('clock').click();
+    await page.keyboard.press('Escape');
+    await page.getByTestId('clock-popover').waitFor({ state: 'detached', timeout: 2_000 });
+    await page.getByTestId('clock').click();
+    await page.getByTestId('breadcrumb-tab').click();
+    await page.getByTestId('clock-popover').waitFor({ state: 'detached', timeout: 2_000 });
+    await page.getByTestId('clock').click();
+    await page.getByTestId('clock-popover').waitFor();
+    await page.keyboard.press('Control+2');
+    await page.getByTestId('tab-oncall').waitFor({ state: 'visible' });
+    await page.getByTestId('clock-popover').waitFor({ state: 'detached', timeout: 2_000 });
+    await page.keyboard.press('Control+1');
     await until(async () => /^[1-9]\d* clients?$/.test(await page.getByTestId('client-count').innerText()), 'presence count', 12_000);
   });
 

@@ -106,7 +106,7 @@ export function Shell({ onSignOut }: { onSignOut: () => void }) {
           <button type="button" className="button button-ghost" data-testid="shortcuts-open" onClick={() => setHelp(true)}>
             Shortcuts
           </button>
-          <WorldClock />
+          <WorldClock tab={tab} />
         </header>
         <main className="content">
           <Suspense fallback={<p className="muted">Loading…</p>}>
