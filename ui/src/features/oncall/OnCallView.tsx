@@ -2,7 +2,7 @@
 // oncall_board_settings row (teamOrder, locked); drag or keyboard reorder writes teamOrder;
 // lock toggle; add card; edit rows; ACTIVE NOW from the time-window parser. `readOnly` is the
 // ?popout=board view.
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { Fragment, useEffect, useMemo, useRef, useState } from 'react';
 import { Confirm, Modal } from '../../components/Modal';
 import { errorMessage, useToast } from '../../components/Toasts';
 import { useCollection } from '../../data/store';
@@ -12,6 +12,7 @@ import { activeChips } from '../../lib/reminderChips';
 import { copyText } from '../../lib/clipboard';
 import { formatPhone, sanitizePhone } from '../../lib/phone';
 import { isActiveNow } from '../../lib/timeWindow';
+import { LIMITS, fieldError, validateRecord } from '../../lib/limits';
 import { plural } from '../../lib/text';
 import { useConnectionState, useTransport } from '../../transport/context';
 import { OFFLINE_NO_CACHE, dataView } from '../shell/connectionLabel';
@@ -46,6 +47,11 @@ function health(card: TeamCard, now: Date): string {
   return 'Covered';
 }
 
+/** Length check of a new team's name (its lowercased id has the same limit); null when fine. */
+function teamNameError(name: string): string | null {
+  return fieldError(LIMITS.oncall.team, name, { required: false });
+}
+
 export function cardText(c: TeamCard): string {
   const parts = c.rows.filter((r) => r.name?.trim()).map((r) => `${r.role ?? ''} ${r.name ?? ''}${r.contact ? ` (${formatPhone(r.contact)})` : ''}${r.timeWindow ? ` [${r.timeWindow}]` : ''}`.trim());
   return `${c.team}: ${parts.length ? parts.join(' | ') : '(empty)'}`;
@@ -60,7 +66,10 @@ function EditTeam({ card, onClose }: { card: TeamCard; onClose: () => void }) {
   const [rows, setRows] = useState(() => card.rows.map((r) => ({ ...r, contact: formatPhone(r.contact) })) as Partial<Row>[]);
   const [busy, setBusy] = useState(false);
   const upd = (i: number, p: Partial<Row>) => setRows((rs) => rs.map((r, j) => (j === i ? { ...r, ...p } : r)));
+  const rowErrors = rows.map((r) => validateRecord('oncall', { role: r.role ?? '', name: r.name ?? '', contact: sanitizePhone(r.contact ?? ''), timeWindow: r.timeWindow ?? '' }));
+  const invalid = rowErrors.some((e) => Object.keys(e).length > 0);
   async function save() {
+    if (invalid) return;
     setBusy(true);
     try {
       const keep = new Set(rows.map((r) => r.id).filter(Boolean));
@@ -83,7 +92,8 @@ function EditTeam({ card, onClose }: { card: TeamCard; onClose: () => void }) {
         <thead><tr><th>Role</th><th>Name</th><th>Phone</th><th>Time window</th><th /></tr></thead>
         <tbody>
           {rows.map((r, i) => (
-            <tr key={r.id ?? `new-${i}`} data-testid="edit-row">
+            <Fragment key={r.id ?? `new-${i}`}>
+            <tr data-testid="edit-row">
               <td>
                 <input className="input" list="oncall-roles" aria-label="Role" value={r.role ?? ''} onChange={(e) => upd(i, { role: e.target.value })} />
               </td>
@@ -99,13 +109,17 @@ function EditTeam({ card, onClose }: { card: TeamCard; onClose: () => void }) {
                 <button type="button" className="icon-btn" aria-label="Remove row" onClick={() => setRows((rs) => rs.filter((_, j) => j !== i))}>✕</button>
               </td>
             </tr>
+            {Object.keys(rowErrors[i]).length > 0 && (
+              <tr><td colSpan={5} className="error-text small" role="alert" data-testid="edit-row-error">{Object.values(rowErrors[i]).join(' ')}</td></tr>
+            )}
+            </Fragment>
           ))}
         </tbody>
       </table>
       <datalist id="oncall-roles">{ROLES.map((r) => <option key={r} value={r} />)}</datalist>
       <div className="row-end">
         <button type="button" className="button button-ghost" onClick={() => setRows((rs) => [...rs, { role: 'Member', name: '', contact: '', timeWindow: '' }])}>Add row</button>
-        <button type="button" className="button button-primary" data-testid="edit-team-save" disabled={busy} onClick={save}>Save</button>
+        <button type="button" className="button button-primary" data-testid="edit-team-save" disabled={busy || invalid} onClick={save}>Save</button>
       </div>
     </Modal>
   );
@@ -166,7 +180,7 @@ export default function OnCallView({ readOnly = false }: { readOnly?: boolean })
   const move = (from: number, to: number) => void writeOrder(moveItem(ids, from, to));
 
   async function addCard() {
-    const err = validateTeamName(newTeam, ids);
+    const err = validateTeamName(newTeam, ids) ?? teamNameError(newTeam);
     if (err) return setAddError(err);
     const team = newTeam.trim();
     try {
@@ -281,8 +295,8 @@ export default function OnCallView({ readOnly = false }: { readOnly?: boolean })
       {modal === 'add' && (
         <Modal title="Add card" onClose={() => setModal(null)} testId="add-card">
           <form className="form" onSubmit={(e) => { e.preventDefault(); void addCard(); }}>
-            <input className="input" aria-label="Team name" data-testid="add-card-name" placeholder="Team name" value={newTeam} onChange={(e) => setNewTeam(e.target.value)} />
-            {addError && <p className="error-text" role="alert" data-testid="add-card-error">{addError}</p>}
+            <input className="input" aria-label="Team name" data-testid="add-card-name" placeholder="Team name" value={newTeam} onChange={(e) => { setNewTeam(e.target.value); setAddError(null); }} />
+            {(addError ?? teamNameError(newTeam)) && <p className="error-text" role="alert" data-testid="add-card-error">{addError ?? teamNameError(newTeam)}</p>}
             <div className="row-end"><button type="submit" className="button button-primary" data-testid="add-card-save">Add</button></div>
           </form>
         </Modal>
