@@ -314,16 +314,17 @@ describe('Relay web UI', { timeout: 240_000 }, () => {
     await page.locator('[data-testid="contact-row"]', { hasText: 'Person 04998' }).waitFor();
     await page.getByTestId('global-search').fill('person9996@');
     await until(async () => /^1 of 10000$/.test(await page.getByTestId('people-count').innerText()), 'search result', 5_000);
+    const contactId = await page.getByTestId('contact-row').first().getAttribute('data-id');
     await page.getByTestId('contact-row').first().click();
     assert.match(await page.getByTestId('contact-detail').innerText(), /Person 09996[\s\S]*\(555\) 000-9996/);
-    // Entity note on the contact: keyed by the lowercased email.
+    // Entity note on the contact: keyed by the record id (emails are not unique).
     await page.getByTestId('contact-notes').click();
     await page.getByTestId('entity-note-text').fill('Prefers Teams over phone.');
     await page.getByTestId('entity-note-save').click();
     await page.getByTestId('entity-note-dialog').waitFor({ state: 'detached' });
     await page.getByTestId('contact-detail').getByText('Prefers Teams over phone.').waitFor();
     const note = (await api(relay, token, 'GET', '/api/collections/notes/records')).json.items[0];
-    assert.deepEqual([note.entityType, note.entityKey, note.note], ['contact', 'person9996@bulk.example.com', 'Prefers Teams over phone.']);
+    assert.deepEqual([note.entityType, note.entityKey, note.note], ['contact', `id:${contactId}`, 'Prefers Teams over phone.']);
     await page.getByTestId('global-search').fill('');
     await until(async () => /^10000 of 10000$/.test(await page.getByTestId('people-count').innerText()), 'cleared search');
     await screenshot(page, 'people');
@@ -381,6 +382,34 @@ describe('Relay web UI', { timeout: 240_000 }, () => {
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
     assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('data-testid')), 'contact-new', 'focus restored to the opener');
+  });
+
+  test('forms: field-level limits before save, duplicate email / server name warnings', async () => {
+    await go('people');
+    await page.getByTestId('contact-new').click();
+    await page.getByTestId('contact-title-input').fill('t'.repeat(1001));
+    assert.equal(await page.getByTestId('contact-title-error').innerText(), 'Job title must be at most 1,000 characters (now 1,001).');
+    await page.getByTestId('contact-email-input').fill('ADA@example.com');
+    assert.match(await page.getByTestId('contact-duplicate-warning').innerText(), /^Ada Lovelace <ada@example.com> already uses this email/);
+    const before = await count(relay, token, 'contacts');
+    await page.getByTestId('contact-save').click();
+    assert.equal(await page.getByTestId('contact-name-error').innerText(), 'Full name is required.');
+    assert.equal(await count(relay, token, 'contacts'), before, 'nothing saved');
+    await page.keyboard.press('Escape');
+    await page.getByRole('dialog', { name: 'Add contact' }).waitFor({ state: 'detached' });
+    await go('servers');
+    await page.getByTestId('server-new').click();
+    await page.getByTestId('server-name-input').fill('DB-PROD-01');
+    assert.match(await page.getByTestId('server-duplicate-warning').innerText(), /“db-prod-01” already exists/);
+    await page.keyboard.press('Escape');
+    await go('oncall');
+    await page.getByTestId('board-add').click();
+    await page.getByTestId('add-card-name').fill('N'.repeat(501));
+    const msg = await page.getByTestId('add-card-error').innerText();
+    assert.equal(msg, 'Team name must be at most 500 characters (now 501).');
+    assert.doesNotMatch(msg, /teamId/);
+    await page.keyboard.press('Escape');
+    await page.getByTestId('add-card').waitFor({ state: 'detached' });
   });
 
   test('layout at 1024x700 and 1280x800: group row actions, people rows beside the detail panel, severity buttons, alert preview', async () => {
