@@ -66,7 +66,7 @@ function EditTeam({ card, onClose }: { card: TeamCard; onClose: () => void }) {
   const [rows, setRows] = useState(() => card.rows.map((r) => ({ ...r, contact: formatPhone(r.contact) })) as Partial<Row>[]);
   const [busy, setBusy] = useState(false);
   const upd = (i: number, p: Partial<Row>) => setRows((rs) => rs.map((r, j) => (j === i ? { ...r, ...p } : r)));
-  const rowErrors = rows.map((r) => validateRecord('oncall', { role: r.role ?? '', name: r.name ?? '', contact: sanitizePhone(r.contact ?? ''), timeWindow: r.timeWindow ?? '' }));
+  const rowErrors = rows.map((r) => validateRecord('oncall', { team: card.team, role: r.role ?? '', name: r.name ?? '', contact: sanitizePhone(r.contact ?? ''), timeWindow: r.timeWindow ?? '' }));
   const invalid = rowErrors.some((e) => Object.keys(e).length > 0);
   async function save() {
     if (invalid) return;
