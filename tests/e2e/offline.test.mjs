@@ -45,6 +45,8 @@ describe('Relay web UI offline with nothing cached', { timeout: 120_000 }, () =>
   });
 
   test('On-Call shows an honest offline state, no count, no resurrected chip', async () => {
+    // The tab's code is prefetched after sign-in (its data is not).
+    await until(() => page.evaluate(() => performance.getEntriesByType('resource').some((e) => /OnCallView-[^/]*\.js$/.test(e.name))), 'On-Call code prefetched');
     await relay.stop();
     await until(async () => (await page.getByTestId('status-connection').getAttribute('data-state')) === 'offline', 'offline state', 20_000);
     await page.getByTestId('nav-oncall').click();
