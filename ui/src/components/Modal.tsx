@@ -85,7 +85,10 @@ export function Modal({
     <div className="modal-backdrop" onMouseDown={(e) => e.target === e.currentTarget && onClose()}>
       <div
         ref={ref}
-        onKeyDown={(e) => ref.current && trapTab(e, ref.current)}
+        onKeyDown={(e) => {
+          // Only the top-most dialog traps (a nested one's keydown also bubbles through this one).
+          if (ref.current && !e.defaultPrevented && elements[elements.length - 1] === ref.current) trapTab(e, ref.current);
+        }}
         className={wide ? 'modal modal-wide' : 'modal'}
         role={role}
         aria-modal="true"
