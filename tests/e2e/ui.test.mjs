@@ -111,6 +111,10 @@ describe('Relay web UI', { timeout: 240_000 }, () => {
     await page.getByTestId('clock-popover').waitFor({ state: 'detached', timeout: 2_000 });
     await page.keyboard.press('Control+1');
     await until(async () => /^[1-9]\d* clients?$/.test(await page.getByTestId('client-count').innerText()), 'presence count', 12_000);
+    // A browser is named by the address the server sees, not the placeholder "browser".
+    const hosts = (await api(relay, token, 'GET', '/api/relay/presence')).json.active.map((a) => a.hostname);
+    assert.ok(hosts.includes('Web · Browser · 127.0.0.1'), `presence hostnames: ${JSON.stringify(hosts)}`);
+    assert.ok(!hosts.includes('browser'));
   });
 
   test('compose: group + manual add − remove, copy to clipboard, history row, duplicate group name rejected', async () => {
