@@ -38,6 +38,27 @@ async function until(fn, what, ms = 10_000) {
   throw new Error(`timed out after ${ms} ms waiting for ${what} (last: ${JSON.stringify(last)})`);
 }
 
+/** `inner` lies within `outer` (bounding boxes, 0.5 px tolerance). */
+function assertInside(inner, outer, what) {
+  assert.ok(inner && outer, `${what}: element not laid out`);
+  const ok = inner.x >= outer.x - 0.5 && inner.y >= outer.y - 0.5
+    && inner.x + inner.width <= outer.x + outer.width + 0.5 && inner.y + inner.height <= outer.y + outer.height + 0.5;
+  assert.ok(ok, `${what}: ${JSON.stringify(inner)} is not inside ${JSON.stringify(outer)}`);
+}
+
+/** Two bounding boxes do not overlap (touching edges allowed). */
+function assertApart(a, b, what) {
+  assert.ok(a && b, `${what}: element not laid out`);
+  const overlap = a.x < b.x + b.width - 0.5 && b.x < a.x + a.width - 0.5 && a.y < b.y + b.height - 0.5 && b.y < a.y + a.height - 0.5;
+  assert.ok(!overlap, `${what}: ${JSON.stringify(a)} overlaps ${JSON.stringify(b)}`);
+}
+
+/** The element's content does not overflow its own box horizontally. */
+async function assertNoOverflow(locator, what) {
+  const [sw, cw] = await locator.evaluate((el) => [el.scrollWidth, el.clientWidth]);
+  assert.ok(sw <= cw + 1, `${what}: content ${sw}px wider than its box ${cw}px`);
+}
+
 describe('Relay web UI', { timeout: 240_000 }, () => {
   before(async () => {
     relay = await startRelay();
@@ -75,7 +96,25 @@ describe('Relay web UI', { timeout: 240_000 }, () => {
     await page.getByTestId('clock').click();
     assert.match(await page.getByTestId('clock-popover').innerText(), /Los Angeles[\s\S]*Denver[\s\S]*Chicago[\s\S]*New York/);
     await page.getByTestId('clock').click();
+    await page.getByTestId('clock-popover').waitFor({ state: 'detached' });
+    // The popover closes on Esc, on a click outside it, and when the tab changes.
+    await page.getByTestId('clock').click();
+    await page.keyboard.press('Escape');
+    await page.getByTestId('clock-popover').waitFor({ state: 'detached', timeout: 2_000 });
+    await page.getByTestId('clock').click();
+    await page.getByTestId('breadcrumb-tab').click();
+    await page.getByTestId('clock-popover').waitFor({ state: 'detached', timeout: 2_000 });
+    await page.getByTestId('clock').click();
+    await page.getByTestId('clock-popover').waitFor();
+    await page.keyboard.press('Control+2');
+    await page.getByTestId('tab-oncall').waitFor({ state: 'visible' });
+    await page.getByTestId('clock-popover').waitFor({ state: 'detached', timeout: 2_000 });
+    await page.keyboard.press('Control+1');
     await until(async () => /^[1-9]\d* clients?$/.test(await page.getByTestId('client-count').innerText()), 'presence count', 12_000);
+    // A browser is named by the address the server sees, not the placeholder "browser".
+    const hosts = (await api(relay, token, 'GET', '/api/relay/presence')).json.active.map((a) => a.hostname);
+    assert.ok(hosts.includes('Web · Browser · 127.0.0.1'), `presence hostnames: ${JSON.stringify(hosts)}`);
+    assert.ok(!hosts.includes('browser'));
   });
 
   test('compose: group + manual add − remove, copy to clipboard, history row, duplicate group name rejected', async () => {
@@ -179,7 +218,7 @@ describe('Relay web UI', { timeout: 240_000 }, () => {
     assert.deepEqual(await order(), ['database', 'network', 'telecom']); // new teams: alphabetical
     assert.equal(await page.locator('[data-team="network"] [data-testid="active-now"]').count(), 1);
     assert.equal(await page.locator('[data-team="database"] [data-testid="active-now"]').count(), 0);
-    assert.match(await page.locator('[data-team="telecom"]').innerText(), /\(91\) 990 491 8167/);
+    assert.match(await page.locator('[data-team="telecom"]').innerText(), /\+91 990 491 8167/);
     const settingsOrder = async () => (await api(relay, token, 'GET', '/api/collections/oncall_board_settings/records')).json.items.find((s) => s.key === 'primary')?.teamOrder;
     // Native HTML5 drag: Telecom onto Database's slot.
     await page.locator('[data-team="telecom"]').dragTo(page.locator('[data-team="database"]'));
@@ -279,16 +318,17 @@ describe('Relay web UI', { timeout: 240_000 }, () => {
     await page.locator('[data-testid="contact-row"]', { hasText: 'Person 04998' }).waitFor();
     await page.getByTestId('global-search').fill('person9996@');
     await until(async () => /^1 of 10000$/.test(await page.getByTestId('people-count').innerText()), 'search result', 5_000);
+    const contactId = await page.getByTestId('contact-row').first().getAttribute('data-id');
     await page.getByTestId('contact-row').first().click();
     assert.match(await page.getByTestId('contact-detail').innerText(), /Person 09996[\s\S]*\(555\) 000-9996/);
-    // Entity note on the contact: keyed by the lowercased email.
+    // Entity note on the contact: keyed by the record id (emails are not unique).
     await page.getByTestId('contact-notes').click();
     await page.getByTestId('entity-note-text').fill('Prefers Teams over phone.');
     await page.getByTestId('entity-note-save').click();
     await page.getByTestId('entity-note-dialog').waitFor({ state: 'detached' });
     await page.getByTestId('contact-detail').getByText('Prefers Teams over phone.').waitFor();
     const note = (await api(relay, token, 'GET', '/api/collections/notes/records')).json.items[0];
-    assert.deepEqual([note.entityType, note.entityKey, note.note], ['contact', 'person9996@bulk.example.com', 'Prefers Teams over phone.']);
+    assert.deepEqual([note.entityType, note.entityKey, note.note], ['contact', `id:${contactId}`, 'Prefers Teams over phone.']);
     await page.getByTestId('global-search').fill('');
     await until(async () => /^10000 of 10000$/.test(await page.getByTestId('people-count').innerText()), 'cleared search');
     await screenshot(page, 'people');
@@ -318,6 +358,131 @@ describe('Relay web UI', { timeout: 240_000 }, () => {
     await screenshot(page, 'servers');
   });
 
+  test('modals trap focus: Tab and Shift+Tab stay in Add contact, Esc closes, focus returns to the opener', async () => {
+    await go('people');
+    const opener = page.getByTestId('contact-new');
+    await opener.focus();
+    await page.keyboard.press('Enter');
+    const dialog = page.getByRole('dialog', { name: 'Add contact' });
+    await dialog.waitFor();
+    const inDialog = () => page.evaluate(() => {
+      const d = document.querySelector('[role="dialog"][aria-label="Add contact"]');
+      return Boolean(d && d.contains(document.activeElement) && document.activeElement !== d);
+    });
+    const seen = new Set();
+    for (let i = 0; i < 12; i++) {
+      await page.keyboard.press('Tab');
+      assert.ok(await inDialog(), `Tab #${i + 1} left the dialog`);
+      seen.add(await page.evaluate(() => document.activeElement?.outerHTML.slice(0, 60)));
+    }
+    assert.ok(seen.size >= 5, `Tab cycled through the dialog's controls (${seen.size})`);
+    for (let i = 0; i < 8; i++) {
+      await page.keyboard.press('Shift+Tab');
+      assert.ok(await inDialog(), `Shift+Tab #${i + 1} left the dialog`);
+    }
+    // Focus moved behind the dialog by script comes back in.
+    await page.evaluate(() => document.querySelector('[data-testid="global-search"]')?.focus());
+    assert.ok(await inDialog(), 'focus pulled back into the dialog');
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('data-testid')), 'contact-new', 'focus restored to the opener');
+  });
+
+  test('forms: field-level limits before save, duplicate email / server name warnings', async () => {
+    await go('people');
+    await page.getByTestId('contact-new').click();
+    await page.getByTestId('contact-title-input').fill('t'.repeat(1001));
+    assert.equal(await page.getByTestId('contact-title-error').innerText(), 'Job title must be at most 1,000 characters (now 1,001).');
+    await page.getByTestId('contact-email-input').fill('ADA@example.com');
+    assert.match(await page.getByTestId('contact-duplicate-warning').innerText(), /^Ada Lovelace <ada@example.com> already uses this email/);
+    const before = await count(relay, token, 'contacts');
+    await page.getByTestId('contact-save').click();
+    assert.equal(await page.getByTestId('contact-name-error').innerText(), 'Full name is required.');
+    assert.equal(await count(relay, token, 'contacts'), before, 'nothing saved');
+    await page.keyboard.press('Escape');
+    await page.getByRole('dialog', { name: 'Add contact' }).waitFor({ state: 'detached' });
+    await go('servers');
+    await page.getByTestId('server-new').click();
+    await page.getByTestId('server-name-input').fill('DB-PROD-01');
+    assert.match(await page.getByTestId('server-duplicate-warning').innerText(), /“db-prod-01” already exists/);
+    await page.keyboard.press('Escape');
+    await go('oncall');
+    await page.getByTestId('board-add').click();
+    await page.getByTestId('add-card-name').fill('N'.repeat(501));
+    const msg = await page.getByTestId('add-card-error').innerText();
+    assert.equal(msg, 'Team name must be at most 500 characters (now 501).');
+    assert.doesNotMatch(msg, /teamId/);
+    await page.keyboard.press('Escape');
+    await page.getByTestId('add-card').waitFor({ state: 'detached' });
+  });
+
+  test('layout at 1024x700 and 1280x800: group row actions, people rows beside the detail panel, severity buttons, alert preview', async () => {
+    const long = {
+      name: 'Alexandria Montgomery-Bartholomew',
+      email: 'alexandria.montgomery-bartholomew@global-operations.example.com',
+      phone: '+442079460958',
+      title: 'Senior Principal Network Reliability Engineer, Global Operations Center (EMEA and APAC)',
+    };
+    assert.equal((await api(relay, token, 'POST', '/api/collections/contacts/records', long)).status, 200);
+    assert.equal((await api(relay, token, 'POST', '/api/collections/servers/records', { name: 'layout-srv-01', owner: long.email })).status, 200);
+    const members = Array.from({ length: 12 }, (_, i) => `member${i}@example.com`);
+    assert.equal((await api(relay, token, 'POST', '/api/collections/bridge_groups/records', { name: 'Major Incident Bridge', contacts: members })).status, 200);
+    const url = `https://status.example.com/incidents/${'a'.repeat(48)}?token=${'x9'.repeat(90)}`;
+    try {
+      for (const vp of [{ width: 1024, height: 700 }, { width: 1280, height: 800 }]) {
+        const at = `${vp.width}x${vp.height}`;
+        await page.setViewportSize(vp);
+        // Bug 1: the count, edit and delete of a long-named group stay inside the groups panel.
+        await go('compose');
+        const item = page.locator('[data-testid="group-item"][data-name="Major Incident Bridge"]');
+        await item.waitFor();
+        const panel = await page.locator('.groups-panel').boundingBox();
+        for (const id of ['group-count', 'group-edit', 'group-delete']) assertInside(await item.getByTestId(id).boundingBox(), panel, `${id} at ${at}`);
+        // Bug 2: a People row beside the open detail panel keeps a readable name, no overlaps, 72 px.
+        await go('people');
+        await page.getByTestId('global-search').fill('alexandria.montgomery');
+        await until(async () => /^1 of/.test(await page.getByTestId('people-count').innerText()), 'one match');
+        const row = page.getByTestId('contact-row').first();
+        await row.click();
+        await page.getByTestId('contact-detail').waitFor();
+        const rb = await row.boundingBox();
+        assert.equal(Math.round(rb.height), 72, `row height at ${at}`);
+        assertApart(await page.getByTestId('contact-list').boundingBox(), await page.getByTestId('contact-detail').boundingBox(), `list vs detail at ${at}`);
+        const nameBox = await row.getByTestId('contact-row-name').boundingBox();
+        assert.ok(nameBox.width >= 140, `name column ${nameBox.width}px wide at ${at}`);
+        const parts = {};
+        for (const id of ['contact-row-name', 'contact-row-email', 'contact-row-title', 'contact-row-phone', 'contact-row-servers']) {
+          parts[id] = await row.getByTestId(id).boundingBox();
+          assertInside(parts[id], rb, `${id} at ${at}`);
+        }
+        for (const text of ['contact-row-name', 'contact-row-email', 'contact-row-title']) {
+          for (const side of ['contact-row-phone', 'contact-row-servers']) assertApart(parts[text], parts[side], `${text} vs ${side} at ${at}`);
+        }
+        assertInside(await row.locator('.vrow-action').boundingBox(), rb, `row action at ${at}`);
+        await page.getByTestId('global-search').fill('');
+        // Bug 2 (alerts) and bug 7: severity buttons fit; a long URL wraps inside the preview card.
+        await go('alerts');
+        await page.getByTestId('alert-subject').fill(`Outage details ${url}`);
+        await page.getByTestId('alert-body').fill(`Status page: ${url}`);
+        const form = await page.locator('.alerts-grid > .panel').boundingBox();
+        for (const sev of ['ISSUE', 'MAINTENANCE', 'INFO', 'RESOLVED']) {
+          assertInside(await page.getByTestId(`sev-${sev}`).boundingBox(), form, `sev-${sev} at ${at}`);
+          await assertNoOverflow(page.getByTestId(`sev-${sev}`), `sev-${sev} at ${at}`);
+        }
+        const preview = page.getByTestId('alert-preview');
+        await assertNoOverflow(preview, `alert preview at ${at}`);
+        const pb = await preview.boundingBox();
+        assertInside(await preview.locator('.alert-card-body').boundingBox(), pb, `preview body at ${at}`);
+        assertInside(await preview.locator('.alert-card-head h3').boundingBox(), pb, `preview subject at ${at}`);
+        const viewport = { x: 0, y: 0, width: vp.width, height: Number.MAX_SAFE_INTEGER };
+        assertInside(pb, viewport, `preview inside the window at ${at}`);
+        await screenshot(page, `layout-alerts-${at}`);
+      }
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
+  });
+
   test('settings: import CSV with a bad row is rejected (nothing written), a good one applies; export', async () => {
     await go('settings');
     assert.equal(await page.getByTestId('settings-server-url').innerText(), relay.url);
@@ -343,10 +508,22 @@ describe('Relay web UI', { timeout: 240_000 }, () => {
     assert.equal(forced.status, 400);
     assert.equal(forced.json.applied, false);
     assert.equal(await count(relay, token, 'contacts'), before, 'nothing written');
+    // A parse error blocks Apply even though the garbled row is valid to the server.
+    const malformed = path.join(dir, 'malformed.csv');
+    await writeFile(malformed, 'name,email\n"Unclosed quote,garbage@example.com\nAda Lovelace,ada@example.com\n');
+    await page.getByTestId('import-file').setInputFiles(malformed);
+    await until(async () => (await page.getByTestId('import-parse-errors').count()) === 1 && (await report.count()) === 1, 'malformed preview');
+    assert.match(await page.getByTestId('import-parse-errors').innerText(), /Unterminated quoted field/);
+    assert.equal(await report.getAttribute('data-errors'), '1');
+    assert.match(await page.getByTestId('import-summary').innerText(), /1 row · 1 new · 0 updates · 1 error\b/);
+    assert.equal(await page.getByTestId('import-apply').isDisabled(), true);
+    assert.match(await page.getByTestId('import-blocked').innerText(), /could not be read/);
+    assert.equal(await count(relay, token, 'contacts'), before, 'nothing written');
     await page.getByTestId('import-file').setInputFiles(good);
     await until(async () => (await report.getAttribute('data-errors')) === '0', 'clean preview');
     assert.equal(await page.getByTestId('import-creates').innerText(), '1');
     assert.equal(await page.getByTestId('import-updates').innerText(), '1');
+    assert.match(await page.getByTestId('import-summary').innerText(), /2 rows · 1 new · 1 update · 0 errors · 0 duplicates/);
     await page.getByTestId('import-apply').click();
     await until(async () => (await report.getAttribute('data-applied')) === 'true', 'applied');
     assert.equal(await count(relay, token, 'contacts'), before + 1);
@@ -369,7 +546,7 @@ describe('Relay web UI', { timeout: 240_000 }, () => {
     const [dl2] = await Promise.all([page.waitForEvent('download', { timeout: 30_000 }), page.getByTestId('export-run').click()]);
     assert.equal(dl2.suggestedFilename(), `relay-groups-${todayLocal()}.json`);
     const groups = JSON.parse(await readFile(await dl2.path(), 'utf8'));
-    assert.deepEqual(groups.map((g) => g.name).sort(), ['Bridge Crew', 'NOC Core']);
+    assert.deepEqual(groups.map((g) => g.name).sort(), ['Bridge Crew', 'Major Incident Bridge', 'NOC Core']);
     assert.match(await readFile(await dl2.path(), 'utf8'), /^\[\n  \{/);
     await page.getByTestId('accent-blue').click();
     assert.equal(await page.evaluate(() => getComputedStyle(document.documentElement).getPropertyValue('--accent').trim()), '#3b82f6');
@@ -390,12 +567,14 @@ describe('Relay web UI', { timeout: 240_000 }, () => {
     await page.getByTestId('contact-new').click();
     await page.getByTestId('contact-name-input').fill('Realtime Rita');
     await page.getByTestId('contact-email-input').fill('rita@example.com');
-    await page.getByTestId('contact-phone-input').fill('0044 20 7946 0958');
+    await page.getByTestId('contact-phone-input').fill('+44 20 7946 0958');
+    await page.getByTestId('contact-phone-input').blur();
+    assert.equal(await page.getByTestId('contact-phone-input').inputValue(), '+44 207 946 0958', 'formatted with the + kept');
     await page.getByTestId('contact-save').click();
     await b.locator('[data-testid="contact-row"]', { hasText: 'Realtime Rita' }).waitFor({ timeout: 10_000 });
     assert.equal(navigations, 0, 'B did not reload');
     const rita = (await api(relay, token, 'GET', `/api/collections/contacts/records?filter=${encodeURIComponent("email = 'rita@example.com'")}`)).json.items[0];
-    assert.equal(rita.phone, '+442079460958', 'phone sanitized on save');
+    assert.equal(rita.phone, '+442079460958', 'phone sanitized on save, + kept (E.164)');
     // And an edit in B shows up in A.
     await b.locator('[data-testid="contact-row"]', { hasText: 'Realtime Rita' }).click();
     await b.getByTestId('contact-edit').click();

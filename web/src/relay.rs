@@ -3,7 +3,7 @@
 //! states and queue history, uptime, realtime clients, and the database size the store reports),
 //! and presence (`GET /api/relay/presence`, `POST /api/relay/presence/heartbeat`).
 
-use actix_web::{web, HttpResponse};
+use actix_web::{web, HttpRequest, HttpResponse};
 use serde::Deserialize;
 use serde_json::json;
 
@@ -48,11 +48,13 @@ struct HeartbeatBody {
 
 async fn heartbeat(
     _: Authenticated,
+    req: HttpRequest,
     handles: web::Data<Handles>,
     body: web::Json<HeartbeatBody>,
 ) -> ApiResult<HttpResponse> {
     let body = body.into_inner();
-    let row = handles.presence.send(Heartbeat { session_id: body.session_id, hostname: body.hostname }).await??;
+    let peer = req.peer_addr().map(|a| a.ip());
+    let row = handles.presence.send(Heartbeat { session_id: body.session_id, hostname: body.hostname, peer }).await??;
     Ok(HttpResponse::Ok().json(row))
 }
 

@@ -1,8 +1,12 @@
 //! Client presence. Clients heartbeat every 15 s (`POST /api/relay/presence/heartbeat`); the
 //! actor upserts their `client_presence` row with the server's clock (so client clock skew
 //! cannot fake activity), recomputes who is active (seen within 45 s) every 5 s, and prunes
-//! rows not seen for 10 minutes, publishing each removal as a realtime delete.
+//! rows not seen for 10 minutes, publishing each removal as a realtime delete. The name shown
+//! for a client is built here from what it reports and the address the server sees it from
+//! (`client_hostname`): browsers report the placeholder "browser" and are shown as
+//! `Web · Browser · <address>`, desktop windows as `Desktop · <address>`.
 
+use std::net::IpAddr;
 use std::time::Duration;
 
 use actix::prelude::*;
@@ -60,7 +64,11 @@ pub struct PresenceSnapshot {
 #[rtype(result = "Result<Value, RecordError>")]
 pub struct Heartbeat {
     pub session_id: String,
+    /// What the client reports: a host name, or "browser" / "desktop" for renderers that cannot
+    /// know one.
     pub hostname: String,
+    /// The TCP peer address the server saw the heartbeat from (never a forwarded header).
+    pub peer: Option<IpAddr>,
 }
 
 #[derive(Message)]
@@ -71,6 +79,20 @@ pub struct GetPresence;
 #[derive(Message)]
 #[rtype(result = "Result<usize, RecordError>")]
 pub struct Sweep;
+
+/// The name the presence list shows for a client that reported `reported` from `peer`. Every
+/// browser reports "browser" (a web page cannot learn its host name), so the address tells them
+/// apart: `Web · Browser · 10.0.0.7`. An empty report stays "unknown-client"; a real host name
+/// is kept as reported.
+pub fn client_hostname(reported: &str, peer: Option<IpAddr>) -> String {
+    let address = peer.map(|ip| ip.to_canonical().to_string()).unwrap_or_else(|| "unknown address".into());
+    match reported.trim() {
+        "" => "unknown-client".into(),
+        r if r.eq_ignore_ascii_case("browser") => format!("Web · Browser · {address}"),
+        r if r.eq_ignore_ascii_case("desktop") => format!("Desktop · {address}"),
+        r => r.to_string(),
+    }
+}
 
 /// Which rows are active at `now_ms`, most recent first per hostname order.
 pub fn active_clients(rows: &[Value], now_ms: i64, window_ms: i64) -> Vec<ActiveClient> {
@@ -174,8 +196,7 @@ impl Handler<Heartbeat> for PresenceActor {
         let now = format_ms(self.subsystem.now_ms());
         Box::pin(async move {
             let session = msg.session_id.trim().to_string();
-            let hostname = msg.hostname.trim();
-            let hostname = if hostname.is_empty() { "unknown-client" } else { hostname };
+            let hostname = client_hostname(&msg.hostname, msg.peer);
             if session.is_empty() || session.len() > MAX_SESSION_ID_LEN || session.chars().any(char::is_control) {
                 return Err(RecordError::field("sessionId", "validation_invalid_value", "Invalid session id."));
             }

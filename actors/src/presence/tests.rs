@@ -1,6 +1,7 @@
 //! Presence tests: active-window classification, server-clock heartbeats, pruning of stale rows
 //! with an injected clock, and supervisor restart after a panic (visible in health).
 
+use std::net::IpAddr;
 use std::sync::Arc;
 
 use serde_json::json;
@@ -27,6 +28,20 @@ fn classifies_active_clients_by_window() {
     assert_eq!(hosts, vec!["noc-1", "noc-2"]);
 }
 
+#[test]
+fn browsers_are_named_by_the_address_the_server_sees() {
+    let v4: IpAddr = "10.0.0.7".parse().unwrap();
+    let mapped: IpAddr = "::ffff:192.168.1.20".parse().unwrap();
+    let v6: IpAddr = "fe80::1".parse().unwrap();
+    assert_eq!(client_hostname("browser", Some(v4)), "Web · Browser · 10.0.0.7");
+    assert_eq!(client_hostname(" Browser ", Some(mapped)), "Web · Browser · 192.168.1.20");
+    assert_eq!(client_hostname("browser", Some(v6)), "Web · Browser · fe80::1");
+    assert_eq!(client_hostname("browser", None), "Web · Browser · unknown address");
+    assert_eq!(client_hostname("desktop", Some(v4)), "Desktop · 10.0.0.7");
+    assert_eq!(client_hostname("noc-1", Some(v4)), "noc-1");
+    assert_eq!(client_hostname("  ", Some(v4)), "unknown-client");
+}
+
 #[actix_rt::test]
 async fn heartbeats_use_the_server_clock_and_stale_rows_are_pruned() {
     let tmp = tempfile::tempdir().unwrap();
@@ -34,10 +49,15 @@ async fn heartbeats_use_the_server_clock_and_stale_rows_are_pruned() {
     let mut config = relay_config(tmp.path());
     config.clock = clock.clone() as Arc<dyn infra::clock::Clock>;
     let h = start(config).unwrap();
-    let row = h.presence.send(Heartbeat { session_id: "s1".into(), hostname: "noc-1".into() }).await.unwrap().unwrap();
+    let row = h
+        .presence
+        .send(Heartbeat { session_id: "s1".into(), hostname: "noc-1".into(), peer: None })
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(row["lastSeen"], "2026-12-02 12:00:00.000Z");
-    h.presence.send(Heartbeat { session_id: "s2".into(), hostname: "".into() }).await.unwrap().unwrap();
-    let bad = h.presence.send(Heartbeat { session_id: " ".into(), hostname: "x".into() }).await.unwrap();
+    h.presence.send(Heartbeat { session_id: "s2".into(), hostname: "".into(), peer: None }).await.unwrap().unwrap();
+    let bad = h.presence.send(Heartbeat { session_id: " ".into(), hostname: "x".into(), peer: None }).await.unwrap();
     assert!(matches!(bad, Err(RecordError::Validation(_))));
     h.presence.send(Sweep).await.unwrap().unwrap();
     let snap = h.presence.send(GetPresence).await.unwrap();
@@ -45,7 +65,11 @@ async fn heartbeats_use_the_server_clock_and_stale_rows_are_pruned() {
     assert!(snap.active.iter().any(|a| a.hostname == "unknown-client"));
 
     clock.advance_ms(46_000);
-    h.presence.send(Heartbeat { session_id: "s2".into(), hostname: "noc-2".into() }).await.unwrap().unwrap();
+    h.presence
+        .send(Heartbeat { session_id: "s2".into(), hostname: "noc-2".into(), peer: None })
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(h.presence.send(Sweep).await.unwrap().unwrap(), 0);
     let snap = h.presence.send(GetPresence).await.unwrap();
     assert_eq!(snap.active.iter().map(|a| a.session_id.as_str()).collect::<Vec<_>>(), vec!["s2"]);
@@ -78,7 +102,11 @@ impl Handler<Explode> for PresenceActor {
 async fn a_panicking_actor_is_restarted_and_health_shows_it() {
     let tmp = tempfile::tempdir().unwrap();
     let h = start(relay_config(tmp.path())).unwrap();
-    h.presence.send(Heartbeat { session_id: "s1".into(), hostname: "noc-1".into() }).await.unwrap().unwrap();
+    h.presence
+        .send(Heartbeat { session_id: "s1".into(), hostname: "noc-1".into(), peer: None })
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(h.presence.send(Explode).await.unwrap(), Err(crate::kit::Panicked));
     let mut snapshot = None;
     for _ in 0..50 {
@@ -93,6 +121,7 @@ async fn a_panicking_actor_is_restarted_and_health_shows_it() {
     let presence = &snapshot.actors[NAME];
     assert!(presence.last_error.as_deref().unwrap().contains("injected fault"));
     assert!(matches!(presence.state, ActorState::Restarting | ActorState::Running));
-    let again = h.presence.send(Heartbeat { session_id: "s1".into(), hostname: "noc-1".into() }).await.unwrap();
+    let again =
+        h.presence.send(Heartbeat { session_id: "s1".into(), hostname: "noc-1".into(), peer: None }).await.unwrap();
     assert!(again.is_ok(), "the restarted actor serves requests on the same address");
 }

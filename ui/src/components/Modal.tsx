@@ -1,8 +1,31 @@
 // Modal dialog: Esc closes (handled globally via the modal stack), click on the backdrop closes,
-// focus moves into the dialog on open and back on close.
-import { useEffect, useRef, type ReactNode } from 'react';
+// focus moves into the dialog on open, is trapped inside it (Tab and Shift+Tab wrap; focus that
+// lands outside, e.g. by a click on the page behind, is brought back) and returns to the opener
+// on close.
+import { useEffect, useRef, type KeyboardEvent as ReactKeyboardEvent, type ReactNode } from 'react';
+import { FOCUSABLE, isTabbable, restoreTarget, trapTarget } from './focusTrap';
 
 const stack: (() => void)[] = [];
+/** The open dialogs' elements, top-most last: only the top one holds focus. */
+const elements: HTMLElement[] = [];
+
+function tabbables(root: HTMLElement): HTMLElement[] {
+  return [...root.querySelectorAll<HTMLElement>(FOCUSABLE)].filter((el) => isTabbable(el as HTMLElement & { disabled?: boolean }) && el.getClientRects().length > 0);
+}
+
+/** Tab / Shift+Tab inside `root`: wraps at the ends instead of leaving the dialog. */
+export function trapTab(e: ReactKeyboardEvent<HTMLElement> | KeyboardEvent, root: HTMLElement) {
+  if (e.key !== 'Tab') return;
+  const els = tabbables(root);
+  const to = trapTarget(els.length, els.indexOf(document.activeElement as HTMLElement), e.shiftKey);
+  if (els.length === 0) {
+    e.preventDefault();
+    root.focus();
+  } else if (to !== null) {
+    e.preventDefault();
+    els[to].focus();
+  }
+}
 
 /** Closes the top-most modal; returns whether one was open. Used by the global Esc handler. */
 export function closeTopModal(): boolean {
@@ -32,20 +55,40 @@ export function Modal({
   closeRef.current = onClose;
   useEffect(() => {
     const close = () => closeRef.current();
+    const root = ref.current;
     stack.push(close);
+    if (root) elements.push(root);
     const prev = document.activeElement as HTMLElement | null;
-    const first = ref.current?.querySelector<HTMLElement>('input, textarea, select, button:not(.modal-x)');
-    (first ?? ref.current)?.focus();
+    const first = root?.querySelector<HTMLElement>('input, textarea, select, button:not(.modal-x)');
+    (first ?? root)?.focus();
+    // Focus that lands outside the top-most dialog (a click behind it, a programmatic focus)
+    // goes back into the dialog.
+    const onFocusIn = (e: FocusEvent) => {
+      if (!root || elements[elements.length - 1] !== root) return;
+      const t = e.target as Node | null;
+      if (t && !root.contains(t) && !(t instanceof Element && t.closest('.toasts, .context-menu, .due-backdrop'))) {
+        (tabbables(root)[0] ?? root).focus();
+      }
+    };
+    document.addEventListener('focusin', onFocusIn);
     return () => {
+      document.removeEventListener('focusin', onFocusIn);
       const i = stack.lastIndexOf(close);
       if (i >= 0) stack.splice(i, 1);
-      prev?.focus?.();
+      const j = root ? elements.lastIndexOf(root) : -1;
+      if (j >= 0) elements.splice(j, 1);
+      // Back to the opener; when it is gone (e.g. a context-menu item), to the dialog below.
+      restoreTarget(prev, elements[elements.length - 1] ?? null)?.focus?.();
     };
   }, []);
   return (
     <div className="modal-backdrop" onMouseDown={(e) => e.target === e.currentTarget && onClose()}>
       <div
         ref={ref}
+        onKeyDown={(e) => {
+          // Only the top-most dialog traps (a nested one's keydown also bubbles through this one).
+          if (ref.current && !e.defaultPrevented && elements[elements.length - 1] === ref.current) trapTab(e, ref.current);
+        }}
         className={wide ? 'modal modal-wide' : 'modal'}
         role={role}
         aria-modal="true"

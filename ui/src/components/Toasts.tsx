@@ -1,5 +1,6 @@
 // Toasts: success / error / info / warning, auto-close after 4 s; errors use role=alert.
 import { createContext, useCallback, useContext, useRef, useState, type ReactNode } from 'react';
+import { fieldLabel } from '../lib/limits';
 
 export type ToastKind = 'success' | 'error' | 'info' | 'warning';
 interface Toast {
@@ -44,7 +45,8 @@ export const useToast = () => useContext(ToastContext);
 export function errorMessage(err: unknown, fallback = 'Something went wrong.'): string {
   if (err && typeof err === 'object' && 'fieldErrors' in err) {
     const fe = (err as { fieldErrors: Record<string, { message: string }> }).fieldErrors;
-    const parts = Object.entries(fe).map(([f, v]) => `${f}: ${v.message}`);
+    // Operator-facing field names ("Team name", not "teamId").
+    const parts = Object.entries(fe).map(([f, v]) => `${fieldLabel(f)}: ${v.message}`);
     if (parts.length) return parts.join(' ');
   }
   return err instanceof Error && err.message ? err.message : fallback;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { exportFileName, exportText, parseImport } from './importExport';
+import { exportFileName, exportText, importGate, parseImport } from './importExport';
 
 describe('import parsing', () => {
   it('reads a JSON array, a multi-collection object, and CSV', () => {
@@ -24,5 +24,24 @@ describe('export', () => {
   it('writes 2-space JSON and guarded CSV', () => {
     expect(exportText([{ a: 1 }], 'json')).toBe('[\n  {\n    "a": 1\n  }\n]');
     expect(exportText([{ a: '=1' }], 'csv')).toBe("a\r\n'=1\r\n");
+  });
+});
+
+describe('import gate', () => {
+  const clean = { errors: [], applied: false };
+  it('blocks apply when the CSV has a parse error, even if the server preview is clean', () => {
+    const parsed = parseImport('bad.csv', 'name,email\n"Unclosed quote,x@example.com\nAda,ada@example.com\n', 'contacts');
+    expect(parsed.errors[0]).toMatch(/Unterminated quoted field/);
+    expect(parsed.records.length).toBe(1); // the whole rest of the file in one garbage row
+    const gate = importGate(parsed.errors, clean, parsed.records.length > 0);
+    expect(gate).toMatchObject({ canApply: false, errorCount: 1 });
+    expect(gate.reason).toMatch(/could not be read/);
+  });
+  it('blocks apply on server row errors, and allows a clean unapplied preview', () => {
+    const rowError = { row: 2, field: 'name', code: 'validation_required', message: 'Cannot be blank.' };
+    expect(importGate([], { errors: [rowError], applied: false }, true)).toMatchObject({ canApply: false, errorCount: 1 });
+    expect(importGate([], clean, true)).toEqual({ canApply: true, errorCount: 0, reason: null });
+    expect(importGate([], { errors: [], applied: true }, true).canApply).toBe(false);
+    expect(importGate([], null, true).canApply).toBe(false);
   });
 });

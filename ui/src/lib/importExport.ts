@@ -1,5 +1,6 @@
 // Data Manager helpers: categories, client-side import parsing (JSON / CSV) and export files.
 import { parseCsv, toCsv } from './csv';
+import type { ImportReport } from '../transport/types';
 import { localDateKey } from './dates';
 
 export const CATEGORIES = [
@@ -63,4 +64,26 @@ export function exportFileName(category: string, ext: 'json' | 'csv', now: Date)
 
 export function exportText(records: readonly Record<string, unknown>[], ext: 'json' | 'csv'): string {
   return ext === 'json' ? JSON.stringify(records, null, 2) : toCsv(records);
+}
+
+export interface ImportGate {
+  /** Parse problems plus the server's row errors: what the preview reports as "errors". */
+  errorCount: number;
+  canApply: boolean;
+  /** Why Apply is disabled, for the line beside the button. */
+  reason: string | null;
+}
+
+/**
+ * Whether a previewed import may be applied. A file that did not parse cleanly (e.g. an
+ * unterminated quote swallowing the rest of the file into one cell) is never applied, even when
+ * the server finds the garbled rows valid: the parse error counts as an error of the preview.
+ */
+export function importGate(parseErrors: readonly string[], report: Pick<ImportReport, 'errors' | 'applied'> | null, hasRecords: boolean): ImportGate {
+  const errorCount = parseErrors.length + (report?.errors.length ?? 0);
+  let reason: string | null = null;
+  if (parseErrors.length > 0) reason = 'The file could not be read cleanly; fix it and choose it again. Nothing will be written.';
+  else if (report && report.errors.length > 0) reason = 'Fix the rows above; nothing will be written while any row has an error.';
+  const canApply = hasRecords && report !== null && !report.applied && errorCount === 0;
+  return { errorCount, canApply, reason };
 }

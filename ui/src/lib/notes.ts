@@ -35,6 +35,55 @@ export function parseTags(s: string): string[] {
   return [...new Set(s.split(/[,\s]+/).map((t) => t.trim().toLowerCase()).filter(Boolean))].slice(0, 20);
 }
 
-export function entityKey(_type: 'contact' | 'server', value: string): string {
-  return value.trim().toLowerCase();
+/**
+ * Entity notes (`notes` rows) are keyed by record identity: `entityKey = "id:<record id>"`.
+ * Older rows are keyed by the lowercased contact email or server name, which is not unique
+ * (duplicates are allowed), so such a note could show on the wrong record. Those rows are still
+ * read: a legacy note belongs to the earliest-created record holding that email/name, and
+ * saving it rewrites its key to the record id (migration on write; reading never writes).
+ */
+export const ID_KEY_PREFIX = 'id:';
+
+export function recordNoteKey(recordId: string): string {
+  return ID_KEY_PREFIX + recordId;
+}
+
+/** The legacy key of a record: lowercased email (contact) or name (server). */
+export function legacyNoteKey(type: 'contact' | 'server', rec: { name?: string; email?: string }): string {
+  return ((type === 'contact' ? rec.email : rec.name) ?? '').trim().toLowerCase();
+}
+
+interface NoteRow {
+  entityType: string;
+  entityKey: string;
+}
+
+interface NotedRecord {
+  id: string;
+  created?: string;
+  name?: string;
+  email?: string;
+}
+
+/** Record id → its note: id-keyed notes first, then legacy ones for the record that owns the key. */
+export function notesByRecord<N extends NoteRow>(type: 'contact' | 'server', notes: readonly N[], records: readonly NotedRecord[]): Map<string, N> {
+  const out = new Map<string, N>();
+  const legacy = new Map<string, N>();
+  for (const n of notes) {
+    if (n.entityType !== type) continue;
+    if (n.entityKey.startsWith(ID_KEY_PREFIX)) out.set(n.entityKey.slice(ID_KEY_PREFIX.length), n);
+    else legacy.set(n.entityKey.trim().toLowerCase(), n);
+  }
+  if (legacy.size === 0) return out;
+  const owner = new Map<string, string>();
+  const oldestFirst = [...records].sort((a, b) => (a.created ?? '').localeCompare(b.created ?? '') || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  for (const r of oldestFirst) {
+    const k = legacyNoteKey(type, r);
+    if (k && !owner.has(k)) owner.set(k, r.id);
+  }
+  for (const [k, n] of legacy) {
+    const id = owner.get(k);
+    if (id && !out.has(id)) out.set(id, n);
+  }
+  return out;
 }

@@ -13,7 +13,7 @@ describe('formatPhone', () => {
   it('formats the documented shapes', () => {
     expect(formatPhone('5551234567')).toBe('(555) 123-4567');
     expect(formatPhone('15551234567')).toBe('(1) (555) 123-4567');
-    expect(formatPhone('+919904918167')).toBe('(91) 990 491 8167');
+    expect(formatPhone('+919904918167')).toBe('+91 990 491 8167');
     expect(formatPhone('72705555')).toBe('(7) 270-5555');
     expect(formatPhone('5551234')).toBe('555-1234');
     expect(formatPhone('1234')).toBe('1234');
@@ -26,5 +26,19 @@ describe('formatPhone', () => {
   it('returns empty for nothing', () => {
     expect(formatPhone('')).toBe('');
     expect(formatPhone(undefined)).toBe('');
+  });
+});
+
+describe('international numbers keep their + (E.164)', () => {
+  it('formats with the + and survives format-on-blur then sanitize-on-save', () => {
+    const typed = '+44 20 7946 0958';
+    const shown = formatPhone(typed);
+    expect(shown).toBe('+44 207 946 0958');
+    expect(sanitizePhone(shown)).toBe('+442079460958');
+    expect(formatPhone(sanitizePhone(typed))).toBe(shown);
+    for (const n of ['+15551234567', '+919904918167', '0044 20 7946 0958', '+353 1 234 5678', '+8613812345678']) {
+      expect(sanitizePhone(formatPhone(n))).toBe(sanitizePhone(n));
+      expect(sanitizePhone(n).startsWith('+')).toBe(true);
+    }
   });
 });

@@ -1,4 +1,6 @@
-// Phone helpers (relay-features §7): sanitize for storage, format for display.
+// Phone helpers (relay-features §7): sanitize for storage, format for display. A number entered
+// with a leading + (or 00) is international (E.164): it is stored as `+<digits>` and displayed
+// grouped with the + kept, so formatting on blur and sanitizing on save never lose it.
 
 /** trim; leading 00 → +; start at the first +; keep digits only. */
 export function sanitizePhone(raw: string): string {
@@ -20,9 +22,10 @@ function formatOne(part: string): string {
     return chunks.join(', ');
   }
   if (hasPlus && d.length >= 11 && d.length <= 13) {
+    // No per-country numbering plan: the country code, then the last ten digits as 3-3-4.
     const cc = d.slice(0, d.length - 10);
     const r = d.slice(-10);
-    return `(${cc}) ${r.slice(0, 3)} ${r.slice(3, 6)} ${r.slice(6)}`;
+    return `+${cc} ${r.slice(0, 3)} ${r.slice(3, 6)} ${r.slice(6)}`;
   }
   if (!hasPlus && d.length === 11 && d.startsWith('1')) {
     return `(1) (${d.slice(1, 4)}) ${d.slice(4, 7)}-${d.slice(7)}`;

@@ -11,6 +11,7 @@ import { formatDateTime } from '../../lib/dates';
 import { formatPhone } from '../../lib/phone';
 import { computeRecipients, recipientsText, sortRecipients, validateGroupName, type RecipientSortKey } from '../../lib/recipients';
 import { EMAIL_RE, rankSearch } from '../../lib/search';
+import { plural } from '../../lib/text';
 import { useTransport } from '../../transport/context';
 import type { Contact } from '../people/contacts';
 import { useShell } from '../shell/ShellContext';
@@ -104,7 +105,7 @@ export function ComposeView() {
     if (recipients.length === 0) return toast('warning', 'No recipients to copy.');
     try {
       await copyText(recipientsText(recipients));
-      toast('success', `Copied ${recipients.length} recipients.`);
+      toast('success', `Copied ${plural(recipients.length, 'recipient')}.`);
     } catch (e) {
       return toast('error', errorMessage(e, 'Copy failed.'));
     }
@@ -153,11 +154,11 @@ export function ComposeView() {
                   onContextMenu={(e) => { e.preventDefault(); setGroupMenu({ x: e.clientX, y: e.clientY, g }); }}>
                   <button type="button" className="group-toggle" aria-pressed={on} onClick={() => composeDispatch({ type: 'toggle-group', id: g.id })}>
                     <span className="token">{initials(g.name)}</span>
-                    <span className="group-name">{g.name}</span>
-                    <span className="muted">{g.contacts?.length ?? 0}</span>
+                    <span className="group-name" title={g.name}>{g.name}</span>
+                    <span className="muted group-count" data-testid="group-count">{g.contacts?.length ?? 0}</span>
                   </button>
-                  <button type="button" className="icon-btn" aria-label={`Rename ${g.name}`} onClick={() => setModal({ kind: 'rename', g })}>✎</button>
-                  <button type="button" className="icon-btn" aria-label={`Delete ${g.name}`} onClick={() => setModal({ kind: 'delete', g })}>✕</button>
+                  <button type="button" className="icon-btn" data-testid="group-edit" aria-label={`Rename ${g.name}`} onClick={() => setModal({ kind: 'rename', g })}>✎</button>
+                  <button type="button" className="icon-btn" data-testid="group-delete" aria-label={`Delete ${g.name}`} onClick={() => setModal({ kind: 'delete', g })}>✕</button>
                 </li>
               );
             })}
@@ -212,7 +213,7 @@ export function ComposeView() {
             <button type="button" className="button button-ghost small" aria-label="Sort direction" disabled={!sortKey} onClick={() => setSortDir((d) => (d === 'asc' ? 'desc' : 'asc'))}>
               {sortDir === 'asc' ? '↑ Asc' : '↓ Desc'}
             </button>
-            <span className="push-right">{recipients.length} recipients</span>
+            <span className="push-right" data-testid="recipient-count">{plural(recipients.length, 'recipient')}</span>
           </div>
           {recipients.length === 0 ? (
             <p className="muted empty">Pick groups or add contacts to build the bridge.</p>
@@ -228,7 +229,7 @@ export function ComposeView() {
                     <span className="avatar">{initials(c?.name ?? r.email)}</span>
                     <div className="vrow-main">
                       <div className="vrow-title">{c?.name ?? r.email.split('@')[0]}</div>
-                      <div className="muted small">{[r.email, c?.title, formatPhone(c?.phone)].filter(Boolean).join(' · ')}</div>
+                      <div className="muted small vrow-sub">{[r.email, c?.title, formatPhone(c?.phone)].filter(Boolean).join(' · ')}</div>
                     </div>
                     <div className="pills">
                       {r.manual && <span className="pill pill-manual">MANUAL</span>}
@@ -334,7 +335,7 @@ export function ComposeView() {
               <li key={h.id} className="history-item" data-testid="history-item">
                 <button type="button" className="history-load" onClick={() => loadHistory(h)}>
                   <span>{formatDateTime(h.created)}</span>
-                  <span className="muted">{h.recipientCount ?? h.contacts?.length ?? 0} recipients</span>
+                  <span className="muted">{plural(h.recipientCount ?? h.contacts?.length ?? 0, 'recipient')}</span>
                   <span className="pills">{(h.groups ?? []).map((g) => <span key={g} className="pill">{g}</span>)}</span>
                 </button>
                 <button type="button" className="button button-ghost small" onClick={() => setModal({ kind: 'new', emails: h.contacts ?? [] })}>Save as group</button>

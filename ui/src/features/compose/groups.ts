@@ -13,7 +13,5 @@ export interface BridgeHistory extends BaseRecord {
   recipientCount?: number;
 }
 
-export function initials(name: string): string {
-  const w = name.trim().split(/\s+/).filter(Boolean);
-  return ((w[0]?.[0] ?? '') + (w[1]?.[0] ?? w[0]?.[1] ?? '')).toUpperCase();
-}
+/** Re-exported: grapheme-safe initials live in lib/text. */
+export { initials } from '../../lib/text';

@@ -1,10 +1,11 @@
-// Note attached to a contact (key = lowercased email) or a server (key = lowercased name):
-// one row per entity in `notes`; look it up, then update or create.
+// Note attached to a contact or a server: one row per record in `notes`, keyed by the record id
+// (`id:<id>`, see lib/notes). Old rows keyed by email/name are still read, and saving one
+// rewrites its key to the record id.
 import { useMemo, useState } from 'react';
 import { Modal } from '../../components/Modal';
 import { errorMessage, useToast } from '../../components/Toasts';
 import { useCollection } from '../../data/store';
-import { entityKey, parseTags } from '../../lib/notes';
+import { notesByRecord, parseTags, recordNoteKey } from '../../lib/notes';
 import { useTransport } from '../../transport/context';
 import type { BaseRecord } from '../../transport/types';
 
@@ -15,22 +16,30 @@ export interface EntityNote extends BaseRecord {
   tags?: string[] | null;
 }
 
-export function useEntityNotes() {
+/** Record id → note for `records` of `type` (id-keyed notes, then legacy email/name-keyed ones). */
+export function useEntityNotes(type: 'contact' | 'server', records: readonly { id: string; created?: string; name?: string; email?: string }[]) {
   const col = useCollection<EntityNote>('notes');
-  const map = useMemo(() => {
-    const m = new Map<string, EntityNote>();
-    for (const n of col.items) m.set(`${n.entityType}:${n.entityKey}`, n);
-    return m;
-  }, [col.items]);
+  const map = useMemo(() => notesByRecord(type, col.items, records), [type, col.items, records]);
   return { map, store: col.store };
 }
 
-export function EntityNoteModal({ type, value, label, onClose }: { type: 'contact' | 'server'; value: string; label: string; onClose: () => void }) {
+export function EntityNoteModal({
+  type,
+  record,
+  existing,
+  label,
+  onClose,
+}: {
+  type: 'contact' | 'server';
+  record: { id: string };
+  existing: EntityNote | undefined;
+  label: string;
+  onClose: () => void;
+}) {
   const transport = useTransport();
   const toast = useToast();
-  const { map, store } = useEntityNotes();
-  const key = entityKey(type, value);
-  const existing = map.get(`${type}:${key}`);
+  const store = useCollection<EntityNote>('notes').store;
+  const key = recordNoteKey(record.id);
   const [note, setNote] = useState(existing?.note ?? '');
   const [tags, setTags] = useState((existing?.tags ?? []).join(', '));
   async function save() {

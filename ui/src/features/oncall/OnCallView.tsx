@@ -2,7 +2,7 @@
 // oncall_board_settings row (teamOrder, locked); drag or keyboard reorder writes teamOrder;
 // lock toggle; add card; edit rows; ACTIVE NOW from the time-window parser. `readOnly` is the
 // ?popout=board view.
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { Fragment, useEffect, useMemo, useRef, useState } from 'react';
 import { Confirm, Modal } from '../../components/Modal';
 import { errorMessage, useToast } from '../../components/Toasts';
 import { useCollection } from '../../data/store';
@@ -12,7 +12,10 @@ import { activeChips } from '../../lib/reminderChips';
 import { copyText } from '../../lib/clipboard';
 import { formatPhone, sanitizePhone } from '../../lib/phone';
 import { isActiveNow } from '../../lib/timeWindow';
-import { useTransport } from '../../transport/context';
+import { LIMITS, fieldError, validateRecord } from '../../lib/limits';
+import { plural } from '../../lib/text';
+import { useConnectionState, useTransport } from '../../transport/context';
+import { OFFLINE_NO_CACHE, dataView } from '../shell/connectionLabel';
 import type { BaseRecord } from '../../transport/types';
 import type { Contact } from '../people/contacts';
 
@@ -44,6 +47,11 @@ function health(card: TeamCard, now: Date): string {
   return 'Covered';
 }
 
+/** Length check of a new team's name (its lowercased id has the same limit); null when fine. */
+function teamNameError(name: string): string | null {
+  return fieldError(LIMITS.oncall.team, name, { required: false });
+}
+
 export function cardText(c: TeamCard): string {
   const parts = c.rows.filter((r) => r.name?.trim()).map((r) => `${r.role ?? ''} ${r.name ?? ''}${r.contact ? ` (${formatPhone(r.contact)})` : ''}${r.timeWindow ? ` [${r.timeWindow}]` : ''}`.trim());
   return `${c.team}: ${parts.length ? parts.join(' | ') : '(empty)'}`;
@@ -58,7 +66,10 @@ function EditTeam({ card, onClose }: { card: TeamCard; onClose: () => void }) {
   const [rows, setRows] = useState(() => card.rows.map((r) => ({ ...r, contact: formatPhone(r.contact) })) as Partial<Row>[]);
   const [busy, setBusy] = useState(false);
   const upd = (i: number, p: Partial<Row>) => setRows((rs) => rs.map((r, j) => (j === i ? { ...r, ...p } : r)));
+  const rowErrors = rows.map((r) => validateRecord('oncall', { team: card.team, role: r.role ?? '', name: r.name ?? '', contact: sanitizePhone(r.contact ?? ''), timeWindow: r.timeWindow ?? '' }));
+  const invalid = rowErrors.some((e) => Object.keys(e).length > 0);
   async function save() {
+    if (invalid) return;
     setBusy(true);
     try {
       const keep = new Set(rows.map((r) => r.id).filter(Boolean));
@@ -81,7 +92,8 @@ function EditTeam({ card, onClose }: { card: TeamCard; onClose: () => void }) {
         <thead><tr><th>Role</th><th>Name</th><th>Phone</th><th>Time window</th><th /></tr></thead>
         <tbody>
           {rows.map((r, i) => (
-            <tr key={r.id ?? `new-${i}`} data-testid="edit-row">
+            <Fragment key={r.id ?? `new-${i}`}>
+            <tr data-testid="edit-row">
               <td>
                 <input className="input" list="oncall-roles" aria-label="Role" value={r.role ?? ''} onChange={(e) => upd(i, { role: e.target.value })} />
               </td>
@@ -97,13 +109,17 @@ function EditTeam({ card, onClose }: { card: TeamCard; onClose: () => void }) {
                 <button type="button" className="icon-btn" aria-label="Remove row" onClick={() => setRows((rs) => rs.filter((_, j) => j !== i))}>✕</button>
               </td>
             </tr>
+            {Object.keys(rowErrors[i]).length > 0 && (
+              <tr><td colSpan={5} className="error-text small" role="alert" data-testid="edit-row-error">{Object.values(rowErrors[i]).join(' ')}</td></tr>
+            )}
+            </Fragment>
           ))}
         </tbody>
       </table>
       <datalist id="oncall-roles">{ROLES.map((r) => <option key={r} value={r} />)}</datalist>
       <div className="row-end">
         <button type="button" className="button button-ghost" onClick={() => setRows((rs) => [...rs, { role: 'Member', name: '', contact: '', timeWindow: '' }])}>Add row</button>
-        <button type="button" className="button button-primary" data-testid="edit-team-save" disabled={busy} onClick={save}>Save</button>
+        <button type="button" className="button button-primary" data-testid="edit-team-save" disabled={busy || invalid} onClick={save}>Save</button>
       </div>
     </Modal>
   );
@@ -143,7 +159,10 @@ export default function OnCallView({ readOnly = false }: { readOnly?: boolean })
 
   const order = localOrder ?? settings?.teamOrder ?? [];
   const cards = useMemo(() => orderedCards(rowsCol.items, order), [rowsCol.items, order]);
-  const loading = rowsCol.status !== 'ready' || settingsCol.status !== 'ready' || !settings;
+  const connection = useConnectionState();
+  // Offline before the first load (nothing cached) is "unavailable", never "Loading…" forever.
+  const view = dataView([rowsCol.status, settingsCol.status], connection);
+  const loading = view !== 'ready' || !settings;
   const locked = readOnly || loading || Boolean(settings?.locked);
   useEffect(() => setLocalOrder(null), [settings?.teamOrder]);
 
@@ -161,7 +180,7 @@ export default function OnCallView({ readOnly = false }: { readOnly?: boolean })
   const move = (from: number, to: number) => void writeOrder(moveItem(ids, from, to));
 
   async function addCard() {
-    const err = validateTeamName(newTeam, ids);
+    const err = validateTeamName(newTeam, ids) ?? teamNameError(newTeam);
     if (err) return setAddError(err);
     const team = newTeam.trim();
     try {
@@ -179,7 +198,7 @@ export default function OnCallView({ readOnly = false }: { readOnly?: boolean })
     <section className={readOnly ? 'view view-wide popout' : 'view view-wide'}>
       <header className="view-header">
         <h2 className="view-title">On-Call Board</h2>
-        <span className="muted">{loading ? 'Loading…' : `${cards.length} teams`}</span>
+        <span className="muted" data-testid="board-state">{view === 'unavailable' ? OFFLINE_NO_CACHE : loading ? 'Loading…' : plural(cards.length, 'team')}</span>
         <span className="muted small" data-testid="board-week">
           Week of {weekRange(now).start.toLocaleDateString(undefined, { month: 'short', day: 'numeric' })} –{' '}
           {weekRange(now).end.toLocaleDateString(undefined, { month: 'short', day: 'numeric' })}
@@ -200,6 +219,8 @@ export default function OnCallView({ readOnly = false }: { readOnly?: boolean })
         </div>
       </header>
       {(() => {
+        // Until today's dismissals are known, a chip may already be dismissed: show none.
+        if (dismissCol.status !== 'ready') return null;
         const key = localDateKey(now);
         const chips = activeChips(now, dismissCol.items, key);
         if (chips.length === 0) return null;
@@ -215,6 +236,11 @@ export default function OnCallView({ readOnly = false }: { readOnly?: boolean })
           </div>
         );
       })()}
+      {view === 'unavailable' && cards.length === 0 && (
+        <p className="panel muted" role="status" data-testid="board-unavailable">
+          {OFFLINE_NO_CACHE}: the board has not been loaded on this device yet. It appears when the connection is back.
+        </p>
+      )}
       {cards.length === 0 && !loading && <p className="muted">No on-call teams yet.</p>}
       <div className="board" data-testid="board">
         {cards.map((c, i) => (
@@ -269,8 +295,8 @@ export default function OnCallView({ readOnly = false }: { readOnly?: boolean })
       {modal === 'add' && (
         <Modal title="Add card" onClose={() => setModal(null)} testId="add-card">
           <form className="form" onSubmit={(e) => { e.preventDefault(); void addCard(); }}>
-            <input className="input" aria-label="Team name" data-testid="add-card-name" placeholder="Team name" value={newTeam} onChange={(e) => setNewTeam(e.target.value)} />
-            {addError && <p className="error-text" role="alert" data-testid="add-card-error">{addError}</p>}
+            <input className="input" aria-label="Team name" data-testid="add-card-name" placeholder="Team name" value={newTeam} onChange={(e) => { setNewTeam(e.target.value); setAddError(null); }} />
+            {(addError ?? teamNameError(newTeam)) && <p className="error-text" role="alert" data-testid="add-card-error">{addError ?? teamNameError(newTeam)}</p>}
             <div className="row-end"><button type="submit" className="button button-primary" data-testid="add-card-save">Add</button></div>
           </form>
         </Modal>

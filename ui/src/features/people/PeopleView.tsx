@@ -30,7 +30,7 @@ export default function PeopleView() {
   const shell = useShell();
   const col = useCollection<Contact>('contacts');
   const servers = useCollection<Server>('servers').items;
-  const { map: notes } = useEntityNotes();
+  const { map: notes } = useEntityNotes('contact', col.items);
   const [filters, setFilters] = useState<Set<Filter>>(new Set());
   const [selected, setSelected] = useState<string | null>(null);
   const [modal, setModal] = useState<null | 'add' | 'edit' | 'delete' | 'note'>(null);
@@ -51,7 +51,7 @@ export default function PeopleView() {
         if (filters.has('email') && !c.email) return false;
         if (filters.has('phone') && !c.phone) return false;
         if (filters.has('title') && !c.title) return false;
-        if (filters.has('notes') && !notes.get(`contact:${(c.email ?? '').toLowerCase()}`)?.note) return false;
+        if (filters.has('notes') && !notes.get(c.id)?.note) return false;
         if (filters.has('owns') && !owners.get((c.email ?? '').toLowerCase())) return false;
         return true;
       }),
@@ -127,13 +127,18 @@ export default function PeopleView() {
                 >
                   <span className="avatar">{initials(c.name)}</span>
                   <div className="vrow-main">
-                    <div className="vrow-title">{c.name}</div>
-                    <div className="muted small">{[c.email, c.title].filter(Boolean).join(' · ')}</div>
+                    <div className="vrow-title" data-testid="contact-row-name" title={c.name}>{c.name}</div>
+                    <div className="muted small vrow-sub" data-testid="contact-row-email" title={c.email}>{c.email}</div>
+                    {c.title && <div className="muted small vrow-sub" data-testid="contact-row-title" title={c.title}>{c.title}</div>}
                   </div>
-                  <div className="muted small">{formatPhone(c.phone)}</div>
-                  {own ? <span className="pill">Servers {own}</span> : null}
-                  <button type="button" className="button button-ghost small" onClick={(e) => { e.stopPropagation(); addToComposer(c); }}>
-                    {added === c.id ? 'Added' : 'Add to Composer'}
+                  <div className="vrow-meta">
+                    {c.phone && <span className="muted small nowrap" data-testid="contact-row-phone">{formatPhone(c.phone)}</span>}
+                    {own ? <span className="pill" data-testid="contact-row-servers">Servers {own}</span> : null}
+                  </div>
+                  <button type="button" className="button button-ghost small vrow-action" aria-label={added === c.id ? `Added ${c.name}` : `Add ${c.name} to Composer`}
+                    onClick={(e) => { e.stopPropagation(); addToComposer(c); }}>
+                    <span className="label-long">{added === c.id ? 'Added' : 'Add to Composer'}</span>
+                    <span className="label-short" aria-hidden="true">{added === c.id ? '✓' : '+'}</span>
                   </button>
                 </div>
               );
@@ -152,11 +157,11 @@ export default function PeopleView() {
             <dl className="kv">
               <dt>Email</dt><dd>{current.email || '—'}</dd>
               <dt>Phone</dt><dd>{formatPhone(current.phone) || '—'}</dd>
-              <dt>Note</dt><dd className="pre">{notes.get(`contact:${(current.email ?? '').toLowerCase()}`)?.note || '—'}</dd>
+              <dt>Note</dt><dd className="pre">{notes.get(current.id)?.note || '—'}</dd>
             </dl>
             <div className="row-wrap">
               <button type="button" className="button button-primary" onClick={() => addToComposer(current)}>{added === current.id ? 'Added' : 'Add to Composer'}</button>
-              <button type="button" className="button button-ghost" data-testid="contact-notes" disabled={!current.email} onClick={() => setModal('note')}>Notes</button>
+              <button type="button" className="button button-ghost" data-testid="contact-notes" onClick={() => setModal('note')}>Notes</button>
               <button type="button" className="button button-ghost" data-testid="contact-edit" onClick={() => setModal('edit')}>Edit</button>
               <button type="button" className="button button-danger" data-testid="contact-delete" onClick={() => setModal('delete')}>Delete</button>
             </div>
@@ -169,7 +174,7 @@ export default function PeopleView() {
         return (
           <ContextMenu x={menu.x} y={menu.y} onClose={() => setMenu(null)} items={[
             { label: added === c.id ? 'Added' : 'Add to Composer', onSelect: () => addToComposer(c), disabled: !c.email },
-            { label: 'Notes', onSelect: () => setModal('note'), disabled: !c.email },
+            { label: 'Notes', onSelect: () => setModal('note') },
             { label: 'Edit', onSelect: () => setModal('edit') },
             { label: 'Delete', onSelect: () => setModal('delete'), danger: true },
           ]} />
@@ -185,8 +190,8 @@ export default function PeopleView() {
           <ContactForm editing={current} onDone={() => setModal(null)} />
         </Modal>
       )}
-      {modal === 'note' && current?.email && (
-        <EntityNoteModal type="contact" value={current.email} label={current.name} onClose={() => setModal(null)} />
+      {modal === 'note' && current && (
+        <EntityNoteModal type="contact" record={current} existing={notes.get(current.id)} label={current.name} onClose={() => setModal(null)} />
       )}
       {modal === 'delete' && current && (
         <Confirm

@@ -6,6 +6,9 @@ import { Confirm, Modal } from '../../components/Modal';
 import { errorMessage, useToast } from '../../components/Toasts';
 import { VirtualList } from '../../components/VirtualList';
 import { useCollection } from '../../data/store';
+import { duplicateWarning } from '../../lib/duplicates';
+import { validateRecord } from '../../lib/limits';
+import { firstGraphemes } from '../../lib/text';
 import { useTransport } from '../../transport/context';
 import { EntityNoteModal, useEntityNotes } from '../notes/EntityNoteModal';
 import type { Contact } from '../people/contacts';
@@ -25,19 +28,25 @@ const FIELDS: { key: keyof Server; label: string; required?: boolean }[] = [
 function ServerForm({ editing, onDone }: { editing?: Server; onDone: () => void }) {
   const transport = useTransport();
   const toast = useToast();
-  const store = useCollection<Server>('servers').store;
+  const col = useCollection<Server>('servers');
   const [data, setData] = useState<Record<string, string>>(() =>
     Object.fromEntries(FIELDS.map((f) => [f.key, String(editing?.[f.key] ?? '')])),
   );
+  const [submitted, setSubmitted] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  // Field-level messages with the server's limits, before save (lib/limits).
+  const errors = validateRecord('servers', data, { required: submitted });
+  const dup = duplicateWarning('servers', col.items, data.name, editing?.id);
   async function submit(e: FormEvent) {
     e.preventDefault();
-    if (!data.name.trim()) return setError('Name is required.');
+    setSubmitted(true);
+    if (Object.keys(validateRecord('servers', data)).length > 0) return;
     const body = Object.fromEntries(Object.entries(data).map(([k, v]) => [k, v.trim()]));
     try {
       const rec = editing ? await transport.update<Server>('servers', editing.id, body) : await transport.create<Server>('servers', body);
-      store.upsertLocal(rec);
+      col.store.upsertLocal(rec);
       toast('success', editing ? 'Server saved.' : `Added ${rec.name}.`);
+      if (dup) toast('warning', dup);
       onDone();
     } catch (err) {
       setError(errorMessage(err));
@@ -48,7 +57,10 @@ function ServerForm({ editing, onDone }: { editing?: Server; onDone: () => void 
       {FIELDS.map((f) => (
         <label key={f.key} className="field">
           <span className="field-label">{f.label}{f.required ? ' *' : ''}</span>
-          <input className="input" data-testid={`server-${f.key}-input`} value={data[f.key]} onChange={(e) => setData({ ...data, [f.key]: e.target.value })} />
+          <input className="input" data-testid={`server-${f.key}-input`} value={data[f.key]} aria-invalid={errors[f.key] ? true : undefined}
+            onChange={(e) => setData({ ...data, [f.key]: e.target.value })} />
+          {errors[f.key] && <span className="error-text small" role="alert" data-testid={`server-${f.key}-error`}>{errors[f.key]}</span>}
+          {f.key === 'name' && dup && <span className="warn-text small" role="status" data-testid="server-duplicate-warning">{dup}</span>}
         </label>
       ))}
       {error && <p className="error-text" role="alert">{error}</p>}
@@ -68,7 +80,7 @@ export default function ServersView() {
   const col = useCollection<Server>('servers');
   const contacts = useCollection<Contact>('contacts').items;
   const people = useMemo(() => contactIndex(contacts), [contacts]);
-  const { map: notes } = useEntityNotes();
+  const { map: notes } = useEntityNotes('server', col.items);
   const [filters, setFilters] = useState<Set<Filter>>(new Set());
   const [selected, setSelected] = useState<string | null>(null);
   const [modal, setModal] = useState<null | 'add' | 'edit' | 'delete' | 'note'>(null);
@@ -95,7 +107,7 @@ export default function ServersView() {
     () =>
       col.items.filter((s) => {
         if (!matchesQuery([s.name, s.businessArea, s.lob, s.comment, s.owner, s.contact, s.os], q)) return false;
-        if (filters.has('notes') && !notes.get(`server:${s.name.toLowerCase()}`)?.note) return false;
+        if (filters.has('notes') && !notes.get(s.id)?.note) return false;
         if (filters.has('no-owner') && !isBlankRef(s.owner)) return false;
         if (filters.has('no-support') && !isBlankRef(s.contact)) return false;
         if (filters.has('comment') && !s.comment?.trim()) return false;
@@ -148,12 +160,12 @@ export default function ServersView() {
                     setMenu({ x: r.left + 40, y: r.bottom - 8 });
                   }
                 }}>
-                <span className={`os-badge os-${osFamily(s.os)}`}>{osFamily(s.os) === 'other' ? (s.os || '?').slice(0, 3) : osFamily(s.os) === 'linux' ? 'LNX' : 'WIN'}</span>
+                <span className={`os-badge os-${osFamily(s.os)}`}>{osFamily(s.os) === 'other' ? firstGraphemes(s.os || '?', 3) : osFamily(s.os) === 'linux' ? 'LNX' : 'WIN'}</span>
                 <div className="vrow-main">
                   <div className="vrow-title">{s.name}</div>
-                  <div className="muted small">{[s.businessArea, s.lob, s.os].filter(Boolean).join(' · ')}</div>
+                  <div className="muted small vrow-sub">{[s.businessArea, s.lob, s.os].filter(Boolean).join(' · ')}</div>
                 </div>
-                <div className="muted small">{resolvePerson(s.owner, people)?.name ?? (isBlankRef(s.owner) ? 'No owner' : s.owner)}</div>
+                <div className="muted small nowrap vrow-meta">{resolvePerson(s.owner, people)?.name ?? (isBlankRef(s.owner) ? 'No owner' : s.owner)}</div>
               </div>
             )}
           />
@@ -168,7 +180,7 @@ export default function ServersView() {
               <dt>Comment</dt><dd>{current.comment || '—'}</dd>
               <dt>Owner</dt><dd>{person(current.owner)}</dd>
               <dt>Support</dt><dd>{person(current.contact)}</dd>
-              <dt>Note</dt><dd className="pre">{notes.get(`server:${current.name.toLowerCase()}`)?.note || '—'}</dd>
+              <dt>Note</dt><dd className="pre">{notes.get(current.id)?.note || '—'}</dd>
             </dl>
             <div className="row-wrap">
               <button type="button" className="button button-ghost" onClick={() => setModal('note')}>Notes</button>
@@ -187,7 +199,7 @@ export default function ServersView() {
       )}
       {modal === 'add' && <Modal title="Add server" onClose={() => setModal(null)}><ServerForm onDone={() => setModal(null)} /></Modal>}
       {modal === 'edit' && current && <Modal title="Edit server" onClose={() => setModal(null)}><ServerForm editing={current} onDone={() => setModal(null)} /></Modal>}
-      {modal === 'note' && current && <EntityNoteModal type="server" value={current.name} label={current.name} onClose={() => setModal(null)} />}
+      {modal === 'note' && current && <EntityNoteModal type="server" record={current} existing={notes.get(current.id)} label={current.name} onClose={() => setModal(null)} />}
       {modal === 'delete' && current && (
         <Confirm title="Delete server" message={`Delete server ${current.name}? This cannot be undone.`} onCancel={() => setModal(null)}
           onConfirm={async () => {

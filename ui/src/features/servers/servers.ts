@@ -23,12 +23,21 @@ export function resolvePerson(v: string | undefined, byKey: Map<string, Contact>
   return byKey.get(v!.trim().toLowerCase()) ?? null;
 }
 
-/** Lookup by lowercased email and lowercased name. */
+/**
+ * Lookup by lowercased email, then lowercased name. Emails and names are not unique: an email
+ * match always wins over a name match, and among records sharing a key the earliest-created one
+ * wins (the same record legacy notes resolve to), so resolution never flips with list order.
+ */
 export function contactIndex(contacts: readonly Contact[]): Map<string, Contact> {
   const m = new Map<string, Contact>();
-  for (const c of contacts) {
-    if (c.name) m.set(c.name.trim().toLowerCase(), c);
-    if (c.email) m.set(c.email.trim().toLowerCase(), c);
+  const oldestFirst = [...contacts].sort((a, b) => (a.created ?? '').localeCompare(b.created ?? '') || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  for (const c of oldestFirst) {
+    const k = c.email?.trim().toLowerCase();
+    if (k && !m.has(k)) m.set(k, c);
+  }
+  for (const c of oldestFirst) {
+    const k = c.name?.trim().toLowerCase();
+    if (k && !m.has(k)) m.set(k, c);
   }
   return m;
 }

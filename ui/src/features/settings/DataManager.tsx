@@ -3,9 +3,13 @@
 import { useState } from 'react';
 import { errorMessage, useToast } from '../../components/Toasts';
 import { useCollection } from '../../data/store';
-import { CATEGORIES, MAX_IMPORT_BYTES, collectionOf, exportFileName, exportText, parseImport, type CategoryKey } from '../../lib/importExport';
+import { importDuplicates } from '../../lib/duplicates';
+import { CATEGORIES, MAX_IMPORT_BYTES, collectionOf, exportFileName, exportText, importGate, parseImport, type CategoryKey } from '../../lib/importExport';
+import { plural } from '../../lib/text';
 import { useTransport } from '../../transport/context';
 import type { ImportReport } from '../../transport/types';
+import type { Contact } from '../people/contacts';
+import type { Server } from '../servers/servers';
 
 function download(name: string, text: string, type: string) {
   const url = URL.createObjectURL(new Blob([text], { type }));
@@ -44,6 +48,8 @@ function Import() {
   const [report, setReport] = useState<ImportReport | null>(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const contacts = useCollection<Contact>('contacts').items;
+  const servers = useCollection<Server>('servers').items;
 
   async function preview(recs: Record<string, unknown>[], category: CategoryKey) {
     setBusy(true);
@@ -72,7 +78,7 @@ function Import() {
     await preview(parsed.records, cat);
   }
   async function apply() {
-    if (!records) return;
+    if (!records || !importGate(parseErrors, report, true).canApply) return;
     setBusy(true);
     try {
       const r = await transport.importRecords(collectionOf(cat), records, true);
@@ -87,6 +93,9 @@ function Import() {
       setBusy(false);
     }
   }
+  const gate = importGate(parseErrors, report, records !== null);
+  const dupes = records && (cat === 'contacts' || cat === 'servers') ? importDuplicates(cat, records, cat === 'contacts' ? contacts : servers) : null;
+  const dupCount = dupes ? dupes.inFile + dupes.ambiguous : 0;
   const headers = records ? [...new Set(records.slice(0, 5).flatMap((r) => Object.keys(r)))].slice(0, 8) : [];
   return (
     <div className="form" data-testid="dm-import">
@@ -108,12 +117,21 @@ function Import() {
       )}
       {busy && <p className="muted">Working…</p>}
       {report && (
-        <div className="panel" data-testid="import-report" data-applied={report.applied} data-errors={report.errors.length}>
-          <p>
-            <strong>{fileName}</strong> → {report.collection}: {report.total} rows · <span data-testid="import-creates">{report.creates}</span> new ·{' '}
-            <span data-testid="import-updates">{report.updates}</span> updates · <span data-testid="import-error-count">{report.errors.length}</span> errors
+        <div className="panel" data-testid="import-report" data-applied={report.applied} data-errors={gate.errorCount} data-duplicates={dupCount}>
+          <p data-testid="import-summary">
+            <strong>{fileName}</strong> → {report.collection}: {plural(report.total, 'row')} · <span data-testid="import-creates">{report.creates}</span> new ·{' '}
+            <span data-testid="import-updates">{report.updates}</span> {report.updates === 1 ? 'update' : 'updates'} ·{' '}
+            <span data-testid="import-error-count">{gate.errorCount}</span> {gate.errorCount === 1 ? 'error' : 'errors'}
+            {dupes && <> · <span data-testid="import-duplicate-count">{dupCount}</span> {dupCount === 1 ? 'duplicate' : 'duplicates'}</>}
             {report.applied && <span className="pill pill-active">Applied</span>}
           </p>
+          {dupes && dupCount > 0 && (
+            <p className="warn-text" role="status" data-testid="import-duplicates">
+              {dupes.inFile > 0 && `${plural(dupes.inFile, 'row')} ${dupes.inFile === 1 ? 'repeats' : 'repeat'} an earlier row's ${cat === 'contacts' ? 'email' : 'name'}. `}
+              {dupes.ambiguous > 0 && `${plural(dupes.ambiguous, 'row')} ${dupes.ambiguous === 1 ? 'matches' : 'match'} a ${cat === 'contacts' ? 'email' : 'name'} already held by several records. `}
+              ({dupes.keys.join(', ')})
+            </p>
+          )}
           {records && headers.length > 0 && (
             <table className="table small" data-testid="import-preview-rows">
               <thead><tr><th>#</th>{headers.map((h) => <th key={h}>{h}</th>)}</tr></thead>
@@ -137,8 +155,8 @@ function Import() {
           {report.errors.length > 50 && <p className="muted">+{report.errors.length - 50} more</p>}
           {!report.applied && records && (
             <div className="row-end">
-              {report.errors.length > 0 && <span className="error-text">Fix the rows above; nothing will be written while any row has an error.</span>}
-              <button type="button" className="button button-primary" data-testid="import-apply" disabled={busy || report.errors.length > 0} onClick={apply}>
+              {gate.reason && <span className="error-text" data-testid="import-blocked">{gate.reason}</span>}
+              <button type="button" className="button button-primary" data-testid="import-apply" disabled={busy || !gate.canApply} onClick={apply}>
                 Apply import
               </button>
             </div>

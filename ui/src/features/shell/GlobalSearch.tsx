@@ -5,6 +5,7 @@ import type { Server } from '../servers/servers';
 import type { GroupRecord } from '../compose/groups';
 import { useCollection } from '../../data/store';
 import { EMAIL_RE, SEARCH_DEBOUNCE_MS, SEARCH_LIMIT, rankSearch, type SearchItem } from '../../lib/search';
+import { plural } from '../../lib/text';
 import { useShell } from './ShellContext';
 
 export interface SearchHandle {
@@ -48,7 +49,7 @@ export const GlobalSearch = forwardRef<SearchHandle, { query: string; setQuery: 
       }
       if (LIST_TABS.has(shell.tab)) return actions; // the tab's own list is filtered instead
       function* items(): Generator<SearchItem> {
-        for (const g of groups) yield { kind: 'group', id: g.id, label: g.name, detail: `${g.contacts?.length ?? 0} contacts`, fields: [g.name] };
+        for (const g of groups) yield { kind: 'group', id: g.id, label: g.name, detail: plural(g.contacts?.length ?? 0, 'contact'), fields: [g.name] };
         for (const c of contacts) yield { kind: 'contact', id: c.id, label: c.name, detail: c.email, fields: [c.name, c.email, c.phone, c.title] };
         if (shell.tab !== 'compose') {
           for (const s of servers) {

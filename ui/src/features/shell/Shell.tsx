@@ -1,7 +1,7 @@
 // Signed-in layout: sidebar, header (breadcrumb, global search, world clock), the tabs
 // (each stays mounted after its first visit), the status bar, toasts, shortcuts and the
 // global alarm popup.
-import { lazy, Suspense, useCallback, useEffect, useMemo, useReducer, useRef, useState, type ReactNode } from 'react';
+import { Component, lazy, Suspense, useCallback, useEffect, useMemo, useReducer, useRef, useState, type ReactNode } from 'react';
 import { Modal, closeTopModal } from '../../components/Modal';
 import { useToast } from '../../components/Toasts';
 import { composeReducer, emptyCompose } from '../../lib/recipients';
@@ -17,13 +17,41 @@ import { DEFAULT_TAB, TABS, tabLabel, type TabId } from './tabs';
 import { usePresence } from './usePresence';
 import { WorldClock } from './WorldClock';
 
-const AlertsView = lazy(() => import('../alerts/AlertsView'));
-const OnCallView = lazy(() => import('../oncall/OnCallView'));
-const NotesView = lazy(() => import('../notes/NotesView'));
-const StatusView = lazy(() => import('../status/StatusView'));
-const PeopleView = lazy(() => import('../people/PeopleView'));
-const ServersView = lazy(() => import('../servers/ServersView'));
-const SettingsView = lazy(() => import('../settings/SettingsView'));
+/** Lazy tabs: rendered on first visit, but their code is fetched soon after sign-in so a tab
+ * first opened while the server is unreachable still renders (with its honest offline state). */
+const LOADERS = {
+  alerts: () => import('../alerts/AlertsView'),
+  oncall: () => import('../oncall/OnCallView'),
+  notes: () => import('../notes/NotesView'),
+  status: () => import('../status/StatusView'),
+  people: () => import('../people/PeopleView'),
+  servers: () => import('../servers/ServersView'),
+  settings: () => import('../settings/SettingsView'),
+};
+const PREFETCH_DELAY_MS = 1_000;
+const AlertsView = lazy(LOADERS.alerts);
+const OnCallView = lazy(LOADERS.oncall);
+const NotesView = lazy(LOADERS.notes);
+const StatusView = lazy(LOADERS.status);
+const PeopleView = lazy(LOADERS.people);
+const ServersView = lazy(LOADERS.servers);
+const SettingsView = lazy(LOADERS.settings);
+
+/** A tab whose code could not be fetched (offline before it was ever loaded) says so. */
+class TabBoundary extends Component<{ children: ReactNode }, { failed: boolean }> {
+  state = { failed: false };
+  static getDerivedStateFromError() {
+    return { failed: true };
+  }
+  render() {
+    if (!this.state.failed) return this.props.children;
+    return (
+      <p className="panel muted" role="status" data-testid="tab-unavailable">
+        Offline — no cached data: this view has not been loaded on this device yet. Reload when the connection is back.
+      </p>
+    );
+  }
+}
 
 const VIEWS: Record<TabId, () => ReactNode> = {
   compose: () => <ComposeView />,
@@ -53,6 +81,11 @@ export function Shell({ onSignOut }: { onSignOut: () => void }) {
     setTab(t);
     setVisited((v) => (v.has(t) ? v : new Set(v).add(t)));
     setQuery(''); // switching tabs clears the query
+  }, []);
+
+  useEffect(() => {
+    const t = setTimeout(() => Object.values(LOADERS).forEach((load) => void load().catch(() => {})), PREFETCH_DELAY_MS);
+    return () => clearTimeout(t);
   }, []);
 
   useEffect(() => {
@@ -106,13 +139,13 @@ export function Shell({ onSignOut }: { onSignOut: () => void }) {
           <button type="button" className="button button-ghost" data-testid="shortcuts-open" onClick={() => setHelp(true)}>
             Shortcuts
           </button>
-          <WorldClock />
+          <WorldClock tab={tab} />
         </header>
         <main className="content">
           <Suspense fallback={<p className="muted">Loading…</p>}>
             {TABS.filter((t) => visited.has(t.id)).map((t) => (
               <div key={t.id} className="tab-pane" hidden={t.id !== tab} data-testid={`tab-${t.id}`}>
-                {VIEWS[t.id]()}
+                <TabBoundary>{VIEWS[t.id]()}</TabBoundary>
               </div>
             ))}
           </Suspense>

@@ -1,24 +1,53 @@
-// Bottom status bar: the transport's connection state label, and a tab-specific count.
+// Bottom status bar: the transport's connection state label, and a tab-specific count. Offline
+// with the current tab's collection never loaded, the label says there is no cached data and
+// no count is shown (an empty list is not "0 rows"). The Alerts count is pending alarms only.
 import { useCollection } from '../../data/store';
 import { useConnectionState, useTransport } from '../../transport/context';
+import type { BaseRecord, ConnectionState } from '../../transport/types';
 import { CleartextWarning } from './CleartextWarning';
-import { CONNECTION_LABELS, connectionTone } from './connectionLabel';
+import { connectionLabel, connectionTone, countLabel } from './connectionLabel';
 import { StabilityWarning } from './StabilityWarning';
 import type { TabId } from './tabs';
 
-const COUNTED: Partial<Record<TabId, [string, string]>> = {
-  compose: ['bridge_groups', 'groups'],
-  oncall: ['oncall', 'on-call rows'],
-  notes: ['standalone_notes', 'notes'],
-  people: ['contacts', 'contacts'],
-  servers: ['servers', 'servers'],
-  alerts: ['alert_reminders', 'alarms'],
+interface Counted {
+  collection: string;
+  noun: string;
+  /** Which records count (default: all). */
+  counts?: (r: BaseRecord & Record<string, unknown>) => boolean;
+}
+
+export const COUNTED: Partial<Record<TabId, Counted>> = {
+  compose: { collection: 'bridge_groups', noun: 'groups' },
+  oncall: { collection: 'oncall', noun: 'on-call rows' },
+  notes: { collection: 'standalone_notes', noun: 'notes' },
+  people: { collection: 'contacts', noun: 'contacts' },
+  servers: { collection: 'servers', noun: 'servers' },
+  // Done and dismissed alarms stay in the collection (history) but are not "alarms" any more.
+  alerts: { collection: 'alert_reminders', noun: 'pending alarms', counts: (r) => r.status === 'pending' },
 };
 
-/** The tab-specific count; its own component so collection updates re-render only this. */
-function TabCount({ collection, noun }: { collection: string; noun: string }) {
-  const n = useCollection(collection).items.length;
-  return <>{`${n} ${n === 1 ? noun.replace(/s$/, "") : noun}`}</>;
+function ConnectionText({ state, status }: { state: ConnectionState; status: 'loading' | 'ready' | 'error' | null }) {
+  return (
+    <span data-testid="status-connection" data-state={state} role="status">
+      {connectionLabel(state, status)}
+    </span>
+  );
+}
+
+/** Label + count for a tab backed by a collection; its own component so collection updates re-render only this. */
+function CountedStatus({ state, counted }: { state: ConnectionState; counted: Counted }) {
+  const col = useCollection<BaseRecord & Record<string, unknown>>(counted.collection);
+  const n = counted.counts ? col.items.filter(counted.counts).length : col.items.length;
+  return (
+    <>
+      <ConnectionText state={state} status={col.status} />
+      <RightSide>{countLabel(n, counted.noun, col.status)}</RightSide>
+    </>
+  );
+}
+
+function RightSide({ children }: { children?: string }) {
+  return <span className="statusbar-right" data-testid="status-count">{children}</span>;
 }
 
 export function StatusBar({ tab }: { tab?: TabId }) {
@@ -29,14 +58,10 @@ export function StatusBar({ tab }: { tab?: TabId }) {
   return (
     <footer className="statusbar">
       <span className={`status-dot tone-${connectionTone(state)}`} aria-hidden="true" />
-      <span data-testid="status-connection" data-state={state} role="status">
-        {CONNECTION_LABELS[state]}
-      </span>
+      {counted ? <CountedStatus key={counted.collection} state={state} counted={counted} /> : <ConnectionText state={state} status={null} />}
       {web && <CleartextWarning testId="cleartext-warning" />}
       {mode === 'desktop' && <StabilityWarning />}
-      <span className="statusbar-right" data-testid="status-count">
-        {counted && <TabCount collection={counted[0]} noun={counted[1]} />}
-      </span>
+      {!counted && <RightSide />}
     </footer>
   );
 }

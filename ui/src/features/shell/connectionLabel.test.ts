@@ -1,6 +1,6 @@
 // Tests for the status-bar wording of connection states.
 import { describe, expect, it } from 'vitest';
-import { CONNECTION_LABELS, connectionTone } from './connectionLabel';
+import { CONNECTION_LABELS, connectionLabel, connectionTone, countLabel, dataView } from './connectionLabel';
 
 describe('connection labels', () => {
   it('uses the agreed operator wording', () => {
@@ -19,5 +19,28 @@ describe('connection labels', () => {
     expect(connectionTone('connecting')).toBe('warn');
     expect(connectionTone('offline')).toBe('bad');
     expect(connectionTone('auth-failed')).toBe('bad');
+  });
+});
+
+describe('offline with nothing cached', () => {
+  it('says so instead of claiming cached data', () => {
+    expect(connectionLabel('offline', 'error')).toBe('Offline — no cached data');
+    expect(connectionLabel('offline', 'loading')).toBe('Offline — no cached data');
+    expect(connectionLabel('offline', 'ready')).toBe('Offline — using cached data');
+    expect(connectionLabel('offline', null)).toBe('Offline — using cached data');
+    expect(connectionLabel('connected', 'loading')).toBe('Connected');
+  });
+  it('a view is unavailable, not loading forever, when offline before its first load or after a failed one', () => {
+    expect(dataView(['loading', 'ready'], 'offline')).toBe('unavailable');
+    expect(dataView(['error', 'ready'], 'connected')).toBe('unavailable');
+    expect(dataView(['loading'], 'auth-failed')).toBe('unavailable');
+    expect(dataView(['loading', 'ready'], 'reconnecting')).toBe('loading');
+    expect(dataView(['ready', 'ready'], 'offline')).toBe('ready');
+  });
+  it('shows no count for a collection that never loaded', () => {
+    expect(countLabel(0, 'on-call rows', 'error')).toBe('');
+    expect(countLabel(0, 'on-call rows', 'loading')).toBe('');
+    expect(countLabel(1, 'on-call rows', 'ready')).toBe('1 on-call row');
+    expect(countLabel(2, 'alarms', 'ready')).toBe('2 alarms');
   });
 });

@@ -16,3 +16,36 @@ export function connectionTone(s: ConnectionState): Tone {
   if (s === 'connecting' || s === 'reconnecting') return 'warn';
   return 'bad';
 }
+
+/** Shown instead of "using cached data" when the current view has nothing cached to show. */
+export const OFFLINE_NO_CACHE = 'Offline — no cached data';
+
+type DataStatus = 'loading' | 'ready' | 'error';
+
+/**
+ * The status-bar label for `state`, honest about the data on screen: offline with the current
+ * view's collection never loaded (`data` not 'ready') says there is no cached data.
+ * `data` null: the view shows no collection, so the generic wording stands.
+ */
+export function connectionLabel(state: ConnectionState, data: DataStatus | null): string {
+  if (state === 'offline' && data !== null && data !== 'ready') return OFFLINE_NO_CACHE;
+  return CONNECTION_LABELS[state];
+}
+
+/**
+ * What a view backed by collections should show: its data once every collection is loaded,
+ * "unavailable" once a load failed with nothing cached or the connection is down before the
+ * first load, otherwise "loading". Never "loading" forever while offline.
+ */
+export function dataView(statuses: readonly DataStatus[], state: ConnectionState): 'ready' | 'loading' | 'unavailable' {
+  if (statuses.every((s) => s === 'ready')) return 'ready';
+  if (statuses.some((s) => s === 'error')) return 'unavailable';
+  if (state === 'offline' || state === 'auth-failed') return 'unavailable';
+  return 'loading';
+}
+
+/** The status-bar count: "3 contacts", "1 contact"; nothing until the collection is loaded. */
+export function countLabel(n: number, noun: string, status: DataStatus): string {
+  if (status !== 'ready') return '';
+  return `${n} ${n === 1 ? noun.replace(/s$/, '') : noun}`;
+}

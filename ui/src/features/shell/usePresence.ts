@@ -1,8 +1,10 @@
 // Presence: heartbeat every 15 s with a per-tab session id (sessionStorage), poll the
 // active-client list, and toast "<hostname> connected" for new sessions after the first snapshot.
+// A renderer cannot learn its host name: it reports "browser" or "desktop" and the server names
+// it by the address it sees (`Web · Browser · 10.0.0.7`, actors/src/presence client_hostname).
 import { useEffect, useRef, useState } from 'react';
 import { useTransport } from '../../transport/context';
-import type { PresenceSnapshot } from '../../transport/types';
+import type { PresenceSnapshot, TransportMode } from '../../transport/types';
 
 export const SESSION_KEY = 'relay:client-presence-session-id';
 export const HEARTBEAT_MS = 15_000;
@@ -22,6 +24,11 @@ export function sessionId(): string {
   }
 }
 
+/** What this window reports as its hostname in heartbeats. */
+export function reportedHostname(mode: TransportMode | undefined): 'browser' | 'desktop' {
+  return mode === 'desktop' ? 'desktop' : 'browser';
+}
+
 export function usePresence(onNewClient: (hostname: string) => void): PresenceSnapshot | null {
   const transport = useTransport();
   const [snap, setSnap] = useState<PresenceSnapshot | null>(null);
@@ -31,7 +38,7 @@ export function usePresence(onNewClient: (hostname: string) => void): PresenceSn
   useEffect(() => {
     const me = sessionId();
     let alive = true;
-    const beat = () => transport.heartbeat(me, 'browser').catch(() => {});
+    const beat = () => transport.heartbeat(me, reportedHostname(transport.mode)).catch(() => {});
     const poll = async () => {
       const p = await transport.presence().catch(() => null);
       if (!alive || !p) return;
