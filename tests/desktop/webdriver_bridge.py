@@ -296,8 +296,42 @@ def check_data_administration(sid, data_dir):
     if out:
         with open(out, "wb") as f:
             f.write(base64.b64decode(call("GET", f"/session/{sid}/screenshot")["value"]))
-    click(sid, '[data-testid=nav-people]')
     print(f"ok   Data administration: Backup now wrote and verified {archives[0]} in the real worker")
+    return archives[0]
+
+
+def check_restore(sid, data_dir, server, secret, archive):
+    """Restore… in the real window on the running in-process server: a contact written after the
+    backup is gone once the server restarted on the restored data (same port), the panel reports
+    the outcome only after that, a verified safety backup exists, and the window reconnects."""
+    token = api(server, "POST", "/api/collections/users/auth-with-password",
+                {"identity": "relay", "password": secret})["token"]
+    api(server, "POST", "/api/collections/contacts/records",
+        {"name": "Katherine Johnson", "email": "katherine@example.com"}, token)
+    click(sid, '[data-testid=backup-restore]')
+    wait_for("the restore confirmation", lambda: texts(sid, "[data-testid=restore-confirm]"), timeout=10)
+    assert archive in " ".join(texts(sid, "[data-testid=restore-confirm]"))
+    disabled = call("GET", f"/session/{sid}/element/{element(sid, '[data-testid=restore-confirm-go]')}/enabled")["value"]
+    assert disabled is False, "Restore is disabled until the word is typed"
+    call("POST", f"/session/{sid}/element/{element(sid, '[data-testid=restore-confirm-word]')}/value", {"text": "RESTORE"})
+    click(sid, '[data-testid=restore-confirm-go]')
+    message = wait_for("the restore outcome",
+                       lambda: [t for t in texts(sid, "[data-testid=backup-message]") if "serves it" in t or "fail" in t],
+                       timeout=120)
+    assert "serves it" in message[0], message
+    token = api(server, "POST", "/api/collections/users/auth-with-password",
+                {"identity": "relay", "password": secret})["token"]
+    names = sorted(c["name"] for c in api(server, "GET", "/api/collections/contacts/records?perPage=50", token=token)["items"])
+    assert names == ["Ada Lovelace", "Grace Hopper"], names
+    safety = [n for n in os.listdir(os.path.join(data_dir, "backups")) if n.startswith("pre_restore_")]
+    assert len(safety) == 1 and safety[0] in message[0], (safety, message)
+    assert not [n for n in os.listdir(data_dir) if n.startswith(".relay-backup")], "restore leftovers"
+    click(sid, '[data-testid=nav-people]')
+    wait_for("the window reconnected to the restored data",
+             lambda: "Connected" in texts(sid, "[data-testid=status-connection]")
+             and texts(sid, "[data-testid=people-count]") == ["2 of 2"], timeout=60)
+    print(f"ok   Restore… in the window: the server restarted on {archive} (same port), "
+          f"safety backup {safety[0]}, the window reconnected (2 of 2)")
 
 
 def main():
@@ -376,7 +410,8 @@ def main():
         sign_in_flow(sid, info["ok"]["serverUrl"], secret)
 
         check_popout_borrows_the_session(sid)
-        check_data_administration(sid, data_dir)
+        archive = check_data_administration(sid, data_dir)
+        check_restore(sid, data_dir, info["ok"]["serverUrl"], secret, archive)
 
         shot = call("GET", f"/session/{sid}/screenshot")["value"]
         assert len(shot) > 1000

@@ -87,7 +87,7 @@ export interface StabilityStatus {
 /** One running backup operation (domain::backup::status::OperationStatus). */
 export interface BackupOperation {
   kind: 'create' | 'verify' | 'restore';
-  phase: 'queued' | 'writing' | 'verifying' | 'pruning';
+  phase: 'queued' | 'writing' | 'verifying' | 'pruning' | 'installing';
   archive: string | null;
   bytesDone: number;
   bytesTotal: number;
@@ -117,6 +117,29 @@ export interface BackupStatus {
   };
   operation: BackupOperation | null;
   queued: number;
+  /** The last restore this server process carried out (domain::backup::status::FinishedRestore). */
+  lastRestore?: FinishedRestore | null;
+}
+
+/** How a restore ended: `installed` until the restarted server has served a read. */
+export type RestoreResult =
+  | { state: 'installed' }
+  | { state: 'serving' }
+  | { state: 'rolledBack'; reason: string }
+  | { state: 'failed'; reason: string };
+
+export interface FinishedRestore {
+  restored: string;
+  /** The pre-restore safety backup: the restore's identity. */
+  safety: string;
+  result: RestoreResult;
+  finishedMs: number;
+}
+
+/** `backup_restore`: the restore is verified and staged; the server restarts onto it. */
+export interface RestoreStaged {
+  restored: { name: string; tables: number };
+  safety: { name: string; size: number };
 }
 
 /** One archive (`backup_list`). */
@@ -168,6 +191,11 @@ export class DesktopBridge {
   /** Server mode: verify one archive in a disposable restore. */
   async backupVerify(name: string): Promise<{ name: string; tables: number }> {
     return (await this.call('backup_verify', { name })) as { name: string; tables: number };
+  }
+
+  /** Server mode: stage a restore of `name`; the server then restarts onto it (poll backupStatus). */
+  async backupRestore(name: string): Promise<RestoreStaged> {
+    return (await this.call('backup_restore', { name })) as RestoreStaged;
   }
 
   info(): Promise<DesktopConnectionInfo | null> {
