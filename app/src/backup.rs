@@ -86,16 +86,20 @@ fn restore(data_dir: &std::path::Path, name: &str, confirmed: bool) -> Result<()
 const RESTORE_REPORT_DEADLINE: std::time::Duration = std::time::Duration::from_secs(300);
 const RESTORE_POLL: std::time::Duration = std::time::Duration::from_millis(250);
 
-/// Polls the server (it is briefly unreachable while it restarts) until it reports the outcome
-/// of the restore identified by its safety backup.
+/// Polls the server (it is briefly unreachable while it restarts, holding the data directory's
+/// lock) until it reports the outcome of the restore identified by its safety backup. A server
+/// that is gone (no answer and the lock free) stopped during the restore: its next start
+/// finishes or undoes it.
 fn wait_for_restore(data_dir: &std::path::Path, safety: &ArchiveName) -> Result<(), BoxError> {
     let deadline = std::time::Instant::now() + RESTORE_REPORT_DEADLINE;
     while std::time::Instant::now() < deadline {
         std::thread::sleep(RESTORE_POLL);
-        let Ok(Delivered::Reply(ControlReply::Backup(BackupReply::Status { status }))) =
-            deliver(data_dir, ControlOp::Backup(BackupOp::Health {}))
-        else {
-            continue;
+        let status = match deliver(data_dir, ControlOp::Backup(BackupOp::Health {})) {
+            Ok(Delivered::Reply(ControlReply::Backup(BackupReply::Status { status }))) => status,
+            Ok(Delivered::NotRunning) if infra::dir_lock::lock(data_dir).is_ok() => {
+                return Err("the server stopped during the restore; start Relay again: its start finishes the restore or puts the previous data back".into());
+            }
+            _ => continue,
         };
         let Some(finished) = status.last_restore.filter(|r| &r.safety == safety && r.is_final()) else {
             continue;

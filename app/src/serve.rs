@@ -62,6 +62,9 @@ pub fn run(args: ServeArgs) -> Result<(), BoxError> {
     Ok(())
 }
 
+/// How long a stopping server waits for control replies in flight.
+const CONTROL_DRAIN: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// The listening sockets, bound once per process.
 struct Listeners {
     data_api: std::net::TcpListener,
@@ -110,7 +113,7 @@ fn run_generation(
                 backup.last_restore = last_restore;
             }
         })?;
-        let realtime = handles.realtime.clone();
+        let (realtime, control) = (handles.realtime.clone(), handles.control.clone());
         let gateway = match &listeners.gateway {
             Some(listener) => {
                 Some(start_gateway(listener.try_clone()?, &handles, web_config.ui_dir.clone(), args.workers)?)
@@ -148,6 +151,10 @@ fn run_generation(
             // Relay Web first, then the data API drains its in-flight requests; the actors
             // (and the store's connections) stop with the System afterwards.
             let _ = realtime.send(actors::realtime::CloseAll).await;
+            // The control reply that asked for the restore is delivered before the stop.
+            if let Some(control) = control {
+                let _ = control.send(actors::control::Drain { within: CONTROL_DRAIN }).await;
+            }
             if let Some(g) = gateway_handle {
                 g.stop(true).await;
             }

@@ -18,6 +18,7 @@ use std::sync::{Arc, Mutex};
 
 use diesel::prelude::*;
 use serde_json::json;
+use support::backup::{backup_env, backup_leftovers, names, served_names, text};
 use support::{client, relay_cli, Relay};
 
 fn backup(relay: &Relay, args: &[&str]) -> (bool, String) {
@@ -30,16 +31,6 @@ fn archive_name(out: &str) -> String {
 
 fn backups_dir(relay: &Relay) -> PathBuf {
     relay.data_dir.join("backups")
-}
-
-/// Backup working files left in the data directory (verification or restore stages, an
-/// original store, a journal).
-fn backup_leftovers(data_dir: &Path) -> Vec<String> {
-    std::fs::read_dir(data_dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| n.starts_with(".relay-backup"))
-        .collect()
 }
 
 #[derive(QueryableByName)]
@@ -255,31 +246,6 @@ async fn history_retention_runs_only_behind_a_verified_backup() {
     assert_eq!(left, BTreeSet::from(["agedalert000002".to_string()]), "only the recent alert is kept");
 }
 
-/// Runs `relay backup --data-dir D <args>` with extra environment variables.
-fn backup_env(data_dir: &Path, args: &[&str], envs: &[(&str, &str)]) -> std::process::Output {
-    std::process::Command::new(support::relay_bin())
-        .arg("backup")
-        .arg("--data-dir")
-        .arg(data_dir)
-        .args(args)
-        .envs(envs.iter().copied())
-        .output()
-        .unwrap()
-}
-
-fn text(out: &std::process::Output) -> String {
-    format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
-}
-
-/// The contact names a server on `data_dir` serves (it is started and stopped here).
-async fn served_names(data_dir: &Path) -> BTreeSet<String> {
-    let mut relay = Relay::start_in(data_dir, &[]);
-    let token = relay.token().await;
-    let page = relay.get_json(&token, "/api/collections/contacts/records?perPage=100").await;
-    relay.stop();
-    page["items"].as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap().to_string()).collect()
-}
-
 /// A stopped server's data directory holding contact "Before" in a verified backup and
 /// "After" written since; returns the backup's name.
 async fn backed_up_then_changed(data_dir: &Path) -> String {
@@ -291,10 +257,6 @@ async fn backed_up_then_changed(data_dir: &Path) -> String {
     relay.create(&token, "contacts", &json!({"name": "After", "email": "after@example.com"})).await;
     relay.stop();
     archive_name(&out)
-}
-
-fn names(list: &[&str]) -> BTreeSet<String> {
-    list.iter().map(|s| s.to_string()).collect()
 }
 
 #[tokio::test]

@@ -14,6 +14,8 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
+pub mod backup;
+
 pub const PASSPHRASE: &str = "blackbox-passphrase-42";
 
 pub struct Relay {
@@ -164,6 +166,20 @@ impl Relay {
         if let Some(reader) = self.stdout_reader.take() {
             let _ = reader.join();
         }
+    }
+
+    /// Waits (bounded) for the server to exit on its own; returns how it ended.
+    pub fn wait_exit(&mut self, timeout: Duration) -> Option<std::process::ExitStatus> {
+        let child = self.child.as_mut()?;
+        let deadline = std::time::Instant::now() + timeout;
+        while std::time::Instant::now() < deadline {
+            if let Some(status) = child.try_wait().ok().flatten() {
+                self.child = None;
+                return Some(status);
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        None
     }
 
     /// Kills the server with SIGKILL (no shutdown path runs) and waits for it to exit.

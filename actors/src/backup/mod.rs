@@ -253,6 +253,7 @@ impl BackupActor {
         let now = self.now();
         self.health.begin_attempt(now);
         self.save();
+        infra::fault::fault_point("backup:create:after:BeginAttempt");
         let job = self.begin(OperationKind::Create, OperationPhase::Writing, None);
         let (env, mut sink) = (self.config.env.clone(), Self::sink(ctx, job));
         let job = move || jobs::write(&env, ArchiveKind::Regular, now, &mut sink);
@@ -260,6 +261,7 @@ impl BackupActor {
             Ok(written) => {
                 act.health.record_created(&written.name, written.fingerprint, act.now());
                 act.save();
+                infra::fault::fault_point("backup:create:after:RecordCreated");
                 act.verify_created(written, reply, ctx);
             }
             Err(e) => act.fail_create(e, reply, ctx),
@@ -278,10 +280,12 @@ impl BackupActor {
             let now = act.now();
             match verified {
                 Ok((found, fingerprint)) => {
+                    infra::fault::fault_point("backup:create:before:RecordVerified");
                     act.health.record_verification(&written.name, fingerprint, VerificationOutcome::Success, now);
                     act.health.record_success(now);
                     act.save();
                     let pruned = act.apply_retention(ctx);
+                    infra::fault::fault_point("backup:create:after:Prune");
                     let created = CreatedBackup {
                         name: written.name,
                         size: written.size,

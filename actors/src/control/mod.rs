@@ -5,6 +5,8 @@
 //! state. Every connection's peer is checked first (SO_PEERCRED: the server's own uid only);
 //! the request line is bounded in bytes and time; at most `MAX_CONNECTIONS` are served at once.
 //! Logs name the operation only, never its payload. Nothing here is reachable over TCP.
+//! [`Drain`] waits (bounded) until the connections in flight have been answered: a host that
+//! stops the server (a restore) asks first, so the reply that started the restore is delivered.
 
 use std::os::unix::net::UnixListener as StdUnixListener;
 use std::time::Duration;
@@ -39,12 +41,35 @@ pub struct ControlActor {
     listener: StdUnixListener,
     targets: ControlTargets,
     in_flight: usize,
+    /// Waiting [`Drain`] requests, answered when `in_flight` reaches zero.
+    drained: Vec<tokio::sync::oneshot::Sender<()>>,
+}
+
+/// Resolves once every connection in flight has been answered, or after `within`.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct Drain {
+    pub within: Duration,
+}
+
+impl Handler<Drain> for ControlActor {
+    type Result = ResponseFuture<()>;
+    fn handle(&mut self, msg: Drain, _: &mut Context<Self>) -> Self::Result {
+        if self.in_flight == 0 {
+            return Box::pin(async {});
+        }
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        self.drained.push(tx);
+        Box::pin(async move {
+            let _ = tokio::time::timeout(msg.within, rx).await;
+        })
+    }
 }
 
 impl ControlActor {
     /// `listener` comes from `infra::control_socket::bind` (non-blocking).
     pub fn new(subsystem: SubsystemCtx, listener: StdUnixListener, targets: ControlTargets) -> ControlActor {
-        ControlActor { subsystem, listener, targets, in_flight: 0 }
+        ControlActor { subsystem, listener, targets, in_flight: 0, drained: Vec::new() }
     }
 }
 
@@ -86,7 +111,14 @@ impl StreamHandler<std::io::Result<UnixStream>> for ControlActor {
         }
         self.in_flight += 1;
         let targets = self.targets.clone();
-        ctx.spawn(serve_connection(stream, targets).into_actor(self).map(|_, act, _| act.in_flight -= 1));
+        ctx.spawn(serve_connection(stream, targets).into_actor(self).map(|_, act, _| {
+            act.in_flight -= 1;
+            if act.in_flight == 0 {
+                for waiter in act.drained.drain(..) {
+                    let _ = waiter.send(());
+                }
+            }
+        }));
     }
 
     fn finished(&mut self, ctx: &mut Context<Self>) {

@@ -53,6 +53,20 @@ impl<F: FnMut(Progress)> ProgressSink for F {
     }
 }
 
+/// The debug-only fault points ([`crate::fault`]) of a create and its verification, in the
+/// order a create passes them (the crash tests kill the server at each; the restore's swap has
+/// its own, `swap::install_and_commit_fault_points`).
+pub const CREATE_FAULT_POINTS: [&str; 8] = [
+    "backup:create:after:BeginAttempt",
+    "backup:create:after:Snapshot",
+    "backup:create:before:Rename",
+    "backup:create:after:Rename",
+    "backup:create:after:RecordCreated",
+    "backup:verify:during:Extraction",
+    "backup:create:before:RecordVerified",
+    "backup:create:after:Prune",
+];
+
 /// How often (in bytes) a long entry reports progress.
 pub(crate) const PROGRESS_STEP_BYTES: u64 = 8 * 1024 * 1024;
 

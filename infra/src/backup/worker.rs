@@ -1,7 +1,8 @@
 //! The disposable-restore verification worker: both sides of running [`verify_archive`] in a
 //! separate process. The parent ([`verify_in_worker`]) creates a fresh private directory on the
 //! data filesystem, starts the worker (the Relay binary re-executed in its hidden worker mode,
-//! in its own process group, with a cleared environment) and hands it the paths over an
+//! in its own process group, with a cleared environment, dying with its parent through
+//! `PR_SET_PDEATHSIG`, so a crashed server never leaves one running) and hands it the paths over an
 //! inherited socket on fd 3, never argv or the environment; it relays progress lines, kills the
 //! whole process group at the deadline and waits for the exit before it deletes the directory.
 //! The child ([`serve_child`]) refuses to run unless fd 3 is a socket whose peer is its own
@@ -152,17 +153,28 @@ fn run_worker(
     let started = Instant::now();
     let (mut parent, child_end) = UnixStream::pair().map_err(WorkerError::Spawn)?;
     let child_fd = child_end.as_raw_fd();
+    // SAFETY: getpid has no preconditions.
+    let parent_pid = unsafe { libc::getpid() };
     let mut cmd = Command::new(&command.program);
     cmd.args(&command.args).env_clear().stdin(Stdio::null()).stdout(Stdio::null()).process_group(0);
     #[cfg(debug_assertions)]
     if let Some(fault) = std::env::var_os("RELAY_TEST_FAULT") {
         cmd.env("RELAY_TEST_FAULT", fault);
     }
-    // SAFETY: only async-signal-safe calls (setpriority, dup2, fcntl) between fork and exec.
+    // SAFETY: only async-signal-safe calls (setpriority, prctl, getppid, dup2, fcntl) between
+    // fork and exec.
     unsafe {
         cmd.pre_exec(move || {
             // Verification yields the CPU to request handling (best effort).
             libc::setpriority(libc::PRIO_PROCESS, 0, BACKGROUND_NICE);
+            // A parent that dies (even by SIGKILL) takes the worker with it; the spawning thread
+            // waits for the worker, so it outlives it in every normal run.
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong) < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            if libc::getppid() != parent_pid {
+                return Err(io::Error::other("the parent exited before the worker started"));
+            }
             if libc::dup2(child_fd, CHANNEL_FD) < 0 {
                 return Err(io::Error::last_os_error());
             }
@@ -227,6 +239,8 @@ fn converse(
         }
         match serde_json::from_slice::<WorkerLine>(buf.trim_ascii_end()) {
             Ok(WorkerLine::Progress { bytes_done, bytes_total, entries_done, entries_total }) => {
+                // The worker is extracting: a crash of the parent now must not leave it behind.
+                crate::fault::fault_point("backup:verify:during:Extraction");
                 progress.report(Progress { bytes_done, bytes_total, entries_done, entries_total })
             }
             Ok(WorkerLine::Verified { entries, extracted_bytes, tables }) => {

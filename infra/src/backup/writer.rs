@@ -216,7 +216,9 @@ pub fn write_archive(
     let part = dir.join(request.name.part_file_name());
     let snapshot = dir.join(format!("{}.snapshot", request.name.part_file_name()));
     let result = write_parts(conn, request, &part, &snapshot, progress).and_then(|manifest| {
+        crate::fault::fault_point("backup:create:before:Rename");
         fs::rename(&part, &final_path)?;
+        crate::fault::fault_point("backup:create:after:Rename");
         sync_dir(&dir)?;
         Ok(WrittenArchive { size: fs::metadata(&final_path)?.len(), path: final_path, manifest })
     });
@@ -249,6 +251,7 @@ fn write_parts(
     }
 
     snapshot_database(conn, snapshot)?;
+    crate::fault::fault_point("backup:create:after:Snapshot");
     let migrations = snapshot_migrations(snapshot)?;
     sources.insert(0, (DATABASE_PATH, open_regular(snapshot)?));
 

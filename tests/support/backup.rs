@@ -1,0 +1,47 @@
+//! Helpers the backup black-box tests share: running `relay backup` with extra environment,
+//! the backup working files left in a data directory, the contact names a data directory
+//! serves, and a restart-and-check for crash tests.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use super::Relay;
+
+/// Backup working files left in the data directory (verification or restore stages, an
+/// original store, a journal).
+pub fn backup_leftovers(data_dir: &Path) -> Vec<String> {
+    std::fs::read_dir(data_dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".relay-backup"))
+        .collect()
+}
+
+/// Runs `relay backup --data-dir D <args>` with extra environment variables.
+pub fn backup_env(data_dir: &Path, args: &[&str], envs: &[(&str, &str)]) -> std::process::Output {
+    std::process::Command::new(super::relay_bin())
+        .arg("backup")
+        .arg("--data-dir")
+        .arg(data_dir)
+        .args(args)
+        .envs(envs.iter().copied())
+        .output()
+        .unwrap()
+}
+
+pub fn text(out: &std::process::Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+}
+
+/// The contact names a server on `data_dir` serves (it is started and stopped here).
+pub async fn served_names(data_dir: &Path) -> BTreeSet<String> {
+    let mut relay = Relay::start_in(data_dir, &[]);
+    let token = relay.token().await;
+    let page = relay.get_json(&token, "/api/collections/contacts/records?perPage=100").await;
+    relay.stop();
+    page["items"].as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap().to_string()).collect()
+}
+
+pub fn names(list: &[&str]) -> BTreeSet<String> {
+    list.iter().map(|s| s.to_string()).collect()
+}
