@@ -11,14 +11,14 @@
 mod support;
 
 use std::collections::BTreeSet;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use diesel::prelude::*;
 use serde_json::json;
-use support::backup::{backup_env, backup_leftovers, names, served_names, text};
+use support::backup::{backup_env, backup_leftovers, contact_ids_in, names, served_names, text, IdRow};
 use support::{client, relay_cli, Relay};
 
 fn backup(relay: &Relay, args: &[&str]) -> (bool, String) {
@@ -31,25 +31,6 @@ fn archive_name(out: &str) -> String {
 
 fn backups_dir(relay: &Relay) -> PathBuf {
     relay.data_dir.join("backups")
-}
-
-#[derive(QueryableByName)]
-struct IdRow {
-    #[diesel(sql_type = diesel::sql_types::Text)]
-    id: String,
-}
-
-/// The contact ids inside an archive's database (extracted to a temporary file).
-fn contact_ids_in(archive: &Path) -> BTreeSet<String> {
-    let mut zip = zip::ZipArchive::new(std::fs::File::open(archive).unwrap()).unwrap();
-    let mut db = Vec::new();
-    zip.by_name("relay.db").unwrap().read_to_end(&mut db).unwrap();
-    let tmp = tempfile::tempdir().unwrap();
-    let path = tmp.path().join("snapshot.db");
-    std::fs::File::create(&path).unwrap().write_all(&db).unwrap();
-    let mut conn = SqliteConnection::establish(path.to_str().unwrap()).unwrap();
-    let rows: Vec<IdRow> = diesel::sql_query("SELECT id FROM contacts").load(&mut conn).unwrap();
-    rows.into_iter().map(|r| r.id).collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

@@ -3,7 +3,10 @@
 //! serves, and a restart-and-check for crash tests.
 
 use std::collections::BTreeSet;
+use std::io::{Read, Write};
 use std::path::Path;
+
+use diesel::prelude::*;
 
 use super::Relay;
 
@@ -44,4 +47,23 @@ pub async fn served_names(data_dir: &Path) -> BTreeSet<String> {
 
 pub fn names(list: &[&str]) -> BTreeSet<String> {
     list.iter().map(|s| s.to_string()).collect()
+}
+
+#[derive(QueryableByName)]
+pub struct IdRow {
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    pub id: String,
+}
+
+/// The contact ids inside an archive's database (extracted to a temporary file).
+pub fn contact_ids_in(archive: &Path) -> BTreeSet<String> {
+    let mut zip = zip::ZipArchive::new(std::fs::File::open(archive).unwrap()).unwrap();
+    let mut db = Vec::new();
+    zip.by_name("relay.db").unwrap().read_to_end(&mut db).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("snapshot.db");
+    std::fs::File::create(&path).unwrap().write_all(&db).unwrap();
+    let mut conn = SqliteConnection::establish(path.to_str().unwrap()).unwrap();
+    let rows: Vec<IdRow> = diesel::sql_query("SELECT id FROM contacts").load(&mut conn).unwrap();
+    rows.into_iter().map(|r| r.id).collect()
 }
