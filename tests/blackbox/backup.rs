@@ -322,9 +322,16 @@ async fn running_backed_up_then_changed(data_dir: &Path, envs: &[(&str, &str)]) 
 async fn a_running_server_restores_and_serves_the_restored_data_on_the_same_port() {
     let tmp = tempfile::tempdir().unwrap();
     let data = tmp.path().join("data");
+    // A file a subsystem keeps beside the database (a logo) is backed up and restored with it.
+    let logo = data.join("store").join("logos").join("company.png");
+    use std::os::unix::fs::DirBuilderExt;
+    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(logo.parent().unwrap()).unwrap();
+    std::fs::write(&logo, b"logo before").unwrap();
     let (mut relay, name) = running_backed_up_then_changed(&data, &[]).await;
+    std::fs::write(&logo, b"logo after").unwrap();
     let (ok, out) = backup(&relay, &["restore", &name, "--yes"]);
     assert!(ok && out.contains("the server serves it"), "{out}\n{}", relay.stderr());
+    assert_eq!(std::fs::read(&logo).unwrap(), b"logo before", "the store's other files are restored");
     // The same process, on the same port, serves the restored data.
     assert_eq!(names_served_by(&relay).await, names(&["Before"]), "the backup's data is served");
     let (ok, out) = backup(&relay, &["health"]);

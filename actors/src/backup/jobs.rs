@@ -84,13 +84,14 @@ pub fn write(
     preflight(env)?;
     let suffix = infra::ids::client_id();
     let name = ArchiveName::new(kind, now_ms, &suffix).map_err(|_| JobError::Missing)?;
+    let extra_files = files::store_extra_files(&env.data_root).map_err(JobError::Io)?;
     let mut conn = env.pool.get().map_err(|e| JobError::Io(std::io::Error::other(e.to_string())))?;
     let request = ArchiveRequest {
         data_root: &env.data_root,
         name: &name,
         relay_version: &env.relay_version,
         created_ms: now_ms,
-        extra_files: &[],
+        extra_files: &extra_files,
         compression: ArchiveCompression::Deflated,
     };
     let written =

@@ -126,6 +126,45 @@ pub fn live_data_bytes(data_root: &Path) -> io::Result<u64> {
     Ok(total)
 }
 
+/// The database's own files in the store, which the snapshot covers (never archived as files).
+const DATABASE_FILES: [&str; 4] = ["relay.db", "relay.db-wal", "relay.db-shm", "relay.db-journal"];
+
+/// Every other authoritative file in `DATA/store` (Wiki documents and covers, logos, whatever a
+/// subsystem keeps there), as archive entries named by their path inside the store, sorted.
+/// A link or special file in the store is an error: a backup never follows or records one.
+pub fn store_extra_files(data_root: &Path) -> io::Result<Vec<crate::backup::writer::ExtraFile>> {
+    fn walk(dir: &Path, prefix: &str, out: &mut Vec<crate::backup::writer::ExtraFile>) -> io::Result<()> {
+        for entry in fs::read_dir(dir)? {
+            let entry = entry?;
+            let name = entry.file_name().into_string().map_err(|_| {
+                io::Error::new(io::ErrorKind::InvalidData, "a file name in the store is not valid UTF-8")
+            })?;
+            let path = format!("{prefix}{name}");
+            let kind = entry.file_type()?;
+            if kind.is_dir() {
+                walk(&entry.path(), &format!("{path}/"), out)?;
+            } else if kind.is_file() {
+                if !(prefix.is_empty() && DATABASE_FILES.contains(&name.as_str())) {
+                    out.push(crate::backup::writer::ExtraFile { archive_path: path, source: entry.path() });
+                }
+            } else {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!("{path} in the store is not a regular file"),
+                ));
+            }
+        }
+        Ok(())
+    }
+    let store = data_root.join(crate::datadir::STORE_DIR);
+    let mut files = Vec::new();
+    if fs::symlink_metadata(&store).is_ok_and(|m| m.is_dir()) {
+        walk(&store, "", &mut files)?;
+    }
+    files.sort_by(|a, b| a.archive_path.cmp(&b.archive_path));
+    Ok(files)
+}
+
 /// Reads `DATA/backup-health.json` and loads it fail-closed at `now_ms` (see
 /// `HealthState::load`). A file over the cap is refused before it is read; a link or a
 /// non-regular file loads like a malformed one.
@@ -167,6 +206,25 @@ mod tests {
     use std::os::unix::fs::PermissionsExt;
 
     const T: i64 = 1_796_216_231_000;
+
+    #[test]
+    fn store_files_beside_the_database_are_archived_and_links_are_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = tmp.path().join("store");
+        fs::create_dir_all(store.join("wiki/covers")).unwrap();
+        for file in ["relay.db", "relay.db-wal", "relay.db-shm", "logo.png", "wiki/guide.pdf", "wiki/covers/guide.png"]
+        {
+            fs::write(store.join(file), b"x").unwrap();
+        }
+        // A file named like the database but inside a folder is a document, not the database.
+        fs::write(store.join("wiki/relay.db"), b"x").unwrap();
+        let names: Vec<String> = store_extra_files(tmp.path()).unwrap().into_iter().map(|f| f.archive_path).collect();
+        assert_eq!(names, ["logo.png", "wiki/covers/guide.png", "wiki/guide.pdf", "wiki/relay.db"]);
+
+        std::os::unix::fs::symlink("/etc/passwd", store.join("wiki/passwd")).unwrap();
+        assert!(store_extra_files(tmp.path()).is_err(), "a link in the store is refused");
+        assert!(store_extra_files(&tmp.path().join("none")).unwrap().is_empty(), "no store, nothing extra");
+    }
 
     #[test]
     fn lists_only_our_regular_archives_newest_first() {
