@@ -19,7 +19,9 @@ use domain::validation::{SqlValue, ValidatedWrite};
 use crate::db::{DbConn, DbPool};
 
 mod retention;
-use crate::sql::{compile_filter, order_by, quote_ident, record_json, Where};
+#[cfg(test)]
+mod search_tests;
+use crate::sql::{compile_filter, compile_filter_planned, order_by, quote_ident, record_json, SearchPlan, Where};
 
 #[derive(QueryableByName)]
 pub(crate) struct JsonRow {
@@ -160,10 +162,23 @@ impl RecordStore {
         })
     }
 
+    /// One page of records; `~` terms use the search index where they can, and the total (unless
+    /// `skipTotal`) is counted with the same predicate.
     pub fn list(&self, spec: &CollectionSpec, q: &ListQuery) -> Result<ListPage, RecordError> {
+        self.list_planned(spec, q, SearchPlan::Indexed)
+    }
+
+    /// [`RecordStore::list`] with the `~` plan chosen by the caller (tests and benches compare
+    /// the plans).
+    pub fn list_planned(
+        &self,
+        spec: &CollectionSpec,
+        q: &ListQuery,
+        plan: SearchPlan,
+    ) -> Result<ListPage, RecordError> {
         let mut conn = self.conn()?;
         let filter = match &q.filter {
-            Some(expr) => compile_filter(spec, expr).map_err(RecordError::BadRequest)?,
+            Some(expr) => compile_filter_planned(spec, expr, plan).map_err(RecordError::BadRequest)?,
             None => Where { sql: "1".into(), binds: vec![] },
         };
         let order = order_by(spec, &q.sort).map_err(RecordError::BadRequest)?;
