@@ -162,3 +162,15 @@ fn the_planner_reads_the_index_for_a_long_term() {
     let details: Vec<&str> = plan.iter().map(|p| p.detail.as_str()).collect();
     assert!(details.iter().any(|d| d.contains("VIRTUAL TABLE INDEX")), "{details:?}");
 }
+
+#[test]
+fn the_index_tables_match_the_search_descriptors() {
+    let (_tmp, s) = store();
+    let mut conn = s.conn().unwrap();
+    for index in domain::search::SEARCH_INDEXES {
+        let columns = crate::db::table_columns(&mut conn, index.table).unwrap();
+        assert_eq!(columns, index.fields, "{}", index.table);
+        fts_integrity(&s, index.table);
+    }
+    assert!(crate::db::unmanaged_tables(&mut conn).unwrap().is_empty(), "index tables are not reported as unmanaged");
+}
