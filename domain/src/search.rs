@@ -35,6 +35,11 @@ pub static SEARCH_INDEXES: &[SearchIndex] = &[
 /// Shortest literal run a trigram index can look up.
 pub const MIN_RUN_CHARS: usize = 3;
 
+/// Most candidate rows for which the record list uses the index. A term matching more rows is
+/// cheaper as a scan in the sort order, which stops once a page is full (at 40,000 contacts,
+/// `name ~ 'Person 1'` matches 11,111).
+pub const INDEX_MAX_CANDIDATES: u32 = 2000;
+
 /// The index covering `field` of `spec`, if any.
 pub fn index_for(spec: &CollectionSpec, field: &str) -> Option<&'static SearchIndex> {
     SEARCH_INDEXES.iter().find(|i| i.collection == spec.name && i.fields.contains(&field))

@@ -5,7 +5,7 @@
 
 use domain::collections::{CollectionSpec, FieldKind, JsonShape};
 use domain::filter::{CmpOp, Expr, Literal};
-use domain::search::{index_for, match_query};
+use domain::search::{index_for, match_query, SearchIndex};
 use domain::sort::SortKey;
 use domain::validation::SqlValue;
 
@@ -50,14 +50,21 @@ fn literal_value(kind: FieldKind, lit: &Literal) -> SqlValue {
     }
 }
 
-/// How `~` terms are compiled: through the trigram index where one covers the field and the
-/// term has a run of at least three characters, or always as a plain LIKE scan (the reference
-/// the property tests compare the index against).
+/// How `~` terms are compiled. Only a term on an indexed field with a run of at least three
+/// characters can use the trigram index at all; of those, `Indexed` uses it for every one,
+/// `Scan` for none (the reference the property tests compare against), and `Selective` for
+/// those the index narrows to at most `max_candidates` rows (the store counts them first): a
+/// term matching much of the table is faster as a scan in the sort order, which stops after a
+/// page.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SearchPlan {
     Indexed,
     Scan,
+    Selective { max_candidates: u32 },
 }
+
+/// Chooses, per indexable `~` term (its index and FTS5 query), whether the index is used.
+pub type UseIndex<'a> = dyn FnMut(&SearchIndex, &str) -> bool + 'a;
 
 /// PocketBase `~` pattern for a literal of any kind (see `domain::search::like_pattern`).
 fn like_pattern(lit: &Literal) -> String {
@@ -70,10 +77,14 @@ fn like_pattern(lit: &Literal) -> String {
     domain::search::like_pattern(&raw)
 }
 
-/// `field LIKE pattern` narrowed by the field's trigram index, when it can be.
-fn indexed_like(spec: &CollectionSpec, field: &str, pattern: &str, out: &mut Where) -> bool {
+/// `field LIKE pattern` narrowed by the field's trigram index, when it can be and `use_index`
+/// agrees.
+fn indexed_like(spec: &CollectionSpec, field: &str, pattern: &str, use_index: &mut UseIndex, out: &mut Where) -> bool {
     let Some(index) = index_for(spec, field) else { return false };
     let Some(query) = match_query(field, pattern) else { return false };
+    if !use_index(index, &query) {
+        return false;
+    }
     let fts = quote_ident(index.table);
     out.sql.push_str(&format!(
         "({}.rowid IN (SELECT rowid FROM {fts} WHERE {fts} MATCH ?) AND {} LIKE ? ESCAPE '\\')",
@@ -85,20 +96,19 @@ fn indexed_like(spec: &CollectionSpec, field: &str, pattern: &str, out: &mut Whe
     true
 }
 
-fn compile_into(spec: &CollectionSpec, expr: &Expr, plan: SearchPlan, out: &mut Where) -> Result<(), String> {
+fn compile_into(spec: &CollectionSpec, expr: &Expr, use_index: &mut UseIndex, out: &mut Where) -> Result<(), String> {
     match expr {
         Expr::And(a, b) | Expr::Or(a, b) => {
             let joiner = if matches!(expr, Expr::And(..)) { " AND " } else { " OR " };
             out.sql.push('(');
-            compile_into(spec, a, plan, out)?;
+            compile_into(spec, a, use_index, out)?;
             out.sql.push_str(joiner);
-            compile_into(spec, b, plan, out)?;
+            compile_into(spec, b, use_index, out)?;
             out.sql.push(')');
         }
         Expr::Cmp { field, op, value } => {
             let kind = field_kind(spec, field).ok_or_else(|| format!("unknown field {field:?}"))?;
-            if *op == CmpOp::Like && plan == SearchPlan::Indexed && indexed_like(spec, field, &like_pattern(value), out)
-            {
+            if *op == CmpOp::Like && indexed_like(spec, field, &like_pattern(value), use_index, out) {
                 return Ok(());
             }
             let col = quote_ident(field);
@@ -124,13 +134,13 @@ fn compile_into(spec: &CollectionSpec, expr: &Expr, plan: SearchPlan, out: &mut 
 /// checked again here so no unknown identifier can reach SQL. `~` terms use the search index
 /// where they can.
 pub fn compile_filter(spec: &CollectionSpec, expr: &Expr) -> Result<Where, String> {
-    compile_filter_planned(spec, expr, SearchPlan::Indexed)
+    compile_filter_with(spec, expr, &mut |_, _| true)
 }
 
-/// [`compile_filter`] with the `~` plan chosen by the caller.
-pub fn compile_filter_planned(spec: &CollectionSpec, expr: &Expr, plan: SearchPlan) -> Result<Where, String> {
+/// [`compile_filter`] with the caller choosing, term by term, whether the index is used.
+pub fn compile_filter_with(spec: &CollectionSpec, expr: &Expr, use_index: &mut UseIndex) -> Result<Where, String> {
     let mut out = Where { sql: String::new(), binds: Vec::new() };
-    compile_into(spec, expr, plan, &mut out)?;
+    compile_into(spec, expr, use_index, &mut out)?;
     Ok(out)
 }
 
@@ -181,7 +191,7 @@ mod tests {
     #[test]
     fn values_are_bound_never_spliced() {
         let expr = parse_filter("name = \"x' OR 1=1 --\" || (email ~ 'a_b' && title != null)").unwrap();
-        let w = compile_filter_planned(&CONTACTS, &expr, SearchPlan::Scan).unwrap();
+        let w = compile_filter_with(&CONTACTS, &expr, &mut |_, _| false).unwrap();
         assert_eq!(w.sql, "(\"name\" = ? OR (\"email\" LIKE ? ESCAPE '\\' AND \"title\" != ?))");
         assert_eq!(
             w.binds,

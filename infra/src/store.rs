@@ -13,6 +13,7 @@ use serde_json::Value;
 use domain::collections::CollectionSpec;
 use domain::filter::Expr;
 use domain::record::{ListPage, ListQuery, RecordError};
+use domain::search::SearchIndex;
 use domain::time::format_ms;
 use domain::validation::{SqlValue, ValidatedWrite};
 
@@ -21,7 +22,7 @@ use crate::db::{DbConn, DbPool};
 mod retention;
 #[cfg(test)]
 mod search_tests;
-use crate::sql::{compile_filter, compile_filter_planned, order_by, quote_ident, record_json, SearchPlan, Where};
+use crate::sql::{compile_filter, compile_filter_with, order_by, quote_ident, record_json, SearchPlan, Where};
 
 #[derive(QueryableByName)]
 pub(crate) struct JsonRow {
@@ -131,6 +132,21 @@ pub(crate) fn update_row(
     single(bind_all(q, &values).bind::<Text, _>(id.to_string()).load::<JsonRow>(conn)?)
 }
 
+/// How many rows the index selects for `query`, counting at most `limit + 1`; `None` (and a
+/// log line) when the index cannot answer, so the caller scans.
+fn count_candidates(conn: &mut SqliteConnection, index: &SearchIndex, query: &str, limit: u32) -> Option<u32> {
+    let fts = quote_ident(index.table);
+    let sql = format!("SELECT count(*) AS n FROM (SELECT 1 FROM {fts} WHERE {fts} MATCH ? LIMIT ?)");
+    let rows = diesel::sql_query(sql).bind::<Text, _>(query).bind::<BigInt, _>(limit as i64 + 1).load::<CountRow>(conn);
+    match rows {
+        Ok(rows) => rows.first().map(|r| r.n as u32),
+        Err(e) => {
+            tracing::error!(index = index.table, error = %e, "search index count failed");
+            None
+        }
+    }
+}
+
 /// A handle to the pool that performs record operations; cheap to clone.
 #[derive(Clone)]
 pub struct RecordStore {
@@ -162,10 +178,12 @@ impl RecordStore {
         })
     }
 
-    /// One page of records; `~` terms use the search index where they can, and the total (unless
-    /// `skipTotal`) is counted with the same predicate.
+    /// One page of records; a `~` term uses the search index when it narrows the collection to
+    /// at most `domain::search::INDEX_MAX_CANDIDATES` rows, and the total (unless `skipTotal`)
+    /// is counted with the same predicate.
     pub fn list(&self, spec: &CollectionSpec, q: &ListQuery) -> Result<ListPage, RecordError> {
-        self.list_planned(spec, q, SearchPlan::Indexed)
+        let max_candidates = domain::search::INDEX_MAX_CANDIDATES;
+        self.list_planned(spec, q, SearchPlan::Selective { max_candidates })
     }
 
     /// [`RecordStore::list`] with the `~` plan chosen by the caller (tests and benches compare
@@ -178,14 +196,29 @@ impl RecordStore {
     ) -> Result<ListPage, RecordError> {
         let mut conn = self.conn()?;
         let filter = match &q.filter {
-            Some(expr) => compile_filter_planned(spec, expr, plan).map_err(RecordError::BadRequest)?,
+            Some(expr) => {
+                let mut use_index = |index: &SearchIndex, query: &str| match plan {
+                    SearchPlan::Indexed => true,
+                    SearchPlan::Scan => false,
+                    SearchPlan::Selective { max_candidates } => {
+                        count_candidates(&mut conn, index, query, max_candidates).is_some_and(|n| n <= max_candidates)
+                    }
+                };
+                compile_filter_with(spec, expr, &mut use_index).map_err(RecordError::BadRequest)?
+            }
             None => Where { sql: "1".into(), binds: vec![] },
         };
         let order = order_by(spec, &q.sort).map_err(RecordError::BadRequest)?;
         let table = quote_ident(spec.name);
         let offset = (q.page as i64 - 1) * q.per_page as i64;
-        let sql =
-            format!("SELECT {} AS data FROM {table} WHERE {} {order} LIMIT ? OFFSET ?", record_json(spec), filter.sql);
+        // The page's rowids are chosen first and only those rows are rendered: rendering inside
+        // the sorted query would build the JSON of every matching row before the sort.
+        let sql = format!(
+            "SELECT {} AS data FROM {table} WHERE rowid IN \
+             (SELECT rowid FROM {table} WHERE {} {order} LIMIT ? OFFSET ?) {order}",
+            record_json(spec),
+            filter.sql
+        );
         let query = bind_all(diesel::sql_query(sql).into_boxed(), &filter.binds)
             .bind::<BigInt, _>(q.per_page as i64)
             .bind::<BigInt, _>(offset);
