@@ -1,7 +1,10 @@
 //! SQL text built from collection descriptors and parsed queries. Identifiers come only from
 //! the static collection specs (already restricted to `[A-Za-z0-9_]`) and are double-quoted;
 //! every user-supplied value becomes a bound parameter, never SQL text. This module also builds
-//! the `json_object(...)` projection that turns a row into the record JSON clients see.
+//! the `json_object(...)` projection that turns a row into the record JSON clients see. A `~`
+//! term on a field with a trigram index (`domain::search`) may be compiled to a candidate
+//! pre-filter on the index AND the unchanged LIKE, so every [`SearchPlan`] selects exactly the
+//! rows of a scan; the caller decides term by term whether the index is used. `!~` always scans.
 
 use domain::collections::{CollectionSpec, FieldKind, JsonShape};
 use domain::filter::{CmpOp, Expr, Literal};

@@ -1,7 +1,9 @@
 //! The record store: list, get, create, update and delete for any managed collection, built from
 //! its descriptor. Writes run in IMMEDIATE transactions that also draw the next store-wide
 //! revision, so every committed change has a unique, increasing revision. Rows are rendered to
-//! record JSON by SQLite itself (`json_object`), and all user values are bound parameters.
+//! record JSON by SQLite itself (`json_object`), only for the rows of the requested page, and
+//! all user values are bound parameters. A list's `~` terms use the search index when it
+//! narrows them to few candidates (counted first), and its total uses the same predicate.
 
 use diesel::query_builder::{BoxedSqlQuery, SqlQuery};
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
