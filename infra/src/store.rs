@@ -149,6 +149,17 @@ fn count_candidates(conn: &mut SqliteConnection, index: &SearchIndex, query: &st
     }
 }
 
+/// Whether `plan` uses `index` for the term whose FTS5 query is `query`.
+fn choose_index(conn: &mut SqliteConnection, plan: SearchPlan, index: &SearchIndex, query: &str) -> bool {
+    match plan {
+        SearchPlan::Indexed => true,
+        SearchPlan::Scan => false,
+        SearchPlan::Selective { max_candidates } => {
+            count_candidates(conn, index, query, max_candidates).is_some_and(|n| n <= max_candidates)
+        }
+    }
+}
+
 /// A handle to the pool that performs record operations; cheap to clone.
 #[derive(Clone)]
 pub struct RecordStore {
@@ -199,13 +210,7 @@ impl RecordStore {
         let mut conn = self.conn()?;
         let filter = match &q.filter {
             Some(expr) => {
-                let mut use_index = |index: &SearchIndex, query: &str| match plan {
-                    SearchPlan::Indexed => true,
-                    SearchPlan::Scan => false,
-                    SearchPlan::Selective { max_candidates } => {
-                        count_candidates(&mut conn, index, query, max_candidates).is_some_and(|n| n <= max_candidates)
-                    }
-                };
+                let mut use_index = |index: &SearchIndex, query: &str| choose_index(&mut conn, plan, index, query);
                 compile_filter_with(spec, expr, &mut use_index).map_err(RecordError::BadRequest)?
             }
             None => Where { sql: "1".into(), binds: vec![] },

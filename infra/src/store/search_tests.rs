@@ -179,7 +179,7 @@ fn the_index_tables_match_the_search_descriptors() {
 }
 
 #[test]
-fn candidates_are_counted_up_to_one_past_the_limit() {
+fn selective_plans_count_candidates_up_to_one_past_the_limit() {
     let (_tmp, s) = store();
     for i in 0..5 {
         create(&s, &CONTACTS, json!({"name": format!("Common {i}")}), 1_000 + i);
@@ -190,6 +190,11 @@ fn candidates_are_counted_up_to_one_past_the_limit() {
     assert_eq!(super::count_candidates(&mut conn, index, "{name} : \"common\"", 3), Some(4), "stops past the limit");
     assert_eq!(super::count_candidates(&mut conn, index, "{name} : \"rare\"", 3), Some(1));
     assert_eq!(super::count_candidates(&mut conn, index, "{name} : \"none\"", 3), Some(0));
+    let selective = SearchPlan::Selective { max_candidates: 3 };
+    assert!(!super::choose_index(&mut conn, selective, index, "{name} : \"common\""), "too many candidates: scan");
+    assert!(super::choose_index(&mut conn, selective, index, "{name} : \"rare\""), "few candidates: index");
+    assert!(super::choose_index(&mut conn, SearchPlan::Indexed, index, "{name} : \"common\""));
+    assert!(!super::choose_index(&mut conn, SearchPlan::Scan, index, "{name} : \"rare\""));
     drop(conn);
     let q = query(like("name", CmpOp::Like, "common".into()), 2, 1);
     let page = s.list_planned(&CONTACTS, &q, SearchPlan::Selective { max_candidates: 3 }).unwrap();
