@@ -1,10 +1,10 @@
 //! Relay's pure domain: the collections Relay manages and their validation rules, the
-//! PocketBase filter and sort languages, token-bucket rate limiting, log redaction, timestamp
-//! formatting, the backup rules (archive names, manifest, health file, retention gate, pruning,
-//! restore journal), the typed privileged commands with their authorization rules, and `problem`,
-//! the one trait every error answered over HTTP implements. Nothing in this crate performs IO
-//! or async work; callers pass time in as milliseconds so every rule is deterministic under
-//! test.
+//! PocketBase filter and sort languages, the `~` contains-search rules, token-bucket rate
+//! limiting, log redaction, timestamp formatting, the backup rules (archive names, manifest,
+//! health file, retention gate, pruning, restore journal), the typed privileged commands with
+//! their authorization rules, and `problem`, the one trait every error answered over HTTP
+//! implements. Nothing in this crate performs IO or async work; callers pass time in as
+//! milliseconds so every rule is deterministic under test.
 
 pub mod audit;
 pub mod backup;
@@ -25,6 +25,7 @@ pub mod record;
 pub mod redact;
 pub mod retention;
 pub mod roles;
+pub mod search;
 pub mod secret_policy;
 pub mod server_url;
 pub mod signin_guard;

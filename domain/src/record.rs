@@ -149,6 +149,17 @@ fn parse_bounded(raw: &Option<String>, name: &str, default: u32, max: u32) -> Re
     }
 }
 
+/// `skipTotal` as PocketBase reads it (Go's `strconv.ParseBool`): absent or empty is false, any
+/// other spelling outside that set is a bad request.
+fn parse_skip_total(raw: &Option<String>) -> Result<bool, RecordError> {
+    match raw.as_deref() {
+        None | Some("") => Ok(false),
+        Some("1" | "t" | "T" | "true" | "TRUE" | "True") => Ok(true),
+        Some("0" | "f" | "F" | "false" | "FALSE" | "False") => Ok(false),
+        Some(_) => Err(RecordError::BadRequest("Invalid skipTotal parameter.".into())),
+    }
+}
+
 impl ListQuery {
     /// Parses and bounds list parameters, checking that every sort and filter field exists in
     /// the collection so unknown identifiers never reach SQL.
@@ -171,7 +182,7 @@ impl ListQuery {
                 Some(expr)
             }
         };
-        let skip_total = matches!(raw.skip_total.as_deref(), Some("1" | "true"));
+        let skip_total = parse_skip_total(&raw.skip_total)?;
         Ok(ListQuery { page, per_page, sort, filter, skip_total })
     }
 }
@@ -223,6 +234,23 @@ mod tests {
         for bad in ["0", "-1", "x", "1.5"] {
             assert!(ListQuery::parse(&CONTACTS, &raw(bad, "", "", "")).is_err(), "{bad}");
             assert!(ListQuery::parse(&CONTACTS, &raw("", bad, "", "")).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn skip_total_reads_like_pocketbase() {
+        let parse = |v: Option<&str>| {
+            let raw = RawListParams { skip_total: v.map(String::from), ..Default::default() };
+            ListQuery::parse(&CONTACTS, &raw).map(|q| q.skip_total)
+        };
+        for yes in ["1", "t", "T", "true", "TRUE", "True"] {
+            assert_eq!(parse(Some(yes)), Ok(true), "{yes}");
+        }
+        for no in [None, Some(""), Some("0"), Some("f"), Some("false"), Some("False")] {
+            assert_eq!(parse(no), Ok(false), "{no:?}");
+        }
+        for bad in ["yes", "2", " 1", "tRuE"] {
+            assert_eq!(parse(Some(bad)).unwrap_err().status(), 400, "{bad}");
         }
     }
 

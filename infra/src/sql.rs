@@ -1,10 +1,14 @@
 //! SQL text built from collection descriptors and parsed queries. Identifiers come only from
 //! the static collection specs (already restricted to `[A-Za-z0-9_]`) and are double-quoted;
 //! every user-supplied value becomes a bound parameter, never SQL text. This module also builds
-//! the `json_object(...)` projection that turns a row into the record JSON clients see.
+//! the `json_object(...)` projection that turns a row into the record JSON clients see. A `~`
+//! term on a field with a trigram index (`domain::search`) may be compiled to a candidate
+//! pre-filter on the index AND the unchanged LIKE, so every [`SearchPlan`] selects exactly the
+//! rows of a scan; the caller decides term by term whether the index is used. `!~` always scans.
 
 use domain::collections::{CollectionSpec, FieldKind, JsonShape};
 use domain::filter::{CmpOp, Expr, Literal};
+use domain::search::{index_for, match_query, SearchIndex};
 use domain::sort::SortKey;
 use domain::validation::SqlValue;
 
@@ -49,8 +53,23 @@ fn literal_value(kind: FieldKind, lit: &Literal) -> SqlValue {
     }
 }
 
-/// PocketBase `~` semantics: wrap in `%...%` unless the value already holds a wildcard;
-/// otherwise escape LIKE metacharacters so they match literally.
+/// How `~` terms are compiled. Only a term on an indexed field with a run of at least three
+/// characters can use the trigram index at all; of those, `Indexed` uses it for every one,
+/// `Scan` for none (the reference the property tests compare against), and `Selective` for
+/// those the index narrows to at most `max_candidates` rows (the store counts them first): a
+/// term matching much of the table is faster as a scan in the sort order, which stops after a
+/// page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SearchPlan {
+    Indexed,
+    Scan,
+    Selective { max_candidates: u32 },
+}
+
+/// Chooses, per indexable `~` term (its index and FTS5 query), whether the index is used.
+pub type UseIndex<'a> = dyn FnMut(&SearchIndex, &str) -> bool + 'a;
+
+/// PocketBase `~` pattern for a literal of any kind (see `domain::search::like_pattern`).
 fn like_pattern(lit: &Literal) -> String {
     let raw = match lit {
         Literal::Str(s) => s.clone(),
@@ -58,26 +77,43 @@ fn like_pattern(lit: &Literal) -> String {
         Literal::Bool(b) => b.to_string(),
         Literal::Null => String::new(),
     };
-    if raw.contains('%') {
-        raw
-    } else {
-        let escaped = raw.replace('\\', "\\\\").replace('_', "\\_");
-        format!("%{escaped}%")
-    }
+    domain::search::like_pattern(&raw)
 }
 
-fn compile_into(spec: &CollectionSpec, expr: &Expr, out: &mut Where) -> Result<(), String> {
+/// `field LIKE pattern` narrowed by the field's trigram index, when it can be and `use_index`
+/// agrees.
+fn indexed_like(spec: &CollectionSpec, field: &str, pattern: &str, use_index: &mut UseIndex, out: &mut Where) -> bool {
+    let Some(index) = index_for(spec, field) else { return false };
+    let Some(query) = match_query(field, pattern) else { return false };
+    if !use_index(index, &query) {
+        return false;
+    }
+    let fts = quote_ident(index.table);
+    out.sql.push_str(&format!(
+        "({}.rowid IN (SELECT rowid FROM {fts} WHERE {fts} MATCH ?) AND {} LIKE ? ESCAPE '\\')",
+        quote_ident(spec.name),
+        quote_ident(field)
+    ));
+    out.binds.push(SqlValue::Text(query));
+    out.binds.push(SqlValue::Text(pattern.to_string()));
+    true
+}
+
+fn compile_into(spec: &CollectionSpec, expr: &Expr, use_index: &mut UseIndex, out: &mut Where) -> Result<(), String> {
     match expr {
         Expr::And(a, b) | Expr::Or(a, b) => {
             let joiner = if matches!(expr, Expr::And(..)) { " AND " } else { " OR " };
             out.sql.push('(');
-            compile_into(spec, a, out)?;
+            compile_into(spec, a, use_index, out)?;
             out.sql.push_str(joiner);
-            compile_into(spec, b, out)?;
+            compile_into(spec, b, use_index, out)?;
             out.sql.push(')');
         }
         Expr::Cmp { field, op, value } => {
             let kind = field_kind(spec, field).ok_or_else(|| format!("unknown field {field:?}"))?;
+            if *op == CmpOp::Like && indexed_like(spec, field, &like_pattern(value), use_index, out) {
+                return Ok(());
+            }
             let col = quote_ident(field);
             let (sql_op, bind) = match op {
                 CmpOp::Eq => ("=", literal_value(kind, value)),
@@ -98,10 +134,16 @@ fn compile_into(spec: &CollectionSpec, expr: &Expr, out: &mut Where) -> Result<(
 }
 
 /// Compiles a parsed filter for `spec`; fields were checked by `ListQuery::parse`, and are
-/// checked again here so no unknown identifier can reach SQL.
+/// checked again here so no unknown identifier can reach SQL. `~` terms use the search index
+/// where they can.
 pub fn compile_filter(spec: &CollectionSpec, expr: &Expr) -> Result<Where, String> {
+    compile_filter_with(spec, expr, &mut |_, _| true)
+}
+
+/// [`compile_filter`] with the caller choosing, term by term, whether the index is used.
+pub fn compile_filter_with(spec: &CollectionSpec, expr: &Expr, use_index: &mut UseIndex) -> Result<Where, String> {
     let mut out = Where { sql: String::new(), binds: Vec::new() };
-    compile_into(spec, expr, &mut out)?;
+    compile_into(spec, expr, use_index, &mut out)?;
     Ok(out)
 }
 
@@ -152,7 +194,7 @@ mod tests {
     #[test]
     fn values_are_bound_never_spliced() {
         let expr = parse_filter("name = \"x' OR 1=1 --\" || (email ~ 'a_b' && title != null)").unwrap();
-        let w = compile_filter(&CONTACTS, &expr).unwrap();
+        let w = compile_filter_with(&CONTACTS, &expr, &mut |_, _| false).unwrap();
         assert_eq!(w.sql, "(\"name\" = ? OR (\"email\" LIKE ? ESCAPE '\\' AND \"title\" != ?))");
         assert_eq!(
             w.binds,
@@ -172,6 +214,31 @@ mod tests {
         let w = compile_filter(&CONTACTS, &parse_filter("name ~ 'Ad%'").unwrap()).unwrap();
         assert_eq!(w.binds, vec![SqlValue::Text("Ad%".into())]);
         assert!(compile_filter(&CONTACTS, &parse_filter("bogus = 1").unwrap()).is_err());
+    }
+
+    #[test]
+    fn contains_terms_use_the_index_only_where_it_is_exact() {
+        let w = compile_filter(&CONTACTS, &parse_filter("name ~ 'a_b' || email !~ 'abc'").unwrap()).unwrap();
+        assert_eq!(
+            w.sql,
+            "((\"contacts\".rowid IN (SELECT rowid FROM \"relay_fts_contacts\" WHERE \"relay_fts_contacts\" MATCH ?) \
+             AND \"name\" LIKE ? ESCAPE '\\') OR \"email\" NOT LIKE ? ESCAPE '\\')"
+        );
+        assert_eq!(
+            w.binds,
+            vec![
+                SqlValue::Text("{name} : \"a_b\"".into()),
+                SqlValue::Text("%a\\_b%".into()),
+                SqlValue::Text("%abc%".into())
+            ]
+        );
+        for scanned in ["name ~ 'ab'", "name ~ 'ab%'", "id ~ 'abcdef'", "bodyHtml ~ 'abcdef'"] {
+            let spec = if scanned.starts_with("body") { &ALERT_HISTORY } else { &CONTACTS };
+            let w = compile_filter(spec, &parse_filter(scanned).unwrap()).unwrap();
+            assert!(!w.sql.contains("MATCH"), "{scanned}: {}", w.sql);
+        }
+        let w = compile_filter(&ALERT_HISTORY, &parse_filter("subject ~ 'disk'").unwrap()).unwrap();
+        assert!(w.sql.contains("\"relay_fts_alert_history\" MATCH ?"), "{}", w.sql);
     }
 
     #[test]

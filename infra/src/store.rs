@@ -1,7 +1,9 @@
 //! The record store: list, get, create, update and delete for any managed collection, built from
 //! its descriptor. Writes run in IMMEDIATE transactions that also draw the next store-wide
 //! revision, so every committed change has a unique, increasing revision. Rows are rendered to
-//! record JSON by SQLite itself (`json_object`), and all user values are bound parameters.
+//! record JSON by SQLite itself (`json_object`), only for the rows of the requested page, and
+//! all user values are bound parameters. A list's `~` terms use the search index when it
+//! narrows them to few candidates (counted first), and its total uses the same predicate.
 
 use diesel::query_builder::{BoxedSqlQuery, SqlQuery};
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
@@ -13,13 +15,16 @@ use serde_json::Value;
 use domain::collections::CollectionSpec;
 use domain::filter::Expr;
 use domain::record::{ListPage, ListQuery, RecordError};
+use domain::search::SearchIndex;
 use domain::time::format_ms;
 use domain::validation::{SqlValue, ValidatedWrite};
 
 use crate::db::{DbConn, DbPool};
 
 mod retention;
-use crate::sql::{compile_filter, order_by, quote_ident, record_json, Where};
+#[cfg(test)]
+mod search_tests;
+use crate::sql::{compile_filter, compile_filter_with, order_by, quote_ident, record_json, SearchPlan, Where};
 
 #[derive(QueryableByName)]
 pub(crate) struct JsonRow {
@@ -129,6 +134,32 @@ pub(crate) fn update_row(
     single(bind_all(q, &values).bind::<Text, _>(id.to_string()).load::<JsonRow>(conn)?)
 }
 
+/// How many rows the index selects for `query`, counting at most `limit + 1`; `None` (and a
+/// log line) when the index cannot answer, so the caller scans.
+fn count_candidates(conn: &mut SqliteConnection, index: &SearchIndex, query: &str, limit: u32) -> Option<u32> {
+    let fts = quote_ident(index.table);
+    let sql = format!("SELECT count(*) AS n FROM (SELECT 1 FROM {fts} WHERE {fts} MATCH ? LIMIT ?)");
+    let rows = diesel::sql_query(sql).bind::<Text, _>(query).bind::<BigInt, _>(limit as i64 + 1).load::<CountRow>(conn);
+    match rows {
+        Ok(rows) => rows.first().map(|r| r.n as u32),
+        Err(e) => {
+            tracing::error!(index = index.table, error = %e, "search index count failed");
+            None
+        }
+    }
+}
+
+/// Whether `plan` uses `index` for the term whose FTS5 query is `query`.
+fn choose_index(conn: &mut SqliteConnection, plan: SearchPlan, index: &SearchIndex, query: &str) -> bool {
+    match plan {
+        SearchPlan::Indexed => true,
+        SearchPlan::Scan => false,
+        SearchPlan::Selective { max_candidates } => {
+            count_candidates(conn, index, query, max_candidates).is_some_and(|n| n <= max_candidates)
+        }
+    }
+}
+
 /// A handle to the pool that performs record operations; cheap to clone.
 #[derive(Clone)]
 pub struct RecordStore {
@@ -160,17 +191,41 @@ impl RecordStore {
         })
     }
 
+    /// One page of records; a `~` term uses the search index when it narrows the collection to
+    /// at most `domain::search::INDEX_MAX_CANDIDATES` rows, and the total (unless `skipTotal`)
+    /// is counted with the same predicate.
     pub fn list(&self, spec: &CollectionSpec, q: &ListQuery) -> Result<ListPage, RecordError> {
+        let max_candidates = domain::search::INDEX_MAX_CANDIDATES;
+        self.list_planned(spec, q, SearchPlan::Selective { max_candidates })
+    }
+
+    /// [`RecordStore::list`] with the `~` plan chosen by the caller (tests and benches compare
+    /// the plans).
+    pub fn list_planned(
+        &self,
+        spec: &CollectionSpec,
+        q: &ListQuery,
+        plan: SearchPlan,
+    ) -> Result<ListPage, RecordError> {
         let mut conn = self.conn()?;
         let filter = match &q.filter {
-            Some(expr) => compile_filter(spec, expr).map_err(RecordError::BadRequest)?,
+            Some(expr) => {
+                let mut use_index = |index: &SearchIndex, query: &str| choose_index(&mut conn, plan, index, query);
+                compile_filter_with(spec, expr, &mut use_index).map_err(RecordError::BadRequest)?
+            }
             None => Where { sql: "1".into(), binds: vec![] },
         };
         let order = order_by(spec, &q.sort).map_err(RecordError::BadRequest)?;
         let table = quote_ident(spec.name);
         let offset = (q.page as i64 - 1) * q.per_page as i64;
-        let sql =
-            format!("SELECT {} AS data FROM {table} WHERE {} {order} LIMIT ? OFFSET ?", record_json(spec), filter.sql);
+        // The page's rowids are chosen first and only those rows are rendered: rendering inside
+        // the sorted query would build the JSON of every matching row before the sort.
+        let sql = format!(
+            "SELECT {} AS data FROM {table} WHERE rowid IN \
+             (SELECT rowid FROM {table} WHERE {} {order} LIMIT ? OFFSET ?) {order}",
+            record_json(spec),
+            filter.sql
+        );
         let query = bind_all(diesel::sql_query(sql).into_boxed(), &filter.binds)
             .bind::<BigInt, _>(q.per_page as i64)
             .bind::<BigInt, _>(offset);

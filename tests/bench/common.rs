@@ -11,6 +11,12 @@ use serde_json::{json, Value};
 
 pub const PASSPHRASE: &str = "bench-passphrase-123";
 
+/// The binary under test: this build's `relay`, or `RELAY_BENCH_BIN` to measure another build
+/// (an older commit) with the same bench.
+pub fn relay_bin() -> String {
+    std::env::var("RELAY_BENCH_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_relay").to_string())
+}
+
 /// A running `relay serve` on a temporary data directory; killed on drop.
 pub struct Server {
     pub child: Child,
@@ -33,7 +39,7 @@ impl Server {
 
     /// The same on an existing (or new) data directory the caller owns.
     pub fn spawn_in(data_dir: &std::path::Path, args: &[&str]) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_relay"))
+        let mut child = Command::new(relay_bin())
             .args(["serve", "--data-dir"])
             .arg(data_dir)
             .args(["--port", "0", "--log-level", "warn"])

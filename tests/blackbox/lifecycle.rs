@@ -4,6 +4,7 @@
 //! never contain the passphrase or tokens. The store lives in `DATA/store/` (a legacy layout is
 //! moved there at start), and an interrupted backup restore is recovered before the store opens,
 //! or, when its journal is unsafe, stops `relay serve` and `relay admin` with the data untouched.
+//! Fresh starts never log a locked database (WAL is switched on before the pool opens).
 
 #[path = "../support/mod.rs"]
 mod support;
@@ -80,6 +81,22 @@ async fn secrets_are_owner_only_outside_the_database_and_never_logged() {
     let logs = relay.stderr();
     assert!(!logs.contains(PASSPHRASE) && !logs.contains(&token), "{logs}");
     assert!(logs.lines().all(|l| l.len() < 2000));
+}
+
+#[tokio::test]
+async fn fresh_starts_never_meet_a_locked_database() {
+    // The pool's connections used to race `PRAGMA journal_mode = WAL` on a new file: about one
+    // fresh start in ten logged "database is locked" and waited for the busy timeout.
+    let http = client();
+    for start in 0..30 {
+        let mut relay = Relay::start();
+        let res = http.get(relay.url("/api/health")).send().await.unwrap();
+        assert_eq!(res.status(), 200, "start {start}");
+        relay.stop();
+        let output = relay.output();
+        assert!(!output.contains("database is locked"), "start {start}: {output}");
+        assert!(!output.contains("ERROR"), "start {start}: {output}");
+    }
 }
 
 #[tokio::test]

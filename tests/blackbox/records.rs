@@ -1,6 +1,7 @@
 //! Black-box tests of the record API against the real `relay` binary: CRUD on every managed
 //! collection, validation errors that leave the table unchanged, list parameters, filter
-//! injection attempts, the collection allowlist and auth on every route.
+//! injection attempts, contains-search through the trigram index (with PocketBase's `~`
+//! semantics and `skipTotal`), the collection allowlist and auth on every route.
 
 #[path = "../support/mod.rs"]
 mod support;
@@ -184,6 +185,44 @@ async fn list_parameters_and_filter_injection() {
         assert_eq!(list(&relay, &token, "contacts", &[(key, value)]).await.status(), 400, "{key}={value}");
     }
     assert_eq!(list_json(&relay, &token, "contacts", &[]).await["totalItems"], 5, "table intact");
+}
+
+#[tokio::test]
+async fn contains_search_keeps_pocketbase_semantics_and_skip_total() {
+    let relay = Relay::start();
+    let token = relay.token().await;
+    let http = client();
+    let base = relay.url("/api/collections/contacts/records");
+    for name in ["Zoë Person 1", "ZOË Person 12", "Person 2", "a_b Person 1x", "axb 100%", "back\\slash"] {
+        let res = http.post(&base).header("Authorization", &token).json(&json!({"name": name})).send().await.unwrap();
+        assert_eq!(res.status(), 200, "{name}");
+    }
+    let names = |v: &Value| {
+        let mut n: Vec<String> =
+            v["items"].as_array().unwrap().iter().map(|r| r["name"].as_str().unwrap().to_string()).collect();
+        n.sort();
+        n
+    };
+    for (filter, expected) in [
+        ("name ~ 'person 1'", vec!["ZOË Person 12", "Zoë Person 1", "a_b Person 1x"]),
+        ("name ~ 'zoë'", vec!["Zoë Person 1"]),
+        ("name ~ 'a_b'", vec!["a_b Person 1x"]),
+        ("name ~ 'a_b%'", vec!["a_b Person 1x", "axb 100%"]),
+        ("name ~ '0%'", vec![]),
+        ("name ~ 'k\\\\sl'", vec!["back\\slash"]),
+        ("name ~ '1x'", vec!["a_b Person 1x"]),
+        ("name !~ 'person'", vec!["axb 100%", "back\\slash"]),
+    ] {
+        let page = list_json(&relay, &token, "contacts", &[("filter", filter), ("sort", "-created")]).await;
+        assert_eq!(names(&page), expected, "{filter}");
+        assert_eq!(page["totalItems"], expected.len(), "{filter}");
+        let skipped =
+            list_json(&relay, &token, "contacts", &[("filter", filter), ("skipTotal", "true"), ("perPage", "1")]).await;
+        assert_eq!((skipped["totalItems"].as_i64(), skipped["totalPages"].as_i64()), (Some(-1), Some(-1)), "{filter}");
+        assert_eq!(skipped["items"].as_array().unwrap().len(), expected.len().min(1), "{filter}");
+    }
+    let res = list(&relay, &token, "contacts", &[("skipTotal", "yes")]).await;
+    assert_eq!(res.status(), 400, "skipTotal is read as PocketBase reads it");
 }
 
 #[tokio::test]

@@ -1,0 +1,154 @@
+//! Contains-search rules for the `~` filter operator: PocketBase's LIKE pattern for a `~` value,
+//! which text fields have a trigram search index (the FTS5 tables created by the
+//! `search_index` migration, one per collection), and the FTS5 query that narrows a LIKE
+//! pattern to candidate rows. The index is only ever a pre-filter: every required literal run
+//! of a pattern must occur in a matching value, so the query selects a superset of the LIKE
+//! matches and the caller keeps the LIKE predicate for the exact answer. Runs shorter than
+//! three characters cannot be searched with trigrams; a pattern with none left falls back to a
+//! scan. This module builds strings only; it never touches SQL or a database.
+
+use crate::collections::CollectionSpec;
+
+/// A trigram index over some text fields of one collection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SearchIndex {
+    pub collection: &'static str,
+    /// The FTS5 table (its shadow tables share the `relay_` prefix, so they are never reported
+    /// as unmanaged).
+    pub table: &'static str,
+    pub fields: &'static [&'static str],
+}
+
+/// The indexed fields: the text operators search in People, Servers, notes and alerts.
+pub static SEARCH_INDEXES: &[SearchIndex] = &[
+    SearchIndex { collection: "contacts", table: "relay_fts_contacts", fields: &["name", "email", "phone", "title"] },
+    SearchIndex {
+        collection: "servers",
+        table: "relay_fts_servers",
+        fields: &["name", "businessArea", "lob", "comment", "owner", "contact", "os"],
+    },
+    SearchIndex { collection: "notes", table: "relay_fts_notes", fields: &["note"] },
+    SearchIndex { collection: "standalone_notes", table: "relay_fts_standalone_notes", fields: &["title", "content"] },
+    SearchIndex { collection: "alert_history", table: "relay_fts_alert_history", fields: &["subject"] },
+];
+
+/// Shortest literal run a trigram index can look up.
+pub const MIN_RUN_CHARS: usize = 3;
+
+/// Most candidate rows for which the record list uses the index. A term matching more rows is
+/// cheaper as a scan in the sort order, which stops once a page is full (at 40,000 contacts,
+/// `name ~ 'Person 1'` matches 11,111).
+pub const INDEX_MAX_CANDIDATES: u32 = 2000;
+
+/// The index covering `field` of `spec`, if any.
+pub fn index_for(spec: &CollectionSpec, field: &str) -> Option<&'static SearchIndex> {
+    SEARCH_INDEXES.iter().find(|i| i.collection == spec.name && i.fields.contains(&field))
+}
+
+/// PocketBase `~` semantics: wrap in `%...%` unless the value already holds a `%` wildcard;
+/// otherwise escape the LIKE metacharacters `\` and `_` so they match literally (`%` cannot
+/// occur then). The pattern is used with `ESCAPE '\'`.
+pub fn like_pattern(raw: &str) -> String {
+    if raw.contains('%') {
+        raw.to_string()
+    } else {
+        let escaped = raw.replace('\\', "\\\\").replace('_', "\\_");
+        format!("%{escaped}%")
+    }
+}
+
+/// The literal runs every value matching `pattern` (LIKE with `ESCAPE '\'`) contains, split at
+/// the `%` and `_` wildcards. `None` when the pattern is one this module does not reason about
+/// (a trailing escape, or a NUL, where SQLite's C-string matching would stop early).
+pub fn literal_runs(pattern: &str) -> Option<Vec<String>> {
+    let mut runs = Vec::new();
+    let mut run = String::new();
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\0' => return None,
+            '%' | '_' => runs.push(std::mem::take(&mut run)),
+            '\\' => match chars.next() {
+                None | Some('\0') => return None,
+                Some(escaped) => run.push(escaped),
+            },
+            _ => run.push(c),
+        }
+    }
+    runs.push(run);
+    Some(runs.into_iter().filter(|r| !r.is_empty()).collect())
+}
+
+/// The FTS5 query selecting candidate rows for `field LIKE pattern`: every literal run of at
+/// least [`MIN_RUN_CHARS`] characters as a phrase restricted to the field's column. `None`
+/// when no run is long enough (the caller scans).
+pub fn match_query(field: &str, pattern: &str) -> Option<String> {
+    debug_assert!(field.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
+    let phrases: Vec<String> = literal_runs(pattern)?
+        .into_iter()
+        .filter(|run| run.chars().count() >= MIN_RUN_CHARS)
+        .map(|run| format!("{{{field}}} : \"{}\"", run.replace('"', "\"\"")))
+        .collect();
+    (!phrases.is_empty()).then(|| phrases.join(" AND "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::collections::{collection, ALERT_HISTORY, CONTACTS, ONCALL};
+
+    #[test]
+    fn indexes_name_real_text_fields() {
+        for index in SEARCH_INDEXES {
+            let spec = collection(index.collection).expect(index.collection);
+            assert_eq!(index.table, format!("relay_fts_{}", index.collection));
+            for field in index.fields {
+                assert!(
+                    matches!(
+                        spec.field(field).map(|f| f.kind),
+                        Some(crate::collections::FieldKind::Text { .. } | crate::collections::FieldKind::Email)
+                    ),
+                    "{}.{field}",
+                    index.collection
+                );
+            }
+        }
+        assert_eq!(index_for(&CONTACTS, "email").map(|i| i.table), Some("relay_fts_contacts"));
+        assert_eq!(index_for(&ALERT_HISTORY, "subject").map(|i| i.table), Some("relay_fts_alert_history"));
+        assert!(index_for(&ALERT_HISTORY, "bodyHtml").is_none());
+        assert!(index_for(&CONTACTS, "id").is_none());
+        assert!(index_for(&ONCALL, "name").is_none());
+    }
+
+    #[test]
+    fn like_pattern_keeps_pocketbase_semantics() {
+        assert_eq!(like_pattern("a_b"), "%a\\_b%");
+        assert_eq!(like_pattern("a\\b"), "%a\\\\b%");
+        assert_eq!(like_pattern("Ad%"), "Ad%");
+        assert_eq!(like_pattern("a_%\\x"), "a_%\\x", "an explicit wildcard keeps the value as written");
+        assert_eq!(like_pattern(""), "%%");
+    }
+
+    #[test]
+    fn literal_runs_split_at_wildcards_and_honour_escapes() {
+        assert_eq!(literal_runs("%Person 1%").unwrap(), vec!["Person 1"]);
+        assert_eq!(literal_runs(&like_pattern("a_b\\c")).unwrap(), vec!["a_b\\c"]);
+        assert_eq!(literal_runs("Ad%min_x").unwrap(), vec!["Ad", "min", "x"]);
+        assert_eq!(literal_runs("%%").unwrap(), Vec::<String>::new());
+        assert_eq!(literal_runs("abc\\"), None, "a trailing escape is left to SQLite");
+        assert_eq!(literal_runs("ab\0c"), None);
+    }
+
+    #[test]
+    fn match_query_needs_three_characters_and_quotes_phrases() {
+        assert_eq!(match_query("name", &like_pattern("Person 1")).unwrap(), "{name} : \"Person 1\"");
+        assert_eq!(match_query("name", &like_pattern("O\"Br")).unwrap(), "{name} : \"O\"\"Br\"");
+        assert_eq!(match_query("name", &like_pattern("Zoë")).unwrap(), "{name} : \"Zoë\"");
+        assert_eq!(match_query("name", &like_pattern("😀ab")).unwrap(), "{name} : \"😀ab\"");
+        assert_eq!(match_query("name", "abc%de_fgh").unwrap(), "{name} : \"abc\" AND {name} : \"fgh\"");
+        for short in ["", "a", "ÑÚ", "😀😀", "%ab%", "ab%cd"] {
+            let pattern = if short.contains('%') { short.to_string() } else { like_pattern(short) };
+            assert_eq!(match_query("name", &pattern), None, "{short:?}");
+        }
+    }
+}

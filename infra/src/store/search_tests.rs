@@ -1,0 +1,202 @@
+//! The `~` search index against a real SQLite store: the indexed plan must select exactly the
+//! rows and totals of the LIKE scan on random data and random terms (wildcards, escapes,
+//! quotes, non-ASCII, one- and two-character terms), after inserts, updates and deletes; the
+//! triggers keep the index current in each write's transaction; the migration indexes rows that
+//! existed before it; and the planner really reads the index.
+
+use diesel::connection::SimpleConnection;
+use diesel::RunQueryDsl;
+use diesel_migrations::MigrationHarness;
+use proptest::prelude::*;
+use serde_json::{json, Value};
+
+use domain::collections::{CollectionSpec, CONTACTS, SERVERS};
+use domain::filter::{CmpOp, Expr, Literal};
+use domain::record::{ListPage, ListQuery};
+use domain::sort::parse_sort;
+use domain::validation::{validate_write, WriteMode};
+
+use super::tests::store;
+use super::RecordStore;
+use crate::sql::SearchPlan;
+
+/// Pieces random values and terms are built from: LIKE metacharacters, quotes, ASCII in both
+/// cases, and non-ASCII whose case SQLite's LIKE does not fold but the trigram tokenizer does.
+const PIECES: &[&str] = &[
+    "a", "A", "b", "B", "e", "1", " ", "%", "_", "\\", "'", "\"", "Zoë", "ZOË", "zoë", "ñ", "Ñ", "ÑÚ", "ú", "😀", "İ",
+    "ß", "ẞ", "Per", "son",
+];
+
+fn text(max_pieces: usize) -> impl Strategy<Value = String> {
+    prop::collection::vec(prop::sample::select(PIECES), 0..max_pieces).prop_map(|v| v.concat())
+}
+
+fn like(field: &str, op: CmpOp, term: String) -> Expr {
+    Expr::Cmp { field: field.into(), op, value: Literal::Str(term) }
+}
+
+fn query(filter: Expr, per_page: u32, page: u32) -> ListQuery {
+    ListQuery { page, per_page, sort: parse_sort("-created").unwrap(), filter: Some(filter), skip_total: false }
+}
+
+fn ids(page: &ListPage) -> Vec<String> {
+    page.items.iter().map(|r| r["id"].as_str().unwrap().to_string()).collect()
+}
+
+fn create(s: &RecordStore, spec: &CollectionSpec, body: Value, now: i64) -> String {
+    let w = validate_write(spec, &body, WriteMode::Create).unwrap();
+    s.create(spec, &w, now).unwrap()["id"].as_str().unwrap().to_string()
+}
+
+fn update(s: &RecordStore, spec: &CollectionSpec, id: &str, body: Value, now: i64) {
+    s.update(spec, id, &validate_write(spec, &body, WriteMode::Update).unwrap(), now).unwrap();
+}
+
+/// Every plan, same query: identical ids in order and identical totals. `Selective` with a
+/// tiny limit mixes indexed and scanned terms in one filter.
+fn same_answer(s: &RecordStore, spec: &CollectionSpec, q: &ListQuery) -> Result<usize, TestCaseError> {
+    let scanned = s.list_planned(spec, q, SearchPlan::Scan).unwrap();
+    for plan in [SearchPlan::Indexed, SearchPlan::Selective { max_candidates: 2 }] {
+        let page = s.list_planned(spec, q, plan).unwrap();
+        prop_assert_eq!(ids(&page), ids(&scanned), "{:?} {:?}", plan, q.filter);
+        prop_assert_eq!(page.total_items, scanned.total_items, "{:?} {:?}", plan, q.filter);
+    }
+    Ok(scanned.items.len())
+}
+
+fn fts_integrity(s: &RecordStore, table: &str) {
+    let sql = format!("INSERT INTO \"{table}\" (\"{table}\", rank) VALUES ('integrity-check', 1)");
+    s.conn().unwrap().batch_execute(&sql).expect("the index matches its content table");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    #[test]
+    fn indexed_contains_search_equals_the_scan(
+        rows in prop::collection::vec((text(6), text(4), text(4)), 1..20),
+        edits in prop::collection::vec((any::<prop::sample::Index>(), text(6), any::<bool>()), 0..6),
+        terms in prop::collection::vec((prop::sample::select(&["name", "phone", "title", "id"][..]), text(4), text(3)), 1..10),
+    ) {
+        let (_tmp, s) = store();
+        let mut live: Vec<String> = Vec::new();
+        for (i, (name, phone, title)) in rows.iter().enumerate() {
+            let name = format!("n{name}");
+            live.push(create(&s, &CONTACTS, json!({"name": name, "phone": phone, "title": title}), 1_000 + i as i64));
+        }
+        for (i, (pick, value, delete)) in edits.iter().enumerate() {
+            if live.is_empty() {
+                break;
+            }
+            let at = pick.index(live.len());
+            if *delete {
+                s.delete(&CONTACTS, &live.remove(at)).unwrap();
+            } else {
+                update(&s, &CONTACTS, &live[at], json!({"name": format!("u{value}"), "title": value}), 5_000 + i as i64);
+            }
+        }
+        fts_integrity(&s, "relay_fts_contacts");
+        for (field, term, other) in terms {
+            same_answer(&s, &CONTACTS, &query(like(field, CmpOp::Like, term.clone()), 1000, 1))?;
+            same_answer(&s, &CONTACTS, &query(like(field, CmpOp::NotLike, term.clone()), 1000, 1))?;
+            same_answer(&s, &CONTACTS, &query(like(field, CmpOp::Like, format!("%{term}%{other}")), 1000, 1))?;
+            let either = Expr::Or(Box::new(like(field, CmpOp::Like, term.clone())), Box::new(like("title", CmpOp::Like, other.clone())));
+            same_answer(&s, &CONTACTS, &query(either, 3, 2))?;
+            let both = Expr::And(Box::new(like("name", CmpOp::Like, term)), Box::new(like("phone", CmpOp::NotLike, other)));
+            same_answer(&s, &CONTACTS, &query(both, 1000, 1))?;
+        }
+    }
+}
+
+#[test]
+fn writes_keep_the_index_current() {
+    let (_tmp, s) = store();
+    let search = |term: &str| {
+        let page = s.list(&SERVERS, &query(like("owner", CmpOp::Like, term.into()), 30, 1)).unwrap();
+        (page.total_items, page.items.len())
+    };
+    let id = create(&s, &SERVERS, json!({"name": "db-01", "owner": "Platform Alpha"}), 1_000);
+    assert_eq!(search("alpha"), (1, 1), "an insert is indexed");
+    update(&s, &SERVERS, &id, json!({"owner": "Platform Bravo"}), 2_000);
+    assert_eq!((search("alpha"), search("BRAVO")), ((0, 0), (1, 1)), "an update replaces the indexed value");
+    update(&s, &SERVERS, &id, json!({"os": "linux"}), 3_000);
+    assert_eq!(search("bravo"), (1, 1), "an update of an unindexed-by-owner column keeps it");
+    s.delete(&SERVERS, &id).unwrap();
+    assert_eq!(search("bravo"), (0, 0), "a delete removes it");
+    fts_integrity(&s, "relay_fts_servers");
+}
+
+#[test]
+fn the_migration_indexes_existing_rows() {
+    let (_tmp, s) = store();
+    let mut conn = s.conn().unwrap();
+    let reverted = conn.revert_last_migration(crate::db::MIGRATIONS).unwrap().to_string();
+    assert_eq!(reverted, "20261203000002", "the search index is the newest migration");
+    conn.batch_execute(
+        "INSERT INTO contacts (id, created, updated, revision, name) VALUES \
+         ('old1', '2026-01-01 00:00:00.000Z', '2026-01-01 00:00:00.000Z', 1, 'Legacy Person'), \
+         ('old2', '2026-01-01 00:00:01.000Z', '2026-01-01 00:00:01.000Z', 2, 'Someone Else');",
+    )
+    .unwrap();
+    conn.run_pending_migrations(crate::db::MIGRATIONS).unwrap();
+    drop(conn);
+    let q = query(like("name", CmpOp::Like, "legacy".into()), 30, 1);
+    let page = s.list(&CONTACTS, &q).unwrap();
+    assert_eq!((page.total_items, ids(&page)), (1, vec!["old1".to_string()]));
+    fts_integrity(&s, "relay_fts_contacts");
+}
+
+#[test]
+fn the_planner_reads_the_index_for_a_long_term() {
+    #[derive(diesel::QueryableByName)]
+    struct Plan {
+        #[diesel(sql_type = diesel::sql_types::Text)]
+        detail: String,
+    }
+    let (_tmp, s) = store();
+    let expr = like("name", CmpOp::Like, "Person 1".into());
+    let w = crate::sql::compile_filter(&CONTACTS, &expr).unwrap();
+    let mut sql = format!("EXPLAIN QUERY PLAN SELECT id FROM contacts WHERE {} ORDER BY created DESC", w.sql);
+    for bind in &w.binds {
+        let domain::validation::SqlValue::Text(t) = bind else { unreachable!() };
+        sql = sql.replacen('?', &format!("'{}'", t.replace('\'', "''")), 1);
+    }
+    let plan: Vec<Plan> = diesel::sql_query(sql).load(&mut s.conn().unwrap()).unwrap();
+    let details: Vec<&str> = plan.iter().map(|p| p.detail.as_str()).collect();
+    assert!(details.iter().any(|d| d.contains("VIRTUAL TABLE INDEX")), "{details:?}");
+}
+
+#[test]
+fn the_index_tables_match_the_search_descriptors() {
+    let (_tmp, s) = store();
+    let mut conn = s.conn().unwrap();
+    for index in domain::search::SEARCH_INDEXES {
+        let columns = crate::db::table_columns(&mut conn, index.table).unwrap();
+        assert_eq!(columns, index.fields, "{}", index.table);
+        fts_integrity(&s, index.table);
+    }
+    assert!(crate::db::unmanaged_tables(&mut conn).unwrap().is_empty(), "index tables are not reported as unmanaged");
+}
+
+#[test]
+fn selective_plans_count_candidates_up_to_one_past_the_limit() {
+    let (_tmp, s) = store();
+    for i in 0..5 {
+        create(&s, &CONTACTS, json!({"name": format!("Common {i}")}), 1_000 + i);
+    }
+    create(&s, &CONTACTS, json!({"name": "Rare one"}), 2_000);
+    let index = domain::search::index_for(&CONTACTS, "name").unwrap();
+    let mut conn = s.conn().unwrap();
+    assert_eq!(super::count_candidates(&mut conn, index, "{name} : \"common\"", 3), Some(4), "stops past the limit");
+    assert_eq!(super::count_candidates(&mut conn, index, "{name} : \"rare\"", 3), Some(1));
+    assert_eq!(super::count_candidates(&mut conn, index, "{name} : \"none\"", 3), Some(0));
+    let selective = SearchPlan::Selective { max_candidates: 3 };
+    assert!(!super::choose_index(&mut conn, selective, index, "{name} : \"common\""), "too many candidates: scan");
+    assert!(super::choose_index(&mut conn, selective, index, "{name} : \"rare\""), "few candidates: index");
+    assert!(super::choose_index(&mut conn, SearchPlan::Indexed, index, "{name} : \"common\""));
+    assert!(!super::choose_index(&mut conn, SearchPlan::Scan, index, "{name} : \"rare\""));
+    drop(conn);
+    let q = query(like("name", CmpOp::Like, "common".into()), 2, 1);
+    let page = s.list_planned(&CONTACTS, &q, SearchPlan::Selective { max_candidates: 3 }).unwrap();
+    assert_eq!((page.total_items, page.items.len()), (5, 2), "a common term scans with the same answer");
+}
