@@ -377,3 +377,19 @@ async fn a_cli_that_cannot_reach_the_server_leaves_its_locked_data_directory_alo
     assert!(!ok && out.contains("running or restarting"), "admin: {out}");
     assert!(!backups_dir(&relay).exists() || std::fs::read_dir(backups_dir(&relay)).unwrap().next().is_none());
 }
+
+#[tokio::test]
+async fn the_health_dashboard_summarizes_backups_without_naming_archives() {
+    let relay = Relay::start();
+    let token = relay.token().await;
+    let before = relay.get_json(&token, "/api/relay/health").await;
+    assert!(before["backup"]["restorePointAgeMs"].is_null(), "no backup yet: {before}");
+    let (ok, out) = backup(&relay, &["create"]);
+    assert!(ok, "{out}");
+    let after = relay.get_json(&token, "/api/relay/health").await;
+    let summary = &after["backup"];
+    assert!(summary["restorePointAgeMs"].as_i64().is_some_and(|age| (0..60_000).contains(&age)), "{after}");
+    assert!(summary["lastVerifiedAgeMs"].as_i64().is_some(), "{after}");
+    assert_eq!(summary["retentionAllowed"], true);
+    assert!(!after.to_string().contains(&archive_name(&out)), "no archive name leaves the server: {after}");
+}

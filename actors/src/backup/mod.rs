@@ -186,6 +186,12 @@ impl BackupActor {
             tracing::error!(error = %e, "could not save the backup health file");
             self.subsystem.report_failure(NAME, "could not save the backup health file");
         }
+        self.report_summary();
+    }
+
+    /// Tells the health dashboard the current backup summary (no archive names).
+    fn report_summary(&self) {
+        self.subsystem.health.do_send(crate::health::BackupHealth(self.view().summary()));
     }
 
     fn view(&self) -> HealthView {
@@ -221,6 +227,7 @@ impl BackupActor {
         let status =
             OperationStatus { kind, phase, archive, bytes_done: 0, bytes_total: 0, entries_done: 0, entries_total: 0 };
         self.running = Some(status);
+        self.report_summary();
         self.job_id
     }
 
@@ -495,6 +502,7 @@ impl BackupActor {
 
     fn finish(&mut self, ctx: &mut Context<Self>) {
         self.running = None;
+        self.report_summary();
         self.start_next(ctx);
     }
 
@@ -528,6 +536,7 @@ impl Subsystem for BackupActor {
         self.running = None;
     }
     fn on_start(&mut self, ctx: &mut Context<Self>) {
+        self.report_summary();
         self.confirm_restore_serves(ctx);
         if self.config.schedule {
             ctx.run_interval(SCHEDULE_CHECK, |_, ctx| ctx.notify(Tick));

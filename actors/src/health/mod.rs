@@ -80,6 +80,33 @@ pub struct HealthSnapshot {
     /// Width of one `queueHistory` bucket.
     pub queue_history_bucket_secs: i64,
     pub actors: BTreeMap<&'static str, ActorHealth>,
+    /// Backups, as the backup actor last reported them (absent without a data directory).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub backup: Option<BackupDashboard>,
+}
+
+/// The dashboard's backup row: ages at read time, the fixed failure text, no archive names.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BackupDashboard {
+    pub restore_point_age_ms: Option<i64>,
+    pub last_verified_age_ms: Option<i64>,
+    pub last_failure: Option<&'static str>,
+    pub failures: u32,
+    pub retention_allowed: bool,
+    pub busy: bool,
+}
+
+/// The backup actor's summary for the dashboard (sent whenever it changes).
+#[derive(Debug, Clone, Message)]
+#[rtype(result = "()")]
+pub struct BackupHealth(pub domain::backup::health::BackupSummary);
+
+impl Handler<BackupHealth> for HealthActor {
+    type Result = ();
+    fn handle(&mut self, BackupHealth(summary): BackupHealth, _: &mut Context<Self>) {
+        self.backup = Some(summary);
+    }
 }
 
 /// `GET /api/relay/health` (the dashboard) and the metrics actor's render.
@@ -101,12 +128,13 @@ pub struct HealthActor {
     clock: SharedClock,
     started_ms: i64,
     entries: BTreeMap<&'static str, Entry>,
+    backup: Option<domain::backup::health::BackupSummary>,
 }
 
 impl HealthActor {
     pub fn new(clock: SharedClock) -> HealthActor {
         let started_ms = clock.now_ms();
-        HealthActor { clock, started_ms, entries: BTreeMap::new() }
+        HealthActor { clock, started_ms, entries: BTreeMap::new(), backup: None }
     }
 
     fn bounded_error(error: &str) -> String {
@@ -180,6 +208,17 @@ impl Handler<GetHealth> for HealthActor {
             uptime_secs: (now - self.started_ms) / 1000,
             queue_history_bucket_secs: history::BUCKET_MS / 1000,
             actors,
+            backup: self.backup.as_ref().map(|b| {
+                let age = |at: Option<i64>| at.map(|at| now.saturating_sub(at).max(0));
+                BackupDashboard {
+                    restore_point_age_ms: age(b.restore_point_at_ms),
+                    last_verified_age_ms: age(b.last_verified_at_ms),
+                    last_failure: b.last_failure,
+                    failures: b.failures,
+                    retention_allowed: b.retention_allowed,
+                    busy: b.busy,
+                }
+            }),
         })
     }
 }
@@ -188,6 +227,27 @@ impl Handler<GetHealth> for HealthActor {
 mod tests {
     use super::*;
     use infra::clock::ManualClock;
+
+    #[actix_rt::test]
+    async fn backup_summaries_are_shown_as_ages_at_read_time() {
+        let clock = ManualClock::new(10_000_000);
+        let health = HealthActor::new(clock.clone()).start();
+        assert!(health.send(GetHealth).await.unwrap().backup.is_none(), "none until the backup actor reports");
+        let summary = domain::backup::health::BackupSummary {
+            restore_point_at_ms: Some(9_000_000),
+            last_verified_at_ms: None,
+            last_failure: Some("Backup failed. Retry backup."),
+            failures: 1,
+            retention_allowed: false,
+            busy: false,
+        };
+        health.send(BackupHealth(summary)).await.unwrap();
+        clock.advance_ms(5_000);
+        let backup = health.send(GetHealth).await.unwrap().backup.unwrap();
+        assert_eq!(backup.restore_point_age_ms, Some(1_005_000));
+        assert_eq!(backup.last_verified_age_ms, None);
+        assert_eq!(backup.last_failure, Some("Backup failed. Retry backup."));
+    }
 
     #[actix_rt::test]
     async fn tracks_state_errors_restarts_and_staleness() {

@@ -184,6 +184,35 @@ pub struct HealthView {
     pub busy: bool,
 }
 
+/// What the operator health dashboard shows of backups (any signed-in client may read it, so
+/// it names no archive and no path): when the restore point and the last successful
+/// verification were made, the last failure's fixed text, whether retention may run, whether an
+/// operation runs. Times are absolute; the dashboard turns them into ages when it is read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BackupSummary {
+    pub restore_point_at_ms: Option<i64>,
+    pub last_verified_at_ms: Option<i64>,
+    pub last_failure: Option<&'static str>,
+    pub failures: u32,
+    pub retention_allowed: bool,
+    pub busy: bool,
+}
+
+impl HealthView {
+    /// The dashboard's summary of this view.
+    pub fn summary(&self) -> BackupSummary {
+        BackupSummary {
+            restore_point_at_ms: self.state.last_success.as_ref().map(|p| p.completed_at),
+            last_verified_at_ms: self.state.last_verified.as_ref().map(|p| p.completed_at),
+            last_failure: self.state.last_failure.map(FailureText::text),
+            failures: self.state.failures,
+            retention_allowed: self.retention_allowed,
+            busy: self.busy,
+        }
+    }
+}
+
 impl HealthState {
     /// Parses the file strictly.
     pub fn parse(bytes: &[u8]) -> Result<HealthState, HealthError> {

@@ -79,6 +79,17 @@ export interface SystemHealth {
   realtime: { clients: number; droppedSlow: number };
   /** Bytes on disk: database pages plus the write-ahead log. */
   database: { sizeBytes: number; pagesBytes: number; walBytes: number };
+  /** Backups (a server with a data directory): ages, the fixed failure text, no archive names. */
+  backup?: BackupHealthSummary;
+}
+
+export interface BackupHealthSummary {
+  restorePointAgeMs: number | null;
+  lastVerifiedAgeMs: number | null;
+  lastFailure: string | null;
+  failures: number;
+  retentionAllowed: boolean;
+  busy: boolean;
 }
 
 export interface ImportRowError {

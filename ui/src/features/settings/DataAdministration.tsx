@@ -9,7 +9,7 @@
 import { useCallback, useEffect, useState } from 'react';
 import { Modal } from '../../components/Modal';
 import { DesktopBridge, type BackupArchive, type BackupStatus, type FinishedRestore } from '../../transport/desktop';
-import { formatBytes } from './systemHealth';
+import { formatAgeMs, formatBytes } from './systemHealth';
 
 /** How often the panel refreshes the status while an operation runs. */
 export const BACKUP_POLL_MS = 500;
@@ -44,14 +44,7 @@ export function describeRestore(r: FinishedRestore | null | undefined): { text: 
 }
 
 /** "3 h 12 min" for a restore point's age; "—" without one. */
-export function formatAge(ms: number | null | undefined): string {
-  if (ms === null || ms === undefined || !Number.isFinite(ms) || ms < 0) return '—';
-  const min = Math.floor(ms / 60_000);
-  if (min < 60) return `${min} min`;
-  const h = Math.floor(min / 60);
-  if (h < 48) return `${h} h ${min % 60} min`;
-  return `${Math.floor(h / 24)} days`;
-}
+export const formatAge = formatAgeMs;
 
 /** Percent done of the running phase (bytes when known, else entries), 0–100. */
 export function percentDone(op: BackupStatus['operation']): number {

@@ -2,7 +2,8 @@
 // Transport), read-only in every mode. While the panel is open and the Settings tab is showing,
 // it asks again every HEALTH_REFRESH_MS (one request at a time). Each subsystem shows its state
 // as text and symbol (never colour alone), restarts, the redacted last error, and its queue
-// depth with a sparkline of the last 10 minutes; plus database size, uptime and realtime clients.
+// depth with a sparkline of the last 10 minutes; plus database size, uptime, realtime clients and
+// backups (restore point age and verification, or the last failure).
 import { useContext, useEffect, useState } from 'react';
 import { errorMessage } from '../../components/Toasts';
 import { useTransport } from '../../transport/context';
@@ -10,6 +11,7 @@ import type { SystemHealth } from '../../transport/types';
 import { ShellContext } from '../shell/ShellContext';
 import {
   HEALTH_REFRESH_MS,
+  backupLine,
   formatBytes,
   formatUptime,
   sparklinePath,
@@ -46,6 +48,9 @@ export function SystemHealthTable({ health, updatedAt }: { health: SystemHealth;
         <dd data-testid="health-db-size">{formatBytes(health.database?.sizeBytes ?? NaN)}</dd>
         <dt>Realtime clients</dt>
         <dd>{health.realtime?.clients ?? '—'}</dd>
+        {backupLine(health.backup) && (
+          <><dt>Backups</dt><dd data-testid="health-backup" data-attention={backupLine(health.backup)?.attention}>{backupLine(health.backup)?.text}</dd></>
+        )}
         <dt>Version</dt>
         <dd>{health.version}</dd>
         {updatedAt && (<><dt>Updated</dt><dd>{updatedAt}</dd></>)}

@@ -2,7 +2,7 @@
 // colour, the subsystem order, and the sparkline path and summary.
 import { describe, expect, it } from 'vitest';
 import type { ActorHealth } from '../../transport/types';
-import { formatBytes, formatUptime, sparklinePath, sparklineSummary, stateLabel, subsystemRows } from './systemHealth';
+import { BACKUP_STALE_MS, backupLine, formatBytes, formatUptime, sparklinePath, sparklineSummary, stateLabel, subsystemRows } from './systemHealth';
 
 describe('formatBytes', () => {
   it('uses binary units with at most one decimal', () => {
@@ -81,5 +81,21 @@ describe('sparklineSummary', () => {
   it('says the peak and the latest depth over the window', () => {
     expect(sparklineSummary([null, 3, 8, 1, null], 20)).toBe('Queue depth over the last 2 minutes: peak 8, latest 1');
     expect(sparklineSummary(Array(30).fill(null), 20)).toBe('No reports in the last 10 minutes');
+  });
+});
+
+describe('backupLine', () => {
+  const fine = { restorePointAgeMs: 3 * 3_600_000, lastVerifiedAgeMs: 3 * 3_600_000, lastFailure: null, failures: 0, retentionAllowed: true, busy: false };
+
+  it('shows the restore point age and verification when backups are fine', () => {
+    expect(backupLine(fine)).toEqual({ text: '✓ Restore point 3 h 0 min old, verified 3 h 0 min ago', attention: false });
+    expect(backupLine(undefined)).toBeNull();
+  });
+
+  it('flags a failure, a missing or stale restore point with a symbol', () => {
+    expect(backupLine({ ...fine, lastFailure: 'Not enough disk space.', failures: 2 })).toEqual({ text: '! Not enough disk space. (2 failed attempts)', attention: true });
+    expect(backupLine({ ...fine, restorePointAgeMs: null })?.text).toBe('! No backup yet');
+    const stale = backupLine({ ...fine, restorePointAgeMs: BACKUP_STALE_MS + 1, lastVerifiedAgeMs: null, busy: true });
+    expect(stale).toEqual({ text: '! Restore point 26 h 0 min old, not verified; a backup operation is running', attention: true });
   });
 });

@@ -1,7 +1,8 @@
 // System health view logic (pure): formatting bytes and uptime, the state labels (text and a
 // symbol, never colour alone), subsystem rows in a stable order, and the SVG sparkline path and
-// its spoken summary for the last 10 minutes of queue depth.
-import type { ActorHealth, ActorState, SystemHealth } from '../../transport/types';
+// its spoken summary for the last 10 minutes of queue depth, and the backup line (restore point
+// age, verification, the last failure's fixed text).
+import type { ActorHealth, ActorState, BackupHealthSummary, SystemHealth } from '../../transport/types';
 
 /** How often the open System health panel asks the server again. */
 export const HEALTH_REFRESH_MS = 5_000;
@@ -102,4 +103,28 @@ export function sparklineSummary(values: readonly (number | null)[], bucketSecs:
   const minutes = Math.round((values.length * bucketSecs) / 60);
   if (seen.length === 0) return `No reports in the last ${minutes} minutes`;
   return `Queue depth over the last ${minutes} minutes: peak ${Math.max(...seen)}, latest ${seen[seen.length - 1]}`;
+}
+
+/** Restore point older than this is shown as a warning (a daily backup plus a retry window). */
+export const BACKUP_STALE_MS = 26 * 3_600_000;
+
+/** "3 h 12 min" for an age in ms; "—" without one. */
+export function formatAgeMs(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined || !Number.isFinite(ms) || ms < 0) return '—';
+  const min = Math.floor(ms / 60_000);
+  if (min < 60) return `${min} min`;
+  const h = Math.floor(min / 60);
+  if (h < 48) return `${h} h ${min % 60} min`;
+  return `${Math.floor(h / 24)} days`;
+}
+
+/** The dashboard's backup line: text plus whether it needs attention (symbol, never colour alone). */
+export function backupLine(b: BackupHealthSummary | undefined): { text: string; attention: boolean } | null {
+  if (!b) return null;
+  if (b.lastFailure) return { text: `! ${b.lastFailure} (${b.failures} failed attempt${b.failures === 1 ? '' : 's'})`, attention: true };
+  if (b.restorePointAgeMs === null) return { text: '! No backup yet', attention: true };
+  const verified = b.lastVerifiedAgeMs === null ? 'not verified' : `verified ${formatAgeMs(b.lastVerifiedAgeMs)} ago`;
+  const stale = b.restorePointAgeMs > BACKUP_STALE_MS;
+  const busy = b.busy ? '; a backup operation is running' : '';
+  return { text: `${stale ? '!' : '✓'} Restore point ${formatAgeMs(b.restorePointAgeMs)} old, ${verified}${busy}`, attention: stale };
 }
