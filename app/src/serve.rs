@@ -52,7 +52,7 @@ pub fn run(args: ServeArgs) -> Result<(), BoxError> {
                 );
                 infra::control_socket::remove(data_dir.root());
                 let finished =
-                    actors::backup::restore::finish_staged(&data_dir, *staged, infra::clock::system().now_ms());
+                    actors::backup::restore::finish_staged(&data_dir, *staged, infra::clock::system().now_ms())?;
                 tracing::info!(result = ?finished.result, "restore installed; restarting the server");
                 last_restore = Some(finished);
             }

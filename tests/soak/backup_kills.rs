@@ -104,10 +104,14 @@ async fn main() {
     let started = Instant::now();
     // Every id acknowledged so far that must still be served (reset by a committed restore).
     let mut must_serve: BTreeSet<String> = BTreeSet::new();
+    let mut last_round = String::new();
     for round in 0..rounds {
         let mut relay = Relay::start_in(&data, &[]);
         let served = served_ids(&relay).await;
         let lost = must_serve.difference(&served).count();
+        if lost > 0 {
+            eprintln!("\nround {round}: {lost} acknowledged writes missing after the previous round: {last_round}");
+        }
         if round > 0 && half_swapped(&data) {
             tally.half_swapped += 1;
         }
@@ -122,8 +126,17 @@ async fn main() {
 
         let stop = Arc::new(AtomicBool::new(false));
         let token = relay.token().await;
-        let writers = start_writers(&relay, token, stop.clone());
+        let mut writers = start_writers(&relay, token, stop.clone());
         tokio::time::sleep(Duration::from_millis(rng.random_range(20..200))).await;
+        // A restore replaces what was written before it: its writers stop first, so the round's
+        // writes tell a committed restore (none served) from an undone one (all served).
+        let mut acked = Vec::new();
+        if op == 2 {
+            stop.store(true, Ordering::Relaxed);
+            for w in writers.drain(..) {
+                acked.extend(w.await.unwrap());
+            }
+        }
         let cli_data = data.clone();
         let args: Vec<String> = match op {
             0 => vec!["create".into()],
@@ -137,7 +150,6 @@ async fn main() {
         tokio::time::sleep(Duration::from_millis(rng.random_range(0..1_500))).await;
         relay.kill_hard();
         stop.store(true, Ordering::Relaxed);
-        let mut acked = Vec::new();
         for w in writers {
             acked.extend(w.await.unwrap());
         }
@@ -146,6 +158,8 @@ async fn main() {
         tally.by_op[op] += 1;
         tally.cut_short += usize::from(!finished);
         tally.acked_writes += acked.len();
+        let acked_this_round: BTreeSet<String> = acked.iter().cloned().collect();
+        last_round = format!("{} of {archive:?}, finished {finished}, {} acked", OPS[op], acked.len());
         must_serve.extend(acked);
 
         // A restore that committed serves its archive (plus what was written after its restart)
@@ -154,8 +168,11 @@ async fn main() {
             let mut check = Relay::start_in(&data, &[]);
             let served = served_ids(&check).await;
             check.stop();
-            let replaced: Vec<&String> = before_op.difference(&archive_ids).collect();
+            let written: Vec<&String> = acked_this_round.iter().collect();
+            let replaced: Vec<&String> =
+                if written.is_empty() { before_op.difference(&archive_ids).collect() } else { written };
             let committed = !replaced.is_empty() && replaced.iter().all(|id| !served.contains(*id));
+            last_round.push_str(&format!(", restore committed {committed}, replaced {}", replaced.len()));
             if committed {
                 tally.restores_committed += 1;
                 tally.lost_writes += archive_ids.difference(&served).count();

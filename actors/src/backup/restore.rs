@@ -175,14 +175,25 @@ pub fn install_staged(dir: &DataDir, staged: StagedRestore) -> Result<bool, Rest
 
 /// The running server's install step between stopping and restarting: [`install_staged`],
 /// reported as the restore's outcome (`Installed` until the restarted server serves a read).
-pub fn finish_staged(dir: &DataDir, staged: StagedRestore, now_ms: i64) -> FinishedRestore {
+/// When the install left its journal behind (a failed commit or rollback), the start-up
+/// recovery runs here, before anything serves again, exactly as the next start would; if that
+/// recovery fails, the error is returned and the host must not serve.
+pub fn finish_staged(
+    dir: &DataDir,
+    staged: StagedRestore,
+    now_ms: i64,
+) -> Result<FinishedRestore, infra::backup::swap::SwapError> {
     let (restored, safety) = (staged.report.restored.name.clone(), staged.report.safety.name.clone());
     let result = match install_staged(dir, staged) {
         Ok(_) => RestoreResult::Installed,
         Err(RestoreError::RolledBack(reason)) => RestoreResult::RolledBack { reason },
         Err(e) => RestoreResult::Failed { reason: e.to_string() },
     };
-    FinishedRestore { restored, safety, result, finished_ms: now_ms }
+    let outcome = infra::backup::swap::recover_at_start(dir.root())?;
+    if outcome != infra::backup::swap::RecoveryOutcome::Nothing {
+        tracing::warn!(outcome = ?outcome, "recovered the restore's journal before serving again");
+    }
+    Ok(FinishedRestore { restored, safety, result, finished_ms: now_ms })
 }
 
 /// Restores `name` into `dir` whose server is stopped (the caller made sure): stage, record the

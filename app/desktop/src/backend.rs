@@ -134,13 +134,18 @@ pub fn start_server(data_dir: &DataDir, settings: ServerSettings, store: &Secret
         while !thread_quit.load(std::sync::atomic::Ordering::SeqCst) {
             match generation.run(last_restore.take(), started.take()) {
                 Ok(Some(staged)) => {
-                    let finished = actors::backup::restore::finish_staged(
-                        &generation.data_dir,
-                        *staged,
-                        infra::clock::system().now_ms(),
-                    );
-                    tracing::info!(result = ?finished.result, "restore installed; restarting the server");
-                    last_restore = Some(finished);
+                    let now = infra::clock::system().now_ms();
+                    match actors::backup::restore::finish_staged(&generation.data_dir, *staged, now) {
+                        Ok(finished) => {
+                            tracing::info!(result = ?finished.result, "restore installed; restarting the server");
+                            last_restore = Some(finished);
+                        }
+                        Err(e) => {
+                            // The next start recovers it (or refuses, touching nothing).
+                            tracing::error!(code = e.code(), "the restore could not be recovered; not serving");
+                            break;
+                        }
+                    }
                 }
                 Ok(None) => break,
                 Err(e) => {
