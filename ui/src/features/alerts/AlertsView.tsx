@@ -9,7 +9,7 @@ import { copyText } from '../../lib/clipboard';
 import { formatDateTime, toApiDate, toLocalInput } from '../../lib/dates';
 import { useTransport } from '../../transport/context';
 import type { BaseRecord } from '../../transport/types';
-import { bodyToHtml, emptyDraft, htmlToBody, INPUT_MAX, onAlertLoad, SEVERITIES, severityColor, SUBJECT_WARN, type AlertDraft, type AlertHistory } from './alerts';
+import { bodyToHtml, emptyDraft, htmlToBody, INPUT_MAX, onAlertLoad, SEVERITIES, severityColor, severityText, SUBJECT_WARN, type AlertDraft, type AlertHistory } from './alerts';
 
 type AlarmRec = Alarm & BaseRecord;
 
@@ -204,7 +204,7 @@ export default function AlertsView() {
           <div className="sev-cards" role="radiogroup" aria-label="Severity">
             {SEVERITIES.map((s) => (
               <button key={s.id} type="button" role="radio" aria-checked={draft.severity === s.id} data-testid={`sev-${s.id}`}
-                className={draft.severity === s.id ? 'sev-card sev-on' : 'sev-card'} style={{ borderColor: s.color, background: draft.severity === s.id ? s.color : undefined }}
+                className={draft.severity === s.id ? 'sev-card sev-on' : 'sev-card'} style={{ borderColor: s.color, ...(draft.severity === s.id ? { background: s.color, color: s.text } : {}) }}
                 onClick={() => set({ severity: s.id })}>
                 {s.id}
               </button>
@@ -222,7 +222,7 @@ export default function AlertsView() {
           </div>
         </div>
         <div className="alert-preview" data-testid="alert-preview" aria-label="Preview">
-          <div className="alert-card-head" style={{ background: color }}>
+          <div className="alert-card-head" style={{ background: color, color: severityText(draft.severity) }}>
             <span className="alert-sev">{draft.severity}</span>
             <h3>{draft.subject || 'Subject'}</h3>
           </div>
