@@ -176,7 +176,7 @@ export default function AlertsView() {
   return (
     <section className="view view-wide">
       <header className="view-header">
-        <h2 className="view-title">Alerts</h2>
+        <h1 className="view-title">Alerts</h1>
         <div className="row-wrap push-right">
           <button type="button" className="button button-ghost" onClick={() => setDraft(emptyDraft)}>Reset</button>
           <button type="button" className="button button-ghost" data-testid="alert-history-open" onClick={() => setModal('history')}>History</button>

@@ -197,7 +197,7 @@ export default function OnCallView({ readOnly = false }: { readOnly?: boolean })
   return (
     <section className={readOnly ? 'view view-wide popout' : 'view view-wide'}>
       <header className="view-header">
-        <h2 className="view-title">On-Call Board</h2>
+        <h1 className="view-title">On-Call Board</h1>
         <span className="muted" data-testid="board-state">{view === 'unavailable' ? OFFLINE_NO_CACHE : loading ? 'Loading…' : plural(cards.length, 'team')}</span>
         <span className="muted small" data-testid="board-week">
           Week of {weekRange(now).start.toLocaleDateString(undefined, { month: 'short', day: 'numeric' })} –{' '}

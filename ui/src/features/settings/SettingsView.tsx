@@ -17,7 +17,7 @@ export default function SettingsView() {
   const [accent, setAccent] = useState(readAccent);
   return (
     <section className="view">
-      <header className="view-header"><h2 className="view-title">Settings</h2></header>
+      <header className="view-header"><h1 className="view-title">Settings</h1></header>
       <div className="panel card" data-testid="settings-connection">
         <h3>Connection</h3>
         <dl className="kv">

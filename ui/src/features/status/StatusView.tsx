@@ -3,7 +3,7 @@ export default function StatusView() {
   return (
     <section className="view">
       <header className="view-header">
-        <h2 className="view-title">Status</h2>
+        <h1 className="view-title">Status</h1>
       </header>
       <div className="panel card" data-testid="status-placeholder">
         <h3>Service status</h3>
