@@ -23,10 +23,10 @@ let token;
 const seen = new Map();
 
 /** Runs axe on the page as it is now and records its violations under `state`. */
-async function axe(state) {
+async function axe(state, on = page) {
   // Evaluated through the DevTools protocol: the page's CSP (script-src 'self') refuses a <script>.
-  if (!(await page.evaluate(() => typeof window.axe === 'object'))) await page.evaluate(AXE_SOURCE);
-  const violations = await page.evaluate(async (tags) => {
+  if (!(await on.evaluate(() => typeof window.axe === 'object'))) await on.evaluate(AXE_SOURCE);
+  const violations = await on.evaluate(async (tags) => {
     const r = await window.axe.run(document, { runOnly: { type: 'tag', values: tags }, resultTypes: ['violations'] });
     return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => n.target.join(' ')) }));
   }, AXE_TAGS);
@@ -222,6 +222,10 @@ describe('Accessibility (WCAG 2.2 AA)', { timeout: 240_000 }, () => {
     await kb.goto(relay.url + '/');
     await kb.getByTestId('signin-passphrase').waitFor();
     assert.equal(await focused(), 'signin-passphrase', 'the passphrase field has focus on load');
+    const from = seen.size;
+    await axe('sign-in screen', kb);
+    assert.deepEqual(blocking(from), [], 'axe on the sign-in screen');
+    assert.equal(await focused(), 'signin-passphrase');
     await kb.keyboard.type(relay.passphrase);
     await kb.keyboard.press('Enter');
     await kb.locator('[data-testid="status-connection"][data-state="connected"]').waitFor();
