@@ -143,6 +143,18 @@ describe('Accessibility (WCAG 2.2 AA)', { timeout: 240_000 }, () => {
       await page.locator('.sev-card', { hasText: new RegExp(sev, 'i') }).first().click();
       await axe(`alerts severity ${sev}`);
     }
+    // The due-alarm popup (alertdialog): an alarm made due by another client.
+    await page.getByTestId('alert-subject').fill('Core switch outage');
+    await page.getByTestId('alarm-schedule').click();
+    await page.getByTestId('alarm-save').click();
+    await page.getByTestId('alarm-form').waitFor({ state: 'detached' });
+    const alarms = (await api(relay, token, 'GET', '/api/collections/alert_reminders/records')).json.items;
+    assert.equal(alarms.length, 1);
+    await api(relay, token, 'PATCH', `/api/collections/alert_reminders/records/${alarms[0].id}`, { dueAt: new Date(Date.now() - 60_000).toISOString() });
+    await page.getByRole('alertdialog').waitFor();
+    await axe('alarm due popup');
+    await page.getByTestId('due-snooze').click();
+    await page.getByRole('alertdialog').waitFor({ state: 'detached' });
 
     await go('oncall');
     await dialog('add card', () => page.getByTestId('board-add').click());
