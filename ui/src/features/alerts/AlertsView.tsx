@@ -132,9 +132,9 @@ function HistoryModal({ onLoad, onClose }: { onLoad: (h: AlertHistory) => void; 
             } catch (e) { toast('error', errorMessage(e)); }
           }} />
       )}
-      <h4>Pinned Templates</h4>
+      <h3 className="subhead">Pinned Templates</h3>
       <ul className="history-list">{pinned.length ? pinned.map(row) : <li className="muted">None</li>}</ul>
-      <h4>Recent</h4>
+      <h3 className="subhead">Recent</h3>
       <ul className="history-list">{recent.slice(0, 100).map(row)}</ul>
     </Modal>
   );
@@ -200,7 +200,7 @@ export default function AlertsView() {
       )}
       <div className="alerts-grid">
         <div className="panel form">
-          <h3>1 · Severity</h3>
+          <h2>1 · Severity</h2>
           <div className="sev-cards" role="radiogroup" aria-label="Severity">
             {SEVERITIES.map((s) => (
               <button key={s.id} type="button" role="radio" aria-checked={draft.severity === s.id} data-testid={`sev-${s.id}`}
@@ -210,12 +210,12 @@ export default function AlertsView() {
               </button>
             ))}
           </div>
-          <h3>2 · Message</h3>
+          <h2>2 · Message</h2>
           <label className="field-label" htmlFor="alert-subject">Subject <span className={draft.subject.length > SUBJECT_WARN ? 'warn-text' : 'muted'}>{draft.subject.length}/{SUBJECT_WARN}</span></label>
           <input id="alert-subject" className="input" data-testid="alert-subject" maxLength={INPUT_MAX} value={draft.subject} onChange={(e) => set({ subject: e.target.value })} />
           <label className="field-label" htmlFor="alert-body">Body</label>
           <textarea id="alert-body" className="input textarea" rows={8} data-testid="alert-body" maxLength={INPUT_MAX} value={draft.body} onChange={(e) => set({ body: e.target.value })} />
-          <h3>3 · Delivery</h3>
+          <h2>3 · Delivery</h2>
           <div className="row-wrap">
             <input className="input grow" aria-label="Sender" placeholder="Sender (IT)" value={draft.sender} onChange={(e) => set({ sender: e.target.value })} />
             <input className="input grow" aria-label="Recipient" placeholder="Recipient (All Employees)" value={draft.recipient} onChange={(e) => set({ recipient: e.target.value })} />

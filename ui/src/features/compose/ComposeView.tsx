@@ -140,7 +140,7 @@ export function ComposeView() {
       <div className="compose-grid">
         <aside className="panel groups-panel" aria-label="Groups">
           <div className="panel-head">
-            <h3>Groups</h3>
+            <h2>Groups</h2>
             <button type="button" className="button button-ghost" data-testid="group-new" title="Create a group from the current recipients" disabled={recipients.length === 0} onClick={() => setModal({ kind: 'new' })}>
               + Save as group
             </button>

@@ -140,7 +140,7 @@ export default function NotesView() {
             onDrop={(e) => { e.preventDefault(); const from = e.dataTransfer.getData('text/plain'); if (from && from !== n.id) void swap(from, n.id); setDragId(null); }}
           >
             <header className="note-head">
-              <h3 className="note-title">{n.title || 'Untitled'}</h3>
+              <h2 className="note-title">{n.title || 'Untitled'}</h2>
             </header>
             <NoteBody text={n.content ?? ''} />
             <footer className="note-foot">

@@ -150,7 +150,7 @@ export default function PeopleView() {
             <div className="detail-head">
               <span className="avatar avatar-lg">{initials(current.name)}</span>
               <div>
-                <h3>{current.name}</h3>
+                <h2>{current.name}</h2>
                 <div className="muted">{current.title}</div>
               </div>
             </div>

@@ -172,7 +172,7 @@ export default function ServersView() {
         )}
         {current && (
           <aside className="panel detail" data-testid="server-detail" aria-label="Server details">
-            <h3>{current.name}</h3>
+            <h2>{current.name}</h2>
             <dl className="kv">
               <dt>Business area</dt><dd>{current.businessArea || '—'}</dd>
               <dt>LOB</dt><dd>{current.lob || '—'}</dd>

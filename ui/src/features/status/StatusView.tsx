@@ -6,7 +6,7 @@ export default function StatusView() {
         <h1 className="view-title">Status</h1>
       </header>
       <div className="panel card" data-testid="status-placeholder">
-        <h3>Service status</h3>
+        <h2>Service status</h2>
         <p className="muted">Service status feeds arrive in a later release.</p>
       </div>
     </section>
