@@ -18,5 +18,7 @@ export default defineConfig({
   test: {
     environment: 'node',
     include: ['src/**/*.test.{ts,tsx}', 'config/**/*.test.ts'],
+    // palette.test.ts reads styles.css?raw (Vitest empties CSS it does not process).
+    css: { include: [/styles\.css/] },
   },
 });

@@ -549,7 +549,7 @@ describe('Relay web UI', { timeout: 240_000 }, () => {
     assert.deepEqual(groups.map((g) => g.name).sort(), ['Bridge Crew', 'Major Incident Bridge', 'NOC Core']);
     assert.match(await readFile(await dl2.path(), 'utf8'), /^\[\n  \{/);
     await page.getByTestId('accent-blue').click();
-    assert.equal(await page.evaluate(() => getComputedStyle(document.documentElement).getPropertyValue('--accent').trim()), '#3b82f6');
+    assert.equal(await page.evaluate(() => getComputedStyle(document.documentElement).getPropertyValue('--accent').trim()), '#3472d8');
     await page.evaluate(() => document.querySelector('[data-testid="dm-import"]')?.scrollIntoView());
     await screenshot(page, 'settings');
   });

@@ -54,7 +54,7 @@ describe('App markup', () => {
       'Compose', 'Alerts', 'On-Call', 'Notes', 'Status', 'People', 'Servers', 'Settings',
     ]);
     expect(html).toMatch(/data-testid="status-connection"[^>]*>Connecting…</);
-    expect(html).toContain('<h2 class="view-title">Compose</h2>');
+    expect(html).toContain('<h1 class="view-title">Compose</h1>');
     expect(html).toContain('data-testid="global-search"');
     expect(html).toContain('data-testid="client-count"');
   });

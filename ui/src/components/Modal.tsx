@@ -96,12 +96,12 @@ export function Modal({
         tabIndex={-1}
         data-testid={testId}
       >
-        <header className="modal-header">
-          <h3>{title}</h3>
+        <div className="modal-header">
+          <h2 className="modal-title">{title}</h2>
           <button type="button" className="modal-x button button-ghost" aria-label="Close" onClick={onClose}>
             ×
           </button>
-        </header>
+        </div>
         <div className="modal-body">{children}</div>
       </div>
     </div>

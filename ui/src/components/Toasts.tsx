@@ -1,4 +1,6 @@
-// Toasts: success / error / info / warning, auto-close after 4 s; errors use role=alert.
+// Toasts: success / error / info / warning, auto-close after 4 s. The container is a polite live
+// region that is always in the document (a region inserted with its text is not announced), so
+// every toast is read out without interrupting; errors are role=alert (assertive).
 import { createContext, useCallback, useContext, useRef, useState, type ReactNode } from 'react';
 import { fieldLabel } from '../lib/limits';
 
@@ -24,12 +26,12 @@ export function ToastProvider({ children }: { children: ReactNode }) {
   return (
     <ToastContext.Provider value={push}>
       {children}
-      <div className="toasts">
+      <div className="toasts" role="log" aria-live="polite" aria-label="Notifications" data-testid="toasts">
         {toasts.map((t) => (
           <div
             key={t.id}
             className={`toast toast-${t.kind}`}
-            role={t.kind === 'error' ? 'alert' : 'status'}
+            role={t.kind === 'error' ? 'alert' : undefined}
             data-testid="toast"
           >
             {t.message}

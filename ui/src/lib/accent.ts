@@ -1,15 +1,10 @@
 // Accent colors (Settings → Appearance), persisted in localStorage `relay-accent`;
-// other windows follow through the `storage` event.
-export const ACCENTS = [
-  { id: 'red', label: 'Signal Red', color: '#e63946' },
-  { id: 'orange', label: 'Orange', color: '#f97316' },
-  { id: 'blue', label: 'Blue', color: '#3b82f6' },
-  { id: 'green', label: 'Green', color: '#22c55e' },
-  { id: 'pink', label: 'Pink', color: '#ec4899' },
-  { id: 'purple', label: 'Purple', color: '#a855f7' },
-] as const;
+// other windows follow through the `storage` event. The colours themselves live in palette.ts.
+import { ACCENTS, DEFAULT_ACCENT as DEFAULT } from './palette';
+
+export { ACCENTS } from './palette';
 export const ACCENT_KEY = 'relay-accent';
-export const DEFAULT_ACCENT = '#e63946';
+export const DEFAULT_ACCENT: string = DEFAULT.color;
 
 export function accentColor(stored: string | null): string {
   const hit = ACCENTS.find((a) => a.id === stored || a.color === stored);
@@ -18,7 +13,7 @@ export function accentColor(stored: string | null): string {
 
 export function applyAccent(color: string, root: HTMLElement = document.documentElement): void {
   root.style.setProperty('--accent', color);
-  root.style.setProperty('--accent-strong', color);
+  root.style.setProperty('--accent-strong', ACCENTS.find((a) => a.color === color)?.strong ?? color);
 }
 
 export function readAccent(): string {

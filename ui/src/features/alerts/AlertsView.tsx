@@ -9,7 +9,7 @@ import { copyText } from '../../lib/clipboard';
 import { formatDateTime, toApiDate, toLocalInput } from '../../lib/dates';
 import { useTransport } from '../../transport/context';
 import type { BaseRecord } from '../../transport/types';
-import { bodyToHtml, emptyDraft, htmlToBody, INPUT_MAX, onAlertLoad, SEVERITIES, severityColor, SUBJECT_WARN, type AlertDraft, type AlertHistory } from './alerts';
+import { bodyToHtml, emptyDraft, htmlToBody, INPUT_MAX, onAlertLoad, SEVERITIES, severityColor, severityText, SUBJECT_WARN, type AlertDraft, type AlertHistory } from './alerts';
 
 type AlarmRec = Alarm & BaseRecord;
 
@@ -132,9 +132,9 @@ function HistoryModal({ onLoad, onClose }: { onLoad: (h: AlertHistory) => void; 
             } catch (e) { toast('error', errorMessage(e)); }
           }} />
       )}
-      <h4>Pinned Templates</h4>
+      <h3 className="subhead">Pinned Templates</h3>
       <ul className="history-list">{pinned.length ? pinned.map(row) : <li className="muted">None</li>}</ul>
-      <h4>Recent</h4>
+      <h3 className="subhead">Recent</h3>
       <ul className="history-list">{recent.slice(0, 100).map(row)}</ul>
     </Modal>
   );
@@ -176,7 +176,7 @@ export default function AlertsView() {
   return (
     <section className="view view-wide">
       <header className="view-header">
-        <h2 className="view-title">Alerts</h2>
+        <h1 className="view-title">Alerts</h1>
         <div className="row-wrap push-right">
           <button type="button" className="button button-ghost" onClick={() => setDraft(emptyDraft)}>Reset</button>
           <button type="button" className="button button-ghost" data-testid="alert-history-open" onClick={() => setModal('history')}>History</button>
@@ -200,29 +200,29 @@ export default function AlertsView() {
       )}
       <div className="alerts-grid">
         <div className="panel form">
-          <h3>1 · Severity</h3>
+          <h2>1 · Severity</h2>
           <div className="sev-cards" role="radiogroup" aria-label="Severity">
             {SEVERITIES.map((s) => (
               <button key={s.id} type="button" role="radio" aria-checked={draft.severity === s.id} data-testid={`sev-${s.id}`}
-                className={draft.severity === s.id ? 'sev-card sev-on' : 'sev-card'} style={{ borderColor: s.color, background: draft.severity === s.id ? s.color : undefined }}
+                className={draft.severity === s.id ? 'sev-card sev-on' : 'sev-card'} style={{ borderColor: s.color, ...(draft.severity === s.id ? { background: s.color, color: s.text } : {}) }}
                 onClick={() => set({ severity: s.id })}>
                 {s.id}
               </button>
             ))}
           </div>
-          <h3>2 · Message</h3>
+          <h2>2 · Message</h2>
           <label className="field-label" htmlFor="alert-subject">Subject <span className={draft.subject.length > SUBJECT_WARN ? 'warn-text' : 'muted'}>{draft.subject.length}/{SUBJECT_WARN}</span></label>
           <input id="alert-subject" className="input" data-testid="alert-subject" maxLength={INPUT_MAX} value={draft.subject} onChange={(e) => set({ subject: e.target.value })} />
           <label className="field-label" htmlFor="alert-body">Body</label>
           <textarea id="alert-body" className="input textarea" rows={8} data-testid="alert-body" maxLength={INPUT_MAX} value={draft.body} onChange={(e) => set({ body: e.target.value })} />
-          <h3>3 · Delivery</h3>
+          <h2>3 · Delivery</h2>
           <div className="row-wrap">
             <input className="input grow" aria-label="Sender" placeholder="Sender (IT)" value={draft.sender} onChange={(e) => set({ sender: e.target.value })} />
             <input className="input grow" aria-label="Recipient" placeholder="Recipient (All Employees)" value={draft.recipient} onChange={(e) => set({ recipient: e.target.value })} />
           </div>
         </div>
         <div className="alert-preview" data-testid="alert-preview" aria-label="Preview">
-          <div className="alert-card-head" style={{ background: color }}>
+          <div className="alert-card-head" style={{ background: color, color: severityText(draft.severity) }}>
             <span className="alert-sev">{draft.severity}</span>
             <h3>{draft.subject || 'Subject'}</h3>
           </div>

@@ -1,19 +1,22 @@
-// Alert composer shared bits: severities and colors, history record shape, and a tiny
+// Alert composer shared bits: severities (colours from lib/palette.ts), history record shape, and a tiny
 // hand-off so the due popup can load an alarm's snapshot into the composer.
+import { SEVERITY_COLORS } from '../../lib/palette';
 import type { BaseRecord } from '../../transport/types';
 
 export const SEVERITIES = [
-  { id: 'ISSUE', color: '#d32f2f', label: 'Issue' },
-  { id: 'MAINTENANCE', color: '#f9a825', label: 'Maintenance' },
-  { id: 'INFO', color: '#1565c0', label: 'Info' },
-  { id: 'RESOLVED', color: '#2e7d32', label: 'Resolved' },
+  { id: 'ISSUE', ...SEVERITY_COLORS.ISSUE, label: 'Issue' },
+  { id: 'MAINTENANCE', ...SEVERITY_COLORS.MAINTENANCE, label: 'Maintenance' },
+  { id: 'INFO', ...SEVERITY_COLORS.INFO, label: 'Info' },
+  { id: 'RESOLVED', ...SEVERITY_COLORS.RESOLVED, label: 'Resolved' },
 ] as const;
 export type Severity = (typeof SEVERITIES)[number]['id'];
 export const DEFAULT_SEVERITY: Severity = 'INFO';
 export const SUBJECT_WARN = 80;
 export const INPUT_MAX = 10_000;
 
-export const severityColor = (s: string | undefined) => SEVERITIES.find((x) => x.id === s)?.color ?? '#1565c0';
+export const severityColor = (s: string | undefined) => SEVERITIES.find((x) => x.id === s)?.color ?? SEVERITY_COLORS.INFO.color;
+/** The text colour drawn on severityColor(s). */
+export const severityText = (s: string | undefined) => SEVERITIES.find((x) => x.id === s)?.text ?? SEVERITY_COLORS.INFO.text;
 
 export interface AlertDraft {
   severity: Severity;

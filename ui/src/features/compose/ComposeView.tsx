@@ -134,13 +134,13 @@ export function ComposeView() {
   return (
     <section className="view view-wide compose">
       <header className="view-header">
-        <h2 className="view-title">Compose</h2>
+        <h1 className="view-title">Compose</h1>
         <span className="muted">Bridge assembler</span>
       </header>
       <div className="compose-grid">
         <aside className="panel groups-panel" aria-label="Groups">
           <div className="panel-head">
-            <h3>Groups</h3>
+            <h2>Groups</h2>
             <button type="button" className="button button-ghost" data-testid="group-new" title="Create a group from the current recipients" disabled={recipients.length === 0} onClick={() => setModal({ kind: 'new' })}>
               + Save as group
             </button>
@@ -210,7 +210,7 @@ export function ComposeView() {
               <option value="title">Title</option>
               <option value="phone">Phone</option>
             </select>
-            <button type="button" className="button button-ghost small" aria-label="Sort direction" disabled={!sortKey} onClick={() => setSortDir((d) => (d === 'asc' ? 'desc' : 'asc'))}>
+            <button type="button" className="button button-ghost small" aria-label={`${sortDir === 'asc' ? 'Asc' : 'Desc'} (sort direction)`} disabled={!sortKey} onClick={() => setSortDir((d) => (d === 'asc' ? 'desc' : 'asc'))}>
               {sortDir === 'asc' ? '↑ Asc' : '↓ Desc'}
             </button>
             <span className="push-right" data-testid="recipient-count">{plural(recipients.length, 'recipient')}</span>

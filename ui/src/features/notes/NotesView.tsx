@@ -111,7 +111,7 @@ export default function NotesView() {
   return (
     <section className="view view-wide">
       <header className="view-header">
-        <h2 className="view-title">Notes</h2>
+        <h1 className="view-title">Notes</h1>
         <div className="seg" role="group" aria-label="Font size">
           {SIZES.map((s) => (
             <button key={s} type="button" aria-pressed={size === s} className={size === s ? 'seg-btn seg-on' : 'seg-btn'} onClick={() => { setSize(s); localStorage.setItem(SIZE_KEY, s); }}>{s}</button>
@@ -140,7 +140,7 @@ export default function NotesView() {
             onDrop={(e) => { e.preventDefault(); const from = e.dataTransfer.getData('text/plain'); if (from && from !== n.id) void swap(from, n.id); setDragId(null); }}
           >
             <header className="note-head">
-              <h3 className="note-title">{n.title || 'Untitled'}</h3>
+              <h2 className="note-title">{n.title || 'Untitled'}</h2>
             </header>
             <NoteBody text={n.content ?? ''} />
             <footer className="note-foot">
@@ -150,7 +150,7 @@ export default function NotesView() {
                 <button type="button" className="icon-btn" aria-label="Move right" disabled={i === shown.length - 1} onClick={() => swap(n.id, shown[i + 1].id)}>→</button>
                 <button type="button" className="icon-btn" aria-label="Copy" onClick={() => copyText(`${n.title ?? ''}\n${n.content ?? ''}`).then(() => toast('success', 'Copied.'))}>Copy</button>
                 <button type="button" className="icon-btn" aria-label="Edit" onClick={() => setEditing(n)}>✎</button>
-                <button type="button" className="icon-btn" aria-label="Duplicate" onClick={() => duplicate(n)}>Dup</button>
+                <button type="button" className="icon-btn" onClick={() => duplicate(n)}>Duplicate</button>
                 <button type="button" className="icon-btn" aria-label="Delete" onClick={() => setDeleting(n)}>✕</button>
               </span>
             </footer>

@@ -89,7 +89,7 @@ function EditTeam({ card, onClose }: { card: TeamCard; onClose: () => void }) {
   return (
     <Modal title={`Edit ${card.team}`} onClose={onClose} wide testId="edit-team">
       <table className="table edit-rows">
-        <thead><tr><th>Role</th><th>Name</th><th>Phone</th><th>Time window</th><th /></tr></thead>
+        <thead><tr><th>Role</th><th>Name</th><th>Phone</th><th>Time window</th><th><span className="visually-hidden">Actions</span></th></tr></thead>
         <tbody>
           {rows.map((r, i) => (
             <Fragment key={r.id ?? `new-${i}`}>
@@ -197,7 +197,7 @@ export default function OnCallView({ readOnly = false }: { readOnly?: boolean })
   return (
     <section className={readOnly ? 'view view-wide popout' : 'view view-wide'}>
       <header className="view-header">
-        <h2 className="view-title">On-Call Board</h2>
+        <h1 className="view-title">On-Call Board</h1>
         <span className="muted" data-testid="board-state">{view === 'unavailable' ? OFFLINE_NO_CACHE : loading ? 'Loading…' : plural(cards.length, 'team')}</span>
         <span className="muted small" data-testid="board-week">
           Week of {weekRange(now).start.toLocaleDateString(undefined, { month: 'short', day: 'numeric' })} –{' '}
@@ -262,7 +262,7 @@ export default function OnCallView({ readOnly = false }: { readOnly?: boolean })
             }}
           >
             <header className="team-head">
-              <h3 className="team-name">{c.team}</h3>
+              <h2 className="team-name">{c.team}</h2>
               <span className="pill" data-testid="team-health">{health(c, now)}</span>
             </header>
             <ul className="team-rows">

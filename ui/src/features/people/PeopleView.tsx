@@ -72,7 +72,7 @@ export default function PeopleView() {
   return (
     <section className="view view-wide directory">
       <header className="view-header">
-        <h2 className="view-title">People</h2>
+        <h1 className="view-title">People</h1>
         <span className="muted" data-testid="people-count">
           {col.status === 'ready' ? `${visible.length} of ${col.items.length}` : 'Loading…'}
         </span>
@@ -135,7 +135,7 @@ export default function PeopleView() {
                     {c.phone && <span className="muted small nowrap" data-testid="contact-row-phone">{formatPhone(c.phone)}</span>}
                     {own ? <span className="pill" data-testid="contact-row-servers">Servers {own}</span> : null}
                   </div>
-                  <button type="button" className="button button-ghost small vrow-action" aria-label={added === c.id ? `Added ${c.name}` : `Add ${c.name} to Composer`}
+                  <button type="button" className="button button-ghost small vrow-action" aria-label={added === c.id ? `Added: ${c.name}` : `Add to Composer: ${c.name}`}
                     onClick={(e) => { e.stopPropagation(); addToComposer(c); }}>
                     <span className="label-long">{added === c.id ? 'Added' : 'Add to Composer'}</span>
                     <span className="label-short" aria-hidden="true">{added === c.id ? '✓' : '+'}</span>
@@ -150,7 +150,7 @@ export default function PeopleView() {
             <div className="detail-head">
               <span className="avatar avatar-lg">{initials(current.name)}</span>
               <div>
-                <h3>{current.name}</h3>
+                <h2>{current.name}</h2>
                 <div className="muted">{current.title}</div>
               </div>
             </div>

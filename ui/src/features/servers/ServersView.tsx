@@ -126,7 +126,7 @@ export default function ServersView() {
   return (
     <section className="view view-wide directory">
       <header className="view-header">
-        <h2 className="view-title">Servers</h2>
+        <h1 className="view-title">Servers</h1>
         <span className="muted" data-testid="server-count">{col.status === 'ready' ? `${visible.length} of ${col.items.length}` : 'Loading…'}</span>
         <button type="button" className="button button-primary push-right" data-testid="server-new" onClick={() => setModal('add')}>Add server</button>
       </header>
@@ -172,7 +172,7 @@ export default function ServersView() {
         )}
         {current && (
           <aside className="panel detail" data-testid="server-detail" aria-label="Server details">
-            <h3>{current.name}</h3>
+            <h2>{current.name}</h2>
             <dl className="kv">
               <dt>Business area</dt><dd>{current.businessArea || '—'}</dd>
               <dt>LOB</dt><dd>{current.lob || '—'}</dd>

@@ -71,7 +71,7 @@ export function BackupPanel({ status, archives, busy, message, onBackup, onVerif
   const op = status?.operation ?? null;
   return (
     <div className="panel card" data-testid="data-administration">
-      <h3>Data administration</h3>
+      <h2>Data administration</h2>
       <dl className="kv">
         <dt>Restore point age</dt>
         <dd data-testid="backup-age">{formatAge(health?.restorePointAgeMs)}</dd>

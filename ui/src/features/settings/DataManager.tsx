@@ -215,11 +215,11 @@ function Export() {
 export function DataManager() {
   return (
     <div className="panel card" data-testid="data-manager">
-      <h3>Data Manager</h3>
+      <h2>Data Manager</h2>
       <Overview />
-      <h4>Import</h4>
+      <h3 className="subhead">Import</h3>
       <Import />
-      <h4>Export</h4>
+      <h3 className="subhead">Export</h3>
       <Export />
       <p className="muted small">Alarms, dismissals, conflict log, board settings and presence are never exported.</p>
     </div>

@@ -17,9 +17,9 @@ export default function SettingsView() {
   const [accent, setAccent] = useState(readAccent);
   return (
     <section className="view">
-      <header className="view-header"><h2 className="view-title">Settings</h2></header>
+      <header className="view-header"><h1 className="view-title">Settings</h1></header>
       <div className="panel card" data-testid="settings-connection">
-        <h3>Connection</h3>
+        <h2>Connection</h2>
         <dl className="kv">
           <dt>Mode</dt><dd data-testid="settings-mode">{MODE_LABELS[transport.mode ?? 'direct']}</dd>
           <dt>Server URL</dt><dd data-testid="settings-server-url">{transport.serverUrl}</dd>
@@ -36,7 +36,7 @@ export default function SettingsView() {
       <SystemHealthPanel />
       {transport.mode === 'desktop' && <DataAdministration />}
       <div className="panel card">
-        <h3>Appearance</h3>
+        <h2>Appearance</h2>
         <div className="row-wrap" role="radiogroup" aria-label="Accent color">
           {ACCENTS.map((a) => (
             <button key={a.id} type="button" role="radio" aria-checked={accent === a.color} data-testid={`accent-${a.id}`}

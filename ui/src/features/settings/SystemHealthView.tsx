@@ -142,7 +142,7 @@ export function SystemHealthPanel() {
   return (
     <section className="panel card" data-testid="system-health" aria-labelledby="system-health-title">
       <div className="panel-head">
-        <h3 id="system-health-title">System health</h3>
+        <h2 id="system-health-title">System health</h2>
         <button type="button" className="button button-ghost" data-testid="system-health-toggle"
           aria-expanded={open} aria-controls="system-health-body" onClick={() => setOpen((o) => !o)}>
           {open ? 'Hide' : 'Show'} system health

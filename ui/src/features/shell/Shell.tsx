@@ -131,7 +131,7 @@ export function Shell({ onSignOut }: { onSignOut: () => void }) {
     <ShellContext.Provider value={api}>
       <div className="shell">
         <Sidebar active={tab} onSelect={go} onSignOut={onSignOut} presence={presence} />
-        <header className="topbar">
+        <header className="topbar" aria-label="Relay toolbar">
           <div className="breadcrumb">
             <span className="muted">Relay</span> / <span data-testid="breadcrumb-tab">{tabLabel(tab)}</span>
           </div>
@@ -141,7 +141,7 @@ export function Shell({ onSignOut }: { onSignOut: () => void }) {
           </button>
           <WorldClock tab={tab} />
         </header>
-        <main className="content">
+        <main className="content" aria-label={tabLabel(tab)}>
           <Suspense fallback={<p className="muted">Loading…</p>}>
             {TABS.filter((t) => visited.has(t.id)).map((t) => (
               <div key={t.id} className="tab-pane" hidden={t.id !== tab} data-testid={`tab-${t.id}`}>

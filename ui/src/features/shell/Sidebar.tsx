@@ -1,6 +1,8 @@
-// Left navigation: one button per tab, the connected-client count, Settings and sign-out.
+// Left navigation: one button per tab (Tab reaches it, ↑/↓/Home/End move between tabs, Enter
+// opens one), the connected-client count, Settings and sign-out.
 import type { PresenceSnapshot } from '../../transport/types';
-import { TABS, type TabId } from './tabs';
+import type { KeyboardEvent } from 'react';
+import { navKeyTarget, TABS, type TabId } from './tabs';
 
 export function Sidebar({
   active,
@@ -14,10 +16,17 @@ export function Sidebar({
   presence: PresenceSnapshot | null;
 }) {
   const hosts = presence?.active.map((a) => a.hostname).join(', ') ?? '';
+  const onKeyDown = (e: KeyboardEvent<HTMLUListElement>) => {
+    const items = [...e.currentTarget.querySelectorAll<HTMLButtonElement>('.nav-item')];
+    const to = navKeyTarget(e.key, items.indexOf(document.activeElement as HTMLButtonElement), items.length);
+    if (to === null) return;
+    e.preventDefault();
+    items[to].focus();
+  };
   return (
     <nav className="sidebar" aria-label="Sections">
       <div className="brand">Relay</div>
-      <ul className="nav-list">
+      <ul className="nav-list" onKeyDown={onKeyDown}>
         {TABS.map((t) => (
           <li key={t.id}>
             <button

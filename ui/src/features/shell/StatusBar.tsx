@@ -1,11 +1,14 @@
 // Bottom status bar: the transport's connection state label, and a tab-specific count. Offline
 // with the current tab's collection never loaded, the label says there is no cached data and
 // no count is shown (an empty list is not "0 rows"). The Alerts count is pending alarms only.
+// Two always-present live regions announce connection changes: assertive when it is lost,
+// polite when it comes back (connectionAnnouncement).
+import { useEffect, useRef, useState } from 'react';
 import { useCollection } from '../../data/store';
 import { useConnectionState, useTransport } from '../../transport/context';
 import type { BaseRecord, ConnectionState } from '../../transport/types';
 import { CleartextWarning } from './CleartextWarning';
-import { connectionLabel, connectionTone, countLabel } from './connectionLabel';
+import { connectionAnnouncement, connectionLabel, connectionTone, countLabel, type Announcement } from './connectionLabel';
 import { StabilityWarning } from './StabilityWarning';
 import type { TabId } from './tabs';
 
@@ -28,7 +31,7 @@ export const COUNTED: Partial<Record<TabId, Counted>> = {
 
 function ConnectionText({ state, status }: { state: ConnectionState; status: 'loading' | 'ready' | 'error' | null }) {
   return (
-    <span data-testid="status-connection" data-state={state} role="status">
+    <span data-testid="status-connection" data-state={state}>
       {connectionLabel(state, status)}
     </span>
   );
@@ -50,13 +53,35 @@ function RightSide({ children }: { children?: string }) {
   return <span className="statusbar-right" data-testid="status-count">{children}</span>;
 }
 
+/** Visually hidden live regions, rendered empty from the start so a change is announced. */
+function ConnectionAnnouncer({ state }: { state: ConnectionState }) {
+  const prev = useRef<ConnectionState | null>(null);
+  const [said, setSaid] = useState<Announcement | null>(null);
+  useEffect(() => {
+    const a = connectionAnnouncement(prev.current, state);
+    prev.current = state;
+    if (a) setSaid(a);
+  }, [state]);
+  return (
+    <>
+      <span className="visually-hidden" role="status" aria-live="polite" data-testid="connection-live-polite">
+        {said?.politeness === 'polite' ? said.text : ''}
+      </span>
+      <span className="visually-hidden" role="alert" aria-live="assertive" data-testid="connection-live-assertive">
+        {said?.politeness === 'assertive' ? said.text : ''}
+      </span>
+    </>
+  );
+}
+
 export function StatusBar({ tab }: { tab?: TabId }) {
   const state = useConnectionState();
   const mode = useTransport().mode;
   const web = mode === 'relay-web';
   const counted = tab ? COUNTED[tab] : undefined;
   return (
-    <footer className="statusbar">
+    <footer className="statusbar" aria-label="Status bar">
+      <ConnectionAnnouncer state={state} />
       <span className={`status-dot tone-${connectionTone(state)}`} aria-hidden="true" />
       {counted ? <CountedStatus key={counted.collection} state={state} counted={counted} /> : <ConnectionText state={state} status={null} />}
       {web && <CleartextWarning testId="cleartext-warning" />}

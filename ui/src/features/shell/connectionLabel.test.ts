@@ -1,6 +1,6 @@
 // Tests for the status-bar wording of connection states.
 import { describe, expect, it } from 'vitest';
-import { CONNECTION_LABELS, connectionLabel, connectionTone, countLabel, dataView } from './connectionLabel';
+import { CONNECTION_LABELS, connectionAnnouncement, connectionLabel, connectionTone, countLabel, dataView } from './connectionLabel';
 
 describe('connection labels', () => {
   it('uses the agreed operator wording', () => {
@@ -42,5 +42,23 @@ describe('offline with nothing cached', () => {
     expect(countLabel(0, 'on-call rows', 'loading')).toBe('');
     expect(countLabel(1, 'on-call rows', 'ready')).toBe('1 on-call row');
     expect(countLabel(2, 'alarms', 'ready')).toBe('2 alarms');
+  });
+});
+
+describe('connection announcements (status-bar live regions)', () => {
+  it('announces a lost connection assertively and its return politely', () => {
+    expect(connectionAnnouncement('connected', 'offline')).toEqual({ text: 'Connection lost: Offline — using cached data', politeness: 'assertive' });
+    expect(connectionAnnouncement('connected', 'reconnecting')).toEqual({ text: 'Connection lost: Reconnecting…', politeness: 'assertive' });
+    expect(connectionAnnouncement('reconnecting', 'auth-failed')?.politeness).toBe('assertive');
+    expect(connectionAnnouncement('offline', 'connected')).toEqual({ text: 'Connection restored: Connected', politeness: 'polite' });
+    expect(connectionAnnouncement('connecting', 'connected')?.politeness).toBe('polite');
+  });
+
+  it('says nothing for the first state, a repeat, or churn while already lost', () => {
+    expect(connectionAnnouncement(null, 'offline')).toBeNull();
+    expect(connectionAnnouncement('offline', 'offline')).toBeNull();
+    expect(connectionAnnouncement('offline', 'reconnecting')).toBeNull();
+    expect(connectionAnnouncement('reconnecting', 'offline')).toBeNull();
+    expect(connectionAnnouncement('connected', 'connecting')).toBeNull();
   });
 });

@@ -1,4 +1,5 @@
-// Status-bar wording for each ConnectionState (and its visual tone).
+// Status-bar wording for each ConnectionState (its visual tone, and what a screen reader hears
+// when it changes).
 import type { ConnectionState } from '../../transport/types';
 
 export const CONNECTION_LABELS: Record<ConnectionState, string> = {
@@ -48,4 +49,27 @@ export function dataView(statuses: readonly DataStatus[], state: ConnectionState
 export function countLabel(n: number, noun: string, status: DataStatus): string {
   if (status !== 'ready') return '';
   return `${n} ${n === 1 ? noun.replace(/s$/, '') : noun}`;
+}
+
+export interface Announcement {
+  text: string;
+  /** 'assertive' interrupts (the connection was lost); 'polite' waits (it came back). */
+  politeness: 'assertive' | 'polite';
+}
+
+const LOST: ReadonlySet<ConnectionState> = new Set(['offline', 'reconnecting', 'auth-failed']);
+
+/**
+ * What the status bar's live regions say when the connection goes from `prev` to `next`:
+ * losing it is assertive, getting it back is polite, anything else (the first state, a repeat,
+ * reconnecting → offline noise while already lost) says nothing.
+ */
+export function connectionAnnouncement(prev: ConnectionState | null, next: ConnectionState): Announcement | null {
+  if (prev === null || prev === next) return null;
+  if (LOST.has(next)) {
+    if (LOST.has(prev) && next !== 'auth-failed') return null;
+    return { text: `Connection lost: ${CONNECTION_LABELS[next]}`, politeness: 'assertive' };
+  }
+  if (next === 'connected') return { text: 'Connection restored: Connected', politeness: 'polite' };
+  return null;
 }

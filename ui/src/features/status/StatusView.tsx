@@ -3,10 +3,10 @@ export default function StatusView() {
   return (
     <section className="view">
       <header className="view-header">
-        <h2 className="view-title">Status</h2>
+        <h1 className="view-title">Status</h1>
       </header>
       <div className="panel card" data-testid="status-placeholder">
-        <h3>Service status</h3>
+        <h2>Service status</h2>
         <p className="muted">Service status feeds arrive in a later release.</p>
       </div>
     </section>
