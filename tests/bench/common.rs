@@ -31,9 +31,12 @@ impl Server {
         server
     }
 
-    /// The same on an existing (or new) data directory the caller owns.
+    /// The same on an existing (or new) data directory the caller owns. With
+    /// `RELAY_BENCH_SERVER_LOG=path` the server's log (warnings, and the backup phase timings at
+    /// info level) goes to that file; otherwise it is dropped.
     pub fn spawn_in(data_dir: &std::path::Path, args: &[&str]) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_relay"))
+        let mut command = Command::new(env!("CARGO_BIN_EXE_relay"));
+        command
             .args(["serve", "--data-dir"])
             .arg(data_dir)
             .args(["--port", "0", "--log-level", "warn"])
@@ -41,9 +44,11 @@ impl Server {
             .env("RELAY_BOOTSTRAP_PASSPHRASE", PASSPHRASE)
             .env_remove("RELAY_LOG")
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn relay");
+            .stderr(Stdio::null());
+        if let Some(log) = std::env::var_os("RELAY_BENCH_SERVER_LOG") {
+            command.env("RELAY_LOG", "warn,infra::backup=info").stderr(std::fs::File::create(log).unwrap());
+        }
+        let mut child = command.spawn().expect("spawn relay");
         let stdout = child.stdout.take().unwrap();
         let (tx, rx) = std::sync::mpsc::channel();
         let wants_web = args.contains(&"--web");
