@@ -307,7 +307,8 @@ fn write_parts(
     let started = Instant::now();
     file.sync_all()?;
     let fsync_ms = started.elapsed().as_millis() as u64;
-    tracing::info!(snapshot_ms, zip_ms, fsync_ms, bytes = tracker.progress.bytes_done, "backup archive written");
+    let mib = tracker.progress.bytes_done / (1024 * 1024);
+    tracing::info!(snapshot_ms, zip_ms, fsync_ms, mib, "backup archive written");
     tracker.entry_done();
     Ok(manifest)
 }
