@@ -432,7 +432,8 @@ struct CheckRow {
     integrity_check: String,
 }
 
-/// Opens the extracted database read-only in effect (`query_only`, untrusted schema), runs the
+/// Opens the extracted database read-only in effect (`query_only`, untrusted schema, waiting up
+/// to 5 s for another connection's lock), runs the
 /// integrity check, requires the migrations table and reads one row of every table. Returns
 /// the tables and the applied migrations. A restore runs it on the installed store too.
 pub fn check_database(path: &Path) -> Result<(Vec<String>, Vec<String>), VerifyError> {
@@ -442,7 +443,10 @@ pub fn check_database(path: &Path) -> Result<(Vec<String>, Vec<String>), VerifyE
     }
     let text = path.to_str().ok_or(VerifyError::NotSqlite)?;
     let mut conn = SqliteConnection::establish(text).map_err(|_| VerifyError::NotSqlite)?;
-    conn.batch_execute("PRAGMA query_only = ON; PRAGMA trusted_schema = OFF;").map_err(|_| VerifyError::NotSqlite)?;
+    // The busy timeout lets a restore's check wait for a connection of the just-reopened store
+    // that the pool closes on another thread (its close checkpoints under an exclusive lock).
+    conn.batch_execute("PRAGMA busy_timeout = 5000; PRAGMA query_only = ON; PRAGMA trusted_schema = OFF;")
+        .map_err(|_| VerifyError::NotSqlite)?;
     // The first read of the file: "file is not a database" shows here.
     conn.batch_execute("SELECT count(*) FROM sqlite_master;").map_err(|_| VerifyError::NotSqlite)?;
     let check: Vec<CheckRow> =

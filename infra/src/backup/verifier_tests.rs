@@ -2,7 +2,7 @@
 //! tables; traversal, link, special, duplicate, encrypted, CRC-corrupt, oversized, crowded,
 //! space-starved, non-SQLite, manifest-less and hash-mismatched archives are refused (a
 //! corrupt byte in the writer's stored database entry too); the
-//! destination must be fresh and private.
+//! destination must be fresh and private; the database check waits for another connection's lock.
 
 use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
@@ -401,4 +401,22 @@ fn the_writers_stored_database_entry_is_accepted_and_its_crc_checked() {
         verify(&root, &written.path, ExtractionLimits::default(), &PLENTY).unwrap_err(),
         VerifyError::ChecksumMismatch
     );
+}
+
+#[test]
+fn the_database_check_waits_for_another_connections_lock() {
+    use diesel::connection::SimpleConnection;
+    let tmp = tempfile::tempdir().unwrap();
+    let (root, pool) = live_store(tmp.path());
+    let db = root.join("store").join("relay.db");
+    drop(pool);
+    let mut holder = SqliteConnection::establish(db.to_str().unwrap()).unwrap();
+    holder.batch_execute("PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE;").unwrap();
+    let release = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        holder.batch_execute("COMMIT; PRAGMA locking_mode = NORMAL; SELECT count(*) FROM sqlite_master;").unwrap();
+    });
+    let checked = check_database(&db);
+    release.join().unwrap();
+    assert!(checked.is_ok(), "{checked:?}");
 }
