@@ -1,6 +1,6 @@
 //! Backup benchmark (issue #12): a generated store of `RELAY_BENCH_BACKUP_MIB` MiB (default
 //! 1024; alert history rows with incompressible 48 KiB bodies) is backed up by the real server
-//! (`relay backup create`: `VACUUM INTO` snapshot, ZIP with manifest, verification in the worker
+//! (`relay backup create`: online-backup snapshot, ZIP with manifest, verification in the worker
 //! process) while 4 clients read records, against `cp` of the same file and `sqlite3 .backup`.
 //! Reports the throughput of each and the ratio to `cp`, peak RSS of the server and of the
 //! worker, and record-read p99 idle and during the backup. Run with

@@ -37,9 +37,12 @@ impl Server {
         server
     }
 
-    /// The same on an existing (or new) data directory the caller owns.
+    /// The same on an existing (or new) data directory the caller owns. With
+    /// `RELAY_BENCH_SERVER_LOG=path` the server's log (warnings, and the backup phase timings at
+    /// info level) goes to that file; otherwise it is dropped.
     pub fn spawn_in(data_dir: &std::path::Path, args: &[&str]) -> Server {
-        let mut child = Command::new(relay_bin())
+        let mut command = Command::new(relay_bin());
+        command
             .args(["serve", "--data-dir"])
             .arg(data_dir)
             .args(["--port", "0", "--log-level", "warn"])
@@ -47,9 +50,11 @@ impl Server {
             .env("RELAY_BOOTSTRAP_PASSPHRASE", PASSPHRASE)
             .env_remove("RELAY_LOG")
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn relay");
+            .stderr(Stdio::null());
+        if let Some(log) = std::env::var_os("RELAY_BENCH_SERVER_LOG") {
+            command.env("RELAY_LOG", "warn,infra::backup=info").stderr(std::fs::File::create(log).unwrap());
+        }
+        let mut child = command.spawn().expect("spawn relay");
         let stdout = child.stdout.take().unwrap();
         let (tx, rx) = std::sync::mpsc::channel();
         let wants_web = args.contains(&"--web");

@@ -1,7 +1,8 @@
 //! The verifier against real and crafted archives: a good archive round-trips with its unknown
 //! tables; traversal, link, special, duplicate, encrypted, CRC-corrupt, oversized, crowded,
-//! space-starved, non-SQLite, manifest-less and hash-mismatched archives are refused; the
-//! destination must be fresh and private.
+//! space-starved, non-SQLite, manifest-less and hash-mismatched archives are refused (a
+//! corrupt byte in the writer's stored database entry too); the
+//! destination must be fresh and private; the database check waits for another connection's lock.
 
 use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
@@ -378,4 +379,44 @@ fn the_destination_must_be_fresh_private_absolute_and_real() {
     assert_eq!(run(Path::new("relative/dir")).unwrap_err(), VerifyError::DestinationNotPrivate);
     assert_eq!(run(&root.join("absent")).unwrap_err(), VerifyError::DestinationNotPrivate);
     assert!(run(&target).is_ok(), "the control destination passes");
+}
+
+#[test]
+fn the_writers_stored_database_entry_is_accepted_and_its_crc_checked() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (root, pool) = live_store(tmp.path());
+    let written = good_archive(&root, &pool, "storeddb");
+    let mut zip = ZipArchive::new(File::open(&written.path).unwrap()).unwrap();
+    assert_eq!(zip.by_name(DATABASE_PATH).unwrap().compression(), CompressionMethod::Stored);
+    drop(zip);
+    let verified = verify(&root, &written.path, ExtractionLimits::default(), &PLENTY).unwrap();
+    assert_eq!(verified.manifest, written.manifest);
+
+    // One byte of a row inside the stored database changes; the entry's CRC does not.
+    let mut corrupt = fs::read(&written.path).unwrap();
+    let at = corrupt.windows(7).position(|w| w == b"keep me").expect("the row is stored as is");
+    corrupt[at] ^= 0x20;
+    fs::write(&written.path, &corrupt).unwrap();
+    assert_eq!(
+        verify(&root, &written.path, ExtractionLimits::default(), &PLENTY).unwrap_err(),
+        VerifyError::ChecksumMismatch
+    );
+}
+
+#[test]
+fn the_database_check_waits_for_another_connections_lock() {
+    use diesel::connection::SimpleConnection;
+    let tmp = tempfile::tempdir().unwrap();
+    let (root, pool) = live_store(tmp.path());
+    let db = root.join("store").join("relay.db");
+    drop(pool);
+    let mut holder = SqliteConnection::establish(db.to_str().unwrap()).unwrap();
+    holder.batch_execute("PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE;").unwrap();
+    let release = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        holder.batch_execute("COMMIT; PRAGMA locking_mode = NORMAL; SELECT count(*) FROM sqlite_master;").unwrap();
+    });
+    let checked = check_database(&db);
+    release.join().unwrap();
+    assert!(checked.is_ok(), "{checked:?}");
 }

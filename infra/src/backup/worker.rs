@@ -67,9 +67,24 @@ struct WorkerRequest {
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "camelCase", deny_unknown_fields)]
 enum WorkerLine {
-    Progress { bytes_done: u64, bytes_total: u64, entries_done: usize, entries_total: usize },
-    Verified { entries: usize, extracted_bytes: u64, tables: usize },
-    Failed { code: String },
+    Progress {
+        bytes_done: u64,
+        bytes_total: u64,
+        entries_done: usize,
+        entries_total: usize,
+    },
+    Verified {
+        entries: usize,
+        extracted_bytes: u64,
+        tables: usize,
+        #[serde(default)]
+        extract_ms: u64,
+        #[serde(default)]
+        check_ms: u64,
+    },
+    Failed {
+        code: String,
+    },
 }
 
 /// What a passing verification reports to the parent.
@@ -78,6 +93,9 @@ pub struct WorkerVerified {
     pub entries: usize,
     pub extracted_bytes: u64,
     pub tables: usize,
+    /// Milliseconds the worker spent extracting, then checking the database.
+    pub extract_ms: u64,
+    pub check_ms: u64,
 }
 
 /// Why a verification in the worker did not pass.
@@ -133,7 +151,12 @@ pub fn verify_in_worker(
     progress: &mut dyn ProgressSink,
 ) -> Result<(WorkerVerified, Option<PathBuf>), WorkerError> {
     let destination = create_destination(data_root).map_err(WorkerError::Spawn)?;
+    let started = Instant::now();
     let result = run_worker(command, archive, &destination, deadline, progress);
+    if let Ok(v) = &result {
+        let total_ms = started.elapsed().as_millis() as u64;
+        tracing::info!(total_ms, extract_ms = v.extract_ms, check_ms = v.check_ms, "backup verified in the worker");
+    }
     if result.is_ok() && keep {
         return result.map(|v| (v, Some(destination)));
     }
@@ -243,8 +266,8 @@ fn converse(
                 crate::fault::fault_point("backup:verify:during:Extraction");
                 progress.report(Progress { bytes_done, bytes_total, entries_done, entries_total })
             }
-            Ok(WorkerLine::Verified { entries, extracted_bytes, tables }) => {
-                return Ok(WorkerVerified { entries, extracted_bytes, tables })
+            Ok(WorkerLine::Verified { entries, extracted_bytes, tables, extract_ms, check_ms }) => {
+                return Ok(WorkerVerified { entries, extracted_bytes, tables, extract_ms, check_ms })
             }
             Ok(WorkerLine::Failed { code }) => {
                 return Err(VerifyError::from_code(&code)
@@ -311,7 +334,13 @@ pub fn serve_child() -> Result<bool, ChildRefused> {
     let result = verify_archive(&request.archive, &request.destination, &limits, &StatvfsFreeSpace, &mut report);
     let (line, passed) = match result {
         Ok(v) => (
-            WorkerLine::Verified { entries: v.entries, extracted_bytes: v.extracted_bytes, tables: v.tables.len() },
+            WorkerLine::Verified {
+                entries: v.entries,
+                extracted_bytes: v.extracted_bytes,
+                tables: v.tables.len(),
+                extract_ms: v.extract_ms,
+                check_ms: v.check_ms,
+            },
             true,
         ),
         Err(e) => (WorkerLine::Failed { code: e.code().to_string() }, false),

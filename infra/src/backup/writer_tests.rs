@@ -62,6 +62,8 @@ fn writes_an_owner_only_archive_whose_manifest_matches_its_entries() {
     zip.by_name(MANIFEST_PATH).unwrap().read_to_end(&mut stored).unwrap();
     assert_eq!(&Manifest::parse(&stored).unwrap(), manifest);
     assert_eq!(zip.by_name("relay.db").unwrap().unix_mode().map(|m| m & 0o777), Some(0o600));
+    assert_eq!(zip.by_name("relay.db").unwrap().compression(), zip::CompressionMethod::Stored, "database stored");
+    assert_eq!(zip.by_name("files/logos/logo.png").unwrap().compression(), zip::CompressionMethod::Deflated);
 
     let last = *reports.last().unwrap();
     assert_eq!((last.entries_done, last.entries_total), (3, 3));
