@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex};
 
 use diesel::prelude::*;
 use serde_json::json;
-use support::backup::{backup_env, backup_leftovers, contact_ids_in, names, served_names, text, IdRow};
+use support::backup::{backup_env, backup_leftovers, contact_ids_in, names, safety_archives, served_names, text, IdRow};
 use support::{client, relay_cli, Relay};
 
 fn backup(relay: &Relay, args: &[&str]) -> (bool, String) {
@@ -250,11 +250,7 @@ async fn a_restore_brings_back_the_backup_and_keeps_a_safety_copy_of_what_it_rep
     let out = backup_env(&data, &["restore", &name, "--yes"], &[]);
     assert!(out.status.success(), "{}", text(&out));
     assert_eq!(served_names(&data).await, names(&["Before"]), "the backup's data is live");
-    let safety: Vec<PathBuf> = std::fs::read_dir(data.join("backups"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("pre_restore_"))
-        .collect();
+    let safety = safety_archives(&data);
     assert_eq!(safety.len(), 1, "one safety archive");
     assert_eq!(contact_ids_in(&safety[0]).len(), 2, "the safety archive holds what was replaced");
     let leftovers = backup_leftovers(&data);
@@ -336,11 +332,7 @@ async fn a_running_server_restores_and_serves_the_restored_data_on_the_same_port
     assert_eq!(names_served_by(&relay).await, names(&["Before"]), "the backup's data is served");
     let (ok, out) = backup(&relay, &["health"]);
     assert!(ok && out.contains("\"serving\""), "the status reports the restore: {out}");
-    let safety: Vec<PathBuf> = std::fs::read_dir(backups_dir(&relay))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("pre_restore_"))
-        .collect();
+    let safety = safety_archives(&data);
     assert_eq!(safety.len(), 1, "one safety archive");
     assert_eq!(contact_ids_in(&safety[0]).len(), 2, "the safety archive holds what was replaced");
     // Writes go to the restored store and survive the next start.

@@ -178,3 +178,15 @@ export async function screenshot(page, name) {
   await page.screenshot({ path: file });
   if (UPDATE_SCREENSHOTS) await copyFile(file, path.join(DOC_SHOTS, `${name}.png`));
 }
+
+/** Polls `fn` until it returns something truthy (every 150 ms, at most `ms`); returns it. */
+export async function until(fn, what, ms = 10_000) {
+  const end = Date.now() + ms;
+  let last;
+  while (Date.now() < end) {
+    last = await fn();
+    if (last) return last;
+    await new Promise((r) => setTimeout(r, 150));
+  }
+  throw new Error(`timed out after ${ms} ms waiting for ${what} (last: ${JSON.stringify(last)})`);
+}

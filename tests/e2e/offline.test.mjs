@@ -4,24 +4,13 @@
 // (on the server, unknown to this client) does not come back.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { api, apiToken, launch, signIn, startRelay } from './harness.mjs';
+import { api, apiToken, launch, signIn, startRelay, until } from './harness.mjs';
 
 const todayLocal = () => {
   const d = new Date();
   const p = (n) => String(n).padStart(2, '0');
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}`;
 };
-
-async function until(fn, what, ms = 10_000) {
-  const end = Date.now() + ms;
-  let last;
-  while (Date.now() < end) {
-    last = await fn();
-    if (last) return last;
-    await new Promise((r) => setTimeout(r, 150));
-  }
-  throw new Error(`timed out after ${ms} ms waiting for ${what} (last: ${JSON.stringify(last)})`);
-}
 
 describe('Relay web UI offline with nothing cached', { timeout: 120_000 }, () => {
   let relay;

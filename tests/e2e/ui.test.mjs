@@ -8,7 +8,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { writeFile } from 'node:fs/promises';
-import { api, apiToken, count, launch, screenshot, signIn, startRelay } from './harness.mjs';
+import { api, apiToken, count, launch, screenshot, signIn, startRelay, until } from './harness.mjs';
 
 let relay;
 let browser;
@@ -25,17 +25,6 @@ const todayLocal = () => {
 async function go(tab) {
   await page.getByTestId(`nav-${tab}`).click();
   await page.getByTestId(`tab-${tab}`).waitFor({ state: 'visible' });
-}
-
-async function until(fn, what, ms = 10_000) {
-  const end = Date.now() + ms;
-  let last;
-  while (Date.now() < end) {
-    last = await fn();
-    if (last) return last;
-    await new Promise((r) => setTimeout(r, 150));
-  }
-  throw new Error(`timed out after ${ms} ms waiting for ${what} (last: ${JSON.stringify(last)})`);
 }
 
 /** `inner` lies within `outer` (bounding boxes, 0.5 px tolerance). */

@@ -5,23 +5,12 @@
 // checks the session is gone. Screenshot: relay-web.png (see harness.mjs `screenshot`).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, screenshot, startRelay } from './harness.mjs';
+import { launch, screenshot, startRelay, until } from './harness.mjs';
 
 let relay;
 let browser;
 let ctx;
 let page;
-
-async function until(fn, what, ms = 10_000) {
-  const end = Date.now() + ms;
-  let last;
-  while (Date.now() < end) {
-    last = await fn();
-    if (last) return last;
-    await new Promise((r) => setTimeout(r, 150));
-  }
-  throw new Error(`timed out after ${ms} ms waiting for ${what} (last: ${JSON.stringify(last)})`);
-}
 
 async function addContact(name, email) {
   await page.getByTestId('contact-new').click();

@@ -67,3 +67,12 @@ pub fn contact_ids_in(archive: &Path) -> BTreeSet<String> {
     let rows: Vec<IdRow> = diesel::sql_query("SELECT id FROM contacts").load(&mut conn).unwrap();
     rows.into_iter().map(|r| r.id).collect()
 }
+
+/// The `pre_restore_...` safety archives in a data directory.
+pub fn safety_archives(data_dir: &Path) -> Vec<std::path::PathBuf> {
+    std::fs::read_dir(data_dir.join("backups"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("pre_restore_"))
+        .collect()
+}
