@@ -18,7 +18,9 @@ use std::sync::{Arc, Mutex};
 
 use diesel::prelude::*;
 use serde_json::json;
-use support::backup::{backup_env, backup_leftovers, contact_ids_in, names, safety_archives, served_names, text, IdRow};
+use support::backup::{
+    backup_env, backup_leftovers, contact_ids_in, names, safety_archives, served_names, text, IdRow,
+};
 use support::{client, relay_cli, Relay};
 
 fn backup(relay: &Relay, args: &[&str]) -> (bool, String) {
