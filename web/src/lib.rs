@@ -1,10 +1,12 @@
 //! Relay's HTTP surface on actix-web: the PocketBase-compatible record API, app-user auth,
 //! realtime SSE, the operator health and presence endpoints, loopback-only Prometheus metrics
 //! (`metrics`, whose middleware counts every request on both listeners), and the built UI served
-//! same-origin. Handlers only translate HTTP into actor messages and actor replies into HTTP;
+//! same-origin, and the access log (`access_log`: server errors always, every request at debug).
+//! Handlers only translate HTTP into actor messages and actor replies into HTTP;
 //! every rule lives in the actors and the domain. Every error answer, including extractor
 //! refusals, goes out through `error::Problem`.
 
+mod access_log;
 mod auth;
 mod error;
 pub mod gateway;
@@ -109,14 +111,7 @@ pub fn build_server_on(
                 let fut = srv.call(req);
                 async move {
                     let res = fut.await?;
-                    tracing::info!(
-                        target: "relay::http",
-                        method = %method,
-                        path = %path,
-                        status = res.status().as_u16(),
-                        micros = started.elapsed().as_micros() as u64,
-                        "request"
-                    );
+                    access_log::record(&method, &path, res.status().as_u16(), started.elapsed().as_micros() as u64);
                     Ok(res)
                 }
             })
