@@ -22,7 +22,11 @@ fn main() -> std::process::ExitCode {
         return std::process::ExitCode::from(code as u8);
     }
     let cli = cli::Cli::parse();
-    infra::logging::init(cli.log_level());
+    match &cli.command {
+        // A server also keeps its log in DATA_DIR/logs (rotated, owner-only).
+        cli::Command::Serve(args) => infra::logging::init_with_files(cli.log_level(), Some(&args.data_dir)),
+        _ => infra::logging::init(cli.log_level()),
+    }
     let result = match cli.command {
         cli::Command::Serve(args) => serve::run(args),
         cli::Command::ConnectionInfo(args) => serve::connection_info(args),

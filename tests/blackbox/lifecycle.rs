@@ -288,3 +288,16 @@ async fn an_unsafe_restore_journal_stops_the_start_and_touches_nothing() {
     std::fs::remove_file(data.join(JOURNAL)).unwrap();
     assert_served(&data, &created).await;
 }
+
+#[test]
+fn the_server_keeps_an_owner_only_log_file_in_its_data_directory() {
+    use std::os::unix::fs::PermissionsExt;
+    let mut relay = Relay::start();
+    relay.stop();
+    let log = relay.data_dir.join("logs").join("relay.log");
+    let text = std::fs::read_to_string(&log).expect("DATA/logs/relay.log");
+    assert!(text.contains("relay server started"), "{text}");
+    assert!(!text.contains(PASSPHRASE), "the log is redacted like stderr");
+    assert_eq!(std::fs::metadata(&log).unwrap().permissions().mode() & 0o777, 0o600);
+    assert_eq!(std::fs::metadata(log.parent().unwrap()).unwrap().permissions().mode() & 0o777, 0o700);
+}
