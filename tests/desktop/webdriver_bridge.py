@@ -359,6 +359,12 @@ def main():
         assert secret and secret not in json.dumps(info), "connection_info leaked the passphrase"
         print(f"ok   connection_info {info['ok']}")
 
+        log = os.path.join(data_dir, "logs", "relay.log")
+        assert os.path.isfile(log) and (os.stat(log).st_mode & 0o777) == 0o600, "owner-only file log"
+        with open(log, encoding="utf-8") as f:
+            assert secret not in f.read(), "the file log is redacted"
+        print("ok   the desktop keeps its redacted log in DATA_DIR/logs/relay.log (0600)")
+
         health = invoke(sid, "health")
         assert health.get("ok", {}).get("status") in ("ok", "degraded"), health
         print(f"ok   health status={health['ok']['status']} actors={sorted(health['ok']['actors'])}")

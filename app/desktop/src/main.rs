@@ -38,7 +38,8 @@ fn main() {
         std::process::exit(code);
     }
     let cli = Cli::parse();
-    infra::logging::init(&cli.log_level);
+    // The same redacted lines also go to DATA_DIR/logs (rotated, owner-only).
+    infra::logging::init_with_files(&cli.log_level, Some(&cli.data_dir));
     guards::install_panic_hook(build_kind(), !cli.no_fatal_relaunch);
     if let Err(e) = run(cli) {
         eprintln!("relay-desktop: {}", domain::redact::redact_text(&e.to_string()));
