@@ -149,7 +149,7 @@ pub struct BackupActor {
 impl BackupActor {
     /// Loads the health file (interrupted attempts become failures and are saved) and removes
     /// stale `.part` files from a crashed run.
-    pub fn new(subsystem: SubsystemCtx, config: BackupConfig) -> BackupActor {
+    pub fn new(subsystem: SubsystemCtx, mut config: BackupConfig) -> BackupActor {
         let now = subsystem.now_ms();
         let loaded = files::load_health(&config.env.data_root, now);
         let backups = files::backups_dir(&config.env.data_root);
@@ -159,7 +159,8 @@ impl BackupActor {
             }
         }
         let next_cycle_ms = loaded.state.retry_due.unwrap_or(0).max(first_cycle_at(now));
-        let last_restore = config.last_restore.clone();
+        // The actor owns the outcome from here (a served read moves it on).
+        let last_restore = config.last_restore.take();
         let mut actor = BackupActor {
             subsystem,
             config,
@@ -208,6 +209,22 @@ impl BackupActor {
     fn enqueue(&mut self, op: Op, ctx: &mut Context<Self>) {
         self.queue.push_back(op);
         self.start_next(ctx);
+    }
+
+    /// Queues an operation on the archive named `name` (refused at once when the name is not
+    /// one of ours) and answers when it finishes.
+    fn enqueue_for_archive<T: 'static>(
+        &mut self,
+        name: &str,
+        op: impl FnOnce(ArchiveName, oneshot::Sender<Result<T, BackupError>>) -> Op,
+        ctx: &mut Context<Self>,
+    ) -> ResponseFuture<Result<T, BackupError>> {
+        let Ok(name) = ArchiveName::parse(name) else {
+            return Box::pin(async { Err(BackupError::InvalidName) });
+        };
+        let (tx, rx) = oneshot::channel();
+        self.enqueue(op(name, tx), ctx);
+        Box::pin(async move { rx.await.unwrap_or(Err(BackupError::Unavailable)) })
     }
 
     fn start_next(&mut self, ctx: &mut Context<Self>) {
@@ -592,12 +609,7 @@ impl Handler<CreateBackup> for BackupActor {
 impl Handler<VerifyBackup> for BackupActor {
     type Result = ResponseFuture<Result<VerifiedBackup, BackupError>>;
     fn handle(&mut self, msg: VerifyBackup, ctx: &mut Context<Self>) -> Self::Result {
-        let Ok(name) = ArchiveName::parse(&msg.name) else {
-            return Box::pin(async { Err(BackupError::InvalidName) });
-        };
-        let (tx, rx) = oneshot::channel();
-        self.enqueue(Op::Verify(name, tx), ctx);
-        Box::pin(async move { rx.await.unwrap_or(Err(BackupError::Unavailable)) })
+        self.enqueue_for_archive(&msg.name, Op::Verify, ctx)
     }
 }
 
@@ -623,12 +635,7 @@ impl Handler<GetBackupStatus> for BackupActor {
 impl Handler<RestoreBackup> for BackupActor {
     type Result = ResponseFuture<Result<RestoreStaged, BackupError>>;
     fn handle(&mut self, msg: RestoreBackup, ctx: &mut Context<Self>) -> Self::Result {
-        let Ok(name) = ArchiveName::parse(&msg.name) else {
-            return Box::pin(async { Err(BackupError::InvalidName) });
-        };
-        let (tx, rx) = oneshot::channel();
-        self.enqueue(Op::Restore(name, tx), ctx);
-        Box::pin(async move { rx.await.unwrap_or(Err(BackupError::Unavailable)) })
+        self.enqueue_for_archive(&msg.name, Op::Restore, ctx)
     }
 }
 
