@@ -186,6 +186,21 @@ pub struct Handles {
     pub unmanaged_tables: Vec<String>,
 }
 
+/// How long a stopping server waits for control replies in flight.
+pub const CONTROL_DRAIN: std::time::Duration = std::time::Duration::from_secs(2);
+
+impl Handles {
+    /// The first part of stopping a server, shared by its hosts: realtime streams are closed
+    /// and the control replies in flight are delivered (the one that asked for a restore
+    /// included). The host then stops its HTTP servers (draining requests) and the System.
+    pub async fn prepare_stop(&self) {
+        let _ = self.realtime.send(crate::realtime::CloseAll).await;
+        if let Some(control) = &self.control {
+            let _ = control.send(crate::control::Drain { within: CONTROL_DRAIN }).await;
+        }
+    }
+}
+
 /// Addresses of the client-mode (desktop) subsystems.
 #[derive(Clone)]
 pub struct ClientHandles {

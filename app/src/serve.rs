@@ -62,9 +62,6 @@ pub fn run(args: ServeArgs) -> Result<(), BoxError> {
     Ok(())
 }
 
-/// How long a stopping server waits for control replies in flight.
-const CONTROL_DRAIN: std::time::Duration = std::time::Duration::from_secs(2);
-
 /// The listening sockets, bound once per process.
 struct Listeners {
     data_api: std::net::TcpListener,
@@ -113,7 +110,7 @@ fn run_generation(
                 backup.last_restore = last_restore;
             }
         })?;
-        let (realtime, control) = (handles.realtime.clone(), handles.control.clone());
+        let stopping = handles.clone();
         let gateway = match &listeners.gateway {
             Some(listener) => {
                 Some(start_gateway(listener.try_clone()?, &handles, web_config.ui_dir.clone(), args.workers)?)
@@ -148,13 +145,9 @@ fn run_generation(
         };
         if asked.is_some() {
             tracing::info!(restore = matches!(asked, Some(GenerationEnd::Restore(_))), "stopping the server");
-            // Relay Web first, then the data API drains its in-flight requests; the actors
-            // (and the store's connections) stop with the System afterwards.
-            let _ = realtime.send(actors::realtime::CloseAll).await;
-            // The control reply that asked for the restore is delivered before the stop.
-            if let Some(control) = control {
-                let _ = control.send(actors::control::Drain { within: CONTROL_DRAIN }).await;
-            }
+            // Realtime and control first, then Relay Web and the data API drain their
+            // in-flight requests; the actors (and the store's connections) stop with the System.
+            stopping.prepare_stop().await;
             if let Some(g) = gateway_handle {
                 g.stop(true).await;
             }

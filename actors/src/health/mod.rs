@@ -82,19 +82,7 @@ pub struct HealthSnapshot {
     pub actors: BTreeMap<&'static str, ActorHealth>,
     /// Backups, as the backup actor last reported them (absent without a data directory).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub backup: Option<BackupDashboard>,
-}
-
-/// The dashboard's backup row: ages at read time, the fixed failure text, no archive names.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct BackupDashboard {
-    pub restore_point_age_ms: Option<i64>,
-    pub last_verified_age_ms: Option<i64>,
-    pub last_failure: Option<&'static str>,
-    pub failures: u32,
-    pub retention_allowed: bool,
-    pub busy: bool,
+    pub backup: Option<domain::backup::health::BackupDashboard>,
 }
 
 /// The backup actor's summary for the dashboard (sent whenever it changes).
@@ -208,17 +196,7 @@ impl Handler<GetHealth> for HealthActor {
             uptime_secs: (now - self.started_ms) / 1000,
             queue_history_bucket_secs: history::BUCKET_MS / 1000,
             actors,
-            backup: self.backup.as_ref().map(|b| {
-                let age = |at: Option<i64>| at.map(|at| now.saturating_sub(at).max(0));
-                BackupDashboard {
-                    restore_point_age_ms: age(b.restore_point_at_ms),
-                    last_verified_age_ms: age(b.last_verified_at_ms),
-                    last_failure: b.last_failure,
-                    failures: b.failures,
-                    retention_allowed: b.retention_allowed,
-                    busy: b.busy,
-                }
-            }),
+            backup: self.backup.as_ref().map(|b| b.at(now)),
         })
     }
 }

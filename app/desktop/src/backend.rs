@@ -256,10 +256,7 @@ impl Generation {
         if let Some(discovery) = discovery {
             let _ = tokio::time::timeout(MDNS_STOP_WAIT, discovery.send(actors::discovery::Shutdown)).await;
         }
-        let _ = handles.realtime.send(actors::realtime::CloseAll).await;
-        if let Some(control) = &handles.control {
-            let _ = control.send(actors::control::Drain { within: std::time::Duration::from_secs(2) }).await;
-        }
+        handles.prepare_stop().await;
         drop(handles);
         handle.stop(true).await;
         let _ = server_task.await;

@@ -199,6 +199,33 @@ pub struct BackupSummary {
     pub busy: bool,
 }
 
+/// The dashboard's backup row: a [`BackupSummary`] with its times turned into ages.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BackupDashboard {
+    pub restore_point_age_ms: Option<i64>,
+    pub last_verified_age_ms: Option<i64>,
+    pub last_failure: Option<&'static str>,
+    pub failures: u32,
+    pub retention_allowed: bool,
+    pub busy: bool,
+}
+
+impl BackupSummary {
+    /// The row as seen at `now_ms` (a time in the future counts as age 0).
+    pub fn at(&self, now_ms: i64) -> BackupDashboard {
+        let age = |at: Option<i64>| at.map(|at| now_ms.saturating_sub(at).max(0));
+        BackupDashboard {
+            restore_point_age_ms: age(self.restore_point_at_ms),
+            last_verified_age_ms: age(self.last_verified_at_ms),
+            last_failure: self.last_failure,
+            failures: self.failures,
+            retention_allowed: self.retention_allowed,
+            busy: self.busy,
+        }
+    }
+}
+
 impl HealthView {
     /// The dashboard's summary of this view.
     pub fn summary(&self) -> BackupSummary {
