@@ -19,7 +19,7 @@ use std::sync::{Arc, Mutex};
 use diesel::prelude::*;
 use serde_json::json;
 use support::backup::{
-    backup_env, backup_leftovers, contact_ids_in, names, safety_archives, served_names, text, IdRow,
+    backup_env, backup_leftovers, contact_ids_in, names, names_served_by, safety_archives, served_names, text, IdRow,
 };
 use support::{client, relay_cli, Relay};
 
@@ -296,13 +296,6 @@ async fn a_restore_killed_at_every_swap_step_is_recovered_at_the_next_start() {
         let leftovers = backup_leftovers(&data);
         assert!(leftovers.is_empty(), "{point}: {leftovers:?}");
     }
-}
-
-/// The contact names the running `relay` serves now (a fresh token: the server restarted).
-async fn names_served_by(relay: &Relay) -> BTreeSet<String> {
-    let token = relay.token().await;
-    let page = relay.get_json(&token, "/api/collections/contacts/records?perPage=100").await;
-    page["items"].as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap().to_string()).collect()
 }
 
 /// A running server holding "Before" in a verified backup and "After" written since.

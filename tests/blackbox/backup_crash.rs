@@ -14,7 +14,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use serde_json::json;
-use support::backup::{backup_env, backup_leftovers, names, served_names, text};
+use support::backup::{archives, backup_env, backup_leftovers, names, names_served_by, served_names, text};
 use support::Relay;
 
 /// How long a killed server may take to be seen dead.
@@ -45,11 +45,6 @@ fn unfinished_files(data_dir: &Path) -> Vec<String> {
         .collect()
 }
 
-fn archives(data_dir: &Path) -> Vec<String> {
-    let Ok(entries) = std::fs::read_dir(data_dir.join("backups")) else { return Vec::new() };
-    entries.map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).filter(|n| n.ends_with(".zip")).collect()
-}
-
 #[tokio::test]
 async fn a_server_killed_at_every_create_step_loses_nothing_and_backs_up_after_restart() {
     if !infra::fault::FAULT_POINTS_ENABLED {
@@ -73,7 +68,7 @@ async fn a_server_killed_at_every_create_step_loses_nothing_and_backs_up_after_r
         assert!(workers_with_fault(point).is_empty(), "{point}: a worker outlived its server");
 
         let mut relay = Relay::start_in(&data, &[]);
-        assert_eq!(served_names_of(&relay).await, names(&["Ada", "Grace"]), "{point}: every write is served");
+        assert_eq!(names_served_by(&relay).await, names(&["Ada", "Grace"]), "{point}: every write is served");
         assert!(backup_leftovers(&data).is_empty(), "{point}: {:?}", backup_leftovers(&data));
         assert!(unfinished_files(&data).is_empty(), "{point}: {:?}", unfinished_files(&data));
         let health = text(&backup_env(&data, &["health"], &[]));
@@ -91,13 +86,6 @@ async fn a_server_killed_at_every_create_step_loses_nothing_and_backs_up_after_r
         assert!(out.status.success(), "{point}: backups work after the restart: {}", text(&out));
         relay.stop();
     }
-}
-
-/// The contact names the running `relay` serves now.
-async fn served_names_of(relay: &Relay) -> std::collections::BTreeSet<String> {
-    let token = relay.token().await;
-    let page = relay.get_json(&token, "/api/collections/contacts/records?perPage=100").await;
-    page["items"].as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap().to_string()).collect()
 }
 
 #[tokio::test]

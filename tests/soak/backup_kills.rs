@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use rand::Rng;
 use serde_json::json;
-use support::backup::{backup_env, backup_leftovers, contact_ids_in};
+use support::backup::{archives, backup_env, backup_leftovers, contact_ids_in};
 use support::{client, Relay};
 
 #[derive(Default)]
@@ -36,15 +36,6 @@ struct Tally {
 }
 
 const OPS: [&str; 3] = ["create", "verify", "restore"];
-
-fn archives(data: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(data.join("backups"))
-        .map(|d| d.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect())
-        .unwrap_or_default();
-    names.retain(|n| n.ends_with(".zip") && !n.contains(".part"));
-    names.sort();
-    names
-}
 
 /// Contact ids served now (all pages).
 async fn served_ids(relay: &Relay) -> BTreeSet<String> {

@@ -39,10 +39,26 @@ pub fn text(out: &std::process::Output) -> String {
 /// The contact names a server on `data_dir` serves (it is started and stopped here).
 pub async fn served_names(data_dir: &Path) -> BTreeSet<String> {
     let mut relay = Relay::start_in(data_dir, &[]);
+    let names = names_served_by(&relay).await;
+    relay.stop();
+    names
+}
+
+/// The contact names the running `relay` serves now (with a fresh token: it may have restarted).
+pub async fn names_served_by(relay: &Relay) -> BTreeSet<String> {
     let token = relay.token().await;
     let page = relay.get_json(&token, "/api/collections/contacts/records?perPage=100").await;
-    relay.stop();
     page["items"].as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap().to_string()).collect()
+}
+
+/// The finished archives in a data directory's `backups/`, sorted (oldest first).
+pub fn archives(data_dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(data_dir.join("backups"))
+        .map(|d| d.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+        .unwrap_or_default();
+    names.retain(|n| n.ends_with(".zip") && !n.contains(".part"));
+    names.sort();
+    names
 }
 
 pub fn names(list: &[&str]) -> BTreeSet<String> {
