@@ -24,6 +24,8 @@ pub enum JsonShape {
     StringArray { max_items: usize, max_len: usize },
     /// Any JSON object, serialized size at most `max_bytes`.
     Object { max_bytes: usize },
+    /// A list of JSON objects: at most `max_items`, serialized size at most `max_bytes`.
+    ObjectArray { max_items: usize, max_bytes: usize },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -301,6 +303,50 @@ pub static CLIENT_PRESENCE: CollectionSpec = CollectionSpec {
     writes: Writes::ServerOnly,
 };
 
+/// Server-owned service status: one record per status-feed provider (`status_feeds` actor).
+/// `items` are the last good normalized items; `error` is set while the latest poll failed;
+/// `contentHash` lets the actor skip writes that would change nothing visible.
+pub static CLOUD_STATUS: CollectionSpec = CollectionSpec {
+    name: "cloud_status",
+    id: "pbc_cloud_status",
+    fields: &[
+        select("provider", crate::status_feeds::PROVIDER_IDS, true),
+        FieldSpec {
+            name: "items",
+            kind: FieldKind::Json {
+                shape: JsonShape::ObjectArray {
+                    max_items: crate::status_feeds::MAX_ITEMS_PER_PROVIDER,
+                    max_bytes: 512 * 1024,
+                },
+            },
+            required: false,
+        },
+        text("error", crate::status_feeds::MAX_ERROR_CHARS),
+        date("checkedAt", false),
+        date("lastSuccessAt", false),
+        text("contentHash", 64),
+    ],
+    unique: &["provider"],
+    writes: Writes::ServerOnly,
+};
+
+/// Server-owned status toasts: one record per toasted episode (`status_feeds` actor). Clients
+/// toast on a realtime `create`; `endedAt` is set when the incident is no longer active.
+pub static CLOUD_STATUS_NOTICES: CollectionSpec = CollectionSpec {
+    name: "cloud_status_notices",
+    id: "pbc_cloud_status_notices",
+    fields: &[
+        required_text("episode", 600),
+        select("provider", crate::status_feeds::PROVIDER_IDS, true),
+        required_text("itemId", crate::status_feeds::MAX_ID_CHARS),
+        select("severity", &["error", "warning"], true),
+        text("title", crate::status_feeds::MAX_TITLE_CHARS),
+        date("endedAt", false),
+    ],
+    unique: &["episode"],
+    writes: Writes::ServerOnly,
+};
+
 /// Every collection Relay manages, in a stable order.
 pub static MANAGED: &[&CollectionSpec] = &[
     &CONTACTS,
@@ -316,6 +362,8 @@ pub static MANAGED: &[&CollectionSpec] = &[
     &CONFLICT_LOG,
     &ONCALL_BOARD_SETTINGS,
     &CLIENT_PRESENCE,
+    &CLOUD_STATUS,
+    &CLOUD_STATUS_NOTICES,
 ];
 
 /// Looks up a managed collection by name; anything else is not reachable.
@@ -329,7 +377,7 @@ mod tests {
 
     #[test]
     fn allowlist_contains_exactly_the_managed_collections() {
-        assert_eq!(MANAGED.len(), 13);
+        assert_eq!(MANAGED.len(), 15);
         assert!(collection("contacts").is_some());
         for name in ["users", "_superusers", "sqlite_master", "relay_meta", "Contacts", ""] {
             assert!(collection(name).is_none(), "{name}");

@@ -31,6 +31,7 @@ pub mod server_url;
 pub mod signin_guard;
 pub mod sort;
 pub mod stability;
+pub mod status_feeds;
 pub mod time;
 pub mod validation;
 pub mod web_origin;

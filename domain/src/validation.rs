@@ -129,6 +129,24 @@ fn json_value(value: &Value, shape: JsonShape) -> Result<String, FieldError> {
             }
             Ok(value.to_string())
         }
+        JsonShape::ObjectArray { max_items, max_bytes } => {
+            let items = match value {
+                Value::Null => return Ok("[]".into()),
+                Value::Array(items) => items,
+                _ => return Err(err("validation_invalid_json", "Must be a list of JSON objects.")),
+            };
+            if items.len() > max_items {
+                return Err(err("validation_json_max_items", format!("Must have at most {max_items} item(s).")));
+            }
+            if !items.iter().all(Value::is_object) {
+                return Err(err("validation_invalid_json", "Must be a list of JSON objects."));
+            }
+            let text = value.to_string();
+            if text.len() > max_bytes {
+                return Err(err("validation_json_size_limit", format!("Must be at most {max_bytes} bytes.")));
+            }
+            Ok(text)
+        }
         JsonShape::Object { max_bytes } => {
             if !value.is_object() {
                 return Err(err("validation_invalid_json", "Must be a JSON object."));
@@ -147,7 +165,9 @@ fn default_value(field: &FieldSpec) -> SqlValue {
     match field.kind {
         FieldKind::Number { .. } => SqlValue::Real(0.0),
         FieldKind::Bool => SqlValue::Integer(0),
-        FieldKind::Json { shape: JsonShape::StringArray { .. } } => SqlValue::Text("[]".into()),
+        FieldKind::Json { shape: JsonShape::StringArray { .. } | JsonShape::ObjectArray { .. } } => {
+            SqlValue::Text("[]".into())
+        }
         FieldKind::Json { shape: JsonShape::Object { .. } } => SqlValue::Text("null".into()),
         _ => SqlValue::Text(String::new()),
     }

@@ -36,7 +36,9 @@ fn field_kind(spec: &CollectionSpec, field: &str) -> Option<FieldKind> {
 fn null_value(kind: FieldKind) -> SqlValue {
     match kind {
         FieldKind::Number { .. } | FieldKind::Bool => SqlValue::Integer(0),
-        FieldKind::Json { shape: JsonShape::StringArray { .. } } => SqlValue::Text("[]".into()),
+        FieldKind::Json { shape: JsonShape::StringArray { .. } | JsonShape::ObjectArray { .. } } => {
+            SqlValue::Text("[]".into())
+        }
         FieldKind::Json { shape: JsonShape::Object { .. } } => SqlValue::Text("null".into()),
         _ => SqlValue::Text(String::new()),
     }
