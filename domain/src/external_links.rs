@@ -37,6 +37,12 @@ pub const STATUS_HOSTS: &[&str] = &[
     "status.salesforce.com",
     "stspg.io",
     "statuspage.io",
+    // The status pages the Status tab links for providers whose feed host is an API host.
+    "health.aws.amazon.com",
+    "azure.status.microsoft",
+    "dynatrace.status.io",
+    "proofpoint.my.site.com",
+    "statusgator.com",
 ];
 /// Social hosts used for the providers' X handles.
 pub const SOCIAL_HOSTS: &[&str] = &["x.com", "twitter.com"];

@@ -139,7 +139,8 @@ fn rejected_links() {
         ("https://xn--80ak6aa92e.dynatrace.com/", E::HostNotAllowed),
         ("https://-bad.dynatrace.com/", E::HostNotAllowed),
         ("https://a_b.dynatrace.com/", E::HostNotAllowed),
-        ("https://azure.status.microsoft/", E::HostNotAllowed),
+        ("https://portal.azure.com/", E::HostNotAllowed),
+        ("https://evil.azure.status.microsoft/", E::HostNotAllowed),
         ("https://localhost/", E::HostNotAllowed),
         // Downdetector path shape.
         ("https://downdetector.com/", E::PathNotAllowed),

@@ -82,3 +82,19 @@ fn error_messages_are_one_bounded_line() {
     assert!(!m.contains('\n'));
     assert_eq!(m.chars().count(), MAX_ERROR_CHARS);
 }
+
+#[test]
+fn every_catalogue_link_passes_the_external_link_policy() {
+    use crate::external_links::check_external_link;
+    for p in PROVIDERS {
+        assert!(check_external_link(p.status_page).is_ok(), "{}", p.status_page);
+        if let Some(handle) = p.x_handle {
+            let x = format!("https://x.com/{handle}");
+            assert!(check_external_link(&x).is_ok(), "{x}");
+        }
+        if let Some(slug) = p.downdetector {
+            let dd = format!("https://downdetector.com/status/{slug}/");
+            assert!(check_external_link(&dd).is_ok(), "{dd}");
+        }
+    }
+}
