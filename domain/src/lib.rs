@@ -20,6 +20,7 @@ pub mod import;
 pub mod migration;
 pub mod privileged_command;
 pub mod problem;
+pub mod radar;
 pub mod ratelimit;
 pub mod record;
 pub mod redact;

@@ -19,6 +19,7 @@ pub mod import;
 pub mod logging;
 pub mod password;
 pub mod privileged;
+pub mod radar;
 pub mod rate_limits;
 pub mod secret_store;
 pub mod server_passphrase;
