@@ -76,6 +76,26 @@ impl StatusFeedsSettings {
     }
 }
 
+impl StatusFeedsSettings {
+    /// Debug builds only: the black-box tests' override of the operator-refresh interval
+    /// (`RELAY_TEST_STATUS_REFRESH_INTERVAL_MS`), so a test can refresh twice without waiting.
+    #[cfg(debug_assertions)]
+    fn with_test_overrides(mut self) -> StatusFeedsSettings {
+        if let Some(ms) =
+            std::env::var("RELAY_TEST_STATUS_REFRESH_INTERVAL_MS").ok().and_then(|v| v.parse::<i64>().ok())
+        {
+            self.config.manual_refresh_interval_ms = ms.max(0);
+        }
+        self
+    }
+
+    /// Release builds read no test switches.
+    #[cfg(not(debug_assertions))]
+    fn with_test_overrides(self) -> StatusFeedsSettings {
+        self
+    }
+}
+
 impl std::fmt::Debug for StatusFeedsSettings {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("StatusFeedsSettings").field("config", &self.config).finish_non_exhaustive()
@@ -269,6 +289,7 @@ pub fn start_from_data_dir(
     let mut config = RelayConfig::new(data_dir.db_path(), passphrase, token_key, infra::clock::system());
     let backup = BackupSettings::new(data_dir.root().to_path_buf()).map_err(StartError::Backup)?;
     config.backup = Some(backup.with_test_overrides());
+    config.status_feeds = config.status_feeds.with_test_overrides();
     adjust(&mut config);
     let clock = config.clock.clone();
     let mut handles = start_server(config)?;

@@ -320,6 +320,10 @@ pub fn sample(collection: &str) -> Value {
         "client_presence" => {
             json!({"sessionId": "sess-1", "hostname": "noc-1", "mode": "client", "lastSeen": "2026-12-02T12:00:00Z"})
         }
+        "cloud_status" => json!({"provider": "aws", "items": [], "error": "forged"}),
+        "cloud_status_notices" => {
+            json!({"episode": "aws:forged", "provider": "aws", "itemId": "forged", "severity": "error", "title": "Fake outage"})
+        }
         other => panic!("no sample for {other}"),
     }
 }
@@ -379,7 +383,7 @@ pub const COLLECTIONS: &[&str] = &[
 ];
 
 /// Collections clients may read but only the server writes (record-API writes answer 403).
-pub const SERVER_OWNED: &[&str] = &["client_presence"];
+pub const SERVER_OWNED: &[&str] = &["client_presence", "cloud_status", "cloud_status_notices"];
 
 /// A signed-in Relay Web browser session: the cookie pair, the CSRF token and the app token the
 /// gateway hands to the renderer.
