@@ -18,6 +18,7 @@ pub mod kit;
 pub mod metrics;
 pub mod presence;
 pub mod privileged;
+pub mod radar;
 pub mod realtime;
 pub mod status_feeds;
 pub mod store;

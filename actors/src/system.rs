@@ -2,7 +2,7 @@
 //! reporting unmanaged tables), then starts every server-side subsystem under an actix
 //! `Supervisor` on its own arbiter, one line each: health first, then realtime, the store
 //! (SyncArbiter readers plus one writer), metrics, auth, web sessions, presence, privileged,
-//! status feeds and (with a data directory) backup.
+//! status feeds, radar and (with a data directory) backup.
 //! `start_from_data_dir` is the one start path `relay serve` and the desktop's server mode
 //! share. `start_client` starts what a client-mode desktop needs (the sign-in coordinator; the
 //! mDNS discovery actor is started on demand by the shell). Everything must run inside an actix
@@ -27,6 +27,7 @@ use crate::kit::{start_supervised, SubsystemCtx};
 use crate::metrics::{MetricsActor, MetricsConfig};
 use crate::presence::{PresenceActor, PresenceConfig};
 use crate::privileged::{PrivilegedActor, PrivilegedLimits, PrivilegedService};
+use crate::radar::{RadarActor, RadarConfig};
 use crate::realtime::{RealtimeActor, RealtimeLimits};
 use crate::status_feeds::{StatusFeedsActor, StatusFeedsConfig};
 use crate::store::{StoreActor, StoreExecutor};
@@ -34,6 +35,7 @@ use crate::web_sessions::{WebSessionActor, WebSessionConfig};
 use domain::signin_guard::SignInLimits;
 use infra::backup::verifier::{FreeSpace, StatvfsFreeSpace};
 use infra::backup::worker::WorkerCommand;
+use infra::radar::{RadarClient, RadarSource};
 use infra::status_feeds::FeedPoller;
 
 /// Everything the server-side subsystems need. Build it with [`RelayConfig::new`], which fills
@@ -58,6 +60,8 @@ pub struct RelayConfig {
     pub backup: Option<BackupSettings>,
     /// The status-feeds actor's timing and the poller it uses (the fixed production feeds).
     pub status_feeds: StatusFeedsSettings,
+    /// The radar actor's timing and where it reads the Radar page.
+    pub radar: RadarSettings,
     pub clock: SharedClock,
 }
 
@@ -73,6 +77,46 @@ impl StatusFeedsSettings {
     /// The production feeds on their schedule.
     pub fn production() -> StatusFeedsSettings {
         StatusFeedsSettings { config: StatusFeedsConfig::default(), poller: infra::status_feeds::production_poller() }
+    }
+}
+
+/// How the radar actor reads: its timing, and the source (production: the fixed intranet page
+/// with the Radar session stored in the data directory's `secrets/`; tests: a script).
+#[derive(Clone)]
+pub struct RadarSettings {
+    pub config: RadarConfig,
+    pub source: Arc<dyn RadarSource>,
+}
+
+impl RadarSettings {
+    /// The production page; `secrets_dir` holds the Radar session (None: no session exists, so
+    /// nothing is ever requested).
+    pub fn production(secrets_dir: Option<PathBuf>) -> RadarSettings {
+        let source: Arc<dyn RadarSource> = match RadarClient::new(secrets_dir) {
+            Ok(client) => Arc::new(client),
+            Err(e) => {
+                tracing::error!(error = %e, "the Radar client cannot be set up; the Radar stays empty");
+                Arc::new(RadarClientUnavailable)
+            }
+        };
+        RadarSettings { config: RadarConfig::default(), source }
+    }
+}
+
+struct RadarClientUnavailable;
+
+impl RadarSource for RadarClientUnavailable {
+    fn read(
+        &self,
+        _: infra::http::CancellationToken,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = infra::radar::RadarRead> + Send>> {
+        Box::pin(async { infra::radar::RadarRead::Failed("The Radar client could not be set up.".into()) })
+    }
+}
+
+impl std::fmt::Debug for RadarSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RadarSettings").field("config", &self.config).finish_non_exhaustive()
     }
 }
 
@@ -207,6 +251,7 @@ impl RelayConfig {
             reader_threads: DEFAULT_READER_THREADS,
             backup: None,
             status_feeds: StatusFeedsSettings::production(),
+            radar: RadarSettings::production(None),
             clock,
         }
     }
@@ -228,6 +273,7 @@ pub struct Handles {
     /// Backups (when the configuration has `backup`).
     pub backup: Option<Addr<BackupActor>>,
     pub status_feeds: Addr<StatusFeedsActor>,
+    pub radar: Addr<RadarActor>,
     /// Migrations applied by this start (empty when the schema was current).
     pub applied_migrations: Vec<String>,
     /// Tables found in the database that Relay does not manage (left in place).
@@ -290,6 +336,7 @@ pub fn start_from_data_dir(
     let backup = BackupSettings::new(data_dir.root().to_path_buf()).map_err(StartError::Backup)?;
     config.backup = Some(backup.with_test_overrides());
     config.status_feeds = config.status_feeds.with_test_overrides();
+    config.radar = RadarSettings::production(Some(data_dir.root().join("secrets")));
     adjust(&mut config);
     let clock = config.clock.clone();
     let mut handles = start_server(config)?;
@@ -387,9 +434,15 @@ pub fn start_server(config: RelayConfig) -> Result<Handles, StartError> {
         move |_| StatusFeedsActor::new(ctx, settings.config, store, settings.poller)
     });
 
+    let radar = start_supervised({
+        let (ctx, settings) = (ctx.clone(), config.radar);
+        move |_| RadarActor::new(ctx, settings.config, settings.source)
+    });
+
     Ok(Handles {
         backup,
         status_feeds,
+        radar,
         health,
         realtime,
         store,

@@ -58,5 +58,6 @@ pub fn relay_config(dir: &std::path::Path) -> RelayConfig {
     );
     config.token_ttl_secs = 60;
     config.status_feeds.config.scheduled = false;
+    config.radar.config.scheduled = false;
     config
 }

@@ -289,6 +289,8 @@ async fn every_record_route_requires_auth() {
         ("POST", "/api/realtime"),
         ("GET", "/api/relay/status"),
         ("POST", "/api/relay/status/refresh"),
+        ("GET", "/api/relay/radar"),
+        ("POST", "/api/relay/radar/refresh"),
     ] {
         let req = if method == "GET" { http.get(relay.url(path)) } else { http.post(relay.url(path)).json(&json!({})) };
         assert_eq!(req.send().await.unwrap().status(), 401, "{method} {path}");

@@ -14,6 +14,7 @@ mod headers;
 mod import;
 mod metrics;
 mod privileged;
+mod radar;
 mod realtime;
 mod records;
 mod relay;
@@ -62,6 +63,7 @@ pub fn configure(cfg: &mut web::ServiceConfig, ui_dir: Option<PathBuf>) {
                 .configure(realtime::routes)
                 .configure(relay::routes)
                 .configure(status_feeds::routes)
+                .configure(radar::routes)
                 .configure(metrics::routes)
                 .configure(import::routes)
                 .configure(privileged::routes)

@@ -24,8 +24,12 @@ pub struct Endpoint {
 /// GitHub's REST API (updater discovery: `/repos/CrimsonSoul/Relay/releases/latest`).
 pub const GITHUB_API: Endpoint = Endpoint { name: "GITHUB_API", production: "https://api.github.com" };
 
+/// The CW Dashboard on the intranet (Dispatcher Radar); the page path is
+/// `infra::radar::RADAR_PATH`. A build-time constant: no client can name another target.
+pub const RADAR: Endpoint = Endpoint { name: "RADAR", production: "https://cw-intra-web" };
+
 /// Every fixed endpoint (each feature adds its own here).
-pub const ALL: &[Endpoint] = &[GITHUB_API];
+pub const ALL: &[Endpoint] = &[GITHUB_API, RADAR];
 
 /// Prefix of the debug-only override variables.
 pub const OVERRIDE_PREFIX: &str = "RELAY_TEST_UPSTREAM_";

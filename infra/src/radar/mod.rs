@@ -3,8 +3,16 @@
 //! (page bytes, rows, cells per row, text per cell, items per list); the row's and cells'
 //! classes decide what a row means and anything unrecognised is skipped, never guessed. An
 //! expired session answers 200 with a sign-in form, so sign-in is detected by content. The
-//! fetch with the server PC's Radar cookies is the radar actor's; nothing here does IO.
+//! read itself (`fetch`) sends only the server PC's stored Radar session to the fixed address.
 
+mod fetch;
 mod parse;
 
+pub use fetch::{
+    read_page, read_session, write_session, RadarClient, RadarRead, RadarSource, MAX_SESSION_BYTES, RADAR_PATH,
+    SESSION_FILE,
+};
 pub use parse::{parse_page, RadarPage, MAX_CELLS_PER_ROW, MAX_PAGE_BYTES, MAX_ROWS};
+
+#[cfg(test)]
+mod fetch_tests;

@@ -1,0 +1,99 @@
+//! Radar actor tests with a scripted source and a manual clock: boards replace the snapshot,
+//! failures and sign-in pages keep the previous board, no session means sign-in without a
+//! request, manual refreshes are limited per logical session, concurrent reads are shared.
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use super::*;
+use crate::testkit::TestCtx;
+use domain::radar::{StatusColor, UNRECOGNISED_PAGE};
+
+#[derive(Default)]
+struct Script {
+    reads: Mutex<VecDeque<RadarRead>>,
+    calls: AtomicUsize,
+}
+
+impl RadarSource for Script {
+    fn read(&self, _: CancellationToken) -> std::pin::Pin<Box<dyn std::future::Future<Output = RadarRead> + Send>> {
+        self.calls.fetch_add(1, Ordering::SeqCst);
+        let mut reads = self.reads.lock().unwrap();
+        let next = if reads.len() > 1 { reads.pop_front().unwrap() } else { reads.front().cloned().unwrap() };
+        Box::pin(async move {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            next
+        })
+    }
+}
+
+fn board(color: StatusColor) -> RadarRead {
+    RadarRead::Page(RadarPage::Board(RadarSnapshot { color, ..Default::default() }))
+}
+
+fn actor(t: &TestCtx, reads: Vec<RadarRead>) -> (Addr<RadarActor>, Arc<Script>) {
+    let script = Arc::new(Script { reads: Mutex::new(reads.into()), calls: AtomicUsize::new(0) });
+    let config = RadarConfig { scheduled: false, ..Default::default() };
+    (RadarActor::new(t.ctx(), config, script.clone()).start(), script)
+}
+
+#[test]
+fn each_read_outcome_updates_the_snapshot_by_the_domain_rules() {
+    let good = next_snapshot(&RadarSnapshot::default(), board(StatusColor::Red), 1_000);
+    assert_eq!((good.color, good.last_updated, good.error.clone()), (StatusColor::Red, 1_000, None));
+    let failed = next_snapshot(&good, RadarRead::Failed("timed out".into()), 2_000);
+    assert_eq!((failed.color, failed.last_updated), (StatusColor::Red, 1_000));
+    assert_eq!(failed.error.as_deref(), Some("timed out"));
+    let signin = next_snapshot(&good, RadarRead::Page(RadarPage::SignIn), 2_000);
+    assert!(signin.sign_in_required && signin.color == StatusColor::Red);
+    assert!(next_snapshot(&good, RadarRead::NoSession, 2_000).sign_in_required);
+    let empty = next_snapshot(&good, board(StatusColor::Unknown), 3_000);
+    assert_eq!(empty.error.as_deref(), Some(UNRECOGNISED_PAGE));
+    assert!(next_snapshot(&good, RadarRead::Page(RadarPage::TooLarge), 3_000).error.is_some());
+}
+
+#[actix_rt::test]
+async fn reads_replace_or_keep_the_board() {
+    let t = TestCtx::new();
+    let (radar, _) = actor(&t, vec![board(StatusColor::Green), RadarRead::Failed("boom".into())]);
+    let first = radar.send(ReadRadarNow).await.unwrap().unwrap();
+    assert_eq!(first.color, StatusColor::Green);
+    t.clock.advance_ms(60_000);
+    let second = radar.send(ReadRadarNow).await.unwrap().unwrap();
+    assert_eq!((second.color, second.error.as_deref()), (StatusColor::Green, Some("boom")));
+    assert_eq!(radar.send(GetRadar).await.unwrap(), second);
+}
+
+#[actix_rt::test]
+async fn manual_refreshes_are_limited_per_logical_session() {
+    let t = TestCtx::new();
+    let (radar, _) = actor(&t, vec![board(StatusColor::Green)]);
+    let refresh = |key: &str| radar.send(RefreshRadar { session_key: key.into() });
+    for n in 0..MANUAL_REFRESHES_PER_MINUTE {
+        assert!(refresh("a").await.unwrap().is_ok(), "refresh {n}");
+    }
+    let refused = refresh("a").await.unwrap().unwrap_err();
+    assert_eq!(refused.status(), 429);
+    assert!(
+        matches!(refused, RadarError::TooManyRefreshes { retry_after_secs } if (1..=5).contains(&retry_after_secs))
+    );
+    assert!(refresh("b").await.unwrap().is_ok(), "another session has its own budget");
+    t.clock.advance_ms(5_000);
+    assert!(refresh("a").await.unwrap().is_ok(), "one refresh comes back every 5 s");
+}
+
+#[actix_rt::test]
+async fn concurrent_reads_share_one_request() {
+    let t = TestCtx::new();
+    let (radar, script) = actor(&t, vec![board(StatusColor::Yellow)]);
+    let (a, b, c) = tokio::join!(
+        radar.send(ReadRadarNow),
+        radar.send(RefreshRadar { session_key: "x".into() }),
+        radar.send(RefreshRadar { session_key: "y".into() })
+    );
+    for r in [a, b, c] {
+        assert_eq!(r.unwrap().unwrap().color, StatusColor::Yellow);
+    }
+    assert_eq!(script.calls.load(Ordering::SeqCst), 1);
+}

@@ -1,0 +1,97 @@
+//! Reading the Radar page with the server PC's Radar session. The address is the fixed
+//! `endpoints::RADAR` plus [`RADAR_PATH`]; the only thing sent besides it is the session's
+//! `Cookie` header, read from the owner-only `secrets/radar-session` file written when the
+//! operator signs in on the server PC. Redirects are refused and, like `401`/`403` and a 200
+//! sign-in form, mean the session must be renewed. Nothing here keeps state between reads.
+
+use std::future::Future;
+use std::path::PathBuf;
+use std::pin::Pin;
+use std::time::Duration;
+
+use reqwest::header::{ACCEPT, CACHE_CONTROL, COOKIE};
+
+use super::parse::{parse_page, RadarPage, MAX_PAGE_BYTES};
+use crate::http::{endpoints, CancellationToken, HttpClient, HttpError, HttpPolicy};
+
+/// The Radar page on the CW Dashboard.
+pub const RADAR_PATH: &str = "/CWDashboard/Home/Radar";
+/// The secrets file holding the Radar session's cookie header.
+pub const SESSION_FILE: &str = "radar-session";
+/// Longest cookie header accepted from the session file.
+pub const MAX_SESSION_BYTES: usize = 16 * 1024;
+
+/// One read of the page.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RadarRead {
+    /// No Radar session on this server PC: nothing was requested.
+    NoSession,
+    Page(RadarPage),
+    /// The read failed; the message names the origin at most.
+    Failed(String),
+}
+
+/// Where the actor gets a read from (production: [`RadarClient`]; tests: a script).
+pub trait RadarSource: Send + Sync + 'static {
+    fn read(&self, cancel: CancellationToken) -> Pin<Box<dyn Future<Output = RadarRead> + Send>>;
+}
+
+/// The production source: the fixed endpoint, the session file, 15 s, 2 MiB, no redirects.
+pub struct RadarClient {
+    client: HttpClient,
+    session_file: Option<PathBuf>,
+}
+
+impl RadarClient {
+    /// `secrets_dir`: the data directory's `secrets/` (None: no session can exist).
+    pub fn new(secrets_dir: Option<PathBuf>) -> Result<RadarClient, HttpError> {
+        let policy = HttpPolicy {
+            timeout: Duration::from_secs(15),
+            max_body_bytes: MAX_PAGE_BYTES as u64,
+            ..HttpPolicy::upstream()
+        };
+        Ok(RadarClient { client: policy.build()?, session_file: secrets_dir.map(|d| d.join(SESSION_FILE)) })
+    }
+}
+
+/// The stored session's cookie header, if a usable one exists.
+pub fn read_session(path: &std::path::Path) -> Option<String> {
+    let bytes = crate::datadir::read_private_file(path).ok()??;
+    let text = String::from_utf8(bytes).ok()?;
+    let cookie = text.trim();
+    let usable = !cookie.is_empty()
+        && cookie.len() <= MAX_SESSION_BYTES
+        && cookie.bytes().all(|b| (0x20..0x7f).contains(&b) && b != b'\\');
+    usable.then(|| cookie.to_string())
+}
+
+/// Stores the Radar session's cookie header owner-only (the sign-in window's hand-off).
+pub fn write_session(secrets_dir: &std::path::Path, cookie: &str) -> Result<(), crate::datadir::DataDirError> {
+    crate::datadir::write_private_file(&secrets_dir.join(SESSION_FILE), cookie.trim().as_bytes())
+}
+
+/// Reads the page under `base` (the resolved `endpoints::RADAR`) once with `cookie`.
+pub async fn read_page(client: &HttpClient, base: &url::Url, cookie: &str, cancel: &CancellationToken) -> RadarRead {
+    let url = format!("{}{}", base.as_str().trim_end_matches('/'), RADAR_PATH);
+    let request = client.get(&url).header(ACCEPT, "text/html").header(CACHE_CONTROL, "no-cache").header(COOKIE, cookie);
+    match client.execute(request, cancel).await {
+        Ok(response) => RadarRead::Page(parse_page(response.body())),
+        Err(HttpError::RedirectRefused { .. }) => RadarRead::Page(RadarPage::SignIn),
+        Err(HttpError::Status { status: 401 | 403, .. }) => RadarRead::Page(RadarPage::SignIn),
+        Err(e) => RadarRead::Failed(e.to_string()),
+    }
+}
+
+impl RadarSource for RadarClient {
+    fn read(&self, cancel: CancellationToken) -> Pin<Box<dyn Future<Output = RadarRead> + Send>> {
+        let Some(cookie) = self.session_file.as_deref().and_then(read_session) else {
+            return Box::pin(async { RadarRead::NoSession });
+        };
+        let base = match endpoints::RADAR.base() {
+            Ok(base) => base,
+            Err(e) => return Box::pin(async move { RadarRead::Failed(e.to_string()) }),
+        };
+        let client = self.client.clone();
+        Box::pin(async move { read_page(&client, &base, &cookie, &cancel).await })
+    }
+}
