@@ -250,6 +250,9 @@ export function StatusBoard({ state, now, onRefresh, onRetry, initialFilter = 'a
         <span className="muted small" data-testid="status-updated">
           {data ? updatedText(data.lastUpdated, now) : loading ? 'Loading…' : 'Not updated yet'}
         </span>
+        <span className={`status-notice small${notice ? ` status-notice-${notice.tone}` : ''}`} role="status" data-testid="status-notice">
+          {notice?.text ?? ''}
+        </span>
         <button
           type="button"
           className="button button-ghost push-right status-refresh"
@@ -262,10 +265,6 @@ export function StatusBoard({ state, now, onRefresh, onRetry, initialFilter = 'a
           {refreshing ? 'Refreshing…' : 'Refresh'}
         </button>
       </header>
-
-      <p className={`status-notice small${notice ? ` status-notice-${notice.tone}` : ''}`} role="status" data-testid="status-notice">
-        {notice?.text ?? ''}
-      </p>
 
       {error && (
         <div className={`panel status-error${data ? ' status-error-stale' : ''}`} role="alert" data-testid="status-error">
