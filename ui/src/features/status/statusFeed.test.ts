@@ -180,4 +180,15 @@ describe('StatusFeed', () => {
     expect(s.feed.snapshot.data?.lastUpdated).toBe('2026-12-03 18:00:00.000Z');
     expect(s.unsubscribed.sort()).toEqual([CLOUD_STATUS, CLOUD_STATUS_NOTICES]);
   });
+
+  it('start → stop → start (StrictMode) keeps one subscription per collection', async () => {
+    const s = scripted();
+    s.feed.start();
+    s.feed.stop();
+    s.feed.start();
+    await flush();
+    expect(s.unsubscribed.sort()).toEqual([CLOUD_STATUS, CLOUD_STATUS_NOTICES]); // the first pair, released late
+    s.feed.stop();
+    expect(s.unsubscribed).toHaveLength(4);
+  });
 });

@@ -56,6 +56,9 @@ export class StatusFeed {
   private readonly listeners = new Set<() => void>();
   private readonly batcher: NoticeBatcher;
   private started = false;
+  /** Bumped by every start/stop, so a subscription that resolves late (StrictMode's
+   * start → stop → start) is released instead of kept twice. */
+  private generation = 0;
   private unsubs: (() => void)[] = [];
   private debounce: Timer | null = null;
   private recheck: Timer | null = null;
@@ -93,6 +96,7 @@ export class StatusFeed {
   start(): void {
     if (this.started) return;
     this.started = true;
+    this.generation++;
     this.listen(CLOUD_STATUS, () => this.scheduleLoad());
     this.listen(CLOUD_STATUS_NOTICES, (e) => this.batcher.offer(e.action, e.record));
     let first = true;
@@ -113,10 +117,11 @@ export class StatusFeed {
   }
 
   private listen(collection: string, cb: (e: { action: string; record: unknown }) => void): void {
+    const generation = this.generation;
     void this.transport
       .subscribe(collection, cb)
       .then((u) => {
-        if (this.started) this.unsubs.push(u);
+        if (this.started && generation === this.generation) this.unsubs.push(u);
         else u();
       })
       .catch(() => {});
@@ -124,6 +129,7 @@ export class StatusFeed {
 
   stop(): void {
     this.started = false;
+    this.generation++;
     for (const u of this.unsubs.splice(0)) u();
     for (const t of [this.debounce, this.recheck, this.noticeTimer]) if (t !== null) clearTimeout(t);
     this.debounce = this.recheck = this.noticeTimer = null;
