@@ -366,6 +366,7 @@ function useNow(ms: number): number {
 
 export default function StatusView() {
   const { feed, state } = useStatusFeed();
+  useEffect(() => feed.activate(), [feed]);
   const transport = useTransport();
   const toast = useToast();
   const now = useNow(TICK_MS);

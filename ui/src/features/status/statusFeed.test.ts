@@ -1,7 +1,8 @@
-// The app-level status feed over a scripted Transport: one load at start, one debounced re-fetch
-// per burst of `cloud_status` events, a catch-up load on reconnect without any toast, notice
-// creates batched into one toast, stale data kept when a load fails, and the manual refresh
-// (spinner >= 500 ms, "already running", the 429 "try again in N s").
+// The app-level status feed over a scripted Transport: notice toasts from sign-in but no GET
+// until the Status view activates it; then one load, one debounced re-fetch per burst of
+// `cloud_status` events, a catch-up load on reconnect without any toast, notice creates batched
+// into one toast, stale data kept when a load fails, and the manual refresh (spinner >= 500 ms,
+// "already running", the 429 "try again in N s").
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ConnectionState, RealtimeEvent, ServiceStatus, StatusRefresh, Transport } from '../../transport/types';
 import { TransportError } from '../../transport/types';
@@ -59,10 +60,26 @@ afterEach(() => {
 });
 
 describe('StatusFeed', () => {
-  it('loads once at start, then once per burst of cloud_status events (debounced)', async () => {
+  it('toasts from sign-in but asks for no snapshot until the Status view activates it', async () => {
+    const s = scripted();
+    s.feed.start();
+    await vi.advanceTimersByTimeAsync(STATUS_POLL_MS * 2);
+    expect(s.t.serviceStatus).not.toHaveBeenCalled();
+    s.emit(CLOUD_STATUS_NOTICES, { action: 'create', record: notice('salesforce', 'error', 'Login failures') });
+    await vi.advanceTimersByTimeAsync(TOAST_BATCH_MS);
+    expect(s.toasts).toEqual([{ kind: 'error', message: 'SFDC Outage: Login failures' }]);
+    s.feed.activate();
+    s.feed.activate();
+    await flush();
+    expect(s.t.serviceStatus).toHaveBeenCalledTimes(1);
+    s.feed.stop();
+  });
+
+  it('once active: loads, then once per burst of cloud_status events (debounced), and polls', async () => {
     const s = scripted();
     expect(s.feed.snapshot).toMatchObject({ loading: true, data: null });
     s.feed.start();
+    s.feed.activate();
     await flush();
     expect(s.t.serviceStatus).toHaveBeenCalledTimes(1);
     expect(s.feed.snapshot).toMatchObject({ loading: false, error: null });
@@ -81,6 +98,7 @@ describe('StatusFeed', () => {
   it('toasts notice creates in one batch; nothing for updates, loads or a reconnect', async () => {
     const s = scripted();
     s.feed.start();
+    s.feed.activate();
     await flush();
     s.emit(CLOUD_STATUS_NOTICES, { action: 'update', record: notice('aws', 'error', 'Old') });
     s.emit(CLOUD_STATUS_NOTICES, { action: 'create', record: notice('github', 'warning', 'Slow API') });
@@ -99,6 +117,7 @@ describe('StatusFeed', () => {
   it('keeps the last snapshot when a load fails, and says why', async () => {
     const s = scripted();
     s.feed.start();
+    s.feed.activate();
     await flush();
     s.setNext(async () => {
       throw new TransportError({ kind: 'network', status: 0, message: 'x' });
@@ -121,6 +140,7 @@ describe('StatusFeed', () => {
     const s = scripted();
     s.setNext(async () => snap('2026-12-03 18:00:00.000Z', true));
     s.feed.start();
+    s.feed.activate();
     await flush();
     s.setNext(async () => snap('2026-12-03 18:00:09.000Z'));
     await vi.advanceTimersByTimeAsync(3_000);
@@ -132,6 +152,7 @@ describe('StatusFeed', () => {
   it('refresh: holds the spinner >= 500 ms, re-fetches, reports "already running"', async () => {
     const s = scripted();
     s.feed.start();
+    s.feed.activate();
     await flush();
     const done = s.feed.refresh();
     expect(s.feed.snapshot.refreshing).toBe(true);
@@ -153,6 +174,7 @@ describe('StatusFeed', () => {
   it('refresh: a 429 says "Refreshed recently — try again in N s" until N s have passed', async () => {
     const s = scripted();
     s.feed.start();
+    s.feed.activate();
     await flush();
     s.setRefresh(async () => {
       throw new TransportError({ kind: 'rate-limited', status: 429, message: 'Too many.', retryAfterSeconds: 12 });
@@ -170,6 +192,7 @@ describe('StatusFeed', () => {
   it('stop unsubscribes both collections and drops answers in flight', async () => {
     const s = scripted();
     s.feed.start();
+    s.feed.activate();
     await flush();
     let resolve!: (v: ServiceStatus) => void;
     s.setNext(() => new Promise((r) => (resolve = r)));
@@ -184,8 +207,10 @@ describe('StatusFeed', () => {
   it('start → stop → start (StrictMode) keeps one subscription per collection', async () => {
     const s = scripted();
     s.feed.start();
+    s.feed.activate();
     s.feed.stop();
     s.feed.start();
+    s.feed.activate();
     await flush();
     expect(s.unsubscribed.sort()).toEqual([CLOUD_STATUS, CLOUD_STATUS_NOTICES]); // the first pair, released late
     s.feed.stop();

@@ -1,9 +1,11 @@
-// The app-level service-status feed (one per signed-in shell, so it runs on every tab): keeps
-// the last snapshot of GET /api/relay/status in memory (stale-while-revalidate across tab
-// switches), re-fetches on any `cloud_status` realtime event (debounced), on reconnect and on a
-// 60 s safety poll, turns `cloud_status_notices` creates into batched toasts (never a toast on
-// load or reconnect), and runs the manual refresh (spinner held >= 500 ms, 429 → "try again in
-// N s"). No React here; `useStatusFeed.tsx` binds it. Owns no rule: those are in ./status.
+// The app-level service-status feed (one per signed-in shell): from sign-in on, it turns
+// `cloud_status_notices` creates into batched toasts on every tab (never a toast on load or
+// reconnect). Once the Status view has been opened (`activate`), it also keeps the last
+// snapshot of GET /api/relay/status in memory (stale-while-revalidate across tab switches) and
+// re-fetches it on any `cloud_status` realtime event (debounced), on reconnect and on a 60 s
+// safety poll; a client that never opens the tab never polls. It runs the manual refresh
+// (spinner held >= 500 ms, 429 → "try again in N s"). No React here (`useStatusFeed.tsx` binds
+// it) and no rule: those are in ./status.
 import type { ServiceStatus, Transport } from '../../transport/types';
 import { isTransportError } from '../../transport/types';
 import {
@@ -56,6 +58,8 @@ export class StatusFeed {
   private readonly listeners = new Set<() => void>();
   private readonly batcher: NoticeBatcher;
   private started = false;
+  /** The Status view asked for the snapshot: load, follow `cloud_status`, poll. */
+  private active = false;
   /** Bumped by every start/stop, so a subscription that resolves late (StrictMode's
    * start → stop → start) is released instead of kept twice. */
   private generation = 0;
@@ -92,13 +96,24 @@ export class StatusFeed {
     for (const l of [...this.listeners]) l();
   }
 
-  /** Subscribes to both collections, the connection and the poll, and loads once. */
+  /** From sign-in: notice toasts. The snapshot machinery waits for `activate`. */
   start(): void {
     if (this.started) return;
     this.started = true;
     this.generation++;
-    this.listen(CLOUD_STATUS, () => this.scheduleLoad());
     this.listen(CLOUD_STATUS_NOTICES, (e) => this.batcher.offer(e.action, e.record));
+    if (this.active) this.follow();
+  }
+
+  /** The Status view is showing (idempotent): load now, then keep the snapshot current. */
+  activate(): void {
+    if (this.active) return;
+    this.active = true;
+    if (this.started) this.follow();
+  }
+
+  private follow(): void {
+    this.listen(CLOUD_STATUS, () => this.scheduleLoad());
     let first = true;
     let wasConnected = false;
     this.unsubs.push(
@@ -112,8 +127,8 @@ export class StatusFeed {
     );
     const offReset = this.transport.onClientReset?.(() => this.scheduleLoad());
     if (offReset) this.unsubs.push(offReset);
-    this.poll = setInterval(() => this.load(), STATUS_POLL_MS);
-    this.load();
+    this.poll = setInterval(() => void this.load(), STATUS_POLL_MS);
+    void this.load();
   }
 
   private listen(collection: string, cb: (e: { action: string; record: unknown }) => void): void {

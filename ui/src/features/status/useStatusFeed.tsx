@@ -1,6 +1,6 @@
 // React glue for the app-level StatusFeed: the Shell mounts <StatusFeedProvider> once (so
 // status toasts arrive on every tab and the last snapshot survives tab switches), and the
-// Status view reads it with useStatusFeed().
+// Status view activates it and reads it with useStatusFeed().
 import { createContext, useContext, useEffect, useMemo, useRef, useSyncExternalStore, type ReactNode } from 'react';
 import { useToast } from '../../components/Toasts';
 import { useTransport } from '../../transport/context';
