@@ -3,7 +3,7 @@
 // cards (impacted first; Juniper Mist with its region filter) and the incident feed (Active /
 // Recent / Resolved, expandable, plain text only). Links are https only: <a target=_blank> in a
 // browser, the desktop shell's `open_external` inside the desktop. The rules live in ./status.
-import { createContext, useContext, useEffect, useMemo, useState, type MouseEvent, type ReactNode } from 'react';
+import { createContext, useContext, useEffect, useId, useMemo, useState, type MouseEvent, type ReactNode } from 'react';
 import { errorMessage, useToast } from '../../components/Toasts';
 import { useTransport } from '../../transport/context';
 import { DesktopBridge } from '../../transport/desktop';
@@ -169,7 +169,7 @@ function ProviderCard({ row, region, setRegion }: { row: StatusRow; region: Mist
 
 function FeedItem({ entry, now, open, toggle }: { entry: FeedEntry; now: number; open: boolean; toggle: () => void }) {
   const { item } = entry;
-  const bodyId = `status-item-${entry.key.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+  const bodyId = useId();
   const link = httpsUrl(item.link);
   return (
     <li className="status-item" data-testid="status-item" data-severity={item.severity}>
