@@ -19,6 +19,7 @@ pub mod metrics;
 pub mod presence;
 pub mod privileged;
 pub mod realtime;
+pub mod status_feeds;
 pub mod store;
 pub mod system;
 #[cfg(test)]

@@ -1,7 +1,8 @@
 //! Starting Relay's actor system. `start_server` opens the database (running migrations and
 //! reporting unmanaged tables), then starts every server-side subsystem under an actix
 //! `Supervisor` on its own arbiter, one line each: health first, then realtime, the store
-//! (SyncArbiter readers plus one writer), metrics, auth, web sessions, presence and privileged.
+//! (SyncArbiter readers plus one writer), metrics, auth, web sessions, presence, privileged,
+//! status feeds and (with a data directory) backup.
 //! `start_from_data_dir` is the one start path `relay serve` and the desktop's server mode
 //! share. `start_client` starts what a client-mode desktop needs (the sign-in coordinator; the
 //! mDNS discovery actor is started on demand by the shell). Everything must run inside an actix
@@ -27,11 +28,13 @@ use crate::metrics::{MetricsActor, MetricsConfig};
 use crate::presence::{PresenceActor, PresenceConfig};
 use crate::privileged::{PrivilegedActor, PrivilegedLimits, PrivilegedService};
 use crate::realtime::{RealtimeActor, RealtimeLimits};
+use crate::status_feeds::{StatusFeedsActor, StatusFeedsConfig};
 use crate::store::{StoreActor, StoreExecutor};
 use crate::web_sessions::{WebSessionActor, WebSessionConfig};
 use domain::signin_guard::SignInLimits;
 use infra::backup::verifier::{FreeSpace, StatvfsFreeSpace};
 use infra::backup::worker::WorkerCommand;
+use infra::status_feeds::FeedPoller;
 
 /// Everything the server-side subsystems need. Build it with [`RelayConfig::new`], which fills
 /// in every limit with its documented default, then override single fields.
@@ -53,7 +56,30 @@ pub struct RelayConfig {
     pub reader_threads: usize,
     /// Backups of the data directory (`start_from_data_dir` sets them; none without one).
     pub backup: Option<BackupSettings>,
+    /// The status-feeds actor's timing and the poller it uses (the fixed production feeds).
+    pub status_feeds: StatusFeedsSettings,
     pub clock: SharedClock,
+}
+
+/// How the status-feeds actor polls: its timing, and the poller (production: the fixed feed
+/// endpoints through the outbound HTTP policy; tests: a scripted poller).
+#[derive(Clone)]
+pub struct StatusFeedsSettings {
+    pub config: StatusFeedsConfig,
+    pub poller: Arc<dyn FeedPoller>,
+}
+
+impl StatusFeedsSettings {
+    /// The production feeds on their schedule.
+    pub fn production() -> StatusFeedsSettings {
+        StatusFeedsSettings { config: StatusFeedsConfig::default(), poller: infra::status_feeds::production_poller() }
+    }
+}
+
+impl std::fmt::Debug for StatusFeedsSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StatusFeedsSettings").field("config", &self.config).finish_non_exhaustive()
+    }
 }
 
 /// Where and how the backup actor works.
@@ -160,6 +186,7 @@ impl RelayConfig {
             realtime: RealtimeLimits::default(),
             reader_threads: DEFAULT_READER_THREADS,
             backup: None,
+            status_feeds: StatusFeedsSettings::production(),
             clock,
         }
     }
@@ -180,6 +207,7 @@ pub struct Handles {
     pub control: Option<Addr<ControlActor>>,
     /// Backups (when the configuration has `backup`).
     pub backup: Option<Addr<BackupActor>>,
+    pub status_feeds: Addr<StatusFeedsActor>,
     /// Migrations applied by this start (empty when the schema was current).
     pub applied_migrations: Vec<String>,
     /// Tables found in the database that Relay does not manage (left in place).
@@ -333,8 +361,14 @@ pub fn start_server(config: RelayConfig) -> Result<Handles, StartError> {
         start_supervised(move |_| BackupActor::new(ctx, config))
     });
 
+    let status_feeds = start_supervised({
+        let (ctx, store, settings) = (ctx.clone(), store.clone(), config.status_feeds);
+        move |_| StatusFeedsActor::new(ctx, settings.config, store, settings.poller)
+    });
+
     Ok(Handles {
         backup,
+        status_feeds,
         health,
         realtime,
         store,

@@ -57,5 +57,6 @@ pub fn relay_config(dir: &std::path::Path) -> RelayConfig {
         ManualClock::new(START_MS) as SharedClock,
     );
     config.token_ttl_secs = 60;
+    config.status_feeds.config.scheduled = false;
     config
 }

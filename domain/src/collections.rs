@@ -330,8 +330,9 @@ pub static CLOUD_STATUS: CollectionSpec = CollectionSpec {
     writes: Writes::ServerOnly,
 };
 
-/// Server-owned status toasts: one record per toasted episode (`status_feeds` actor). Clients
-/// toast on a realtime `create`; `endedAt` is set when the incident is no longer active.
+/// Server-owned status toasts: one record per open toasted episode (`status_feeds` actor).
+/// Clients toast on a realtime `create`; the record is deleted when the incident is no longer
+/// active, so a recurrence is a new `create` (and a restart, which keeps the records, is not).
 pub static CLOUD_STATUS_NOTICES: CollectionSpec = CollectionSpec {
     name: "cloud_status_notices",
     id: "pbc_cloud_status_notices",
@@ -341,7 +342,6 @@ pub static CLOUD_STATUS_NOTICES: CollectionSpec = CollectionSpec {
         required_text("itemId", crate::status_feeds::MAX_ID_CHARS),
         select("severity", &["error", "warning"], true),
         text("title", crate::status_feeds::MAX_TITLE_CHARS),
-        date("endedAt", false),
     ],
     unique: &["episode"],
     writes: Writes::ServerOnly,

@@ -23,5 +23,6 @@ pub mod rate_limits;
 pub mod secret_store;
 pub mod server_passphrase;
 pub mod sql;
+pub mod status_feeds;
 pub mod store;
 pub mod token;

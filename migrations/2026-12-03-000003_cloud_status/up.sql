@@ -25,8 +25,7 @@ CREATE TABLE "cloud_status_notices" (
     "provider" TEXT NOT NULL DEFAULT '',
     "itemId" TEXT NOT NULL DEFAULT '',
     "severity" TEXT NOT NULL DEFAULT '',
-    "title" TEXT NOT NULL DEFAULT '',
-    "endedAt" TEXT NOT NULL DEFAULT ''
+    "title" TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX "idx_cloud_status_notices_created" ON "cloud_status_notices" ("created");
 CREATE UNIQUE INDEX "idx_cloud_status_notices_episode" ON "cloud_status_notices" ("episode");

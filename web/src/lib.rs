@@ -18,6 +18,7 @@ mod realtime;
 mod records;
 mod relay;
 mod static_ui;
+mod status_feeds;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -60,6 +61,7 @@ pub fn configure(cfg: &mut web::ServiceConfig, ui_dir: Option<PathBuf>) {
                 .configure(records::routes)
                 .configure(realtime::routes)
                 .configure(relay::routes)
+                .configure(status_feeds::routes)
                 .configure(metrics::routes)
                 .configure(import::routes)
                 .configure(privileged::routes)

@@ -9,6 +9,7 @@
 pub mod notify;
 pub mod posture;
 pub mod rules;
+pub mod view;
 
 use serde::{Deserialize, Serialize};
 

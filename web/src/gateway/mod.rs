@@ -59,6 +59,7 @@ pub fn build_gateway(
                     .configure(crate::records::routes)
                     .configure(crate::realtime::routes)
                     .configure(crate::relay::routes)
+                    .configure(crate::status_feeds::routes)
                     .configure(crate::import::routes)
                     .default_service(web::to(crate::error::not_found)),
             )
