@@ -106,6 +106,10 @@ describe('worst-of roll-up', () => {
     for (const id of ['dynatrace', 'proofpoint', 'crowdstrike']) {
       expect(row(rows, id)).toMatchObject({ state: 'unknown', summary: 'awaiting', impacted: false, active: 0 });
     }
+    // The server's own word for a provider it has not polled yet.
+    const unseen = row(buildRows(payload({ github: { state: 'unknown', error: 'Not checked yet', checkedAt: null, lastSuccessAt: null } })), 'github');
+    expect(unseen).toMatchObject({ state: 'unknown', summary: 'awaiting', lastError: null, impacted: false });
+    expect(summaryText(unseen)).toBe('No data yet');
     const none = buildRows(null);
     expect(none.every((r) => r.state === 'unknown' && !r.impacted)).toBe(true);
     expect(posture(none)).toMatchObject({ activeIssues: 0, impacted: 0, worstLabel: 'Unknown', quiet: 0 });

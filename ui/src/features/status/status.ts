@@ -150,6 +150,11 @@ export function itemState(severity: StatusSeverity): ProviderState {
 
 export const isActive = (i: StatusItem) => i.severity === 'error' || i.severity === 'warning';
 
+/** Never polled: no check time, no success, no items (the server may say "Not checked yet"). */
+export function neverChecked(p: ProviderStatus): boolean {
+  return !p.checkedAt && !p.lastSuccessAt && p.items.length === 0;
+}
+
 /**
  * One provider's state: worst of the server's state, its items, a failed feed (unknown) and
  * "never checked" (unknown). A provider absent from the payload is unknown.
@@ -157,8 +162,7 @@ export const isActive = (i: StatusItem) => i.severity === 'error' || i.severity 
 export function providerState(p: ProviderStatus | undefined): ProviderState {
   if (!p) return 'unknown';
   const states: ProviderState[] = [p.state, ...p.items.map((i) => itemState(i.severity))];
-  if (p.error) states.push('unknown');
-  if (!p.checkedAt && !p.lastSuccessAt && !p.error && p.items.length === 0) states.push('unknown');
+  if (p.error || neverChecked(p)) states.push('unknown');
   return worstOf(states);
 }
 
@@ -234,10 +238,11 @@ export function buildRow(def: RowDef, byId: ReadonlyMap<string, ProviderStatus>,
   const active = outages + degraded;
   const state = worstOf(members.map(providerState));
 
-  const failed = present.find((p) => p.error);
+  // A provider the server has not polled yet (it says "Not checked yet") has no failed check.
+  const failed = present.find((p) => p.error && !neverChecked(p));
   const lastError = failed ? `${mist && regionLabel(failed.id) ? `${regionLabel(failed.id)}: ` : ''}${failed.error}` : null;
   const missing = present.length === 0;
-  const neverChecked = present.every((p) => !p.checkedAt && !p.lastSuccessAt && !p.error && p.items.length === 0);
+  const allNeverChecked = present.every(neverChecked);
   const summary: RowSummary =
     active > 0
       ? 'issues'
@@ -245,7 +250,7 @@ export function buildRow(def: RowDef, byId: ReadonlyMap<string, ProviderStatus>,
         ? 'feed-unavailable'
         : failed
           ? 'unknown'
-          : missing || neverChecked || state === 'unknown'
+          : missing || allNeverChecked || state === 'unknown'
             ? 'awaiting'
             : 'normal';
 
