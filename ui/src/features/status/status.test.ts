@@ -96,6 +96,10 @@ describe('worst-of roll-up', () => {
     expect(all.outages).toBe(1);
     expect(all.degraded).toBe(1);
     expect(all.lastError).toBe('Federal: components fetch failed');
+    const down = payload(Object.fromEntries(['mist_global', 'mist_emea', 'mist_apac', 'mist_federal'].map((id) => [id, { error: 'notices fetch failed' }])));
+    expect(row(buildRows(down), 'mist').lastError).toBe('notices fetch failed'); // every region: no region list
+    const two = payload({ mist_emea: { error: 'x' }, mist_apac: { error: 'x' } });
+    expect(row(buildRows(two), 'mist').lastError).toBe('EMEA, APAC: x');
     expect(row(buildRows(p, 'global'), 'mist').summary).toBe('normal');
     expect(row(buildRows(p, 'federal'), 'mist')).toMatchObject({ state: 'unknown', summary: 'feed-unavailable' });
     expect(row(buildRows(p, 'apac'), 'mist')).toMatchObject({ state: 'outage', active: 2 });

@@ -239,8 +239,12 @@ export function buildRow(def: RowDef, byId: ReadonlyMap<string, ProviderStatus>,
   const state = worstOf(members.map(providerState));
 
   // A provider the server has not polled yet (it says "Not checked yet") has no failed check.
-  const failed = present.find((p) => p.error && !neverChecked(p));
-  const lastError = failed ? `${mist && regionLabel(failed.id) ? `${regionLabel(failed.id)}: ` : ''}${failed.error}` : null;
+  const failures = present.filter((p) => p.error && !neverChecked(p));
+  const failed = failures[0];
+  // Mist: name the regions that failed with that message, unless every region shown did.
+  const sameFailure = failures.filter((p) => p.error === failed?.error);
+  const regions = mist && sameFailure.length < present.length ? sameFailure.map((p) => regionLabel(p.id)).filter(Boolean).join(', ') : '';
+  const lastError = failed ? `${regions ? `${regions}: ` : ''}${failed.error}` : null;
   const missing = present.length === 0;
   const allNeverChecked = present.every(neverChecked);
   const summary: RowSummary =
