@@ -282,9 +282,13 @@ describe('Relay web UI', { timeout: 240_000 }, () => {
     await screenshot(page, 'notes');
   });
 
-  test('status: placeholder card', async () => {
+  test('status: the Command Center board (14 rows; status.test.mjs covers it in depth)', async () => {
     await go('status');
-    assert.match(await page.getByTestId('status-placeholder').innerText(), /Service status feeds arrive in a later release/);
+    const view = page.getByTestId('status-view');
+    assert.equal(await view.locator('h1').innerText(), 'Status');
+    assert.match(await view.innerText(), /Command Center/i); // shown in capitals (CSS)
+    await page.getByTestId('status-filter').waitFor({ timeout: 10_000 });
+    assert.equal(await page.locator('[data-testid^="status-card-"]').count(), 14);
     await screenshot(page, 'status');
   });
 

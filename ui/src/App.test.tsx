@@ -25,6 +25,8 @@ const fakeTransport: Transport = {
   heartbeat: unused,
   presence: unused,
   importRecords: unused,
+  serviceStatus: unused,
+  refreshServiceStatus: unused,
   serverUrl: 'http://relay.test',
 };
 

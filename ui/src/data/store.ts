@@ -211,6 +211,9 @@ export function gatedTransport(t: Transport, gate: WriteGate): Transport {
       return t.heartbeat(id, host);
     },
     presence: () => t.presence(),
+    // Not a record write: the server polls its feeds; nothing to keep consistent locally.
+    serviceStatus: () => t.serviceStatus(),
+    refreshServiceStatus: () => t.refreshServiceStatus(),
     get serverUrl() {
       return t.serverUrl;
     },

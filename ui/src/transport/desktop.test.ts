@@ -213,7 +213,7 @@ describe('desktop transport', () => {
   });
 });
 
-describe('DesktopBridge (passphrase and stability commands)', () => {
+describe('DesktopBridge (passphrase, stability and external-link commands)', () => {
   it('is absent outside the shell', () => {
     expect(DesktopBridge.of({})).toBeNull();
   });
@@ -259,6 +259,19 @@ describe('DesktopBridge (passphrase and stability commands)', () => {
     await expect(bridge.rememberPassphrase('correct horse battery')).rejects.toThrow(/plaintext/);
     await expect(bridge.revealPassphrase()).rejects.toThrow('No passphrase is available.');
     expect(await bridge.stability()).toEqual({ failures: 4, warningAtMs: 1700000000000 });
+  });
+
+  it('opens an external link with open_external { url } and surfaces a refusal', async () => {
+    const seen: [string, Record<string, unknown> | undefined][] = [];
+    const w = tauriWindow(async (cmd, args) => {
+      seen.push([cmd, args]);
+      if (cmd === 'open_external' && args?.url === 'https://www.githubstatus.com/') return { url: args.url, kind: null };
+      throw { code: 'rateLimited', message: 'too many links; try again in 1 s' };
+    });
+    const bridge = DesktopBridge.of(w)!;
+    await bridge.openExternal('https://www.githubstatus.com/');
+    expect(seen).toEqual([['open_external', { url: 'https://www.githubstatus.com/' }]]);
+    await expect(bridge.openExternal('https://x.com/githubstatus')).rejects.toThrow(/too many links/);
   });
 });
 

@@ -152,8 +152,8 @@ export interface BackupArchive {
 }
 
 /**
- * The desktop bridge's passphrase, setup, discovery and stability commands. The bridge refuses
- * with `{ code, message }`; these reject with an Error carrying that message.
+ * The desktop bridge's passphrase, setup, discovery, stability, backup and external-link commands.
+ * The bridge refuses with `{ code, message }`; these reject with an Error carrying that message.
  */
 export class DesktopBridge {
   constructor(private readonly tauri: TauriGlobal) {}
@@ -196,6 +196,14 @@ export class DesktopBridge {
   /** Server mode: stage a restore of `name`; the server then restarts onto it (poll backupStatus). */
   async backupRestore(name: string): Promise<RestoreStaged> {
     return (await this.call('backup_restore', { name })) as RestoreStaged;
+  }
+
+  /**
+   * Opens an https link in the OS browser (`open_external`: the shell's shared rate limit, then
+   * its external-link policy). Rejects with the bridge's message when refused.
+   */
+  async openExternal(url: string): Promise<void> {
+    await this.call('open_external', { url });
   }
 
   info(): Promise<DesktopConnectionInfo | null> {

@@ -18,6 +18,8 @@ import type {
   ListOptions,
   ListResult,
   RealtimeEvent,
+  ServiceStatus,
+  StatusRefresh,
   SystemHealth,
   Transport,
 } from './types';
@@ -31,6 +33,8 @@ export const LEGACY_TOKEN_KEY = 'pocketbase_auth';
 export const PRESENCE_PATH = '/api/relay/presence';
 export const HEARTBEAT_PATH = '/api/relay/presence/heartbeat';
 export const IMPORT_PATH = '/api/relay/import/';
+export const STATUS_PATH = '/api/relay/status';
+export const STATUS_REFRESH_PATH = '/api/relay/status/refresh';
 /** Records per page when fetching a whole collection. */
 export const FULL_LIST_BATCH = 1000;
 
@@ -292,6 +296,15 @@ export class PocketBaseTransport implements Transport {
 
   presence(): Promise<PresenceSnapshot> {
     return this.call(() => this.pb.send<PresenceSnapshot>(PRESENCE_PATH, { method: 'GET', requestKey: null }));
+  }
+
+  serviceStatus(): Promise<ServiceStatus> {
+    return this.call(() => this.pb.send<ServiceStatus>(STATUS_PATH, { method: 'GET', requestKey: null }));
+  }
+
+  /** A write: through the gateway it carries the CSRF token (beforeSend); a 429 keeps Retry-After. */
+  refreshServiceStatus(): Promise<StatusRefresh> {
+    return this.call(() => this.pb.send<StatusRefresh>(STATUS_REFRESH_PATH, { method: 'POST', requestKey: null }));
   }
 
   async importRecords(collection: string, records: object[], apply: boolean): Promise<ImportReport> {

@@ -110,6 +110,57 @@ export interface ImportReport {
   errors: ImportRowError[];
 }
 
+/** One provider's display state (worst-of: outage > unknown > degraded > operational). */
+export type ProviderState = 'operational' | 'degraded' | 'unknown' | 'outage';
+
+/** How bad a status item is; error and warning items are "active". */
+export type StatusSeverity = 'info' | 'warning' | 'error' | 'resolved';
+
+/** One normalized incident, notice or synthetic status item (plain text, bounded by the server). */
+export interface StatusItem {
+  id: string;
+  provider: string;
+  title: string;
+  /** Plain text (never HTML). */
+  description: string;
+  /** Epoch milliseconds, or null when the source gave no date. */
+  pubDate: number | null;
+  /** An https link to the incident, or ''. */
+  link: string;
+  severity: StatusSeverity;
+  affectedScopes?: string[];
+}
+
+/** One provider in GET /api/relay/status (17, in canonical order; the four `mist_*` are regions). */
+export interface ProviderStatus {
+  id: string;
+  label: string;
+  short: string;
+  statusPage: string;
+  xUrl: string | null;
+  downdetectorUrl: string | null;
+  state: ProviderState;
+  items: StatusItem[];
+  /** Set while the latest poll failed (the items are then from an earlier poll). */
+  error: string | null;
+  checkedAt: string | null;
+  lastSuccessAt: string | null;
+}
+
+/** GET /api/relay/status: the server-owned service-status snapshot. */
+export interface ServiceStatus {
+  providers: ProviderStatus[];
+  lastUpdated: string | null;
+  nextPollAt: string | null;
+  refreshing: boolean;
+}
+
+/** POST /api/relay/status/refresh (202): started, or a poll was already in flight. */
+export interface StatusRefresh {
+  started: boolean;
+  inFlight?: boolean;
+}
+
 export interface RealtimeEvent<T = any> {
   action: RealtimeAction;
   record: T;
@@ -143,6 +194,13 @@ export interface Transport {
    * report also when the server refused to apply (400 with a report body).
    */
   importRecords(collection: string, records: object[], apply: boolean): Promise<ImportReport>;
+  /** GET /api/relay/status: the service-status snapshot (every mode, when signed in). */
+  serviceStatus(): Promise<ServiceStatus>;
+  /**
+   * POST /api/relay/status/refresh: asks the server to poll the feeds now. Rejects with a
+   * 'rate-limited' TransportError (retryAfterSeconds) when a manual refresh ran < 30 s ago.
+   */
+  refreshServiceStatus(): Promise<StatusRefresh>;
   /** Where this transport's data lives, for display (the server origin for the web build). */
   readonly serverUrl: string;
   /**

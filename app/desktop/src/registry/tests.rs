@@ -17,8 +17,7 @@ use crate::{backup_cmd, discovery_cmd, guards, secrets_cmd, session_cmd, setup_c
 
 /// Registered commands the shared renderer does not invoke yet. `tests/desktop/webdriver_bridge.py`
 /// exercises them; wiring one into `ui/src/transport/desktop.ts` means removing it here.
-const NOT_INVOKED_BY_THE_UI: &[&str] =
-    &["open_external", "open_service_desk", "open_aux_window", "open_dynatrace", "health"];
+const NOT_INVOKED_BY_THE_UI: &[&str] = &["open_service_desk", "open_aux_window", "open_dynatrace", "health"];
 
 /// Every command's descriptor, with a payload that passes argument parsing but that the command
 /// itself refuses or answers harmlessly (never opening a browser or restarting), so a missing
