@@ -27,6 +27,8 @@ const fakeTransport: Transport = {
   importRecords: unused,
   serviceStatus: unused,
   refreshServiceStatus: unused,
+  radar: unused,
+  refreshRadar: unused,
   serverUrl: 'http://relay.test',
 };
 

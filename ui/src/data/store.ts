@@ -214,6 +214,9 @@ export function gatedTransport(t: Transport, gate: WriteGate): Transport {
     // Not a record write: the server polls its feeds; nothing to keep consistent locally.
     serviceStatus: () => t.serviceStatus(),
     refreshServiceStatus: () => t.refreshServiceStatus(),
+    // Likewise server-owned: the server reads the Radar page; nothing local to keep consistent.
+    radar: () => t.radar(),
+    refreshRadar: () => t.refreshRadar(),
     get serverUrl() {
       return t.serverUrl;
     },

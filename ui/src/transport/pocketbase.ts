@@ -17,6 +17,7 @@ import type {
   PresenceSnapshot,
   ListOptions,
   ListResult,
+  RadarSnapshot,
   RealtimeEvent,
   ServiceStatus,
   StatusRefresh,
@@ -35,6 +36,8 @@ export const HEARTBEAT_PATH = '/api/relay/presence/heartbeat';
 export const IMPORT_PATH = '/api/relay/import/';
 export const STATUS_PATH = '/api/relay/status';
 export const STATUS_REFRESH_PATH = '/api/relay/status/refresh';
+export const RADAR_PATH = '/api/relay/radar';
+export const RADAR_REFRESH_PATH = '/api/relay/radar/refresh';
 /** Records per page when fetching a whole collection. */
 export const FULL_LIST_BATCH = 1000;
 
@@ -305,6 +308,15 @@ export class PocketBaseTransport implements Transport {
   /** A write: through the gateway it carries the CSRF token (beforeSend); a 429 keeps Retry-After. */
   refreshServiceStatus(): Promise<StatusRefresh> {
     return this.call(() => this.pb.send<StatusRefresh>(STATUS_REFRESH_PATH, { method: 'POST', requestKey: null }));
+  }
+
+  radar(): Promise<RadarSnapshot> {
+    return this.call(() => this.pb.send<RadarSnapshot>(RADAR_PATH, { method: 'GET', requestKey: null }));
+  }
+
+  /** A write: through the gateway it carries the CSRF token (beforeSend); a 429 keeps Retry-After. */
+  refreshRadar(): Promise<RadarSnapshot> {
+    return this.call(() => this.pb.send<RadarSnapshot>(RADAR_REFRESH_PATH, { method: 'POST', requestKey: null }));
   }
 
   async importRecords(collection: string, records: object[], apply: boolean): Promise<ImportReport> {

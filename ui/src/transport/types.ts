@@ -161,6 +161,47 @@ export interface StatusRefresh {
   inFlight?: boolean;
 }
 
+/** The Radar board's colours (the CW Dashboard's status bar and tones); 'unknown' when not read. */
+export type RadarColor = 'green' | 'yellow' | 'red' | 'magenta' | 'unknown';
+
+export interface RadarQueue {
+  name: string;
+  depth: number;
+}
+
+export interface RadarDispatcher {
+  name: string;
+  tone: RadarColor;
+  /** As the page prints it ("12/03/2026 14:05"), never parsed. */
+  lastScheduleDate: string;
+  lastPubSubDate: string;
+  queues: RadarQueue[];
+}
+
+export interface RadarMetric {
+  label: string;
+  /** The figure as printed ("1,204"), or null when the page shows none. */
+  value: string | null;
+  tone: RadarColor;
+}
+
+/** GET /api/relay/radar and POST /api/relay/radar/refresh: the server-owned Radar snapshot. */
+export interface RadarSnapshot {
+  color: RadarColor;
+  dispatchers: RadarDispatcher[];
+  papa: RadarQueue[];
+  metrics: RadarMetric[];
+  xcenter: { ok: number | null; pending: number | null };
+  /** The page's own clock, as printed, or null. */
+  currentTime: string | null;
+  /** Epoch ms of the last good read; 0 = never read. */
+  lastUpdated: number;
+  /** The server PC's Radar session needs a sign-in (the board shown is the last one read). */
+  signInRequired: boolean;
+  /** Why the last read failed (the board shown is the last one read), or null. */
+  error: string | null;
+}
+
 export interface RealtimeEvent<T = any> {
   action: RealtimeAction;
   record: T;
@@ -201,6 +242,13 @@ export interface Transport {
    * 'rate-limited' TransportError (retryAfterSeconds) when a manual refresh ran < 30 s ago.
    */
   refreshServiceStatus(): Promise<StatusRefresh>;
+  /** GET /api/relay/radar: the last Radar snapshot the server read (every mode, when signed in). */
+  radar(): Promise<RadarSnapshot>;
+  /**
+   * POST /api/relay/radar/refresh: the server reads the page now and answers the snapshot after
+   * the read. Rejects with a 'rate-limited' TransportError (retryAfterSeconds) after 12 a minute.
+   */
+  refreshRadar(): Promise<RadarSnapshot>;
   /** Where this transport's data lives, for display (the server origin for the web build). */
   readonly serverUrl: string;
   /**
