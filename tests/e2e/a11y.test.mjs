@@ -191,7 +191,7 @@ describe('Accessibility (WCAG 2.2 AA)', { timeout: 240_000 }, () => {
   });
 
   test('structure: one <h1> per view, labelled landmarks, live regions, a visible focus ring', async () => {
-    const tabs = await page.locator('nav [data-testid^="nav-"]').evaluateAll((els) => els.map((e) => [e.dataset.testid.slice(4), e.textContent.trim()]));
+    const tabs = await page.locator('nav [data-testid^="nav-"]').evaluateAll((els) => els.map((e) => [e.dataset.testid.slice(4), e.dataset.label ?? e.textContent.trim()]));
     for (const [tab, label] of tabs) {
       await go(tab);
       const h1s = await page.evaluate(() => [...document.querySelectorAll('h1')].filter((h) => h.getClientRects().length > 0).map((h) => h.textContent.trim()));

@@ -18,6 +18,8 @@ export const THEME = {
   ok: '#3ecf8e',
   warn: '#f5b942',
   bad: '#ff5c5c',
+  /** The Radar's magenta (critical beyond red) as text and dots. */
+  magenta: '#e879f9',
   /** Filled destructive buttons and the "due" pill (white text on it). */
   danger: '#b3261e',
   dangerStrong: '#8c1d18',
@@ -70,6 +72,7 @@ export const CSS_VARS: Record<string, string> = {
   '--ok': THEME.ok,
   '--warn': THEME.warn,
   '--bad': THEME.bad,
+  '--magenta': THEME.magenta,
   '--danger': THEME.danger,
   '--danger-strong': THEME.dangerStrong,
   ...Object.fromEntries(Object.entries(NOTE_COLORS).map(([k, v]) => [`--note-${k}`, v])),
@@ -110,6 +113,7 @@ export const CONTRAST_PAIRS: ContrastPair[] = [
     { what: `ok text on ${s}`, fg: THEME.ok, bg, min: AA_TEXT },
     { what: `warn text on ${s}`, fg: THEME.warn, bg, min: AA_TEXT },
     { what: `bad text on ${s}`, fg: THEME.bad, bg, min: AA_TEXT },
+    { what: `magenta text on ${s}`, fg: THEME.magenta, bg, min: AA_TEXT },
   ]),
   { what: 'muted text on a hovered row (border)', fg: THEME.muted, bg: THEME.border, min: AA_TEXT },
   { what: 'white text on danger', fg: THEME.onAccent, bg: THEME.danger, min: AA_TEXT },

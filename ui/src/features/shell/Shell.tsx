@@ -1,6 +1,7 @@
 // Signed-in layout: sidebar, header (breadcrumb, global search, world clock), the tabs
 // (each stays mounted after its first visit), the status bar, toasts, shortcuts, the
-// global alarm popup and the app-level service-status feed (its toasts show on every tab).
+// global alarm popup and the app-level service-status and Radar feeds (their toasts show on
+// every tab; the Radar colour is on its nav item).
 import { Component, lazy, Suspense, useCallback, useEffect, useMemo, useReducer, useRef, useState, type ReactNode } from 'react';
 import { Modal, closeTopModal } from '../../components/Modal';
 import { useToast } from '../../components/Toasts';
@@ -8,6 +9,8 @@ import { composeReducer, emptyCompose } from '../../lib/recipients';
 import { DuePopup } from '../alerts/DuePopup';
 import { ComposeView } from '../compose/ComposeView';
 import { ContactForm } from '../people/ContactForm';
+import { RadarNavIndicator } from '../radar/RadarNavIndicator';
+import { RadarFeedProvider } from '../radar/useRadarFeed';
 import { StatusFeedProvider } from '../status/useStatusFeed';
 import { GlobalSearch, type SearchHandle } from './GlobalSearch';
 import { ShellContext, type ShellApi } from './ShellContext';
@@ -28,6 +31,7 @@ const LOADERS = {
   people: () => import('../people/PeopleView'),
   servers: () => import('../servers/ServersView'),
   settings: () => import('../settings/SettingsView'),
+  radar: () => import('../radar/RadarView'),
 };
 const PREFETCH_DELAY_MS = 1_000;
 const AlertsView = lazy(LOADERS.alerts);
@@ -37,6 +41,8 @@ const StatusView = lazy(LOADERS.status);
 const PeopleView = lazy(LOADERS.people);
 const ServersView = lazy(LOADERS.servers);
 const SettingsView = lazy(LOADERS.settings);
+const RadarView = lazy(LOADERS.radar);
+const NAV_INDICATORS = { radar: <RadarNavIndicator /> };
 
 /** A tab whose code could not be fetched (offline before it was ever loaded) says so. */
 class TabBoundary extends Component<{ children: ReactNode }, { failed: boolean }> {
@@ -63,6 +69,7 @@ const VIEWS: Record<TabId, () => ReactNode> = {
   people: () => <PeopleView />,
   servers: () => <ServersView />,
   settings: () => <SettingsView />,
+  radar: () => <RadarView />,
 };
 
 export function Shell({ onSignOut }: { onSignOut: () => void }) {
@@ -131,51 +138,53 @@ export function Shell({ onSignOut }: { onSignOut: () => void }) {
   return (
     <ShellContext.Provider value={api}>
       <StatusFeedProvider>
-        <div className="shell">
-          <Sidebar active={tab} onSelect={go} onSignOut={onSignOut} presence={presence} />
-          <header className="topbar" aria-label="Relay toolbar">
-            <div className="breadcrumb">
-              <span className="muted">Relay</span> / <span data-testid="breadcrumb-tab">{tabLabel(tab)}</span>
-            </div>
-            <GlobalSearch ref={search} query={query} setQuery={setQuery} onCreateContact={(e) => setCreateEmail(e)} />
-            <button type="button" className="button button-ghost" data-testid="shortcuts-open" onClick={() => setHelp(true)}>
-              Shortcuts
-            </button>
-            <WorldClock tab={tab} />
-          </header>
-          <main className="content" aria-label={tabLabel(tab)}>
-            <Suspense fallback={<p className="muted">Loading…</p>}>
-              {TABS.filter((t) => visited.has(t.id)).map((t) => (
-                <div key={t.id} className="tab-pane" hidden={t.id !== tab} data-testid={`tab-${t.id}`}>
-                  <TabBoundary>{VIEWS[t.id]()}</TabBoundary>
-                </div>
-              ))}
-            </Suspense>
-          </main>
-          <StatusBar tab={tab} />
-        </div>
-        {help && (
-          <Modal title="Keyboard shortcuts" onClose={() => setHelp(false)} testId="shortcuts-help">
-            <table className="table">
-              <tbody>
-                {SHORTCUT_HELP.map((s) => (
-                  <tr key={s.keys}>
-                    <td>
-                      <kbd>{s.keys}</kbd>
-                    </td>
-                    <td>{s.what}</td>
-                  </tr>
+        <RadarFeedProvider>
+          <div className="shell">
+            <Sidebar active={tab} onSelect={go} onSignOut={onSignOut} presence={presence} indicators={NAV_INDICATORS} />
+            <header className="topbar" aria-label="Relay toolbar">
+              <div className="breadcrumb">
+                <span className="muted">Relay</span> / <span data-testid="breadcrumb-tab">{tabLabel(tab)}</span>
+              </div>
+              <GlobalSearch ref={search} query={query} setQuery={setQuery} onCreateContact={(e) => setCreateEmail(e)} />
+              <button type="button" className="button button-ghost" data-testid="shortcuts-open" onClick={() => setHelp(true)}>
+                Shortcuts
+              </button>
+              <WorldClock tab={tab} />
+            </header>
+            <main className="content" aria-label={tabLabel(tab)}>
+              <Suspense fallback={<p className="muted">Loading…</p>}>
+                {TABS.filter((t) => visited.has(t.id)).map((t) => (
+                  <div key={t.id} className="tab-pane" hidden={t.id !== tab} data-testid={`tab-${t.id}`}>
+                    <TabBoundary>{VIEWS[t.id]()}</TabBoundary>
+                  </div>
                 ))}
-              </tbody>
-            </table>
-          </Modal>
-        )}
-        {createEmail !== null && (
-          <Modal title="New contact" onClose={() => setCreateEmail(null)}>
-            <ContactForm initial={{ email: createEmail }} onDone={() => setCreateEmail(null)} />
-          </Modal>
-        )}
-        <DuePopup />
+              </Suspense>
+            </main>
+            <StatusBar tab={tab} />
+          </div>
+          {help && (
+            <Modal title="Keyboard shortcuts" onClose={() => setHelp(false)} testId="shortcuts-help">
+              <table className="table">
+                <tbody>
+                  {SHORTCUT_HELP.map((s) => (
+                    <tr key={s.keys}>
+                      <td>
+                        <kbd>{s.keys}</kbd>
+                      </td>
+                      <td>{s.what}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </Modal>
+          )}
+          {createEmail !== null && (
+            <Modal title="New contact" onClose={() => setCreateEmail(null)}>
+              <ContactForm initial={{ email: createEmail }} onDone={() => setCreateEmail(null)} />
+            </Modal>
+          )}
+          <DuePopup />
+        </RadarFeedProvider>
       </StatusFeedProvider>
     </ShellContext.Provider>
   );

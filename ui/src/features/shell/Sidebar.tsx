@@ -1,7 +1,8 @@
 // Left navigation: one button per tab (Tab reaches it, ↑/↓/Home/End move between tabs, Enter
-// opens one), the connected-client count, Settings and sign-out.
+// opens one), the connected-client count, Settings and sign-out. A tab may carry an indicator
+// after its label (the Radar colour); `data-label` keeps the plain label for tests.
 import type { PresenceSnapshot } from '../../transport/types';
-import type { KeyboardEvent } from 'react';
+import type { KeyboardEvent, ReactNode } from 'react';
 import { navKeyTarget, TABS, type TabId } from './tabs';
 
 export function Sidebar({
@@ -9,11 +10,14 @@ export function Sidebar({
   onSelect,
   onSignOut,
   presence,
+  indicators = {},
 }: {
   active: TabId;
   onSelect: (id: TabId) => void;
   onSignOut: () => void;
   presence: PresenceSnapshot | null;
+  /** Extra content inside a tab's nav button, after its label. */
+  indicators?: Partial<Record<TabId, ReactNode>>;
 }) {
   const hosts = presence?.active.map((a) => a.hostname).join(', ') ?? '';
   const onKeyDown = (e: KeyboardEvent<HTMLUListElement>) => {
@@ -32,11 +36,13 @@ export function Sidebar({
             <button
               type="button"
               data-testid={`nav-${t.id}`}
+              data-label={t.label}
               className={t.id === active ? 'nav-item nav-item-active' : 'nav-item'}
               aria-current={t.id === active ? 'page' : undefined}
               onClick={() => onSelect(t.id)}
             >
-              {t.label}
+              <span className="nav-label">{t.label}</span>
+              {indicators[t.id]}
             </button>
           </li>
         ))}

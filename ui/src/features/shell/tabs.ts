@@ -9,6 +9,7 @@ export const TABS = [
   { id: 'people', label: 'People' },
   { id: 'servers', label: 'Servers' },
   { id: 'settings', label: 'Settings' },
+  { id: 'radar', label: 'Radar' },
 ] as const;
 
 export type TabId = (typeof TABS)[number]['id'];

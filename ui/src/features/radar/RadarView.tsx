@@ -1,0 +1,256 @@
+// Radar tab (Dispatcher Radar): the CW Dashboard board the Relay server reads, over the
+// app-level RadarFeed. Header (overall colour in words, the page's own time, Updated <ago>,
+// Refresh), the sign-in-needed and stale panels (the last board stays below), an empty state
+// before the first read, then the board: metrics, dispatcher cards with their queue tables,
+// PAPA, XCenter counts. Deep queues are marked in words, not only colour. Rules live in ./radar.
+import { useEffect, useState } from 'react';
+import type { RadarColor, RadarQueue } from '../../transport/types';
+import { COLOR_LABELS, countText, hasBoard, isLargeDepth, neverRead, QUEUE_WARNING_DEPTH, radarUpdatedText } from './radar';
+import type { RadarFeedState } from './radarFeed';
+import { useRadarFeed } from './useRadarFeed';
+
+/** How often the relative time re-renders. */
+export const TICK_MS = 15_000;
+
+/** A colour said in words beside its dot. */
+export function Tone({ color, testId }: { color: RadarColor; testId?: string }) {
+  return (
+    <span className={`radar-tone radar-tone-${color}`} data-color={color} data-testid={testId}>
+      <span className="radar-dot" aria-hidden="true" />
+      {COLOR_LABELS[color]}
+    </span>
+  );
+}
+
+function DepthCell({ depth }: { depth: number }) {
+  const large = isLargeDepth(depth);
+  return (
+    <td className={`num${large ? ' radar-depth-large' : ''}`} data-large={large ? 'true' : undefined}>
+      {large && (
+        <span className="radar-depth-mark" aria-hidden="true">
+          ▲{' '}
+        </span>
+      )}
+      {countText(depth)}
+      {large && <span className="visually-hidden"> (deep queue, {QUEUE_WARNING_DEPTH} or more)</span>}
+    </td>
+  );
+}
+
+function QueueTable({ caption, nameHeader, rows, testId }: { caption: string; nameHeader: string; rows: RadarQueue[]; testId: string }) {
+  return (
+    <div className="table-scroll">
+      <table className="table radar-queues" data-testid={testId}>
+        <caption className="visually-hidden">{caption}</caption>
+        <thead>
+          <tr>
+            <th scope="col">{nameHeader}</th>
+            <th scope="col" className="num">
+              Depth
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((q, i) => (
+            <tr key={`${q.name}-${i}`}>
+              <th scope="row" className="radar-queue-name">
+                {q.name}
+              </th>
+              <DepthCell depth={q.depth} />
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+export interface RadarBoardProps {
+  state: RadarFeedState;
+  now: number;
+  onRefresh: () => void;
+  onRetry: () => void;
+}
+
+/** The board itself (props in, markup out), so it renders in tests without a feed. */
+export function RadarBoard({ state, now, onRefresh, onRetry }: RadarBoardProps) {
+  const { data, loading, error, refreshing, notice } = state;
+  const board = hasBoard(data);
+  const stale = board && (!!data?.error || !!error || !!data?.signInRequired);
+
+  return (
+    <section className="view radar-view" data-testid="radar-view">
+      <header className="view-header radar-header">
+        <div>
+          <h1 className="view-title">Radar</h1>
+          <p className="muted radar-subtitle">Dispatcher Radar</p>
+        </div>
+        {data && (
+          <span className="radar-overall" data-testid="radar-overall">
+            <span className="visually-hidden">Overall: </span>
+            <Tone color={data.color} testId="radar-color" />
+          </span>
+        )}
+        {data?.currentTime && (
+          <span className="muted small" data-testid="radar-page-time">
+            Page time {data.currentTime}
+          </span>
+        )}
+        <span className="muted small" data-testid="radar-updated">
+          {data ? radarUpdatedText(data.lastUpdated, now) : loading ? 'Loading…' : 'Never updated'}
+        </span>
+        <span className={`status-notice small${notice ? ` status-notice-${notice.tone}` : ''}`} role="status" data-testid="radar-notice">
+          {notice?.text ?? ''}
+        </span>
+        <button
+          type="button"
+          className="button button-ghost push-right status-refresh"
+          aria-busy={refreshing}
+          disabled={refreshing}
+          onClick={onRefresh}
+          data-testid="radar-refresh"
+        >
+          <span className={`status-spinner${refreshing ? ' status-spinning' : ''}`} aria-hidden="true" />
+          {refreshing ? 'Refreshing…' : 'Refresh'}
+        </button>
+      </header>
+
+      {error && (
+        <div className={`panel status-error${data ? ' status-error-stale' : ''}`} role="alert" data-testid="radar-load-error">
+          <p className="error-text">
+            {data ? 'Could not update the Radar — showing the last board received. ' : 'Could not load the Radar. '}
+            {error}
+          </p>
+          <button type="button" className="button button-ghost" onClick={onRetry} data-testid="radar-retry">
+            Try again
+          </button>
+        </div>
+      )}
+
+      {data?.signInRequired && (
+        <div className="panel radar-signin" role="alert" data-testid="radar-signin">
+          <h2 className="radar-panel-title">Radar sign-in needed</h2>
+          <p>Radar sign-in needed: sign in to the CW Dashboard on the Relay server PC.</p>
+          {board && <p className="muted small">The last board read is shown below and may be out of date.</p>}
+        </div>
+      )}
+
+      {data && data.error && !data.signInRequired && (
+        <div className="panel status-error status-error-stale" role="alert" data-testid="radar-stale">
+          <p className="warn-text">{board ? `Showing the last board: ${data.error}` : `The Radar could not be read: ${data.error}`}</p>
+        </div>
+      )}
+
+      {!data && loading && (
+        <p className="muted" role="status" data-testid="radar-loading">
+          Loading the Radar…
+        </p>
+      )}
+
+      {data && neverRead(data) && !data.signInRequired && !data.error && (
+        <div className="panel empty" data-testid="radar-empty">
+          <h2 className="radar-panel-title">No Radar board yet</h2>
+          <p className="muted">The Relay server has not read the Radar page yet. It reads it every minute; Refresh asks for a read now.</p>
+        </div>
+      )}
+
+      {data && board && (
+        <div className={`radar-board${stale ? ' radar-board-stale' : ''}`} data-testid="radar-board" data-stale={stale ? 'true' : 'false'}>
+          {data.metrics.length > 0 && (
+            <section aria-labelledby="radar-metrics-title" data-testid="radar-metrics">
+              <h2 id="radar-metrics-title" className="status-section-title">
+                Metrics
+              </h2>
+              <ul className="radar-metrics">
+                {data.metrics.map((m, i) => (
+                  <li key={`${m.label}-${i}`} className={`stat radar-metric radar-card-${m.tone}`} data-testid="radar-metric">
+                    <div className="muted small">{m.label}</div>
+                    <div className="stat-n">{m.value ?? '—'}</div>
+                    <Tone color={m.tone} />
+                  </li>
+                ))}
+              </ul>
+            </section>
+          )}
+
+          {data.dispatchers.length > 0 && (
+            <section aria-labelledby="radar-dispatchers-title" data-testid="radar-dispatchers">
+              <h2 id="radar-dispatchers-title" className="status-section-title">
+                Dispatchers
+              </h2>
+              <ul className="radar-cards">
+                {data.dispatchers.map((d, i) => (
+                  <li key={`${d.name}-${i}`} className={`panel radar-card radar-card-${d.tone}`} data-testid="radar-dispatcher">
+                    <div className="status-card-head">
+                      <h3 className="status-card-title">{d.name}</h3>
+                      <Tone color={d.tone} />
+                    </div>
+                    <dl className="radar-dates small">
+                      <dt className="muted">Last schedule</dt>
+                      <dd>{d.lastScheduleDate || '—'}</dd>
+                      <dt className="muted">Last pub-sub</dt>
+                      <dd>{d.lastPubSubDate || '—'}</dd>
+                    </dl>
+                    {d.queues.length > 0 ? (
+                      <QueueTable caption={`Queues of ${d.name}`} nameHeader="Queue" rows={d.queues} testId="radar-queue-table" />
+                    ) : (
+                      <p className="muted small">No queues listed.</p>
+                    )}
+                  </li>
+                ))}
+              </ul>
+            </section>
+          )}
+
+          {data.papa.length > 0 && (
+            <section aria-labelledby="radar-papa-title" data-testid="radar-papa">
+              <h2 id="radar-papa-title" className="status-section-title">
+                PAPA
+              </h2>
+              <div className="panel">
+                <QueueTable caption="PAPA message types" nameHeader="Message type" rows={data.papa} testId="radar-papa-table" />
+              </div>
+            </section>
+          )}
+
+          {(data.xcenter.ok !== null || data.xcenter.pending !== null) && (
+            <section aria-labelledby="radar-xcenter-title" data-testid="radar-xcenter">
+              <h2 id="radar-xcenter-title" className="status-section-title">
+                XCenter
+              </h2>
+              <div className="radar-xcenter">
+                <div className="stat" data-testid="radar-xcenter-ok">
+                  <div className="muted small">OK</div>
+                  <div className="stat-n">{countText(data.xcenter.ok)}</div>
+                </div>
+                <div className="stat" data-testid="radar-xcenter-pending">
+                  <div className="muted small">Pending</div>
+                  <div className="stat-n">{countText(data.xcenter.pending)}</div>
+                </div>
+              </div>
+            </section>
+          )}
+        </div>
+      )}
+    </section>
+  );
+}
+
+/** Ticks `now` so "Updated <ago>" stays current. */
+function useNow(ms: number): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const id = setInterval(() => setNow(Date.now()), ms);
+    return () => clearInterval(id);
+  }, [ms]);
+  return now;
+}
+
+export default function RadarView() {
+  const { feed, state } = useRadarFeed();
+  const now = useNow(TICK_MS);
+  // Re-render "ago" right after new data arrives, not only on the next tick.
+  const [shownAt, setShownAt] = useState(now);
+  useEffect(() => setShownAt(Date.now()), [state.data]);
+  return <RadarBoard state={state} now={Math.max(now, shownAt)} onRefresh={() => void feed.refresh()} onRetry={() => void feed.load()} />;
+}
