@@ -1,7 +1,8 @@
 // The Radar nav item's indicator: the overall colour as a dot plus the colour in words, and a
 // queue-warning marker when a queue is deep. It sits inside the nav button after the "Radar"
-// label: the visible part is aria-hidden and one visually hidden text carries it, so the
-// button's accessible name reads "Radar: red, queue warning". Nothing before the first answer.
+// label: the visible parts (label included, see Sidebar) are aria-hidden and one visually hidden
+// text says it all, so the button's accessible name is "Radar: red, queue warning" (Chromium
+// would otherwise join the pieces as "Radar : red"). Nothing before the first answer.
 import { radarIndicator, type RadarIndicator } from './radar';
 import { useRadarFeed } from './useRadarFeed';
 
@@ -16,7 +17,7 @@ export function RadarIndicatorView({ indicator }: { indicator: RadarIndicator | 
       data-queue-warning={indicator.queueWarning ? 'true' : 'false'}
       title={indicator.label}
     >
-      <span className="visually-hidden">{indicator.label.slice('Radar'.length)}</span>
+      <span className="visually-hidden">{indicator.label}</span>
       <span className={`radar-tone radar-tone-${tone} radar-nav-tone`} aria-hidden="true">
         <span className="radar-dot" />
         {indicator.text}

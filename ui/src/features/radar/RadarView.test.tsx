@@ -117,13 +117,13 @@ describe('RadarIndicatorView', () => {
   it('the colour in words for screen readers and on screen, the queue warning, nothing before data', () => {
     expect(renderToStaticMarkup(<RadarIndicatorView indicator={null} />)).toBe('');
     const red = renderToStaticMarkup(<RadarIndicatorView indicator={radarIndicator(board({ papa: [] , dispatchers: [] }))} />);
-    expect(red).toMatch(/data-color="red" data-queue-warning="false" title="Radar: red"><span class="visually-hidden">: red<\/span>/);
+    expect(red).toMatch(/data-color="red" data-queue-warning="false" title="Radar: red"><span class="visually-hidden">Radar: red<\/span>/);
     expect(red).toMatch(/aria-hidden="true"><span class="radar-dot"><\/span>red</);
     expect(red).not.toContain('radar-queue-warning');
     const deep = renderToStaticMarkup(<RadarIndicatorView indicator={radarIndicator(board())} />);
-    expect(deep).toMatch(/title="Radar: red, queue warning"><span class="visually-hidden">: red, queue warning<\/span>/);
+    expect(deep).toMatch(/title="Radar: red, queue warning"><span class="visually-hidden">Radar: red, queue warning<\/span>/);
     expect(deep).toContain('data-testid="radar-queue-warning">▲ queue<');
     const signin = renderToStaticMarkup(<RadarIndicatorView indicator={radarIndicator(board({ signInRequired: true, papa: [], dispatchers: [] }))} />);
-    expect(signin).toMatch(/: sign-in needed<[^]*radar-tone-unknown/);
+    expect(signin).toMatch(/>Radar: sign-in needed<[^]*radar-tone-unknown/);
   });
 });

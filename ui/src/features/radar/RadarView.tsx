@@ -129,8 +129,7 @@ export function RadarBoard({ state, now, onRefresh, onRetry }: RadarBoardProps) 
 
       {data?.signInRequired && (
         <div className="panel radar-signin" role="alert" data-testid="radar-signin">
-          <h2 className="radar-panel-title">Radar sign-in needed</h2>
-          <p>Radar sign-in needed: sign in to the CW Dashboard on the Relay server PC.</p>
+          <p className="radar-signin-text">Radar sign-in needed: sign in to the CW Dashboard on the Relay server PC.</p>
           {board && <p className="muted small">The last board read is shown below and may be out of date.</p>}
         </div>
       )}

@@ -1,6 +1,7 @@
 // Left navigation: one button per tab (Tab reaches it, ↑/↓/Home/End move between tabs, Enter
 // opens one), the connected-client count, Settings and sign-out. A tab may carry an indicator
-// after its label (the Radar colour); `data-label` keeps the plain label for tests.
+// after its label (the Radar colour) that says the tab's whole name in words ("Radar: red"), so
+// the visible label is hidden from assistive tech there; `data-label` keeps the plain label.
 import type { PresenceSnapshot } from '../../transport/types';
 import type { KeyboardEvent, ReactNode } from 'react';
 import { navKeyTarget, TABS, type TabId } from './tabs';
@@ -16,7 +17,7 @@ export function Sidebar({
   onSelect: (id: TabId) => void;
   onSignOut: () => void;
   presence: PresenceSnapshot | null;
-  /** Extra content inside a tab's nav button, after its label. */
+  /** Extra content inside a tab's nav button, after its label; it must name the tab itself. */
   indicators?: Partial<Record<TabId, ReactNode>>;
 }) {
   const hosts = presence?.active.map((a) => a.hostname).join(', ') ?? '';
@@ -41,7 +42,9 @@ export function Sidebar({
               aria-current={t.id === active ? 'page' : undefined}
               onClick={() => onSelect(t.id)}
             >
-              <span className="nav-label">{t.label}</span>
+              <span className="nav-label" aria-hidden={indicators[t.id] ? true : undefined}>
+                {t.label}
+              </span>
               {indicators[t.id]}
             </button>
           </li>
