@@ -251,10 +251,10 @@ describe('Accessibility (WCAG 2.2 AA)', { timeout: 240_000 }, () => {
     assert.equal(await kb.getByTestId('nav-people').getAttribute('aria-current'), 'page');
     assert.equal(await focused(), 'nav-people', 'focus stays on the chosen nav item');
     await kb.keyboard.press('End');
-    assert.equal(await focused(), 'nav-radar', 'End reaches the last nav item (Radar)');
+    assert.equal(await focused(), 'nav-settings', 'End reaches the last nav item (Settings)');
     await kb.keyboard.press('ArrowDown');
     assert.equal(await focused(), 'nav-compose', 'ArrowDown wraps to the top');
-    for (let i = 0; i < 4; i++) await kb.keyboard.press('ArrowUp'); // Radar, Settings, Servers, People
+    for (let i = 0; i < 4; i++) await kb.keyboard.press('ArrowUp'); // Settings, Radar, Servers, People
     assert.equal(await focused(), 'nav-people');
     // Tab on to "Add contact", open it with Enter, close it with Esc: focus goes back to the opener.
     let presses = 0;

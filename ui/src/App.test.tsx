@@ -53,7 +53,7 @@ describe('App markup', () => {
       </TransportProvider>,
     );
     const navIds = [...html.matchAll(/data-testid="nav-([a-z]+)"/g)].map((m) => m[1]);
-    expect(navIds).toEqual(['compose', 'alerts', 'oncall', 'notes', 'status', 'people', 'servers', 'settings', 'radar']);
+    expect(navIds).toEqual(['compose', 'alerts', 'oncall', 'notes', 'status', 'people', 'servers', 'radar', 'settings']);
     expect(TABS.map((t) => t.label)).toEqual([
       'Compose', 'Alerts', 'On-Call', 'Notes', 'Status', 'People', 'Servers', 'Settings', 'Radar',
     ]);

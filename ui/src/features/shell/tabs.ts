@@ -8,8 +8,8 @@ export const TABS = [
   { id: 'status', label: 'Status' },
   { id: 'people', label: 'People' },
   { id: 'servers', label: 'Servers' },
-  { id: 'settings', label: 'Settings' },
   { id: 'radar', label: 'Radar' },
+  { id: 'settings', label: 'Settings' },
 ] as const;
 
 export type TabId = (typeof TABS)[number]['id'];
