@@ -147,4 +147,19 @@ mod tests {
         assert_eq!(parse(b"{\"not\": \"a list\"}", NOW), Err(FeedParseError::Shape("Google Cloud incidents")));
         assert_eq!(parse(b"[{\"id\": 5}]", NOW).unwrap_err().code(), "shape");
     }
+
+    #[test]
+    fn the_recorded_list_keeps_open_and_recent_incidents() {
+        let items = parse(crate::status_feeds::testdata::GOOGLE_INCIDENTS, NOW).unwrap();
+        let got: Vec<(&str, Severity)> = items.iter().map(|i| (i.id.as_str(), i.severity)).collect();
+        assert_eq!(
+            got,
+            [
+                ("xVSEV3kVaJBmS7SZbnre", Severity::Error),
+                ("dr8wq5nNpLzc4f9K2xYb", Severity::Warning),
+                ("ended-recent-01", Severity::Resolved)
+            ]
+        );
+        assert_eq!(items[0].affected_scopes, ["Google Compute Engine", "Cloud Run"]);
+    }
 }

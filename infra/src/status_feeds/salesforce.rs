@@ -187,4 +187,17 @@ mod tests {
         assert_eq!(parse(b"{}", 0), Err(FeedParseError::Shape("Salesforce incidents")));
         assert_eq!(parse(b"[{\"id\": true}]", 0), Err(FeedParseError::Shape("Salesforce incidents")));
     }
+
+    #[test]
+    fn the_recorded_list_reads_every_incident() {
+        let items = parse(crate::status_feeds::testdata::SALESFORCE_INCIDENTS, 0).unwrap();
+        let got: Vec<(&str, Severity)> = items.iter().map(|i| (i.id.as_str(), i.severity)).collect();
+        assert_eq!(
+            got,
+            [("sf-51234", Severity::Error), ("sf-51240", Severity::Warning), ("sf-51190", Severity::Resolved)]
+        );
+        assert_eq!(items[0].description, "A rollback is in progress.");
+        assert_eq!(items[2].title, "Major Outage — Tableau");
+        assert_eq!(items[2].description, "Fixed.");
+    }
 }

@@ -110,4 +110,17 @@ mod tests {
         );
         assert_eq!(parse(b"", 0).unwrap_err().code(), "missing");
     }
+
+    #[test]
+    fn the_recorded_pages_read_as_their_phrase() {
+        use crate::status_feeds::testdata::{
+            STATUSGATOR_DOWN, STATUSGATOR_ISSUES, STATUSGATOR_MAINTENANCE, STATUSGATOR_UP,
+        };
+        assert_eq!(read_page(STATUSGATOR_UP).unwrap().0, Verdict::Up);
+        assert_eq!(read_page(STATUSGATOR_MAINTENANCE).unwrap().0, Verdict::Maintenance);
+        assert_eq!(read_page(STATUSGATOR_ISSUES).unwrap().0, Verdict::Issues);
+        let down = parse(STATUSGATOR_DOWN, 0).unwrap();
+        assert_eq!(down[0].description, "CrowdStrike reports a major outage.");
+        assert_eq!(down[0].link, "https://statusgator.com/services/crowdstrike");
+    }
 }

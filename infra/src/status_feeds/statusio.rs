@@ -162,4 +162,17 @@ mod tests {
         );
         assert!(parse(b"{\"result\": {}}", NOW).unwrap().is_empty());
     }
+
+    #[test]
+    fn the_recorded_document_keeps_the_two_live_incidents() {
+        let items = parse(crate::status_feeds::testdata::DYNATRACE_STATUS, NOW).unwrap();
+        let got: Vec<(&str, Severity)> = items.iter().map(|i| (i.id.as_str(), i.severity)).collect();
+        assert_eq!(
+            got,
+            [("6847f1a2b3c4d5e6f7a8b9c0", Severity::Error), ("6847f1a2b3c4d5e6f7a8b9c1", Severity::Warning)]
+        );
+        assert_eq!(items[0].affected_scopes, ["AWS · Us East 1"]);
+        assert_eq!(items[0].description, "Processing delays of up to 15 minutes.");
+        assert_eq!(items[1].affected_scopes, ["AZURE · West Europe"]);
+    }
 }
