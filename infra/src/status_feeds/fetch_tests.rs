@@ -146,11 +146,15 @@ async fn redirects_are_refused() {
 async fn proofpoint_posts_the_aura_form_with_the_page_values_and_no_cookie() {
     let fake = fixtures().await;
     let page = Reply::content("text/html", super::testdata::PROOFPOINT_PAGE.to_vec())
-        .header("Set-Cookie", "sid=secret; Path=/; Secure");
+        .header("Set-Cookie", "sid=secret; Path=/");
     fake.route("GET", "/community/s/proofpoint-current-incidents", page);
-    let polls = poll(&client(&fake)).await;
+    let client = client(&fake);
+    let polls = poll(&client).await;
     assert_eq!(outcome(&polls, ProviderId::Proofpoint).as_ref().unwrap().len(), 1);
+    // A second poll on the same client: a cookie store would now send the page's cookie.
+    poll(&client).await;
     let requests = fake.requests();
+    assert!(requests.iter().all(|r| r.header("cookie").is_none()), "no cookie store");
     let post = requests.iter().find(|r| r.method == "POST").expect("the aura call was made");
     assert_eq!(post.path(), "/community/s/sfsites/aura");
     assert_eq!(post.query(), Some("r=1&aura.FlowRuntimeConnect.startFlow=1"));
