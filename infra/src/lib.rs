@@ -3,7 +3,7 @@
 //! owner-only secret files, random identifiers, the clock, auth-token signing, the redacting
 //! log sink, the backup archive IO (`backup`: store snapshot, archive writer, disposable-restore
 //! verifier, health file), and the one outbound HTTP policy (`http`) every call to the outside
-//! goes through.
+//! goes through, and the status feeds (`status_feeds`) fetched and parsed under it.
 //! Actors own these resources; nothing here keeps global mutable state.
 
 pub mod backup;

@@ -28,8 +28,65 @@ pub const GITHUB_API: Endpoint = Endpoint { name: "GITHUB_API", production: "htt
 /// `infra::radar::RADAR_PATH`. A build-time constant: no client can name another target.
 pub const RADAR: Endpoint = Endpoint { name: "RADAR", production: "https://cw-intra-web" };
 
+/// Status feeds (`infra::status_feeds`): one endpoint per upstream host; paths live in the
+/// provider's fetch plan.
+pub const STATUS_AWS: Endpoint = Endpoint { name: "STATUS_AWS", production: "https://status.aws.amazon.com" };
+pub const STATUS_AZURE: Endpoint =
+    Endpoint { name: "STATUS_AZURE", production: "https://azurestatuscdn.azureedge.net" };
+pub const STATUS_M365: Endpoint = Endpoint { name: "STATUS_M365", production: "https://status.cloud.microsoft" };
+pub const STATUS_JIRA: Endpoint =
+    Endpoint { name: "STATUS_JIRA", production: "https://jira-software.status.atlassian.com" };
+pub const STATUS_GITHUB: Endpoint = Endpoint { name: "STATUS_GITHUB", production: "https://www.githubstatus.com" };
+pub const STATUS_CLOUDFLARE: Endpoint =
+    Endpoint { name: "STATUS_CLOUDFLARE", production: "https://www.cloudflarestatus.com" };
+pub const STATUS_GOOGLE: Endpoint = Endpoint { name: "STATUS_GOOGLE", production: "https://status.cloud.google.com" };
+pub const STATUS_CLAUDE: Endpoint = Endpoint { name: "STATUS_CLAUDE", production: "https://status.claude.com" };
+pub const STATUS_OPENAI: Endpoint = Endpoint { name: "STATUS_OPENAI", production: "https://status.openai.com" };
+pub const STATUS_SALESFORCE: Endpoint =
+    Endpoint { name: "STATUS_SALESFORCE", production: "https://api.status.salesforce.com" };
+pub const STATUS_MIST: Endpoint = Endpoint { name: "STATUS_MIST", production: "https://status.mist.com" };
+pub const STATUS_DYNATRACE: Endpoint = Endpoint { name: "STATUS_DYNATRACE", production: "https://api.status.io" };
+pub const STATUS_PROOFPOINT: Endpoint =
+    Endpoint { name: "STATUS_PROOFPOINT", production: "https://proofpoint.my.site.com" };
+pub const STATUS_CROWDSTRIKE: Endpoint = Endpoint { name: "STATUS_CROWDSTRIKE", production: "https://statusgator.com" };
+
+/// The status-feed endpoints, in `domain::status_feeds::PROVIDERS` order (Mist once).
+pub const STATUS_FEEDS: &[Endpoint] = &[
+    STATUS_AWS,
+    STATUS_AZURE,
+    STATUS_M365,
+    STATUS_JIRA,
+    STATUS_GITHUB,
+    STATUS_CLOUDFLARE,
+    STATUS_GOOGLE,
+    STATUS_CLAUDE,
+    STATUS_OPENAI,
+    STATUS_SALESFORCE,
+    STATUS_MIST,
+    STATUS_DYNATRACE,
+    STATUS_PROOFPOINT,
+    STATUS_CROWDSTRIKE,
+];
+
 /// Every fixed endpoint (each feature adds its own here).
-pub const ALL: &[Endpoint] = &[GITHUB_API, RADAR];
+pub const ALL: &[Endpoint] = &[
+    GITHUB_API,
+    STATUS_AWS,
+    STATUS_AZURE,
+    STATUS_M365,
+    STATUS_JIRA,
+    STATUS_GITHUB,
+    STATUS_CLOUDFLARE,
+    STATUS_GOOGLE,
+    STATUS_CLAUDE,
+    STATUS_OPENAI,
+    STATUS_SALESFORCE,
+    STATUS_MIST,
+    STATUS_DYNATRACE,
+    STATUS_PROOFPOINT,
+    STATUS_CROWDSTRIKE,
+    RADAR,
+];
 
 /// Prefix of the debug-only override variables.
 pub const OVERRIDE_PREFIX: &str = "RELAY_TEST_UPSTREAM_";

@@ -1,0 +1,202 @@
+//! Service status against the real `relay serve` binary, with every status-feed endpoint
+//! pointed (debug-only loopback override) at one fake upstream serving recorded-format
+//! fixtures: a refresh fills all providers, the server-owned records are readable but not
+//! writable, outages become notices, a failed feed keeps its last items with the error, and
+//! unchanged polls write nothing; operator refreshes are limited (429 + Retry-After); on Relay
+//! Web the status needs a web session and the refresh a CSRF token.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+use std::time::Duration;
+
+use fake_upstream::{FakeUpstream, Reply};
+use infra::status_feeds::testdata;
+use serde_json::{json, Value};
+use support::{client, Relay};
+
+async fn serve_fixtures() -> FakeUpstream {
+    let fake = FakeUpstream::start().await;
+    for (method, path, content_type, body) in testdata::ROUTES {
+        fake.route(method, path, Reply::status(200).header("Content-Type", content_type).body(body.to_vec()));
+    }
+    fake
+}
+
+fn start_against(fake: &FakeUpstream, extra_env: &[(&str, &str)], web: bool) -> (Relay, tempfile::TempDir) {
+    let tmp = tempfile::tempdir().unwrap();
+    let data_dir = tmp.path().join("data");
+    let origin = fake.url("");
+    let origin = origin.trim_end_matches('/');
+    let mut env: Vec<(String, String)> = testdata::override_env(origin);
+    env.extend(extra_env.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let relay = if web {
+        Relay::start_env(&data_dir, "0.0.0.0", &["--web", "--web-port", "0"], &env)
+    } else {
+        Relay::start_env(&data_dir, "127.0.0.1", &[], &env)
+    };
+    (relay, tmp)
+}
+
+async fn status(relay: &Relay, token: &str) -> Value {
+    relay.get_json(token, "/api/relay/status").await
+}
+
+/// Asks for a refresh (retrying while the actor is still loading) and waits until every
+/// provider was checked after `after` (a `lastUpdated` string, or none).
+async fn refresh_and_wait(relay: &Relay, token: &str, after: Option<&str>) -> Value {
+    for _ in 0..100 {
+        let res =
+            client().post(relay.url("/api/relay/status/refresh")).header("Authorization", token).send().await.unwrap();
+        match res.status().as_u16() {
+            202 => break,
+            503 => tokio::time::sleep(Duration::from_millis(100)).await,
+            other => panic!("refresh answered {other}: {}", res.text().await.unwrap()),
+        }
+    }
+    for _ in 0..300 {
+        let s = status(relay, token).await;
+        let updated = s["lastUpdated"].as_str().map(str::to_string);
+        if !s["refreshing"].as_bool().unwrap() && updated.is_some() && updated.as_deref() != after {
+            return s;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("the poll never finished: {}", relay.stderr());
+}
+
+fn provider<'a>(status: &'a Value, id: &str) -> &'a Value {
+    status["providers"].as_array().unwrap().iter().find(|p| p["id"] == id).unwrap()
+}
+
+async fn records(relay: &Relay, token: &str, collection: &str) -> Vec<Value> {
+    let page = relay.get_json(token, &format!("/api/collections/{collection}/records?perPage=100")).await;
+    page["items"].as_array().unwrap().clone()
+}
+
+#[tokio::test]
+async fn a_refresh_reads_every_feed_through_the_fixed_endpoints_and_stores_only_changes() {
+    let fake = serve_fixtures().await;
+    let (mut relay, _dir) = start_against(&fake, &[("RELAY_TEST_STATUS_REFRESH_INTERVAL_MS", "0")], false);
+    let token = relay.token().await;
+
+    let first = refresh_and_wait(&relay, &token, None).await;
+    let providers = first["providers"].as_array().unwrap();
+    assert_eq!(providers.len(), 17);
+    for p in providers {
+        assert!(p["error"].is_null(), "{} failed: {}", p["id"], p["error"]);
+    }
+    // Providers whose fixtures do not depend on today's date: their items arrive whole.
+    let github = provider(&first, "github");
+    assert_eq!(
+        github["items"].as_array().unwrap().len(),
+        testdata::expected_item_count(domain::status_feeds::ProviderId::Github)
+    );
+    assert_eq!(github["state"], "outage");
+    assert_eq!(github["statusPage"], "https://www.githubstatus.com/");
+    assert!(provider(&first, "salesforce")["items"].as_array().unwrap().len() > 0);
+    assert!(provider(&first, "crowdstrike")["items"].as_array().unwrap().len() == 1);
+    assert!(provider(&first, "proofpoint")["items"].as_array().unwrap().len() > 0);
+
+    // The requests went to the fixed production paths, credential-free.
+    let requests = fake.requests();
+    assert!(requests.iter().any(|r| r.target.starts_with("/api/v2/summary.json")));
+    assert!(requests.iter().all(|r| !r.headers.iter().any(|(k, _)| k == "authorization" || k == "cookie")));
+
+    // Server-owned: readable, one record per provider, never writable through the record API.
+    let stored = records(&relay, &token, "cloud_status").await;
+    assert_eq!(stored.len(), 17);
+    for collection in ["cloud_status", "cloud_status_notices"] {
+        let res = client()
+            .post(relay.url(&format!("/api/collections/{collection}/records")))
+            .header("Authorization", &token)
+            .json(&support::sample(collection))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), 403, "{collection}");
+    }
+    let id = stored[0]["id"].as_str().unwrap();
+    for req in [
+        client().patch(relay.url(&format!("/api/collections/cloud_status/records/{id}"))).json(&json!({"error": "x"})),
+        client().delete(relay.url(&format!("/api/collections/cloud_status/records/{id}"))),
+    ] {
+        assert_eq!(req.header("Authorization", &token).send().await.unwrap().status(), 403);
+    }
+
+    // Outages became notices (one per episode).
+    let notices = records(&relay, &token, "cloud_status_notices").await;
+    assert!(notices.iter().any(|n| n["provider"] == "github" && n["severity"] == "error"), "{notices:?}");
+
+    // An unchanged poll writes nothing.
+    let revisions: Vec<Value> = stored.iter().map(|r| r["revision"].clone()).collect();
+    let second = refresh_and_wait(&relay, &token, first["lastUpdated"].as_str()).await;
+    let again: Vec<Value> =
+        records(&relay, &token, "cloud_status").await.iter().map(|r| r["revision"].clone()).collect();
+    assert_eq!(revisions, again, "no visible change, no write");
+
+    // A failing feed keeps its last good items and shows the error.
+    fake.route("GET", "/incidents.json", Reply::status(500).body(b"oops".to_vec()));
+    fake.route("GET", "/v1/incidents/active", Reply::status(500).body(b"oops".to_vec()));
+    let third = refresh_and_wait(&relay, &token, second["lastUpdated"].as_str()).await;
+    let salesforce = provider(&third, "salesforce");
+    assert!(salesforce["error"].as_str().unwrap().contains("500"), "{salesforce}");
+    assert_eq!(salesforce["items"], provider(&second, "salesforce")["items"]);
+    assert_eq!(salesforce["state"], "outage", "its last items still show the outage");
+    let stored = records(&relay, &token, "cloud_status").await;
+    let record = stored.iter().find(|r| r["provider"] == "salesforce").unwrap();
+    assert!(record["error"].as_str().unwrap().contains("500"));
+    assert!(!relay.output().contains(&fake.url("")), "full upstream URLs never reach the logs");
+    relay.stop();
+}
+
+#[tokio::test]
+async fn operator_refreshes_are_limited_and_relay_web_needs_a_session_and_csrf() {
+    let fake = serve_fixtures().await;
+    let (mut relay, _dir) = start_against(&fake, &[], true);
+    let token = relay.token().await;
+    refresh_and_wait(&relay, &token, None).await;
+    let res =
+        client().post(relay.url("/api/relay/status/refresh")).header("Authorization", &token).send().await.unwrap();
+    assert_eq!(res.status(), 429);
+    let retry: u64 = res.headers()["retry-after"].to_str().unwrap().parse().unwrap();
+    assert!((1..=30).contains(&retry), "{retry}");
+    let body: Value = res.json().await.unwrap();
+    assert_eq!(body["data"]["code"], "status_refresh_rate_limited");
+
+    let base = relay.web.clone().unwrap().replace("127.0.0.1", "localhost");
+    let anonymous = client().get(format!("{base}/api/relay/status")).header("Origin", &base).send().await.unwrap();
+    assert_eq!(anonymous.status(), 401);
+    let web = support::web_session(&base).await;
+    let read = client()
+        .get(format!("{base}/api/relay/status"))
+        .header("Origin", &base)
+        .header("Cookie", &web.cookie)
+        .header("Authorization", &web.token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(read.status(), 200);
+    assert_eq!(read.json::<Value>().await.unwrap()["providers"].as_array().unwrap().len(), 17);
+    let no_csrf = client()
+        .post(format!("{base}/api/relay/status/refresh"))
+        .header("Origin", &base)
+        .header("Cookie", &web.cookie)
+        .header("Authorization", &web.token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(no_csrf.status(), 403);
+    let with_csrf = client()
+        .post(format!("{base}/api/relay/status/refresh"))
+        .header("Origin", &base)
+        .header("Cookie", &web.cookie)
+        .header("Authorization", &web.token)
+        .header("X-Relay-CSRF", &web.csrf)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(with_csrf.status(), 429, "past CSRF, the server-wide limit still holds");
+    relay.stop();
+}
