@@ -30,12 +30,24 @@ export function relayBin() {
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+/** The status-feed endpoint names (`infra::http::endpoints::STATUS_FEEDS`). */
+export const STATUS_ENDPOINTS = [
+  'AWS', 'AZURE', 'M365', 'JIRA', 'GITHUB', 'CLOUDFLARE', 'GOOGLE', 'CLAUDE', 'OPENAI', 'SALESFORCE', 'MIST',
+  'DYNATRACE', 'PROOFPOINT', 'CROWDSTRIKE',
+];
+
+/** Debug-only overrides pointing every status feed at `origin` (default: a closed loopback port,
+ * so an e2e run never reaches the real status pages). */
+export function closedUpstreams(origin = 'http://127.0.0.1:9') {
+  return Object.fromEntries(STATUS_ENDPOINTS.map((n) => [`RELAY_TEST_UPSTREAM_STATUS_${n}`, origin]));
+}
+
 /**
  * Start `relay serve`; resolves with {url, passphrase, stop()} once it prints its URL.
  * `{ web: true }` also starts the Relay Web gateway (`--bind 0.0.0.0 --web --web-port 0`) and adds
  * `webUrl` (http://localhost:<port>: the gateway's cookie is host-only, so always use this host).
  */
-export async function startRelay({ web = false } = {}) {
+export async function startRelay({ web = false, env = {} } = {}) {
   const bin = relayBin();
   if (!existsSync(bin)) throw new Error(`relay binary not found at ${bin} (set RELAY_BIN)`);
   if (!existsSync(path.join(UI_DIST, 'index.html'))) throw new Error(`ui/dist is not built (cd ui && npm run build)`);
@@ -45,7 +57,7 @@ export async function startRelay({ web = false } = {}) {
     ? ['serve', '--data-dir', dataDir, '--port', '0', '--bind', '0.0.0.0', '--web', '--web-port', '0', '--ui-dir', UI_DIST]
     : ['serve', '--data-dir', dataDir, '--port', '0', '--bind', '127.0.0.1', '--ui-dir', UI_DIST];
   const child = spawn(bin, args, {
-    env: { ...process.env, RELAY_BOOTSTRAP_PASSPHRASE: passphrase },
+    env: { ...closedUpstreams(), ...process.env, ...env, RELAY_BOOTSTRAP_PASSPHRASE: passphrase },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const log = [];

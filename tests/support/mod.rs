@@ -30,6 +30,10 @@ pub struct Relay {
     _tmp: Option<tempfile::TempDir>,
 }
 
+/// A loopback origin nothing listens on (the discard port): where outside services point in
+/// black-box tests that do not serve them.
+pub const CLOSED_UPSTREAM: &str = "http://127.0.0.1:9";
+
 pub fn relay_bin() -> &'static str {
     env!("CARGO_BIN_EXE_relay")
 }
@@ -84,6 +88,9 @@ impl Relay {
             .args(["--port", "0", "--bind", bind, "--log-level", "info"])
             .args(extra)
             .env("RELAY_BOOTSTRAP_PASSPHRASE", PASSPHRASE)
+            // Every outside service points at a closed loopback port unless the test serves it
+            // (a black-box test never reaches the real status pages).
+            .envs(infra::status_feeds::testdata::override_env(CLOSED_UPSTREAM))
             .envs(envs.iter().copied())
             .env_remove("RELAY_LOG")
             .stdout(Stdio::piped())
