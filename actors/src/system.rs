@@ -1,7 +1,8 @@
 //! Starting Relay's actor system. `start_server` opens the database (running migrations and
 //! reporting unmanaged tables), then starts every server-side subsystem under an actix
 //! `Supervisor` on its own arbiter, one line each: health first, then realtime, the store
-//! (SyncArbiter readers plus one writer), metrics, auth, web sessions, presence and privileged.
+//! (SyncArbiter readers plus one writer), metrics, auth, web sessions, presence and privileged,
+//! and, with a data directory, backups and branding (logos, images).
 //! `start_from_data_dir` is the one start path `relay serve` and the desktop's server mode
 //! share. `start_client` starts what a client-mode desktop needs (the sign-in coordinator; the
 //! mDNS discovery actor is started on demand by the shell). Everything must run inside an actix
@@ -180,6 +181,8 @@ pub struct Handles {
     pub control: Option<Addr<ControlActor>>,
     /// Backups (when the configuration has `backup`).
     pub backup: Option<Addr<BackupActor>>,
+    /// Logos and the image pipeline (with a data directory, like `backup`).
+    pub branding: Option<Addr<crate::branding::BrandingActor>>,
     /// Migrations applied by this start (empty when the schema was current).
     pub applied_migrations: Vec<String>,
     /// Tables found in the database that Relay does not manage (left in place).
@@ -245,7 +248,11 @@ pub fn start_from_data_dir(
     let clock = config.clock.clone();
     let mut handles = start_server(config)?;
     let ctx = SubsystemCtx::new(clock, handles.health.clone());
-    let targets = ControlTargets { privileged: handles.privileged.clone(), backup: handles.backup.clone() };
+    let targets = ControlTargets {
+        privileged: handles.privileged.clone(),
+        backup: handles.backup.clone(),
+        branding: handles.branding.clone(),
+    };
     handles.control = Some(start_supervised(move |_| ControlActor::new(ctx, listener, targets)));
     Ok(handles)
 }
@@ -327,6 +334,7 @@ pub fn start_server(config: RelayConfig) -> Result<Handles, StartError> {
         move |_| PrivilegedActor::new(ctx, privileged_service, limits).persisting(rate_limits)
     });
 
+    let branding = config.backup.as_ref().map(|b| crate::branding::start(&ctx, b.data_root.clone()));
     let backup = backup_env.map(|mut config| {
         config.store = Some(store.clone());
         let ctx = ctx.clone();
@@ -335,6 +343,7 @@ pub fn start_server(config: RelayConfig) -> Result<Handles, StartError> {
 
     Ok(Handles {
         backup,
+        branding,
         health,
         realtime,
         store,

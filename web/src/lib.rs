@@ -8,6 +8,7 @@
 
 mod access_log;
 mod auth;
+mod branding;
 mod error;
 pub mod gateway;
 mod headers;
@@ -60,6 +61,7 @@ pub fn configure(cfg: &mut web::ServiceConfig, ui_dir: Option<PathBuf>) {
                 .configure(records::routes)
                 .configure(realtime::routes)
                 .configure(relay::routes)
+                .configure(branding::routes)
                 .configure(metrics::routes)
                 .configure(import::routes)
                 .configure(privileged::routes)
