@@ -187,6 +187,15 @@ fn a_decompression_bomb_within_the_side_limit_is_refused_by_pixel_count() {
 }
 
 #[test]
+fn the_header_budget_holds_even_without_decoder_limits() {
+    // The header check alone refuses these, before any pixel buffer is allocated.
+    for (w, h) in [(20_000, 20_000), (8000, 8000)] {
+        let err = decode_checked(&png_declaring(w, h), ImagePurpose::Logo, Limits::no_limits()).unwrap_err();
+        assert_eq!(err, ImageError::DimensionsTooLarge { width: w, height: h });
+    }
+}
+
+#[test]
 fn the_decoder_runs_under_image_limits() {
     // Within the header budget, but over a tight allocation budget: the decoder refuses.
     let mut tight = decode_limits();
