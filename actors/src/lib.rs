@@ -11,6 +11,7 @@
 pub mod auth;
 pub mod auth_coordinator;
 pub mod backup;
+pub mod branding;
 pub mod control;
 pub mod discovery;
 pub mod health;

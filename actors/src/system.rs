@@ -2,7 +2,7 @@
 //! reporting unmanaged tables), then starts every server-side subsystem under an actix
 //! `Supervisor` on its own arbiter, one line each: health first, then realtime, the store
 //! (SyncArbiter readers plus one writer), metrics, auth, web sessions, presence, privileged,
-//! status feeds, radar and (with a data directory) backup.
+//! status feeds, radar and, with a data directory, backups and branding (logos, images).
 //! `start_from_data_dir` is the one start path `relay serve` and the desktop's server mode
 //! share. `start_client` starts what a client-mode desktop needs (the sign-in coordinator; the
 //! mDNS discovery actor is started on demand by the shell). Everything must run inside an actix
@@ -274,6 +274,8 @@ pub struct Handles {
     pub backup: Option<Addr<BackupActor>>,
     pub status_feeds: Addr<StatusFeedsActor>,
     pub radar: Addr<RadarActor>,
+    /// Logos and the image pipeline (with a data directory, like `backup`).
+    pub branding: Option<Addr<crate::branding::BrandingActor>>,
     /// Migrations applied by this start (empty when the schema was current).
     pub applied_migrations: Vec<String>,
     /// Tables found in the database that Relay does not manage (left in place).
@@ -341,7 +343,11 @@ pub fn start_from_data_dir(
     let clock = config.clock.clone();
     let mut handles = start_server(config)?;
     let ctx = SubsystemCtx::new(clock, handles.health.clone());
-    let targets = ControlTargets { privileged: handles.privileged.clone(), backup: handles.backup.clone() };
+    let targets = ControlTargets {
+        privileged: handles.privileged.clone(),
+        backup: handles.backup.clone(),
+        branding: handles.branding.clone(),
+    };
     handles.control = Some(start_supervised(move |_| ControlActor::new(ctx, listener, targets)));
     Ok(handles)
 }
@@ -423,6 +429,7 @@ pub fn start_server(config: RelayConfig) -> Result<Handles, StartError> {
         move |_| PrivilegedActor::new(ctx, privileged_service, limits).persisting(rate_limits)
     });
 
+    let branding = config.backup.as_ref().map(|b| crate::branding::start(&ctx, b.data_root.clone()));
     let backup = backup_env.map(|mut config| {
         config.store = Some(store.clone());
         let ctx = ctx.clone();
@@ -443,6 +450,7 @@ pub fn start_server(config: RelayConfig) -> Result<Handles, StartError> {
         backup,
         status_feeds,
         radar,
+        branding,
         health,
         realtime,
         store,

@@ -40,6 +40,17 @@ pub enum Command {
     Device(DeviceArgs),
     /// Server-local backups: create, verify, list, health (run on the Relay server PC).
     Backup(BackupArgs),
+    /// Server-local logos: set-logo, remove-logo (run on the Relay server PC).
+    Branding(BrandingArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct BrandingArgs {
+    /// Data directory of the server.
+    #[arg(long, env = "RELAY_DATA_DIR")]
+    pub data_dir: PathBuf,
+    #[command(subcommand)]
+    pub command: crate::branding::BrandingCommand,
 }
 
 #[derive(Debug, Args)]

@@ -2,12 +2,13 @@
 //! the connection passphrase on first start, starts the supervised actor system and the HTTP
 //! server on one actix System, and prints where it listens. `relay connection-info` prints the
 //! server URL and passphrase for the local operator; `relay admin` administers protected
-//! accounts on the server PC, `relay backup` makes and checks backups there, and `relay device`
-//! pairs a laptop and sends signed commands.
+//! accounts on the server PC, `relay backup` makes and checks backups there, `relay branding`
+//! sets the logos, and `relay device` pairs a laptop and sends signed commands.
 //! Parsing and wiring only; rules live in the library crates.
 
 mod admin;
 mod backup;
+mod branding;
 mod cli;
 mod control_client;
 mod device;
@@ -33,6 +34,7 @@ fn main() -> std::process::ExitCode {
         cli::Command::Admin(args) => admin::run(&args.data_dir, args.command),
         cli::Command::Device(args) => device::run(&args.key_file, args.command),
         cli::Command::Backup(args) => backup::run(&args.data_dir, args.command),
+        cli::Command::Branding(args) => branding::run(&args.data_dir, args.command),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

@@ -79,6 +79,20 @@ pub enum BackupOp {
     },
 }
 
+/// `relay branding ...`: set or remove the company and footer logos (server-local).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "camelCase", deny_unknown_fields)]
+pub enum BrandingOp {
+    /// Process and store the image file at `path` (absolute; the server reads at most 2 MiB).
+    SetLogo {
+        kind: crate::images::LogoKind,
+        path: String,
+    },
+    RemoveLogo {
+        kind: crate::images::LogoKind,
+    },
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ControlRequest {
@@ -94,6 +108,7 @@ pub enum ControlOp {
     Ping,
     Admin(AdminOp),
     Backup(BackupOp),
+    Branding(BrandingOp),
 }
 
 impl ControlRequest {
@@ -145,6 +160,10 @@ impl ControlRequest {
                 BackupOp::Health {} => "backup.health",
                 BackupOp::Restore { .. } => "backup.restore",
             },
+            ControlOp::Branding(op) => match op {
+                BrandingOp::SetLogo { .. } => "branding.setLogo",
+                BrandingOp::RemoveLogo { .. } => "branding.removeLogo",
+            },
         }
     }
 }
@@ -180,6 +199,15 @@ pub enum ControlReply {
     Pong { version: String },
     Admin(AdminReply),
     Backup(BackupReply),
+    Branding(BrandingReply),
+}
+
+/// What a branding operation did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum BrandingReply {
+    LogoSet { logo: crate::images::LogoKind, width: u32, height: u32, bytes: usize },
+    LogoRemoved { logo: crate::images::LogoKind },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -277,6 +305,36 @@ mod tests {
         }
         let huge = vec![b' '; MAX_REQUEST_BYTES + 1];
         assert_eq!(ControlRequest::parse(&huge).unwrap_err().code, ControlErrorCode::TooLarge);
+    }
+
+    #[test]
+    fn branding_operations_parse_strictly() {
+        let set = line(serde_json::json!({"version": 1, "request": {"kind": "branding",
+            "body": {"op": "setLogo", "kind": "footer", "path": "/tmp/logo.png"}}}));
+        let parsed = ControlRequest::parse(&set).unwrap();
+        assert_eq!(parsed.name(), "branding.setLogo");
+        assert_eq!(
+            parsed.request,
+            ControlOp::Branding(BrandingOp::SetLogo {
+                kind: crate::images::LogoKind::Footer,
+                path: "/tmp/logo.png".into()
+            })
+        );
+        for body in [
+            serde_json::json!({"op": "setLogo", "kind": "header", "path": "/x"}),
+            serde_json::json!({"op": "removeLogo", "kind": "company", "path": "/x"}),
+        ] {
+            let bad = line(serde_json::json!({"version": 1, "request": {"kind": "branding", "body": body}}));
+            assert_eq!(ControlRequest::parse(&bad).unwrap_err().code, ControlErrorCode::BadRequest);
+        }
+        let reply = ControlReply::Branding(BrandingReply::LogoSet {
+            logo: crate::images::LogoKind::Company,
+            width: 400,
+            height: 100,
+            bytes: 1234,
+        });
+        let bytes = serde_json::to_vec(&reply).unwrap();
+        assert_eq!(serde_json::from_slice::<ControlReply>(&bytes).unwrap(), reply);
     }
 
     #[test]

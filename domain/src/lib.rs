@@ -2,8 +2,8 @@
 //! PocketBase filter and sort languages, the `~` contains-search rules, token-bucket rate
 //! limiting, log redaction, timestamp formatting, the backup rules (archive names, manifest,
 //! health file, retention gate, pruning, restore journal), the typed privileged commands with
-//! their authorization rules, and `problem`, the one trait every error answered over HTTP
-//! implements. Nothing in this crate performs IO or async work; callers pass time in as
+//! their authorization rules, the image and logo limits (`images`), and `problem`, the one
+//! trait every error answered over HTTP implements. Nothing in this crate performs IO or async work; callers pass time in as
 //! milliseconds so every rule is deterministic under test.
 
 pub mod audit;
@@ -16,6 +16,7 @@ pub mod discovery;
 pub mod envelope;
 pub mod external_links;
 pub mod filter;
+pub mod images;
 pub mod import;
 pub mod migration;
 pub mod privileged_command;

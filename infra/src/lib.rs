@@ -2,8 +2,9 @@
 //! from `migrations/`), compilation of parsed filters into bound SQL, the data directory and its
 //! owner-only secret files, random identifiers, the clock, auth-token signing, the redacting
 //! log sink, the backup archive IO (`backup`: store snapshot, archive writer, disposable-restore
-//! verifier, health file), and the one outbound HTTP policy (`http`) every call to the outside
-//! goes through, and the status feeds (`status_feeds`) fetched and parsed under it.
+//! verifier, health file), the image pipeline and logo files (`images`), the one outbound HTTP
+//! policy (`http`) every call to the outside goes through, the status feeds (`status_feeds`)
+//! fetched and parsed under it, and the Radar page parser and read (`radar`).
 //! Actors own these resources; nothing here keeps global mutable state.
 
 pub mod backup;
@@ -15,6 +16,7 @@ pub mod dir_lock;
 pub mod fault;
 pub mod http;
 pub mod ids;
+pub mod images;
 pub mod import;
 pub mod logging;
 pub mod password;

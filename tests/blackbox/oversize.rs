@@ -42,6 +42,7 @@ async fn every_data_api_route_answers_an_oversized_body_with_the_json_problem() 
         ("POST", "/api/relay/privileged/pair", 512 * KIB),
         ("POST", "/api/relay/privileged/reauth", 4 * KIB),
         ("POST", "/api/relay/privileged/execute", 16 * KIB),
+        ("POST", "/api/relay/images/alert-body", 5 * KIB * KIB),
     ];
     for &(method, path, limit) in routes {
         let req = client()
@@ -78,6 +79,7 @@ async fn every_gateway_route_answers_an_oversized_body_with_the_json_problem() {
         ("/api/realtime", 512 * KIB),
         ("/api/relay/presence/heartbeat", 512 * KIB),
         ("/api/relay/import/contacts", 32 * KIB * KIB),
+        ("/api/relay/images/alert-body", 5 * KIB * KIB),
     ];
     for &(path, limit) in routes {
         let req = post(path).header("Cookie", &cookie).header("X-Relay-CSRF", &csrf).header("Authorization", &token);

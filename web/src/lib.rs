@@ -8,6 +8,7 @@
 
 mod access_log;
 mod auth;
+mod branding;
 mod error;
 pub mod gateway;
 mod headers;
@@ -64,6 +65,7 @@ pub fn configure(cfg: &mut web::ServiceConfig, ui_dir: Option<PathBuf>) {
                 .configure(relay::routes)
                 .configure(status_feeds::routes)
                 .configure(radar::routes)
+                .configure(branding::routes)
                 .configure(metrics::routes)
                 .configure(import::routes)
                 .configure(privileged::routes)

@@ -34,6 +34,8 @@ pub struct ControlTargets {
     pub privileged: Addr<PrivilegedActor>,
     /// Absent when the server runs without a data directory of its own (in-process tests).
     pub backup: Option<Addr<BackupActor>>,
+    /// The logos (absent, like `backup`, without a data directory).
+    pub branding: Option<Addr<crate::branding::BrandingActor>>,
 }
 
 pub struct ControlActor {
@@ -194,6 +196,13 @@ async fn dispatch(request: ControlRequest, targets: &ControlTargets) -> Result<C
                 .as_ref()
                 .ok_or_else(|| ControlError::new(ControlErrorCode::Unavailable, "this server keeps no backups"))?;
             crate::backup::run_op(backup, op).await.map(ControlReply::Backup).map_err(ControlError::from)
+        }
+        ControlOp::Branding(op) => {
+            let branding = targets
+                .branding
+                .as_ref()
+                .ok_or_else(|| ControlError::new(ControlErrorCode::Unavailable, "this server keeps no logos"))?;
+            crate::branding::run_op(branding, op).await.map(ControlReply::Branding).map_err(ControlError::from)
         }
     }
 }

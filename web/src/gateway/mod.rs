@@ -1,7 +1,8 @@
 //! The Relay Web gateway: the LAN-browser path in server mode. It listens on its own port and
 //! serves the shared renderer plus a bounded same-origin API: web sign-in, session refresh and
 //! logout, the app-user connection for the renderer, browser log ingestion, and the ordinary
-//! record/realtime/presence routes, every one behind a live web session (CSRF on writes).
+//! record/realtime/presence and branding routes, every one behind a live web session (CSRF on
+//! writes).
 //! Every request first passes Host and Origin validation. Privileged, backup/restore,
 //! filesystem, reconfiguration, offline-queue and metrics endpoints are deliberately not
 //! mounted (its requests are still counted, labelled `surface="gateway"`).
@@ -61,6 +62,7 @@ pub fn build_gateway(
                     .configure(crate::relay::routes)
                     .configure(crate::status_feeds::routes)
                     .configure(crate::radar::routes)
+                    .configure(crate::branding::routes)
                     .configure(crate::import::routes)
                     .default_service(web::to(crate::error::not_found)),
             )

@@ -1,0 +1,43 @@
+//! Branding and image routes; handlers only translate. `GET /api/relay/branding/logo/{kind}`
+//! (`company` or `footer`, any signed-in client) answers the stored PNG as `image/png` with
+//! `X-Content-Type-Options: nosniff`, or 404. `POST /api/relay/images/alert-body` (signed-in
+//! client, raw body of at most 5 MiB) answers `{"dataUrl": "data:image/png;base64,…"}` (or
+//! `image/jpeg`). Setting and removing logos is not on HTTP: it is the server-local
+//! `relay branding` control operation. Refusals are `BrandingError`s answered through
+//! `error::Problem`. Mounted on the data API and on the Relay Web gateway alike.
+
+use actix_web::{web, HttpResponse};
+
+use actors::branding::{BrandingError, GetLogo, PrepareBodyImage};
+use actors::Handles;
+use domain::images::{LogoKind, MAX_BODY_INPUT_BYTES};
+
+use crate::auth::Authenticated;
+use crate::error::{Problem, RawBody};
+
+type BrandingResult = Result<HttpResponse, Problem<BrandingError>>;
+
+fn branding(handles: &Handles) -> Result<&actix::Addr<actors::branding::BrandingActor>, BrandingError> {
+    handles.branding.as_ref().ok_or(BrandingError::Unavailable)
+}
+
+async fn logo(_: Authenticated, handles: web::Data<Handles>, kind: web::Path<String>) -> BrandingResult {
+    let kind = LogoKind::parse(&kind).ok_or(BrandingError::NotFound)?;
+    let png = branding(&handles)?.send(GetLogo { kind }).await.map_err(BrandingError::from)??;
+    let png = png.ok_or(BrandingError::NotFound)?;
+    Ok(HttpResponse::Ok().content_type("image/png").insert_header(("X-Content-Type-Options", "nosniff")).body(png))
+}
+
+async fn alert_body(_: Authenticated, handles: web::Data<Handles>, RawBody(body): RawBody) -> BrandingResult {
+    let msg = PrepareBodyImage { bytes: body.to_vec() };
+    let image = branding(&handles)?.send(msg).await.map_err(BrandingError::from)??;
+    Ok(HttpResponse::Ok().json(serde_json::json!({ "dataUrl": image.data_url() })))
+}
+
+pub fn routes(cfg: &mut web::ServiceConfig) {
+    cfg.route("/relay/branding/logo/{kind}", web::get().to(logo)).service(
+        web::resource("/relay/images/alert-body")
+            .app_data(web::PayloadConfig::new(MAX_BODY_INPUT_BYTES))
+            .route(web::post().to(alert_body)),
+    );
+}
