@@ -15,54 +15,17 @@ use std::process::Command;
 use std::time::Instant;
 
 use common::{cpu_model, mib, status_kib};
-use image::ImageEncoder as _;
 
 const CASE_ENV: &str = "RELAY_BENCH_IMAGES_CASE";
 const FILE_ENV: &str = "RELAY_BENCH_IMAGES_FILE";
 const RUNS: usize = 5;
 
 fn noisy_png(w: u32, h: u32) -> Vec<u8> {
-    let mut state = 0x9E37_79B9u32;
-    let img = image::RgbImage::from_fn(w, h, |_, _| {
-        state ^= state << 13;
-        state ^= state >> 17;
-        state ^= state << 5;
-        let b = state.to_le_bytes();
-        image::Rgb([b[0], b[1], b[2]])
-    });
-    encode(img.as_raw(), w, h, image::ExtendedColorType::Rgb8)
-}
-
-fn encode(raw: &[u8], w: u32, h: u32, color: image::ExtendedColorType) -> Vec<u8> {
-    let mut out = Vec::new();
-    image::codecs::png::PngEncoder::new_with_quality(
-        &mut out,
-        image::codecs::png::CompressionType::Best,
-        image::codecs::png::FilterType::Adaptive,
-    )
-    .write_image(raw, w, h, color)
-    .unwrap();
-    out
-}
-
-fn crc32(bytes: &[u8]) -> u32 {
-    let mut crc = !0u32;
-    for &b in bytes {
-        crc ^= u32::from(b);
-        for _ in 0..8 {
-            crc = if crc & 1 != 0 { (crc >> 1) ^ 0xEDB8_8320 } else { crc >> 1 };
-        }
-    }
-    !crc
+    infra::images::testdata::noisy_rgb_png(w, h, 0x9E37_79B9)
 }
 
 fn header_bomb() -> Vec<u8> {
-    let mut bytes = encode(&[0; 64], 8, 8, image::ExtendedColorType::L8);
-    bytes[16..20].copy_from_slice(&20_000u32.to_be_bytes());
-    bytes[20..24].copy_from_slice(&20_000u32.to_be_bytes());
-    let crc = crc32(&bytes[12..29]);
-    bytes[29..33].copy_from_slice(&crc.to_be_bytes());
-    bytes
+    infra::images::testdata::png_declaring(20_000, 20_000)
 }
 
 /// Child: run one case on the file and print `median_ms hwm_before_kib hwm_after_kib outcome`.
@@ -96,7 +59,7 @@ fn main() {
     let dir = tempfile::tempdir().unwrap();
     let logo = noisy_png(820, 820);
     assert!(logo.len() <= domain::images::MAX_LOGO_INPUT_BYTES, "{} bytes", logo.len());
-    let black = encode(&vec![0; 8000 * 8000], 8000, 8000, image::ExtendedColorType::L8);
+    let black = infra::images::testdata::encode_png(&vec![0; 8000 * 8000], 8000, 8000, image::ExtendedColorType::L8);
     let inputs = [
         ("logo", "noisy 820x820 RGB PNG", logo),
         ("body", "noisy 820x820 RGB PNG (alert body)", Vec::new()),

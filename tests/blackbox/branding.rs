@@ -8,27 +8,10 @@ mod support;
 
 use std::io::Cursor;
 
-use image::ImageEncoder as _;
 use support::{client, relay_cli, Relay};
 
 fn png(w: u32, h: u32) -> Vec<u8> {
-    let img = image::RgbImage::from_fn(w, h, |x, y| image::Rgb([(x % 256) as u8, (y % 256) as u8, 7]));
-    let mut out = Vec::new();
-    image::codecs::png::PngEncoder::new(&mut out)
-        .write_image(img.as_raw(), w, h, image::ExtendedColorType::Rgb8)
-        .unwrap();
-    out
-}
-
-fn crc32(bytes: &[u8]) -> u32 {
-    let mut crc = !0u32;
-    for &b in bytes {
-        crc ^= u32::from(b);
-        for _ in 0..8 {
-            crc = if crc & 1 != 0 { (crc >> 1) ^ 0xEDB8_8320 } else { crc >> 1 };
-        }
-    }
-    !crc
+    infra::images::testdata::png(w, h, 0)
 }
 
 async fn get_logo(relay: &Relay, token: Option<&str>, kind: &str) -> reqwest::Response {
@@ -77,12 +60,7 @@ async fn a_logo_set_from_the_cli_is_served_to_signed_in_clients_only() {
     assert_eq!(again, served, "previous logo untouched");
 
     // A header declaring 20000x20000 is refused before decoding.
-    let mut bomb = png(8, 8);
-    bomb[16..20].copy_from_slice(&20_000u32.to_be_bytes());
-    bomb[20..24].copy_from_slice(&20_000u32.to_be_bytes());
-    let crc = crc32(&bomb[12..29]);
-    bomb[29..33].copy_from_slice(&crc.to_be_bytes());
-    std::fs::write(&bad, &bomb).unwrap();
+    std::fs::write(&bad, infra::images::testdata::png_declaring(20_000, 20_000)).unwrap();
     let (ok, out) = relay_cli("branding", &relay.data_dir, &["set-logo", "company", bad.to_str().unwrap()], "");
     assert!(!ok && out.contains("(dimensions_too_large)"), "{out}");
 

@@ -172,34 +172,16 @@ async fn operator_refreshes_are_limited_and_relay_web_needs_a_session_and_csrf()
     let anonymous = client().get(format!("{base}/api/relay/status")).header("Origin", &base).send().await.unwrap();
     assert_eq!(anonymous.status(), 401);
     let web = support::web_session(&base).await;
-    let read = client()
-        .get(format!("{base}/api/relay/status"))
-        .header("Origin", &base)
-        .header("Cookie", &web.cookie)
-        .header("Authorization", &web.token)
-        .send()
-        .await
-        .unwrap();
+    // A request as the renderer in the browser makes it: origin, session cookie, app token.
+    let as_browser = |req: reqwest::RequestBuilder| {
+        req.header("Origin", &base).header("Cookie", &web.cookie).header("Authorization", &web.token)
+    };
+    let read = as_browser(client().get(format!("{base}/api/relay/status"))).send().await.unwrap();
     assert_eq!(read.status(), 200);
     assert_eq!(read.json::<Value>().await.unwrap()["providers"].as_array().unwrap().len(), 17);
-    let no_csrf = client()
-        .post(format!("{base}/api/relay/status/refresh"))
-        .header("Origin", &base)
-        .header("Cookie", &web.cookie)
-        .header("Authorization", &web.token)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(no_csrf.status(), 403);
-    let with_csrf = client()
-        .post(format!("{base}/api/relay/status/refresh"))
-        .header("Origin", &base)
-        .header("Cookie", &web.cookie)
-        .header("Authorization", &web.token)
-        .header("X-Relay-CSRF", &web.csrf)
-        .send()
-        .await
-        .unwrap();
+    let refresh = || as_browser(client().post(format!("{base}/api/relay/status/refresh")));
+    assert_eq!(refresh().send().await.unwrap().status(), 403, "no CSRF token");
+    let with_csrf = refresh().header("X-Relay-CSRF", &web.csrf).send().await.unwrap();
     assert_eq!(with_csrf.status(), 429, "past CSRF, the server-wide limit still holds");
     relay.stop();
 }

@@ -7,71 +7,7 @@ use crate::testkit::TestCtx;
 use domain::problem::HttpProblem as _;
 
 fn png(w: u32, h: u32) -> Vec<u8> {
-    use image_fixture::encode_png;
-    encode_png(w, h)
-}
-
-/// A tiny PNG encoder for fixtures (stored deflate blocks), so the actors crate needs no image
-/// library of its own.
-mod image_fixture {
-    fn crc32(bytes: &[u8]) -> u32 {
-        let mut crc = !0u32;
-        for &b in bytes {
-            crc ^= u32::from(b);
-            for _ in 0..8 {
-                crc = if crc & 1 != 0 { (crc >> 1) ^ 0xEDB8_8320 } else { crc >> 1 };
-            }
-        }
-        !crc
-    }
-
-    fn adler32(bytes: &[u8]) -> u32 {
-        let (mut a, mut b) = (1u32, 0u32);
-        for &x in bytes {
-            a = (a + u32::from(x)) % 65_521;
-            b = (b + a) % 65_521;
-        }
-        (b << 16) | a
-    }
-
-    fn chunk(out: &mut Vec<u8>, kind: &[u8; 4], data: &[u8]) {
-        out.extend_from_slice(&(data.len() as u32).to_be_bytes());
-        let start = out.len();
-        out.extend_from_slice(kind);
-        out.extend_from_slice(data);
-        let crc = crc32(&out[start..]);
-        out.extend_from_slice(&crc.to_be_bytes());
-    }
-
-    /// An RGB gradient PNG of `w`x`h`.
-    pub fn encode_png(w: u32, h: u32) -> Vec<u8> {
-        let mut raw = Vec::new();
-        for y in 0..h {
-            raw.push(0);
-            for x in 0..w {
-                raw.extend_from_slice(&[(x % 256) as u8, (y % 256) as u8, 90]);
-            }
-        }
-        let mut zlib = vec![0x78, 0x01];
-        let blocks: Vec<&[u8]> = raw.chunks(65_535).collect();
-        for (i, block) in blocks.iter().enumerate() {
-            zlib.push(u8::from(i + 1 == blocks.len()));
-            let len = block.len() as u16;
-            zlib.extend_from_slice(&len.to_le_bytes());
-            zlib.extend_from_slice(&(!len).to_le_bytes());
-            zlib.extend_from_slice(block);
-        }
-        zlib.extend_from_slice(&adler32(&raw).to_be_bytes());
-        let mut out = b"\x89PNG\r\n\x1a\n".to_vec();
-        let mut ihdr = Vec::new();
-        ihdr.extend_from_slice(&w.to_be_bytes());
-        ihdr.extend_from_slice(&h.to_be_bytes());
-        ihdr.extend_from_slice(&[8, 2, 0, 0, 0]);
-        chunk(&mut out, b"IHDR", &ihdr);
-        chunk(&mut out, b"IDAT", &zlib);
-        chunk(&mut out, b"IEND", &[]);
-        out
-    }
+    infra::images::testdata::png(w, h, 0)
 }
 
 fn png_size(bytes: &[u8]) -> (u32, u32) {

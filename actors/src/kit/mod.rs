@@ -11,6 +11,9 @@
 //! shared way to keep authoritative rate limits across restarts.
 
 mod persisted_limits;
+mod shared_run;
+
+pub use shared_run::SharedRun;
 
 pub use persisted_limits::{PersistedLimits, FLUSH_INTERVAL};
 

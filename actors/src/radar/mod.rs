@@ -11,15 +11,13 @@ use std::time::Duration;
 
 use actix::prelude::*;
 use serde::Serialize;
-use tokio::sync::oneshot;
 
 use domain::problem::HttpProblem;
 use domain::radar::{RadarSnapshot, MANUAL_REFRESHES_PER_MINUTE, REFRESH_INTERVAL_MS};
 use domain::ratelimit::{BucketConfig, Decision, KeyedLimiter};
-use infra::http::CancellationToken;
 use infra::radar::{RadarPage, RadarRead, RadarSource};
 
-use crate::kit::{Subsystem, SubsystemCtx};
+use crate::kit::{SharedRun, Subsystem, SubsystemCtx};
 
 pub const NAME: &str = "radar";
 
@@ -114,46 +112,31 @@ pub struct RadarActor {
     source: Arc<dyn RadarSource>,
     snapshot: RadarSnapshot,
     limiter: KeyedLimiter<String>,
-    in_flight: Option<CancellationToken>,
-    waiters: Vec<oneshot::Sender<RadarSnapshot>>,
+    run: SharedRun<RadarSnapshot>,
 }
 
 impl RadarActor {
     pub fn new(subsystem: SubsystemCtx, config: RadarConfig, source: Arc<dyn RadarSource>) -> RadarActor {
         let limiter = KeyedLimiter::new(config.manual_per_session, None, config.max_sessions);
-        RadarActor {
-            subsystem,
-            config,
-            source,
-            snapshot: RadarSnapshot::default(),
-            limiter,
-            in_flight: None,
-            waiters: Vec::new(),
-        }
+        RadarActor { subsystem, config, source, snapshot: RadarSnapshot::default(), limiter, run: SharedRun::default() }
     }
 
     fn start_read(&mut self, ctx: &mut Context<Self>) {
-        if self.in_flight.is_some() {
+        let Some(cancel) = self.run.begin() else {
             return;
-        }
-        let cancel = CancellationToken::new();
-        self.in_flight = Some(cancel.clone());
+        };
         let read = self.source.read(cancel);
         ctx.spawn(read.into_actor(self).map(|read, act, _| {
-            act.in_flight = None;
             act.snapshot = next_snapshot(&act.snapshot, read, act.subsystem.now_ms());
             if let Some(error) = &act.snapshot.error {
                 tracing::info!(sign_in_required = act.snapshot.sign_in_required, error = %error, "radar read did not update the board");
             }
-            for waiter in act.waiters.drain(..) {
-                let _ = waiter.send(act.snapshot.clone());
-            }
+            act.run.finish(&act.snapshot);
         }));
     }
 
     fn wait_for_read(&mut self, ctx: &mut Context<Self>) -> ResponseFuture<Result<RadarSnapshot, RadarError>> {
-        let (tx, rx) = oneshot::channel();
-        self.waiters.push(tx);
+        let rx = self.run.wait();
         self.start_read(ctx);
         Box::pin(async move { rx.await.map_err(|_| RadarError::Unavailable) })
     }
@@ -165,13 +148,10 @@ impl Subsystem for RadarActor {
         &self.subsystem
     }
     fn queue_depth(&self) -> usize {
-        self.waiters.len() + usize::from(self.in_flight.is_some())
+        self.run.depth()
     }
     fn reset(&mut self) {
-        if let Some(cancel) = self.in_flight.take() {
-            cancel.cancel();
-        }
-        self.waiters.clear();
+        self.run.cancel();
     }
     fn on_start(&mut self, ctx: &mut Context<Self>) {
         if self.config.scheduled {

@@ -9,6 +9,7 @@ use std::sync::Mutex;
 use super::*;
 use crate::testkit::TestCtx;
 use domain::radar::{StatusColor, UNRECOGNISED_PAGE};
+use infra::http::CancellationToken;
 
 #[derive(Default)]
 struct Script {

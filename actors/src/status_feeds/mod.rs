@@ -18,7 +18,6 @@ use std::time::Duration;
 use actix::prelude::*;
 use serde::Serialize;
 use serde_json::{json, Value};
-use tokio::sync::oneshot;
 
 use domain::filter::{CmpOp, Expr, Literal};
 use domain::problem::HttpProblem;
@@ -27,10 +26,9 @@ use domain::status_feeds::notify::{Decision, NotificationTracker};
 use domain::status_feeds::posture::next_poll_in_ms;
 use domain::status_feeds::view::{service_status, ServiceStatus};
 use domain::status_feeds::{ProviderId, ProviderSnapshot};
-use infra::http::CancellationToken;
 use infra::status_feeds::{FeedPoller, ProviderPoll};
 
-use crate::kit::{Subsystem, SubsystemCtx};
+use crate::kit::{SharedRun, Subsystem, SubsystemCtx};
 use crate::store::{DeleteWhere, ListRecords, StoreActor, UpsertByKey};
 use state::{apply_polls, state_from_record, ProviderState, StatusWrite};
 
@@ -143,8 +141,7 @@ pub struct StatusFeedsActor {
     /// The stored state and open notices were read (polling waits for this, or it could
     /// re-toast episodes it does not know were toasted).
     loaded: bool,
-    in_flight: Option<CancellationToken>,
-    waiters: Vec<oneshot::Sender<PollSummary>>,
+    run: SharedRun<PollSummary>,
     last_manual_ms: Option<i64>,
     next_poll_ms: Option<i64>,
     timer: Option<SpawnHandle>,
@@ -165,8 +162,7 @@ impl StatusFeedsActor {
             states: BTreeMap::new(),
             tracker: NotificationTracker::default(),
             loaded: false,
-            in_flight: None,
-            waiters: Vec::new(),
+            run: SharedRun::default(),
             last_manual_ms: None,
             next_poll_ms: None,
             timer: None,
@@ -220,11 +216,12 @@ impl StatusFeedsActor {
 
     /// Starts a poll unless one is running. Returns whether a new one started.
     fn start_poll(&mut self, ctx: &mut Context<Self>) -> bool {
-        if self.in_flight.is_some() || !self.loaded {
+        if !self.loaded {
             return false;
         }
-        let cancel = CancellationToken::new();
-        self.in_flight = Some(cancel.clone());
+        let Some(cancel) = self.run.begin() else {
+            return false;
+        };
         let started_ms = self.subsystem.now_ms();
         let polls = self.poller.poll_all(started_ms, cancel);
         ctx.spawn(polls.into_actor(self).map(|polls, act, ctx| act.finish_poll(polls, ctx)));
@@ -256,10 +253,7 @@ impl StatusFeedsActor {
                 toasts = summary.toasts,
                 "service status polled"
             );
-            act.in_flight = None;
-            for waiter in act.waiters.drain(..) {
-                let _ = waiter.send(summary.clone());
-            }
+            act.run.finish(&summary);
             if act.config.scheduled {
                 let next = next_poll_in_ms(&act.snapshots(), act.subsystem.now_ms());
                 act.schedule(ctx, Duration::from_millis(next.max(1) as u64));
@@ -326,13 +320,10 @@ impl Subsystem for StatusFeedsActor {
         &self.subsystem
     }
     fn queue_depth(&self) -> usize {
-        self.waiters.len() + usize::from(self.in_flight.is_some())
+        self.run.depth()
     }
     fn reset(&mut self) {
-        if let Some(cancel) = self.in_flight.take() {
-            cancel.cancel();
-        }
-        self.waiters.clear();
+        self.run.cancel();
         self.states.clear();
         self.tracker = NotificationTracker::default();
         self.loaded = false;
@@ -346,20 +337,12 @@ impl Subsystem for StatusFeedsActor {
 
 crate::subsystem_actor!(StatusFeedsActor);
 
-impl Drop for StatusFeedsActor {
-    fn drop(&mut self) {
-        if let Some(cancel) = self.in_flight.take() {
-            cancel.cancel();
-        }
-    }
-}
-
 impl Handler<GetStatus> for StatusFeedsActor {
     type Result = MessageResult<GetStatus>;
     fn handle(&mut self, _: GetStatus, _: &mut Context<Self>) -> Self::Result {
         let known: Vec<(ProviderSnapshot, Option<i64>)> =
             self.states.values().map(|s| (s.snapshot.clone(), s.checked_at)).collect();
-        MessageResult(service_status(&known, self.next_poll_ms, self.in_flight.is_some()))
+        MessageResult(service_status(&known, self.next_poll_ms, self.run.is_running()))
     }
 }
 
@@ -388,8 +371,7 @@ impl Handler<PollNow> for StatusFeedsActor {
         if !self.loaded {
             return Box::pin(async { Err(StatusFeedsError::NotReady) });
         }
-        let (tx, rx) = oneshot::channel();
-        self.waiters.push(tx);
+        let rx = self.run.wait();
         self.start_poll(ctx);
         Box::pin(async move { rx.await.map_err(|_| StatusFeedsError::Unavailable) })
     }

@@ -14,6 +14,7 @@ use crate::system::start_server as start;
 use crate::testkit::relay_config;
 use domain::status_feeds::{Severity, StatusItem, PROVIDERS};
 use infra::clock::{Clock, ManualClock};
+use infra::http::CancellationToken;
 
 const MIN: i64 = 60_000;
 

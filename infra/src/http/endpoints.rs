@@ -68,25 +68,16 @@ pub const STATUS_FEEDS: &[Endpoint] = &[
     STATUS_CROWDSTRIKE,
 ];
 
-/// Every fixed endpoint (each feature adds its own here).
-pub const ALL: &[Endpoint] = &[
-    GITHUB_API,
-    STATUS_AWS,
-    STATUS_AZURE,
-    STATUS_M365,
-    STATUS_JIRA,
-    STATUS_GITHUB,
-    STATUS_CLOUDFLARE,
-    STATUS_GOOGLE,
-    STATUS_CLAUDE,
-    STATUS_OPENAI,
-    STATUS_SALESFORCE,
-    STATUS_MIST,
-    STATUS_DYNATRACE,
-    STATUS_PROOFPOINT,
-    STATUS_CROWDSTRIKE,
-    RADAR,
-];
+/// The endpoints outside the status feeds.
+const OTHER_ENDPOINTS: &[Endpoint] = &[GITHUB_API, RADAR];
+
+/// Every fixed endpoint (each feature adds its own here or in its own group).
+pub const ALL: &[&[Endpoint]] = &[OTHER_ENDPOINTS, STATUS_FEEDS];
+
+/// Every fixed endpoint, one by one.
+pub fn all() -> impl Iterator<Item = &'static Endpoint> {
+    ALL.iter().flat_map(|group| group.iter())
+}
 
 /// Prefix of the debug-only override variables.
 pub const OVERRIDE_PREFIX: &str = "RELAY_TEST_UPSTREAM_";

@@ -5,7 +5,7 @@ use std::time::{Duration, UNIX_EPOCH};
 
 use url::Url;
 
-use super::endpoints::{resolve_endpoint, Endpoint, ALL, GITHUB_API};
+use super::endpoints::{all, resolve_endpoint, Endpoint, GITHUB_API};
 use super::headers::{declared_length, is_json_content_type, parse_retry_after, InvalidContentLength};
 use super::redirect::{check_redirect, MAX_HOPS_CEILING};
 use super::*;
@@ -125,7 +125,7 @@ fn debug_builds_accept_only_loopback_origin_overrides() {
 
 #[test]
 fn production_endpoints_are_https_origins_and_the_default_build_path_resolves_them() {
-    for ep in ALL {
+    for ep in all() {
         let url = resolve_endpoint(ep, false, |_| None).unwrap();
         assert_eq!((url.scheme(), url.path(), url.port()), ("https", "/", None), "{}", ep.name);
         assert!(ep.override_var().starts_with("RELAY_TEST_UPSTREAM_"));

@@ -176,3 +176,6 @@ fn encode_jpeg(rgb: &RgbImage) -> Result<Vec<u8>, ImageError> {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(any(test, feature = "test-fixtures"))]
+pub mod testdata;

@@ -2,31 +2,11 @@
 //! `image` crate, then header bytes patched (with the PNG chunk CRC recomputed) or cut off; the
 //! animated and huge-canvas WebPs are assembled chunk by chunk around a real lossless frame.
 
+use super::testdata::{pixels, png, png_declaring};
 use super::*;
 use domain::images::{LogoKind, MAX_BODY_OUTPUT_BYTES, MAX_LOGO_INPUT_BYTES, MAX_LOGO_OUTPUT_BYTES};
 use image::codecs::webp::WebPEncoder;
 use proptest::prelude::*;
-
-/// Deterministic pixels: noise from `seed`, or a gradient when `seed` is 0.
-pub(crate) fn pixels(w: u32, h: u32, seed: u32) -> RgbaImage {
-    let mut state = seed.wrapping_mul(2_654_435_761).max(1);
-    RgbaImage::from_fn(w, h, |x, y| {
-        if seed == 0 {
-            return image::Rgba([(x % 256) as u8, (y % 256) as u8, 128, 255]);
-        }
-        state ^= state << 13;
-        state ^= state >> 17;
-        state ^= state << 5;
-        image::Rgba(state.to_le_bytes())
-    })
-}
-
-pub(crate) fn png(w: u32, h: u32, seed: u32) -> Vec<u8> {
-    let img = pixels(w, h, seed);
-    let mut out = Vec::new();
-    PngEncoder::new(&mut out).write_image(img.as_raw(), w, h, image::ExtendedColorType::Rgba8).unwrap();
-    out
-}
 
 fn jpeg(w: u32, h: u32, seed: u32) -> Vec<u8> {
     encode_jpeg(&DynamicImage::ImageRgba8(pixels(w, h, seed)).into_rgb8()).unwrap()
@@ -37,28 +17,6 @@ fn webp(w: u32, h: u32, seed: u32) -> Vec<u8> {
     let mut out = Vec::new();
     WebPEncoder::new_lossless(&mut out).write_image(img.as_raw(), w, h, image::ExtendedColorType::Rgba8).unwrap();
     out
-}
-
-fn crc32(bytes: &[u8]) -> u32 {
-    let mut crc = !0u32;
-    for &b in bytes {
-        crc ^= u32::from(b);
-        for _ in 0..8 {
-            crc = if crc & 1 != 0 { (crc >> 1) ^ 0xEDB8_8320 } else { crc >> 1 };
-        }
-    }
-    !crc
-}
-
-/// A valid small PNG whose IHDR declares `w`x`h` (CRC fixed, so only the size is a lie): a
-/// decompression bomb's header.
-pub(crate) fn png_declaring(w: u32, h: u32) -> Vec<u8> {
-    let mut bytes = png(8, 8, 0);
-    bytes[16..20].copy_from_slice(&w.to_be_bytes());
-    bytes[20..24].copy_from_slice(&h.to_be_bytes());
-    let crc = crc32(&bytes[12..29]);
-    bytes[29..33].copy_from_slice(&crc.to_be_bytes());
-    bytes
 }
 
 fn riff(chunks: &[(&[u8; 4], Vec<u8>)]) -> Vec<u8> {

@@ -291,7 +291,7 @@ fn test_overrides_cover_every_status_endpoint() {
     assert!(vars.iter().all(|v| v.starts_with("RELAY_TEST_UPSTREAM_STATUS_")));
     for info in PROVIDERS {
         let (endpoint, path) = source(info.id);
-        assert!(crate::http::endpoints::ALL.contains(endpoint), "{:?}", info.id);
+        assert!(crate::http::endpoints::all().any(|e| e == endpoint), "{:?}", info.id);
         assert!(endpoint.production.starts_with("https://") && path.starts_with('/'));
     }
 }
