@@ -106,6 +106,10 @@ impl RadarSettings {
 struct RadarClientUnavailable;
 
 impl RadarSource for RadarClientUnavailable {
+    fn set_session(&self, _: Option<&str>) -> Result<(), String> {
+        Err("the Radar client could not be set up".into())
+    }
+
     fn read(
         &self,
         _: infra::http::CancellationToken,
@@ -347,6 +351,7 @@ pub fn start_from_data_dir(
         privileged: handles.privileged.clone(),
         backup: handles.backup.clone(),
         branding: handles.branding.clone(),
+        radar: handles.radar.clone(),
     };
     handles.control = Some(start_supervised(move |_| ControlActor::new(ctx, listener, targets)));
     Ok(handles)

@@ -42,6 +42,17 @@ pub enum Command {
     Backup(BackupArgs),
     /// Server-local logos: set-logo, remove-logo (run on the Relay server PC).
     Branding(BrandingArgs),
+    /// Server-local Dispatcher Radar session: sign-in, sign-out (run on the Relay server PC).
+    Radar(RadarArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct RadarArgs {
+    /// Data directory of the server.
+    #[arg(long, env = "RELAY_DATA_DIR")]
+    pub data_dir: PathBuf,
+    #[command(subcommand)]
+    pub command: crate::radar::RadarCommand,
 }
 
 #[derive(Debug, Args)]

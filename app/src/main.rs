@@ -12,6 +12,7 @@ mod branding;
 mod cli;
 mod control_client;
 mod device;
+mod radar;
 mod secret_input;
 mod serve;
 
@@ -35,6 +36,7 @@ fn main() -> std::process::ExitCode {
         cli::Command::Device(args) => device::run(&args.key_file, args.command),
         cli::Command::Backup(args) => backup::run(&args.data_dir, args.command),
         cli::Command::Branding(args) => branding::run(&args.data_dir, args.command),
+        cli::Command::Radar(args) => radar::run(&args.data_dir, args.command),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

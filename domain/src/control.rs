@@ -93,6 +93,18 @@ pub enum BrandingOp {
     },
 }
 
+/// `relay radar ...`: the server PC's Radar session (the cookie header of a signed-in CW
+/// Dashboard session; travels only over the control socket, never logged).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "camelCase", deny_unknown_fields)]
+pub enum RadarOp {
+    SignIn { cookie: SecretText },
+    SignOut {},
+}
+
+/// How long a Radar operation may take: storing the session plus one read of the page (15 s).
+pub const RADAR_DEADLINE_MS: u64 = 30_000;
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ControlRequest {
@@ -109,6 +121,7 @@ pub enum ControlOp {
     Admin(AdminOp),
     Backup(BackupOp),
     Branding(BrandingOp),
+    Radar(RadarOp),
 }
 
 impl ControlRequest {
@@ -138,6 +151,7 @@ impl ControlRequest {
             ControlOp::Backup(BackupOp::Create {} | BackupOp::Verify { .. } | BackupOp::Restore { .. }) => {
                 LONG_OPERATION_DEADLINE_MS
             }
+            ControlOp::Radar(_) => RADAR_DEADLINE_MS,
             _ => IO_DEADLINE_MS,
         }
     }
@@ -163,6 +177,10 @@ impl ControlRequest {
             ControlOp::Branding(op) => match op {
                 BrandingOp::SetLogo { .. } => "branding.setLogo",
                 BrandingOp::RemoveLogo { .. } => "branding.removeLogo",
+            },
+            ControlOp::Radar(op) => match op {
+                RadarOp::SignIn { .. } => "radar.signIn",
+                RadarOp::SignOut {} => "radar.signOut",
             },
         }
     }
@@ -200,6 +218,17 @@ pub enum ControlReply {
     Admin(AdminReply),
     Backup(BackupReply),
     Branding(BrandingReply),
+    Radar(RadarReply),
+}
+
+/// The Radar after a session change: the board's colour, whether it still asks for sign-in,
+/// and the read's error, if any.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RadarReply {
+    pub color: crate::radar::StatusColor,
+    pub sign_in_required: bool,
+    pub error: Option<String>,
 }
 
 /// What a branding operation did.
@@ -305,6 +334,23 @@ mod tests {
         }
         let huge = vec![b' '; MAX_REQUEST_BYTES + 1];
         assert_eq!(ControlRequest::parse(&huge).unwrap_err().code, ControlErrorCode::TooLarge);
+    }
+
+    #[test]
+    fn radar_operations_parse_strictly_and_never_show_the_cookie() {
+        let sign_in = line(serde_json::json!({"version": 1, "request": {"kind": "radar",
+            "body": {"op": "signIn", "cookie": "a=1"}}}));
+        let parsed = ControlRequest::parse(&sign_in).unwrap();
+        assert_eq!((parsed.name(), parsed.reply_deadline_ms()), ("radar.signIn", RADAR_DEADLINE_MS));
+        assert!(!format!("{parsed:?}").contains("a=1"), "Debug redacts the cookie");
+        for body in [
+            serde_json::json!({"op": "signIn"}),
+            serde_json::json!({"op": "signOut", "cookie": "a=1"}),
+            serde_json::json!({"op": "signIn", "cookie": "a=1", "url": "https://evil.example/"}),
+        ] {
+            let bad = line(serde_json::json!({"version": 1, "request": {"kind": "radar", "body": body}}));
+            assert_eq!(ControlRequest::parse(&bad).unwrap_err().code, ControlErrorCode::BadRequest);
+        }
     }
 
     #[test]

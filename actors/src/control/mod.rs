@@ -36,6 +36,8 @@ pub struct ControlTargets {
     pub backup: Option<Addr<BackupActor>>,
     /// The logos (absent, like `backup`, without a data directory).
     pub branding: Option<Addr<crate::branding::BrandingActor>>,
+    /// The Radar session (`relay radar sign-in`).
+    pub radar: Addr<crate::radar::RadarActor>,
 }
 
 pub struct ControlActor {
@@ -203,6 +205,25 @@ async fn dispatch(request: ControlRequest, targets: &ControlTargets) -> Result<C
                 .as_ref()
                 .ok_or_else(|| ControlError::new(ControlErrorCode::Unavailable, "this server keeps no logos"))?;
             crate::branding::run_op(branding, op).await.map(ControlReply::Branding).map_err(ControlError::from)
+        }
+        ControlOp::Radar(op) => {
+            let cookie = match op {
+                domain::control::RadarOp::SignIn { cookie } => Some(cookie.0),
+                domain::control::RadarOp::SignOut {} => None,
+            };
+            let snapshot = targets
+                .radar
+                .send(crate::radar::SetRadarSession { cookie })
+                .await
+                .map_err(|_| {
+                    ControlError::new(ControlErrorCode::Unavailable, "the radar subsystem is restarting; retry")
+                })?
+                .map_err(|e| ControlError::new(ControlErrorCode::Refused, e.to_string()))?;
+            Ok(ControlReply::Radar(domain::control::RadarReply {
+                color: snapshot.color,
+                sign_in_required: snapshot.sign_in_required,
+                error: snapshot.error,
+            }))
         }
     }
 }

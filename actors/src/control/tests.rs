@@ -20,7 +20,12 @@ async fn start() -> (tempfile::TempDir, Addr<ControlActor>) {
     let handles = start_server(relay_config(dir.path())).unwrap();
     let listener = bind(dir.path()).unwrap();
     let ctx = TestCtx::new().ctx();
-    let targets = ControlTargets { privileged: handles.privileged.clone(), backup: None, branding: None };
+    let targets = ControlTargets {
+        privileged: handles.privileged.clone(),
+        backup: None,
+        branding: None,
+        radar: handles.radar.clone(),
+    };
     let control = start_supervised(move |_| ControlActor::new(ctx, listener, targets));
     (dir, control)
 }

@@ -61,6 +61,14 @@ pub struct RefreshRadar {
     pub session_key: String,
 }
 
+/// `relay radar sign-in` / `sign-out` (control socket, server PC only): stores or forgets the
+/// Radar session, then reads the page with it; resolves with the snapshot after that read.
+#[derive(Debug, Clone, Message)]
+#[rtype(result = "Result<RadarSnapshot, RadarError>")]
+pub struct SetRadarSession {
+    pub cookie: Option<String>,
+}
+
 /// Tests and the timer: read now (sharing a read in flight); resolves after it.
 #[derive(Debug, Clone, Copy, Message)]
 #[rtype(result = "Result<RadarSnapshot, RadarError>")]
@@ -72,6 +80,8 @@ pub enum RadarError {
     TooManyRefreshes { retry_after_secs: u64 },
     #[error("The Radar is unavailable.")]
     Unavailable,
+    #[error("The Radar session was not stored: {0}.")]
+    Session(String),
 }
 
 impl HttpProblem for RadarError {
@@ -79,18 +89,20 @@ impl HttpProblem for RadarError {
         match self {
             RadarError::TooManyRefreshes { .. } => 429,
             RadarError::Unavailable => 503,
+            RadarError::Session(_) => 400,
         }
     }
     fn code(&self) -> &'static str {
         match self {
             RadarError::TooManyRefreshes { .. } => "radar_refresh_rate_limited",
             RadarError::Unavailable => "radar_unavailable",
+            RadarError::Session(_) => "radar_session_invalid",
         }
     }
     fn retry_after_secs(&self) -> Option<u64> {
         match self {
             RadarError::TooManyRefreshes { retry_after_secs } => Some(*retry_after_secs),
-            RadarError::Unavailable => None,
+            RadarError::Unavailable | RadarError::Session(_) => None,
         }
     }
 }
@@ -178,6 +190,17 @@ impl Handler<RefreshRadar> for RadarActor {
             let retry_after_secs = decision.retry_after_secs();
             return Box::pin(async move { Err(RadarError::TooManyRefreshes { retry_after_secs }) });
         }
+        self.wait_for_read(ctx)
+    }
+}
+
+impl Handler<SetRadarSession> for RadarActor {
+    type Result = ResponseFuture<Result<RadarSnapshot, RadarError>>;
+    fn handle(&mut self, msg: SetRadarSession, ctx: &mut Context<Self>) -> Self::Result {
+        if let Err(reason) = self.source.set_session(msg.cookie.as_deref()) {
+            return Box::pin(async move { Err(RadarError::Session(reason)) });
+        }
+        tracing::info!(signed_in = msg.cookie.is_some(), "radar session changed on the server PC");
         self.wait_for_read(ctx)
     }
 }

@@ -15,9 +15,16 @@ use infra::http::CancellationToken;
 struct Script {
     reads: Mutex<VecDeque<RadarRead>>,
     calls: AtomicUsize,
+    session: Mutex<Option<String>>,
 }
 
 impl RadarSource for Script {
+    fn set_session(&self, cookie: Option<&str>) -> Result<(), String> {
+        let checked = cookie.map(infra::radar::check_session).transpose()?;
+        *self.session.lock().unwrap() = checked.map(str::to_string);
+        Ok(())
+    }
+
     fn read(&self, _: CancellationToken) -> std::pin::Pin<Box<dyn std::future::Future<Output = RadarRead> + Send>> {
         self.calls.fetch_add(1, Ordering::SeqCst);
         let mut reads = self.reads.lock().unwrap();
@@ -34,7 +41,7 @@ fn board(color: StatusColor) -> RadarRead {
 }
 
 fn actor(t: &TestCtx, reads: Vec<RadarRead>) -> (Addr<RadarActor>, Arc<Script>) {
-    let script = Arc::new(Script { reads: Mutex::new(reads.into()), calls: AtomicUsize::new(0) });
+    let script = Arc::new(Script { reads: Mutex::new(reads.into()), ..Default::default() });
     let config = RadarConfig { scheduled: false, ..Default::default() };
     (RadarActor::new(t.ctx(), config, script.clone()).start(), script)
 }
@@ -97,4 +104,19 @@ async fn concurrent_reads_share_one_request() {
         assert_eq!(r.unwrap().unwrap().color, StatusColor::Yellow);
     }
     assert_eq!(script.calls.load(Ordering::SeqCst), 1);
+}
+
+#[actix_rt::test]
+async fn a_session_set_on_the_server_pc_is_stored_then_read_and_a_bad_one_is_refused() {
+    let t = TestCtx::new();
+    let (radar, script) = actor(&t, vec![board(StatusColor::Green)]);
+    let snap = radar.send(SetRadarSession { cookie: Some(" .ASPXAUTH=abc ".into()) }).await.unwrap().unwrap();
+    assert_eq!(snap.color, StatusColor::Green, "read right after signing in");
+    assert_eq!(script.session.lock().unwrap().as_deref(), Some(".ASPXAUTH=abc"));
+    let refused = radar.send(SetRadarSession { cookie: Some("a=1\r\nX-Evil: 1".into()) }).await.unwrap().unwrap_err();
+    assert_eq!((refused.status(), refused.code()), (400, "radar_session_invalid"));
+    assert!(!refused.to_string().contains("X-Evil"), "the refusal never echoes the cookie");
+    assert_eq!(script.session.lock().unwrap().as_deref(), Some(".ASPXAUTH=abc"), "the stored session is kept");
+    radar.send(SetRadarSession { cookie: None }).await.unwrap().unwrap();
+    assert_eq!(*script.session.lock().unwrap(), None);
 }

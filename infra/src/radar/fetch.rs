@@ -34,6 +34,26 @@ pub enum RadarRead {
 /// Where the actor gets a read from (production: [`RadarClient`]; tests: a script).
 pub trait RadarSource: Send + Sync + 'static {
     fn read(&self, cancel: CancellationToken) -> Pin<Box<dyn Future<Output = RadarRead> + Send>>;
+
+    /// Stores (`Some`) or forgets (`None`) the Radar session's cookie header. The cookie is
+    /// checked first ([`check_session`]); the message of a refusal never echoes it.
+    fn set_session(&self, cookie: Option<&str>) -> Result<(), String>;
+}
+
+/// Whether `cookie` can be stored as the Radar session: non-empty printable ASCII without
+/// backslashes, at most [`MAX_SESSION_BYTES`].
+pub fn check_session(cookie: &str) -> Result<&str, String> {
+    let cookie = cookie.trim();
+    if cookie.is_empty() {
+        return Err("the Radar session cookie is empty".into());
+    }
+    if cookie.len() > MAX_SESSION_BYTES {
+        return Err(format!("the Radar session cookie is longer than {MAX_SESSION_BYTES} bytes"));
+    }
+    if !cookie.bytes().all(|b| (0x20..0x7f).contains(&b) && b != b'\\') {
+        return Err("the Radar session cookie holds characters a cookie header cannot carry".into());
+    }
+    Ok(cookie)
 }
 
 /// The production source: the fixed endpoint, the session file, 15 s, 2 MiB, no redirects.
@@ -58,11 +78,7 @@ impl RadarClient {
 pub fn read_session(path: &std::path::Path) -> Option<String> {
     let bytes = crate::datadir::read_private_file(path).ok()??;
     let text = String::from_utf8(bytes).ok()?;
-    let cookie = text.trim();
-    let usable = !cookie.is_empty()
-        && cookie.len() <= MAX_SESSION_BYTES
-        && cookie.bytes().all(|b| (0x20..0x7f).contains(&b) && b != b'\\');
-    usable.then(|| cookie.to_string())
+    check_session(&text).ok().map(str::to_string)
 }
 
 /// Stores the Radar session's cookie header owner-only (the sign-in window's hand-off).
@@ -83,6 +99,24 @@ pub async fn read_page(client: &HttpClient, base: &url::Url, cookie: &str, cance
 }
 
 impl RadarSource for RadarClient {
+    fn set_session(&self, cookie: Option<&str>) -> Result<(), String> {
+        let Some(path) = &self.session_file else {
+            return Err("this server has no data directory to keep a Radar session in".into());
+        };
+        match cookie {
+            Some(cookie) => {
+                let cookie = check_session(cookie)?;
+                crate::datadir::write_private_file(path, cookie.as_bytes()).map_err(|e| e.to_string())
+            }
+            None => match std::fs::remove_file(path) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    Err(format!("cannot remove the Radar session: {e}"))
+                }
+                _ => Ok(()),
+            },
+        }
+    }
+
     fn read(&self, cancel: CancellationToken) -> Pin<Box<dyn Future<Output = RadarRead> + Send>> {
         let Some(cookie) = self.session_file.as_deref().and_then(read_session) else {
             return Box::pin(async { RadarRead::NoSession });
