@@ -4,6 +4,7 @@
 // Recent / Resolved, expandable, plain text only). Links are https only: <a target=_blank> in a
 // browser, the desktop shell's `open_external` inside the desktop. The rules live in ./status.
 import { createContext, useContext, useEffect, useId, useMemo, useState, type MouseEvent, type ReactNode } from 'react';
+import { LoadErrorPanel, RefreshControls } from '../../components/RefreshHeader';
 import { errorMessage, useToast } from '../../components/Toasts';
 import { useTransport } from '../../transport/context';
 import { DesktopBridge } from '../../transport/desktop';
@@ -247,35 +248,25 @@ export function StatusBoard({ state, now, onRefresh, onRetry, initialFilter = 'a
           <h1 className="view-title">Status</h1>
           <p className="muted status-subtitle">Command Center</p>
         </div>
-        <span className="muted small" data-testid="status-updated">
-          {data ? updatedText(data.lastUpdated, now) : loading ? 'Loading…' : 'Not updated yet'}
-        </span>
-        <span className={`status-notice small${notice ? ` status-notice-${notice.tone}` : ''}`} role="status" data-testid="status-notice">
-          {notice?.text ?? ''}
-        </span>
-        <button
-          type="button"
-          className="button button-ghost push-right status-refresh"
-          aria-busy={busy}
-          disabled={refreshing}
-          onClick={onRefresh}
-          data-testid="status-refresh"
-        >
-          <span className={`status-spinner${busy ? ' status-spinning' : ''}`} aria-hidden="true" />
-          {refreshing ? 'Refreshing…' : 'Refresh'}
-        </button>
+        <RefreshControls
+          testIdPrefix="status"
+          updated={data ? updatedText(data.lastUpdated, now) : loading ? 'Loading…' : 'Not updated yet'}
+          notice={notice}
+          refreshing={refreshing}
+          busy={busy}
+          onRefresh={onRefresh}
+        />
       </header>
 
       {error && (
-        <div className={`panel status-error${data ? ' status-error-stale' : ''}`} role="alert" data-testid="status-error">
-          <p className="error-text">
-            {data ? 'Could not update service status — showing the last status received. ' : 'Could not load service status. '}
-            {error}
-          </p>
-          <button type="button" className="button button-ghost" onClick={onRetry} data-testid="status-retry">
-            Try again
-          </button>
-        </div>
+        <LoadErrorPanel
+          error={error}
+          stale={!!data}
+          lead={data ? 'Could not update service status — showing the last status received. ' : 'Could not load service status. '}
+          testId="status-error"
+          retryTestId="status-retry"
+          onRetry={onRetry}
+        />
       )}
 
       {!data && loading && (
