@@ -153,6 +153,28 @@ export async function signIn(ctx, relay, pathAndQuery = '/') {
   return page;
 }
 
+/** A new client (its own Chromium context) signed in on the data API (see `signIn`). */
+export async function signInNewClient(browser, relay, pathAndQuery = '/') {
+  const ctx = await browser.newContext(relay.url);
+  return signIn(ctx, relay, pathAndQuery);
+}
+
+/**
+ * A new client signed in through the Relay Web gateway; resolves once the status bar says
+ * Connected. Page errors are collected in page.relayErrors.
+ */
+export async function signInOnGateway(browser, relay) {
+  const ctx = await browser.newContext(relay.webUrl);
+  const page = await ctx.newPage();
+  page.relayErrors = [];
+  page.on('pageerror', (e) => page.relayErrors.push(String(e)));
+  await page.goto(relay.webUrl + '/');
+  await page.getByTestId('signin-passphrase').fill(relay.passphrase);
+  await page.getByTestId('signin-submit').click();
+  await page.locator('[data-testid="status-connection"][data-state="connected"]').waitFor({ timeout: 15_000 });
+  return page;
+}
+
 /** Token for direct API seeding (same identity as the UI). */
 export async function apiToken(relay) {
   const r = await fetch(`${relay.url}/api/collections/users/auth-with-password`, {

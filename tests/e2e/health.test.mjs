@@ -5,7 +5,7 @@
 // `screenshot`: target/screenshots/, docs/screenshots/ only with RELAY_UPDATE_SCREENSHOTS=1).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, screenshot, signIn, startRelay } from './harness.mjs';
+import { launch, screenshot, signInNewClient, startRelay } from './harness.mjs';
 
 const SUBSYSTEMS = ['store', 'auth', 'realtime', 'presence', 'privileged', 'web_sessions'];
 
@@ -17,8 +17,7 @@ describe('System health', { timeout: 90_000 }, () => {
   before(async () => {
     relay = await startRelay();
     browser = await launch();
-    const ctx = await browser.newContext(relay.url);
-    page = await signIn(ctx, relay);
+    page = await signInNewClient(browser, relay);
   });
 
   after(async () => {

@@ -7,7 +7,7 @@
 // `screenshot`, into the ignored target/screenshots).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, screenshot, signIn, startRelay, until } from './harness.mjs';
+import { launch, screenshot, signInNewClient, signInOnGateway, startRelay, until } from './harness.mjs';
 
 const RADAR = '/api/relay/radar';
 const REFRESH = '/api/relay/radar/refresh';
@@ -29,8 +29,7 @@ describe('Radar tab on the data API', { timeout: 120_000 }, () => {
   before(async () => {
     relay = await startRelay();
     browser = await launch();
-    const ctx = await browser.newContext(relay.url);
-    page = await signIn(ctx, relay);
+    page = await signInNewClient(browser, relay);
   });
 
   after(async () => {
@@ -85,14 +84,7 @@ describe('Radar tab through the Relay Web gateway', { timeout: 120_000 }, () => 
   before(async () => {
     relay = await startRelay({ web: true });
     browser = await launch();
-    const ctx = await browser.newContext(relay.webUrl);
-    page = await ctx.newPage();
-    page.relayErrors = [];
-    page.on('pageerror', (e) => page.relayErrors.push(String(e)));
-    await page.goto(relay.webUrl + '/');
-    await page.getByTestId('signin-passphrase').fill(relay.passphrase);
-    await page.getByTestId('signin-submit').click();
-    await page.locator('[data-testid="status-connection"][data-state="connected"]').waitFor({ timeout: 15_000 });
+    page = await signInOnGateway(browser, relay);
   });
 
   after(async () => {

@@ -9,7 +9,7 @@
 // Screenshot: status-board.png (see harness.mjs `screenshot`).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { closedUpstreams, launch, screenshot, signIn, startRelay, until } from './harness.mjs';
+import { closedUpstreams, launch, screenshot, signInNewClient, signInOnGateway, startRelay, until } from './harness.mjs';
 import { startFixtureUpstream } from './fixtureUpstream.mjs';
 
 const STATUS = '/api/relay/status';
@@ -43,8 +43,7 @@ describe('Status tab on the data API', { timeout: 120_000 }, () => {
     upstream = await startFixtureUpstream();
     relay = await startRelay({ env: closedUpstreams(upstream.origin) });
     browser = await launch();
-    const ctx = await browser.newContext(relay.url);
-    page = await signIn(ctx, relay);
+    page = await signInNewClient(browser, relay);
   });
 
   after(async () => {
@@ -118,14 +117,7 @@ describe('Status tab through the Relay Web gateway', { timeout: 120_000 }, () =>
   before(async () => {
     relay = await startRelay({ web: true });
     browser = await launch();
-    const ctx = await browser.newContext(relay.webUrl);
-    page = await ctx.newPage();
-    page.relayErrors = [];
-    page.on('pageerror', (e) => page.relayErrors.push(String(e)));
-    await page.goto(relay.webUrl + '/');
-    await page.getByTestId('signin-passphrase').fill(relay.passphrase);
-    await page.getByTestId('signin-submit').click();
-    await page.locator('[data-testid="status-connection"][data-state="connected"]').waitFor({ timeout: 15_000 });
+    page = await signInOnGateway(browser, relay);
   });
 
   after(async () => {
