@@ -3,7 +3,7 @@
 // the stale/fresh error panel with Try again.
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
-import { LoadErrorPanel, RefreshControls } from './RefreshHeader';
+import { LoadErrorPanel, RefreshControls, RefreshHeader } from './RefreshHeader';
 
 const noop = () => {};
 
@@ -38,5 +38,18 @@ describe('LoadErrorPanel', () => {
     );
     const stale = renderToStaticMarkup(<LoadErrorPanel error="boom" stale lead="Old. " testId="e" retryTestId="r" onRetry={noop} />);
     expect(stale).toContain('class="panel status-error status-error-stale"');
+  });
+});
+
+describe('RefreshHeader', () => {
+  it('title and subtitle under the prefix classes, the extras, then the prefixed controls', () => {
+    const html = renderToStaticMarkup(
+      <RefreshHeader prefix="x" title="Title" subtitle="Sub" state={{ notice: null, refreshing: false }} updated="u" onRefresh={noop}>
+        <span data-testid="extra" />
+      </RefreshHeader>,
+    );
+    expect(html).toMatch(
+      /^<header class="view-header x-header"><div><h1 class="view-title">Title<\/h1><p class="muted x-subtitle">Sub<\/p><\/div><span data-testid="extra"><\/span><span class="muted small" data-testid="x-updated">u<\/span>.*data-testid="x-refresh".*<\/header>$/,
+    );
   });
 });

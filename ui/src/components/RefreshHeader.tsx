@@ -42,6 +42,31 @@ export function RefreshControls({ testIdPrefix, updated, notice, refreshing, bus
   );
 }
 
+export interface RefreshHeaderProps extends Omit<RefreshControlsProps, 'testIdPrefix' | 'notice' | 'refreshing'> {
+  /** "status" / "radar": the header's classes (`<prefix>-header`, `<prefix>-subtitle`) and test ids. */
+  prefix: string;
+  title: string;
+  subtitle: string;
+  /** The feed's notice and refreshing flag. */
+  state: { notice: Notice | null; refreshing: boolean };
+  /** Shown between the title and the Updated text. */
+  children?: ReactNode;
+}
+
+/** A feed view's header: title and subtitle, the view's own extras, then Updated / notice / Refresh. */
+export function RefreshHeader({ prefix, title, subtitle, state, children, ...controls }: RefreshHeaderProps) {
+  return (
+    <header className={`view-header ${prefix}-header`}>
+      <div>
+        <h1 className="view-title">{title}</h1>
+        <p className={`muted ${prefix}-subtitle`}>{subtitle}</p>
+      </div>
+      {children}
+      <RefreshControls testIdPrefix={prefix} notice={state.notice} refreshing={state.refreshing} {...controls} />
+    </header>
+  );
+}
+
 export interface LoadErrorPanelProps {
   error: string;
   /** Something older is still shown below (the panel says so and is styled as stale). */

@@ -4,7 +4,7 @@
 // before the first read, then the board: metrics, dispatcher cards with their queue tables,
 // PAPA, XCenter counts. Deep queues are marked in words, not only colour. Rules live in ./radar.
 import { useEffect, useState, type ReactNode } from 'react';
-import { LoadErrorPanel, RefreshControls } from '../../components/RefreshHeader';
+import { LoadErrorPanel, RefreshHeader } from '../../components/RefreshHeader';
 import type { RadarColor, RadarQueue } from '../../transport/types';
 import { COLOR_LABELS, countText, hasBoard, isLargeDepth, neverRead, QUEUE_WARNING_DEPTH, radarUpdatedText } from './radar';
 import type { RadarFeedState } from './radarFeed';
@@ -75,17 +75,20 @@ export interface RadarBoardProps {
 
 /** The board itself (props in, markup out), so it renders in tests without a feed. */
 export function RadarBoard({ state, now, onRefresh, onRetry }: RadarBoardProps) {
-  const { data, loading, error, refreshing, notice } = state;
+  const { data, loading, error } = state;
   const board = hasBoard(data);
   const stale = board && (!!data?.error || !!error || !!data?.signInRequired);
 
   return (
     <section className="view radar-view" data-testid="radar-view">
-      <header className="view-header radar-header">
-        <div>
-          <h1 className="view-title">Radar</h1>
-          <p className="muted radar-subtitle">Dispatcher Radar</p>
-        </div>
+      <RefreshHeader
+        prefix="radar"
+        title="Radar"
+        subtitle="Dispatcher Radar"
+        state={state}
+        updated={data ? radarUpdatedText(data.lastUpdated, now) : loading ? 'Loading…' : 'Never updated'}
+        onRefresh={onRefresh}
+      >
         {data && (
           <span className="radar-overall" data-testid="radar-overall">
             <span className="visually-hidden">Overall: </span>
@@ -97,14 +100,7 @@ export function RadarBoard({ state, now, onRefresh, onRetry }: RadarBoardProps) 
             Page time {data.currentTime}
           </span>
         )}
-        <RefreshControls
-          testIdPrefix="radar"
-          updated={data ? radarUpdatedText(data.lastUpdated, now) : loading ? 'Loading…' : 'Never updated'}
-          notice={notice}
-          refreshing={refreshing}
-          onRefresh={onRefresh}
-        />
-      </header>
+      </RefreshHeader>
 
       {error && (
         <LoadErrorPanel

@@ -4,7 +4,7 @@
 // Recent / Resolved, expandable, plain text only). Links are https only: <a target=_blank> in a
 // browser, the desktop shell's `open_external` inside the desktop. The rules live in ./status.
 import { createContext, useContext, useEffect, useId, useMemo, useState, type MouseEvent, type ReactNode } from 'react';
-import { LoadErrorPanel, RefreshControls } from '../../components/RefreshHeader';
+import { LoadErrorPanel, RefreshHeader } from '../../components/RefreshHeader';
 import { errorMessage, useToast } from '../../components/Toasts';
 import { useTransport } from '../../transport/context';
 import { DesktopBridge } from '../../transport/desktop';
@@ -226,7 +226,7 @@ export function StatusBoard({ state, now, onRefresh, onRetry, initialFilter = 'a
   const [filter, setFilter] = useState(initialFilter);
   const [region, setRegion] = useState<MistRegion>(initialRegion);
   const [expanded, setExpanded] = useState<Set<string>>(() => new Set(initialExpanded));
-  const { data, loading, error, refreshing, notice } = state;
+  const { data, loading, error, refreshing } = state;
 
   const allRows = useMemo(() => buildRows(data), [data]);
   const regionRows = useMemo(() => buildRows(data, region), [data, region]);
@@ -243,20 +243,15 @@ export function StatusBoard({ state, now, onRefresh, onRetry, initialFilter = 'a
 
   return (
     <section className="view status-view" data-testid="status-view">
-      <header className="view-header status-header">
-        <div>
-          <h1 className="view-title">Status</h1>
-          <p className="muted status-subtitle">Command Center</p>
-        </div>
-        <RefreshControls
-          testIdPrefix="status"
-          updated={data ? updatedText(data.lastUpdated, now) : loading ? 'Loading…' : 'Not updated yet'}
-          notice={notice}
-          refreshing={refreshing}
-          busy={busy}
-          onRefresh={onRefresh}
-        />
-      </header>
+      <RefreshHeader
+        prefix="status"
+        title="Status"
+        subtitle="Command Center"
+        state={state}
+        updated={data ? updatedText(data.lastUpdated, now) : loading ? 'Loading…' : 'Not updated yet'}
+        busy={busy}
+        onRefresh={onRefresh}
+      />
 
       {error && (
         <LoadErrorPanel
