@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { after, before } from 'node:test';
 import { chromium } from 'playwright-core';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -173,6 +174,33 @@ export async function signInOnGateway(browser, relay) {
   await page.getByTestId('signin-submit').click();
   await page.locator('[data-testid="status-connection"][data-state="connected"]').waitFor({ timeout: 15_000 });
   return page;
+}
+
+/**
+ * Inside a describe: before its tests, a relay (startRelay options), a browser and a client signed
+ * in (through the gateway when `web`); after them, all torn down. Returns the holder
+ * {relay, browser, page}, filled once the before hook has run.
+ */
+export function signedInSuite({ web = false, env } = {}) {
+  const c = { relay: null, browser: null, page: null };
+  before(async () => {
+    c.relay = await startRelay({ web, env });
+    c.browser = await launch();
+    c.page = web ? await signInOnGateway(c.browser, c.relay) : await signInNewClient(c.browser, c.relay);
+  });
+  after(async () => {
+    await c.browser?.close();
+    await c.relay?.stop();
+  });
+  return c;
+}
+
+/** Clicks the button `testId` and resolves to the POST to `pathname` it sends: its headers and the answer's status. */
+export async function clickAndWatchPost(page, testId, pathname, responseTimeoutMs = 10_000) {
+  const sent = page.waitForRequest((r) => new URL(r.url()).pathname === pathname && r.method() === 'POST', { timeout: 10_000 });
+  const response = page.waitForResponse((r) => new URL(r.url()).pathname === pathname, { timeout: responseTimeoutMs });
+  await page.getByTestId(testId).click();
+  return { headers: (await sent).headers(), status: (await response).status() };
 }
 
 /** Token for direct API seeding (same identity as the UI). */

@@ -7,7 +7,7 @@
 // `screenshot`, into the ignored target/screenshots).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, screenshot, signInNewClient, signInOnGateway, startRelay, until } from './harness.mjs';
+import { clickAndWatchPost, launch, screenshot, signedInSuite, signInNewClient, startRelay, until } from './harness.mjs';
 
 const RADAR = '/api/relay/radar';
 const REFRESH = '/api/relay/radar/refresh';
@@ -77,28 +77,14 @@ describe('Radar tab on the data API', { timeout: 120_000 }, () => {
 });
 
 describe('Radar tab through the Relay Web gateway', { timeout: 120_000 }, () => {
-  let relay;
-  let browser;
-  let page;
-
-  before(async () => {
-    relay = await startRelay({ web: true });
-    browser = await launch();
-    page = await signInOnGateway(browser, relay);
-  });
-
-  after(async () => {
-    await browser?.close();
-    await relay?.stop();
-  });
+  const gateway = signedInSuite({ web: true });
 
   test('same sign-in state and the refresh write carries the CSRF token', async () => {
+    const { page } = gateway;
     await openRadar(page);
-    const sent = page.waitForRequest((r) => new URL(r.url()).pathname === REFRESH && r.method() === 'POST', { timeout: 10_000 });
-    const response = page.waitForResponse((r) => new URL(r.url()).pathname === REFRESH, { timeout: 15_000 });
-    await page.getByTestId('radar-refresh').click();
-    assert.ok((await sent).headers()['x-relay-csrf'], 'the gateway write carries X-Relay-CSRF');
-    assert.equal((await response).status(), 200);
+    const post = await clickAndWatchPost(page, 'radar-refresh', REFRESH, 15_000);
+    assert.ok(post.headers['x-relay-csrf'], 'the gateway write carries X-Relay-CSRF');
+    assert.equal(post.status, 200);
     assert.deepEqual(page.relayErrors, []);
   });
 });
