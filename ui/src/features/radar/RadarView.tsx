@@ -3,8 +3,9 @@
 // Refresh), the sign-in-needed and stale panels (the last board stays below), an empty state
 // before the first read, then the board: metrics, dispatcher cards with their queue tables,
 // PAPA, XCenter counts. Deep queues are marked in words, not only colour. Rules live in ./radar.
-import { useEffect, useState, type ReactNode } from 'react';
+import type { ReactNode } from 'react';
 import { LoadErrorPanel, RefreshHeader } from '../../components/RefreshHeader';
+import { useNowSince } from '../../lib/useNow';
 import type { RadarColor, RadarQueue } from '../../transport/types';
 import { COLOR_LABELS, countText, hasBoard, isLargeDepth, neverRead, QUEUE_WARNING_DEPTH, radarUpdatedText } from './radar';
 import type { RadarFeedState } from './radarFeed';
@@ -209,23 +210,11 @@ export function RadarBoard({ state, now, onRefresh, onRetry }: RadarBoardProps) 
   );
 }
 
-/** Ticks `now` so "Updated <ago>" stays current. */
-function useNow(ms: number): number {
-  const [now, setNow] = useState(() => Date.now());
-  useEffect(() => {
-    const id = setInterval(() => setNow(Date.now()), ms);
-    return () => clearInterval(id);
-  }, [ms]);
-  return now;
-}
-
 export default function RadarView() {
   const { feed, state } = useRadarFeed();
-  const now = useNow(TICK_MS);
   // Re-render "ago" right after new data arrives, not only on the next tick.
-  const [shownAt, setShownAt] = useState(now);
-  useEffect(() => setShownAt(Date.now()), [state.data]);
-  return <RadarBoard state={state} now={Math.max(now, shownAt)} onRefresh={() => void feed.refresh()} onRetry={() => void feed.load()} />;
+  const now = useNowSince(state.data, TICK_MS);
+  return <RadarBoard state={state} now={now} onRefresh={() => void feed.refresh()} onRetry={() => void feed.load()} />;
 }
 
 /** One titled board section (`radar-<name>`, labelled by its heading `radar-<name>-title`). */

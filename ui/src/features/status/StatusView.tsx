@@ -5,6 +5,7 @@
 // browser, the desktop shell's `open_external` inside the desktop. The rules live in ./status.
 import { createContext, useContext, useEffect, useId, useMemo, useState, type MouseEvent, type ReactNode } from 'react';
 import { LoadErrorPanel, RefreshHeader } from '../../components/RefreshHeader';
+import { useNowSince } from '../../lib/useNow';
 import { errorMessage, useToast } from '../../components/Toasts';
 import { useTransport } from '../../transport/context';
 import { DesktopBridge } from '../../transport/desktop';
@@ -340,32 +341,20 @@ export function StatusBoard({ state, now, onRefresh, onRetry, initialFilter = 'a
   );
 }
 
-/** Ticks `now` so "Updated <ago>" and item ages stay current. */
-function useNow(ms: number): number {
-  const [now, setNow] = useState(() => Date.now());
-  useEffect(() => {
-    const id = setInterval(() => setNow(Date.now()), ms);
-    return () => clearInterval(id);
-  }, [ms]);
-  return now;
-}
-
 export default function StatusView() {
   const { feed, state } = useStatusFeed();
   useEffect(() => feed.activate(), [feed]);
   const transport = useTransport();
   const toast = useToast();
-  const now = useNow(TICK_MS);
   // Re-render "ago" right after new data arrives, not only on the next tick.
-  const [shownAt, setShownAt] = useState(now);
-  useEffect(() => setShownAt(Date.now()), [state.data]);
+  const now = useNowSince(state.data, TICK_MS);
   const opener = useMemo<Opener>(() => {
     const bridge = transport.mode === 'desktop' ? DesktopBridge.of(globalThis) : null;
     return bridge ? (url) => void bridge.openExternal(url).catch((e: unknown) => toast('error', errorMessage(e, 'Could not open the link.'))) : null;
   }, [transport, toast]);
   return (
     <OpenerContext.Provider value={opener}>
-      <StatusBoard state={state} now={Math.max(now, shownAt)} onRefresh={() => void feed.refresh()} onRetry={() => void feed.load()} />
+      <StatusBoard state={state} now={now} onRefresh={() => void feed.refresh()} onRetry={() => void feed.load()} />
     </OpenerContext.Provider>
   );
 }
