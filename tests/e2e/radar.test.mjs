@@ -5,9 +5,9 @@
 // with no toast. A manual refresh answers the snapshot (200) after the attempted read; on the
 // gateway the refresh write carries its CSRF token. Screenshot: radar-signin.png (harness.mjs
 // `screenshot`, into the ignored target/screenshots).
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { clickAndWatchPost, launch, screenshot, signedInSuite, signInNewClient, startRelay, until } from './harness.mjs';
+import { clickAndWatchPost, screenshot, signedInSuite, until } from './harness.mjs';
 
 const RADAR = '/api/relay/radar';
 const REFRESH = '/api/relay/radar/refresh';
@@ -22,19 +22,10 @@ async function openRadar(page) {
 }
 
 describe('Radar tab on the data API', { timeout: 120_000 }, () => {
-  let relay;
-  let browser;
+  const client = signedInSuite();
   let page;
-
-  before(async () => {
-    relay = await startRelay();
-    browser = await launch();
-    page = await signInNewClient(browser, relay);
-  });
-
-  after(async () => {
-    await browser?.close();
-    await relay?.stop();
+  before(() => {
+    page = client.page;
   });
 
   test('polled from sign-in on every tab: the nav item says sign-in needed, no toast', async () => {
