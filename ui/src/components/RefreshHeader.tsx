@@ -4,6 +4,14 @@
 import type { ReactNode } from 'react';
 import type { Notice } from '../lib/manualRefresh';
 
+/** What a feed view's board gets from its container (Status, Radar). */
+export interface FeedBoardProps<S> {
+  state: S;
+  now: number;
+  onRefresh: () => void;
+  onRetry: () => void;
+}
+
 export interface RefreshControlsProps {
   /** e.g. "status" → status-updated, status-notice, status-refresh. */
   testIdPrefix: string;

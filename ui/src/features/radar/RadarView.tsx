@@ -4,7 +4,7 @@
 // before the first read, then the board: metrics, dispatcher cards with their queue tables,
 // PAPA, XCenter counts. Deep queues are marked in words, not only colour. Rules live in ./radar.
 import type { ReactNode } from 'react';
-import { LoadErrorPanel, RefreshHeader } from '../../components/RefreshHeader';
+import { LoadErrorPanel, RefreshHeader, type FeedBoardProps } from '../../components/RefreshHeader';
 import { useNowSince } from '../../lib/useNow';
 import type { RadarColor, RadarQueue } from '../../transport/types';
 import { COLOR_LABELS, countText, hasBoard, isLargeDepth, neverRead, QUEUE_WARNING_DEPTH, radarUpdatedText } from './radar';
@@ -67,12 +67,7 @@ function QueueTable({ caption, nameHeader, rows, testId }: { caption: string; na
   );
 }
 
-export interface RadarBoardProps {
-  state: RadarFeedState;
-  now: number;
-  onRefresh: () => void;
-  onRetry: () => void;
-}
+export type RadarBoardProps = FeedBoardProps<RadarFeedState>;
 
 /** The board itself (props in, markup out), so it renders in tests without a feed. */
 export function RadarBoard({ state, now, onRefresh, onRetry }: RadarBoardProps) {

@@ -4,7 +4,7 @@
 // Recent / Resolved, expandable, plain text only). Links are https only: <a target=_blank> in a
 // browser, the desktop shell's `open_external` inside the desktop. The rules live in ./status.
 import { createContext, useContext, useEffect, useId, useMemo, useState, type MouseEvent, type ReactNode } from 'react';
-import { LoadErrorPanel, RefreshHeader } from '../../components/RefreshHeader';
+import { LoadErrorPanel, RefreshHeader, type FeedBoardProps } from '../../components/RefreshHeader';
 import { useNowSince } from '../../lib/useNow';
 import { errorMessage, useToast } from '../../components/Toasts';
 import { useTransport } from '../../transport/context';
@@ -212,11 +212,7 @@ function FeedItem({ entry, now, open, toggle }: { entry: FeedEntry; now: number;
   );
 }
 
-export interface StatusBoardProps {
-  state: StatusFeedState;
-  now: number;
-  onRefresh: () => void;
-  onRetry: () => void;
+export interface StatusBoardProps extends FeedBoardProps<StatusFeedState> {
   initialFilter?: string;
   initialRegion?: MistRegion;
   initialExpanded?: string[];
