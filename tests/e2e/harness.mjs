@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { after, before } from 'node:test';
 import { chromium } from 'playwright-core';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -151,6 +152,55 @@ export async function signIn(ctx, relay, pathAndQuery = '/') {
   await page.getByTestId('signin-submit').click();
   if (pathAndQuery === '/') await page.locator('[data-testid="status-connection"][data-state="connected"]').waitFor({ timeout: 15_000 });
   return page;
+}
+
+/** A new client (its own Chromium context) signed in on the data API (see `signIn`). */
+export async function signInNewClient(browser, relay, pathAndQuery = '/') {
+  const ctx = await browser.newContext(relay.url);
+  return signIn(ctx, relay, pathAndQuery);
+}
+
+/**
+ * A new client signed in through the Relay Web gateway; resolves once the status bar says
+ * Connected. Page errors are collected in page.relayErrors.
+ */
+export async function signInOnGateway(browser, relay) {
+  const ctx = await browser.newContext(relay.webUrl);
+  const page = await ctx.newPage();
+  page.relayErrors = [];
+  page.on('pageerror', (e) => page.relayErrors.push(String(e)));
+  await page.goto(relay.webUrl + '/');
+  await page.getByTestId('signin-passphrase').fill(relay.passphrase);
+  await page.getByTestId('signin-submit').click();
+  await page.locator('[data-testid="status-connection"][data-state="connected"]').waitFor({ timeout: 15_000 });
+  return page;
+}
+
+/**
+ * Inside a describe: before its tests, a relay (startRelay options), a browser and a client signed
+ * in (through the gateway when `web`); after them, all torn down. Returns the holder
+ * {relay, browser, page}, filled once the before hook has run.
+ */
+export function signedInSuite({ web = false, env } = {}) {
+  const c = { relay: null, browser: null, page: null };
+  before(async () => {
+    c.relay = await startRelay({ web, env });
+    c.browser = await launch();
+    c.page = web ? await signInOnGateway(c.browser, c.relay) : await signInNewClient(c.browser, c.relay);
+  });
+  after(async () => {
+    await c.browser?.close();
+    await c.relay?.stop();
+  });
+  return c;
+}
+
+/** Clicks the button `testId` and resolves to the POST to `pathname` it sends: its headers and the answer's status. */
+export async function clickAndWatchPost(page, testId, pathname, responseTimeoutMs = 10_000) {
+  const sent = page.waitForRequest((r) => new URL(r.url()).pathname === pathname && r.method() === 'POST', { timeout: 10_000 });
+  const response = page.waitForResponse((r) => new URL(r.url()).pathname === pathname, { timeout: responseTimeoutMs });
+  await page.getByTestId(testId).click();
+  return { headers: (await sent).headers(), status: (await response).status() };
 }
 
 /** Token for direct API seeding (same identity as the UI). */

@@ -3,27 +3,18 @@
 // with its sparkline, that database size and uptime are shown, and that the open panel asks the
 // server again within a few seconds. Screenshot: system-health.png (see harness.mjs
 // `screenshot`: target/screenshots/, docs/screenshots/ only with RELAY_UPDATE_SCREENSHOTS=1).
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, screenshot, signIn, startRelay } from './harness.mjs';
+import { screenshot, signedInSuite } from './harness.mjs';
 
 const SUBSYSTEMS = ['store', 'auth', 'realtime', 'presence', 'privileged', 'web_sessions'];
 
-let relay;
-let browser;
 let page;
 
 describe('System health', { timeout: 90_000 }, () => {
-  before(async () => {
-    relay = await startRelay();
-    browser = await launch();
-    const ctx = await browser.newContext(relay.url);
-    page = await signIn(ctx, relay);
-  });
-
-  after(async () => {
-    await browser?.close();
-    await relay?.stop();
+  const client = signedInSuite();
+  before(() => {
+    page = client.page;
   });
 
   test('Settings → System health lists every subsystem running, with size, uptime and refresh', async () => {

@@ -5,9 +5,9 @@
 // with no toast. A manual refresh answers the snapshot (200) after the attempted read; on the
 // gateway the refresh write carries its CSRF token. Screenshot: radar-signin.png (harness.mjs
 // `screenshot`, into the ignored target/screenshots).
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, screenshot, signIn, startRelay, until } from './harness.mjs';
+import { clickAndWatchPost, screenshot, signedInSuite, until } from './harness.mjs';
 
 const RADAR = '/api/relay/radar';
 const REFRESH = '/api/relay/radar/refresh';
@@ -22,20 +22,10 @@ async function openRadar(page) {
 }
 
 describe('Radar tab on the data API', { timeout: 120_000 }, () => {
-  let relay;
-  let browser;
+  const client = signedInSuite();
   let page;
-
-  before(async () => {
-    relay = await startRelay();
-    browser = await launch();
-    const ctx = await browser.newContext(relay.url);
-    page = await signIn(ctx, relay);
-  });
-
-  after(async () => {
-    await browser?.close();
-    await relay?.stop();
+  before(() => {
+    page = client.page;
   });
 
   test('polled from sign-in on every tab: the nav item says sign-in needed, no toast', async () => {
@@ -78,35 +68,14 @@ describe('Radar tab on the data API', { timeout: 120_000 }, () => {
 });
 
 describe('Radar tab through the Relay Web gateway', { timeout: 120_000 }, () => {
-  let relay;
-  let browser;
-  let page;
-
-  before(async () => {
-    relay = await startRelay({ web: true });
-    browser = await launch();
-    const ctx = await browser.newContext(relay.webUrl);
-    page = await ctx.newPage();
-    page.relayErrors = [];
-    page.on('pageerror', (e) => page.relayErrors.push(String(e)));
-    await page.goto(relay.webUrl + '/');
-    await page.getByTestId('signin-passphrase').fill(relay.passphrase);
-    await page.getByTestId('signin-submit').click();
-    await page.locator('[data-testid="status-connection"][data-state="connected"]').waitFor({ timeout: 15_000 });
-  });
-
-  after(async () => {
-    await browser?.close();
-    await relay?.stop();
-  });
+  const gateway = signedInSuite({ web: true });
 
   test('same sign-in state and the refresh write carries the CSRF token', async () => {
+    const { page } = gateway;
     await openRadar(page);
-    const sent = page.waitForRequest((r) => new URL(r.url()).pathname === REFRESH && r.method() === 'POST', { timeout: 10_000 });
-    const response = page.waitForResponse((r) => new URL(r.url()).pathname === REFRESH, { timeout: 15_000 });
-    await page.getByTestId('radar-refresh').click();
-    assert.ok((await sent).headers()['x-relay-csrf'], 'the gateway write carries X-Relay-CSRF');
-    assert.equal((await response).status(), 200);
+    const post = await clickAndWatchPost(page, 'radar-refresh', REFRESH, 15_000);
+    assert.ok(post.headers['x-relay-csrf'], 'the gateway write carries X-Relay-CSRF');
+    assert.equal(post.status, 200);
     assert.deepEqual(page.relayErrors, []);
   });
 });

@@ -9,7 +9,7 @@
 // Screenshot: status-board.png (see harness.mjs `screenshot`).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { closedUpstreams, launch, screenshot, signIn, startRelay, until } from './harness.mjs';
+import { clickAndWatchPost, closedUpstreams, launch, screenshot, signedInSuite, signInNewClient, startRelay, until } from './harness.mjs';
 import { startFixtureUpstream } from './fixtureUpstream.mjs';
 
 const STATUS = '/api/relay/status';
@@ -43,8 +43,7 @@ describe('Status tab on the data API', { timeout: 120_000 }, () => {
     upstream = await startFixtureUpstream();
     relay = await startRelay({ env: closedUpstreams(upstream.origin) });
     browser = await launch();
-    const ctx = await browser.newContext(relay.url);
-    page = await signIn(ctx, relay);
+    page = await signInNewClient(browser, relay);
   });
 
   after(async () => {
@@ -111,40 +110,19 @@ describe('Status tab on the data API', { timeout: 120_000 }, () => {
 });
 
 describe('Status tab through the Relay Web gateway', { timeout: 120_000 }, () => {
-  let relay;
-  let browser;
-  let page;
-
-  before(async () => {
-    relay = await startRelay({ web: true });
-    browser = await launch();
-    const ctx = await browser.newContext(relay.webUrl);
-    page = await ctx.newPage();
-    page.relayErrors = [];
-    page.on('pageerror', (e) => page.relayErrors.push(String(e)));
-    await page.goto(relay.webUrl + '/');
-    await page.getByTestId('signin-passphrase').fill(relay.passphrase);
-    await page.getByTestId('signin-submit').click();
-    await page.locator('[data-testid="status-connection"][data-state="connected"]').waitFor({ timeout: 15_000 });
-  });
-
-  after(async () => {
-    await browser?.close();
-    await relay?.stop();
-  });
+  const gateway = signedInSuite({ web: true });
 
   test('an unreachable upstream reads as "Feed unavailable", and the refresh write carries the CSRF token', async () => {
+    const { page } = gateway;
     await openStatus(page);
     assert.equal(await page.locator('[data-testid^="status-card-"]').count(), 14);
     await until(async () => (await page.getByText('Feed unavailable', { exact: true }).count()) === 14, '14 cards say Feed unavailable', 20_000);
     assert.match(await page.getByTestId('posture-worst').innerText(), /Unknown/);
     assert.match(await page.getByTestId('posture-impacted').innerText(), /0 of 14/);
     assert.equal(await page.getByTestId('toast').count(), 0);
-    const sent = page.waitForRequest((r) => new URL(r.url()).pathname === REFRESH && r.method() === 'POST', { timeout: 10_000 });
-    const response = page.waitForResponse((r) => new URL(r.url()).pathname === REFRESH, { timeout: 10_000 });
-    await page.getByTestId('status-refresh').click();
-    assert.ok((await sent).headers()['x-relay-csrf'], 'the gateway write carries X-Relay-CSRF');
-    assert.equal((await response).status(), 202);
+    const post = await clickAndWatchPost(page, 'status-refresh', REFRESH);
+    assert.ok(post.headers['x-relay-csrf'], 'the gateway write carries X-Relay-CSRF');
+    assert.equal(post.status, 202);
     assert.deepEqual(page.relayErrors, []);
   });
 });

@@ -8,7 +8,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { writeFile } from 'node:fs/promises';
-import { api, apiToken, count, launch, screenshot, signIn, startRelay, until } from './harness.mjs';
+import { api, apiToken, count, launch, screenshot, signIn, signInNewClient, startRelay, until } from './harness.mjs';
 
 let relay;
 let browser;
@@ -53,8 +53,7 @@ describe('Relay web UI', { timeout: 240_000 }, () => {
     relay = await startRelay();
     token = await apiToken(relay);
     browser = await launch();
-    const ctx = await browser.newContext(relay.url);
-    page = await signIn(ctx, relay);
+    page = await signInNewClient(browser, relay);
   });
 
   after(async () => {
@@ -548,8 +547,7 @@ describe('Relay web UI', { timeout: 240_000 }, () => {
   });
 
   test('realtime: a contact added in client A appears in client B without reload', async () => {
-    const ctxB = await browser.newContext(relay.url);
-    const b = await signIn(ctxB, relay);
+    const b = await signInNewClient(browser, relay);
     await b.getByTestId('nav-people').click();
     await until(async () => /of \d+/.test(await b.getByTestId('people-count').innerText()), 'B loaded', 30_000);
     await b.getByTestId('global-search').fill('Realtime Rita');

@@ -3,16 +3,12 @@
 // POST /api/relay/radar/refresh (the snapshot after the read, the 429 + Retry-After path in
 // delta-seconds and HTTP-date forms), and the CSRF header the Relay Web gateway needs on the
 // refresh write only.
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { PocketBaseTransport, RADAR_PATH, RADAR_REFRESH_PATH } from './pocketbase';
-import { AUTH, authOk, json, setup, type Call, type Reply } from './testkit';
+import { describe, expect, it } from 'vitest';
+import { RADAR_PATH, RADAR_REFRESH_PATH } from './pocketbase';
+import { disposeAfterEach, json, signedInDirect, signedInGateway, type Reply } from './testkit';
 import type { RadarSnapshot } from './types';
 
-let current: PocketBaseTransport | undefined;
-afterEach(() => {
-  current?.dispose();
-  current = undefined;
-});
+const keep = disposeAfterEach();
 
 const snapshot: RadarSnapshot = {
   color: 'yellow',
@@ -31,16 +27,7 @@ const snapshot: RadarSnapshot = {
   error: null,
 };
 
-async function signedIn(extra: Record<string, () => Reply>) {
-  const t = setup({
-    [`POST ${AUTH}`]: authOk,
-    'GET /api/health': () => json(200, { code: 200 }),
-    ...extra,
-  });
-  current = t.transport;
-  await t.transport.signIn('ok');
-  return t;
-}
+const signedIn = async (extra: Record<string, () => Reply>) => keep(await signedInDirect(extra));
 
 describe('PocketBaseTransport Radar', () => {
   it('reads the typed snapshot with the token, and maps a 401 to rejected', async () => {
@@ -87,25 +74,12 @@ describe('PocketBaseTransport Radar', () => {
   });
 
   it('through the Relay Web gateway: same paths, CSRF on the refresh only', async () => {
-    const calls: Call[] = [];
-    const routes: Record<string, () => Reply> = {
-      'POST /web/api/session': () => json(200, { csrfToken: 'csrf-1', expiresAt: '2099-01-01 00:00:00.000Z' }),
-      'POST /web/api/connection': () => json(200, { token: 'web-tok', record: { id: 'u1', collectionName: 'users' } }),
-      'POST /web/api/session/logout': () => new Response(null, { status: 204 }),
-      'GET /api/health': () => json(200, { code: 200 }),
-      [`GET ${RADAR_PATH}`]: () => json(200, snapshot),
-      [`POST ${RADAR_REFRESH_PATH}`]: () => json(200, snapshot),
-    };
-    const fetch = vi.fn(async (input: RequestInfo | URL, init?: RequestInit) => {
-      const url = new URL(String(input));
-      const method = (init?.method ?? 'GET').toUpperCase();
-      calls.push({ method, path: url.pathname, search: url.search, headers: new Headers(init?.headers), body: init?.body });
-      const reply = routes[`${method} ${url.pathname}`]?.() ?? json(404, {});
-      return reply as Response;
-    });
-    const transport = new PocketBaseTransport({ origin: 'http://localhost:8091', fetch, storage: null, web: { mode: 'relay-web', cleartextHttp: true }, events: null });
-    current = transport;
-    await transport.signIn('pw');
+    const { transport, calls } = keep(
+      await signedInGateway({
+        [`GET ${RADAR_PATH}`]: () => json(200, snapshot),
+        [`POST ${RADAR_REFRESH_PATH}`]: () => json(200, snapshot),
+      }),
+    );
     expect(await transport.radar()).toEqual(snapshot);
     expect(await transport.refreshRadar()).toEqual(snapshot);
     const get = calls.find((c) => c.method === 'GET' && c.path === RADAR_PATH)!;

@@ -2,16 +2,12 @@
 // GET /api/relay/status (typed snapshot, token, 401 → rejected), POST /api/relay/status/refresh
 // (202 started / in flight, the 429 + Retry-After path in delta-seconds and HTTP-date forms),
 // and the CSRF header the Relay Web gateway needs on the refresh write.
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { PocketBaseTransport, STATUS_PATH, STATUS_REFRESH_PATH } from './pocketbase';
-import { AUTH, authOk, json, setup, type Call, type Reply } from './testkit';
+import { describe, expect, it } from 'vitest';
+import { STATUS_PATH, STATUS_REFRESH_PATH } from './pocketbase';
+import { disposeAfterEach, json, signedInDirect, signedInGateway, type Reply } from './testkit';
 import type { ServiceStatus } from './types';
 
-let current: PocketBaseTransport | undefined;
-afterEach(() => {
-  current?.dispose();
-  current = undefined;
-});
+const keep = disposeAfterEach();
 
 const snapshot: ServiceStatus = {
   providers: [
@@ -36,16 +32,7 @@ const snapshot: ServiceStatus = {
   refreshing: false,
 };
 
-async function signedIn(extra: Record<string, () => Reply>) {
-  const t = setup({
-    [`POST ${AUTH}`]: authOk,
-    'GET /api/health': () => json(200, { code: 200 }),
-    ...extra,
-  });
-  current = t.transport;
-  await t.transport.signIn('ok');
-  return t;
-}
+const signedIn = async (extra: Record<string, () => Reply>) => keep(await signedInDirect(extra));
 
 describe('PocketBaseTransport service status', () => {
   it('reads the typed snapshot with the token, and maps a 401 to rejected', async () => {
@@ -94,25 +81,12 @@ describe('PocketBaseTransport service status', () => {
   });
 
   it('through the Relay Web gateway: same paths, CSRF on the refresh only', async () => {
-    const calls: Call[] = [];
-    const routes: Record<string, () => Reply> = {
-      'POST /web/api/session': () => json(200, { csrfToken: 'csrf-1', expiresAt: '2099-01-01 00:00:00.000Z' }),
-      'POST /web/api/connection': () => json(200, { token: 'web-tok', record: { id: 'u1', collectionName: 'users' } }),
-      'POST /web/api/session/logout': () => new Response(null, { status: 204 }),
-      'GET /api/health': () => json(200, { code: 200 }),
-      [`GET ${STATUS_PATH}`]: () => json(200, snapshot),
-      [`POST ${STATUS_REFRESH_PATH}`]: () => json(202, { started: true }),
-    };
-    const fetch = vi.fn(async (input: RequestInfo | URL, init?: RequestInit) => {
-      const url = new URL(String(input));
-      const method = (init?.method ?? 'GET').toUpperCase();
-      calls.push({ method, path: url.pathname, search: url.search, headers: new Headers(init?.headers), body: init?.body });
-      const reply = routes[`${method} ${url.pathname}`]?.() ?? json(404, {});
-      return reply as Response;
-    });
-    const transport = new PocketBaseTransport({ origin: 'http://localhost:8091', fetch, storage: null, web: { mode: 'relay-web', cleartextHttp: true }, events: null });
-    current = transport;
-    await transport.signIn('pw');
+    const { transport, calls } = keep(
+      await signedInGateway({
+        [`GET ${STATUS_PATH}`]: () => json(200, snapshot),
+        [`POST ${STATUS_REFRESH_PATH}`]: () => json(202, { started: true }),
+      }),
+    );
     expect(await transport.serviceStatus()).toEqual(snapshot);
     expect(await transport.refreshServiceStatus()).toEqual({ started: true });
     const get = calls.find((c) => c.method === 'GET' && c.path === STATUS_PATH)!;

@@ -1,6 +1,6 @@
 // Test-only helpers for transport tests: a routed fake fetch and a fake
 // EventSource speaking just enough of PocketBase's SSE protocol.
-import { vi } from 'vitest';
+import { afterEach, vi } from 'vitest';
 import { PocketBaseTransport } from './pocketbase';
 import type { ConnectionState } from './types';
 
@@ -20,7 +20,8 @@ export const AUTH = '/api/collections/users/auth-with-password';
 export const authOk = () => json(200, { token: 'tok-123', record: { id: 'u1', collectionName: 'users' } });
 export const rejected = () => json(400, { status: 400, message: 'Failed to authenticate.', data: {} });
 
-export function setup(routes: Record<string, () => Reply>) {
+/** A fake fetch answering from `routes` ("METHOD /path"; 404 otherwise) and recording every call. */
+export function routedFetch(routes: Record<string, () => Reply>) {
   const calls: Call[] = [];
   const fetch = vi.fn(async (input: RequestInfo | URL, init?: RequestInit) => {
     const url = new URL(String(input));
@@ -36,6 +37,11 @@ export function setup(routes: Record<string, () => Reply>) {
     if (reply === 'network-error') throw new TypeError('fetch failed');
     return typeof reply === 'function' ? reply(init) : reply;
   });
+  return { fetch, calls };
+}
+
+export function setup(routes: Record<string, () => Reply>) {
+  const { fetch, calls } = routedFetch(routes);
   const storage = { removeItem: vi.fn() };
   const transport = new PocketBaseTransport({ origin: 'http://relay.test', fetch, storage });
   const states: ConnectionState[] = [];
@@ -43,6 +49,42 @@ export function setup(routes: Record<string, () => Reply>) {
   return { transport, calls, storage, states, last: () => states[states.length - 1] };
 }
 
+/** Registers an afterEach that disposes the transports handed to the returned `keep`. */
+export function disposeAfterEach(): <T extends { transport: PocketBaseTransport }>(t: T) => T {
+  const kept: PocketBaseTransport[] = [];
+  afterEach(() => {
+    for (const t of kept.splice(0)) t.dispose();
+  });
+  return (t) => {
+    kept.push(t.transport);
+    return t;
+  };
+}
+
+/** A direct (PocketBase) transport signed in as `relay`, with `extra` routes beside auth and health. */
+export async function signedInDirect(extra: Record<string, () => Reply>) {
+  const t = setup({
+    [`POST ${AUTH}`]: authOk,
+    'GET /api/health': () => json(200, { code: 200 }),
+    ...extra,
+  });
+  await t.transport.signIn('ok');
+  return t;
+}
+
+/** A transport through the Relay Web gateway (session csrf-1, token web-tok), signed in, with `extra` routes. */
+export async function signedInGateway(extra: Record<string, () => Reply>) {
+  const { fetch, calls } = routedFetch({
+    'POST /web/api/session': () => json(200, { csrfToken: 'csrf-1', expiresAt: '2099-01-01 00:00:00.000Z' }),
+    'POST /web/api/connection': () => json(200, { token: 'web-tok', record: { id: 'u1', collectionName: 'users' } }),
+    'POST /web/api/session/logout': () => new Response(null, { status: 204 }),
+    'GET /api/health': () => json(200, { code: 200 }),
+    ...extra,
+  });
+  const transport = new PocketBaseTransport({ origin: 'http://localhost:8091', fetch, storage: null, web: { mode: 'relay-web', cleartextHttp: true }, events: null });
+  await transport.signIn('pw');
+  return { transport, calls };
+}
 
 type Handler = (e: { data: string; lastEventId: string }) => void;
 

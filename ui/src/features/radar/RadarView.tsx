@@ -3,7 +3,9 @@
 // Refresh), the sign-in-needed and stale panels (the last board stays below), an empty state
 // before the first read, then the board: metrics, dispatcher cards with their queue tables,
 // PAPA, XCenter counts. Deep queues are marked in words, not only colour. Rules live in ./radar.
-import { useEffect, useState } from 'react';
+import type { ReactNode } from 'react';
+import { LoadErrorPanel, RefreshHeader, type FeedBoardProps } from '../../components/RefreshHeader';
+import { useNowSince } from '../../lib/useNow';
 import type { RadarColor, RadarQueue } from '../../transport/types';
 import { COLOR_LABELS, countText, hasBoard, isLargeDepth, neverRead, QUEUE_WARNING_DEPTH, radarUpdatedText } from './radar';
 import type { RadarFeedState } from './radarFeed';
@@ -65,26 +67,24 @@ function QueueTable({ caption, nameHeader, rows, testId }: { caption: string; na
   );
 }
 
-export interface RadarBoardProps {
-  state: RadarFeedState;
-  now: number;
-  onRefresh: () => void;
-  onRetry: () => void;
-}
+export type RadarBoardProps = FeedBoardProps<RadarFeedState>;
 
 /** The board itself (props in, markup out), so it renders in tests without a feed. */
 export function RadarBoard({ state, now, onRefresh, onRetry }: RadarBoardProps) {
-  const { data, loading, error, refreshing, notice } = state;
+  const { data, loading, error } = state;
   const board = hasBoard(data);
   const stale = board && (!!data?.error || !!error || !!data?.signInRequired);
 
   return (
     <section className="view radar-view" data-testid="radar-view">
-      <header className="view-header radar-header">
-        <div>
-          <h1 className="view-title">Radar</h1>
-          <p className="muted radar-subtitle">Dispatcher Radar</p>
-        </div>
+      <RefreshHeader
+        prefix="radar"
+        title="Radar"
+        subtitle="Dispatcher Radar"
+        state={state}
+        updated={data ? radarUpdatedText(data.lastUpdated, now) : loading ? 'Loading…' : 'Never updated'}
+        onRefresh={onRefresh}
+      >
         {data && (
           <span className="radar-overall" data-testid="radar-overall">
             <span className="visually-hidden">Overall: </span>
@@ -96,35 +96,17 @@ export function RadarBoard({ state, now, onRefresh, onRetry }: RadarBoardProps) 
             Page time {data.currentTime}
           </span>
         )}
-        <span className="muted small" data-testid="radar-updated">
-          {data ? radarUpdatedText(data.lastUpdated, now) : loading ? 'Loading…' : 'Never updated'}
-        </span>
-        <span className={`status-notice small${notice ? ` status-notice-${notice.tone}` : ''}`} role="status" data-testid="radar-notice">
-          {notice?.text ?? ''}
-        </span>
-        <button
-          type="button"
-          className="button button-ghost push-right status-refresh"
-          aria-busy={refreshing}
-          disabled={refreshing}
-          onClick={onRefresh}
-          data-testid="radar-refresh"
-        >
-          <span className={`status-spinner${refreshing ? ' status-spinning' : ''}`} aria-hidden="true" />
-          {refreshing ? 'Refreshing…' : 'Refresh'}
-        </button>
-      </header>
+      </RefreshHeader>
 
       {error && (
-        <div className={`panel status-error${data ? ' status-error-stale' : ''}`} role="alert" data-testid="radar-load-error">
-          <p className="error-text">
-            {data ? 'Could not update the Radar — showing the last board received. ' : 'Could not load the Radar. '}
-            {error}
-          </p>
-          <button type="button" className="button button-ghost" onClick={onRetry} data-testid="radar-retry">
-            Try again
-          </button>
-        </div>
+        <LoadErrorPanel
+          error={error}
+          stale={!!data}
+          lead={data ? 'Could not update the Radar — showing the last board received. ' : 'Could not load the Radar. '}
+          testId="radar-load-error"
+          retryTestId="radar-retry"
+          onRetry={onRetry}
+        />
       )}
 
       {data?.signInRequired && (
@@ -156,10 +138,7 @@ export function RadarBoard({ state, now, onRefresh, onRetry }: RadarBoardProps) 
       {data && board && (
         <div className={`radar-board${stale ? ' radar-board-stale' : ''}`} data-testid="radar-board" data-stale={stale ? 'true' : 'false'}>
           {data.metrics.length > 0 && (
-            <section aria-labelledby="radar-metrics-title" data-testid="radar-metrics">
-              <h2 id="radar-metrics-title" className="status-section-title">
-                Metrics
-              </h2>
+            <RadarSection name="metrics" title="Metrics">
               <ul className="radar-metrics">
                 {data.metrics.map((m, i) => (
                   <li key={`${m.label}-${i}`} className={`stat radar-metric radar-card-${m.tone}`} data-testid="radar-metric">
@@ -169,14 +148,11 @@ export function RadarBoard({ state, now, onRefresh, onRetry }: RadarBoardProps) 
                   </li>
                 ))}
               </ul>
-            </section>
+            </RadarSection>
           )}
 
           {data.dispatchers.length > 0 && (
-            <section aria-labelledby="radar-dispatchers-title" data-testid="radar-dispatchers">
-              <h2 id="radar-dispatchers-title" className="status-section-title">
-                Dispatchers
-              </h2>
+            <RadarSection name="dispatchers" title="Dispatchers">
               <ul className="radar-cards">
                 {data.dispatchers.map((d, i) => (
                   <li key={`${d.name}-${i}`} className={`panel radar-card radar-card-${d.tone}`} data-testid="radar-dispatcher">
@@ -198,25 +174,19 @@ export function RadarBoard({ state, now, onRefresh, onRetry }: RadarBoardProps) 
                   </li>
                 ))}
               </ul>
-            </section>
+            </RadarSection>
           )}
 
           {data.papa.length > 0 && (
-            <section aria-labelledby="radar-papa-title" data-testid="radar-papa">
-              <h2 id="radar-papa-title" className="status-section-title">
-                PAPA
-              </h2>
+            <RadarSection name="papa" title="PAPA">
               <div className="panel">
                 <QueueTable caption="PAPA message types" nameHeader="Message type" rows={data.papa} testId="radar-papa-table" />
               </div>
-            </section>
+            </RadarSection>
           )}
 
           {(data.xcenter.ok !== null || data.xcenter.pending !== null) && (
-            <section aria-labelledby="radar-xcenter-title" data-testid="radar-xcenter">
-              <h2 id="radar-xcenter-title" className="status-section-title">
-                XCenter
-              </h2>
+            <RadarSection name="xcenter" title="XCenter">
               <div className="radar-xcenter">
                 <div className="stat" data-testid="radar-xcenter-ok">
                   <div className="muted small">OK</div>
@@ -227,7 +197,7 @@ export function RadarBoard({ state, now, onRefresh, onRetry }: RadarBoardProps) 
                   <div className="stat-n">{countText(data.xcenter.pending)}</div>
                 </div>
               </div>
-            </section>
+            </RadarSection>
           )}
         </div>
       )}
@@ -235,21 +205,21 @@ export function RadarBoard({ state, now, onRefresh, onRetry }: RadarBoardProps) 
   );
 }
 
-/** Ticks `now` so "Updated <ago>" stays current. */
-function useNow(ms: number): number {
-  const [now, setNow] = useState(() => Date.now());
-  useEffect(() => {
-    const id = setInterval(() => setNow(Date.now()), ms);
-    return () => clearInterval(id);
-  }, [ms]);
-  return now;
-}
-
 export default function RadarView() {
   const { feed, state } = useRadarFeed();
-  const now = useNow(TICK_MS);
   // Re-render "ago" right after new data arrives, not only on the next tick.
-  const [shownAt, setShownAt] = useState(now);
-  useEffect(() => setShownAt(Date.now()), [state.data]);
-  return <RadarBoard state={state} now={Math.max(now, shownAt)} onRefresh={() => void feed.refresh()} onRetry={() => void feed.load()} />;
+  const now = useNowSince(state.data, TICK_MS);
+  return <RadarBoard state={state} now={now} onRefresh={() => void feed.refresh()} onRetry={() => void feed.load()} />;
+}
+
+/** One titled board section (`radar-<name>`, labelled by its heading `radar-<name>-title`). */
+function RadarSection({ name, title, children }: { name: string; title: string; children: ReactNode }) {
+  return (
+    <section aria-labelledby={`radar-${name}-title`} data-testid={`radar-${name}`}>
+      <h2 id={`radar-${name}-title`} className="status-section-title">
+        {title}
+      </h2>
+      {children}
+    </section>
+  );
 }

@@ -6,10 +6,12 @@
 // >= RADAR_MIN_SPIN_MS; 429 → "try again in N s"). No React here (`useRadarFeed.tsx` binds it).
 import type { RadarSnapshot, Transport } from '../../transport/types';
 import { isTransportError } from '../../transport/types';
+import { FeedStore } from '../../lib/feedStore';
+import { NoticeTimer, runManualRefresh, type Notice } from '../../lib/manualRefresh';
 import { DEFAULT_RETRY_SECS } from '../status/status';
 import { EMPTY_TOAST_MEMORY, RADAR_MIN_SPIN_MS, RADAR_POLL_MS, normalizeRadar, radarToast, refreshLimitedText, type RadarToast, type ToastMemory } from './radar';
 
-export type NoticeTone = 'info' | 'warn' | 'error';
+export type { NoticeTone } from '../../lib/manualRefresh';
 
 export interface RadarFeedState {
   /** The last snapshot received (kept when a later load fails). */
@@ -21,7 +23,7 @@ export interface RadarFeedState {
   /** A manual refresh is running (the button's spinner). */
   refreshing: boolean;
   /** What the last manual refresh said (rate limit, failure). */
-  notice: { text: string; tone: NoticeTone } | null;
+  notice: Notice | null;
 }
 
 /** Load failures in the operator's words. */
@@ -37,36 +39,19 @@ export function radarLoadErrorText(err: unknown): string {
 
 const INITIAL: RadarFeedState = { data: null, loading: true, error: null, refreshing: false, notice: null };
 
-type Timer = ReturnType<typeof setTimeout>;
-
-export class RadarFeed {
-  private state: RadarFeedState = INITIAL;
-  private readonly listeners = new Set<() => void>();
+export class RadarFeed extends FeedStore<RadarFeedState> {
   private started = false;
   private unsubs: (() => void)[] = [];
   private poll: ReturnType<typeof setInterval> | null = null;
-  private noticeTimer: Timer | null = null;
-  private loadSeq = 0;
+  private readonly noticeTimer = new NoticeTimer(() => this.set({ notice: null }));
   private memory: ToastMemory = EMPTY_TOAST_MEMORY;
 
   constructor(
     private readonly transport: Transport,
     private readonly toast: (t: RadarToast) => void,
     private readonly now: () => number = Date.now,
-  ) {}
-
-  getSnapshot = (): RadarFeedState => this.state;
-
-  subscribe = (l: () => void): (() => void) => {
-    this.listeners.add(l);
-    return () => {
-      this.listeners.delete(l);
-    };
-  };
-
-  private set(patch: Partial<RadarFeedState>): void {
-    this.state = { ...this.state, ...patch };
-    for (const l of [...this.listeners]) l();
+  ) {
+    super(INITIAL);
   }
 
   /** From sign-in (idempotent): load now, poll, and catch up after a reconnect. */
@@ -92,9 +77,8 @@ export class RadarFeed {
     for (const u of this.unsubs.splice(0)) u();
     if (this.poll !== null) clearInterval(this.poll);
     this.poll = null;
-    if (this.noticeTimer !== null) clearTimeout(this.noticeTimer);
-    this.noticeTimer = null;
-    this.loadSeq++; // answers still in flight are dropped
+    this.noticeTimer.clear();
+    this.dropLoads(); // answers still in flight are dropped
   }
 
   /** A snapshot arrived (poll or refresh): keep it and apply the toast rule. */
@@ -108,13 +92,13 @@ export class RadarFeed {
 
   /** One GET /api/relay/radar; a newer load or a stop makes an older answer moot. */
   async load(): Promise<void> {
-    const seq = ++this.loadSeq;
+    const current = this.beginLoad();
     try {
       const raw = await this.transport.radar();
-      if (seq !== this.loadSeq) return;
+      if (!current()) return;
       this.accept(raw);
     } catch (err) {
-      if (seq !== this.loadSeq) return;
+      if (!current()) return;
       this.set({ loading: false, error: radarLoadErrorText(err) });
     }
   }
@@ -122,32 +106,22 @@ export class RadarFeed {
   /** POST /api/relay/radar/refresh (the snapshot after the read), then a GET at once. */
   async refresh(): Promise<void> {
     if (this.state.refreshing) return;
-    const began = this.now();
     this.set({ refreshing: true, notice: null });
-    let notice: RadarFeedState['notice'] = null;
-    let noticeMs = 8_000;
-    try {
-      const raw = await this.transport.refreshRadar();
-      this.loadSeq++; // a poll that started before the read is older than this answer
-      if (this.started) this.accept(raw);
-      await this.load();
-    } catch (err) {
-      if (isTransportError(err) && err.kind === 'rate-limited') {
-        notice = { text: refreshLimitedText(err.retryAfterSeconds), tone: 'warn' };
-        noticeMs = Math.max(1, err.retryAfterSeconds ?? DEFAULT_RETRY_SECS) * 1000;
-      } else {
-        notice = { text: `Refresh failed: ${radarLoadErrorText(err)}`, tone: 'error' };
-      }
-    }
-    const left = RADAR_MIN_SPIN_MS - (this.now() - began);
-    if (left > 0) await new Promise((r) => setTimeout(r, left));
+    const { notice, noticeMs } = await runManualRefresh({
+      attempt: async () => {
+        const raw = await this.transport.refreshRadar();
+        this.dropLoads(); // a poll that started before the read is older than this answer
+        if (this.started) this.accept(raw);
+        await this.load();
+        return null;
+      },
+      minSpinMs: RADAR_MIN_SPIN_MS,
+      now: this.now,
+      limitedText: refreshLimitedText,
+      defaultRetrySecs: DEFAULT_RETRY_SECS,
+      errorText: radarLoadErrorText,
+    });
     this.set({ refreshing: false, notice });
-    if (this.noticeTimer !== null) clearTimeout(this.noticeTimer);
-    this.noticeTimer = notice
-      ? setTimeout(() => {
-          this.noticeTimer = null;
-          this.set({ notice: null });
-        }, noticeMs)
-      : null;
+    this.noticeTimer.arm(notice, noticeMs);
   }
 }

@@ -4,6 +4,8 @@
 // Recent / Resolved, expandable, plain text only). Links are https only: <a target=_blank> in a
 // browser, the desktop shell's `open_external` inside the desktop. The rules live in ./status.
 import { createContext, useContext, useEffect, useId, useMemo, useState, type MouseEvent, type ReactNode } from 'react';
+import { LoadErrorPanel, RefreshHeader, type FeedBoardProps } from '../../components/RefreshHeader';
+import { useNowSince } from '../../lib/useNow';
 import { errorMessage, useToast } from '../../components/Toasts';
 import { useTransport } from '../../transport/context';
 import { DesktopBridge } from '../../transport/desktop';
@@ -210,11 +212,7 @@ function FeedItem({ entry, now, open, toggle }: { entry: FeedEntry; now: number;
   );
 }
 
-export interface StatusBoardProps {
-  state: StatusFeedState;
-  now: number;
-  onRefresh: () => void;
-  onRetry: () => void;
+export interface StatusBoardProps extends FeedBoardProps<StatusFeedState> {
   initialFilter?: string;
   initialRegion?: MistRegion;
   initialExpanded?: string[];
@@ -225,7 +223,7 @@ export function StatusBoard({ state, now, onRefresh, onRetry, initialFilter = 'a
   const [filter, setFilter] = useState(initialFilter);
   const [region, setRegion] = useState<MistRegion>(initialRegion);
   const [expanded, setExpanded] = useState<Set<string>>(() => new Set(initialExpanded));
-  const { data, loading, error, refreshing, notice } = state;
+  const { data, loading, error, refreshing } = state;
 
   const allRows = useMemo(() => buildRows(data), [data]);
   const regionRows = useMemo(() => buildRows(data, region), [data, region]);
@@ -242,40 +240,25 @@ export function StatusBoard({ state, now, onRefresh, onRetry, initialFilter = 'a
 
   return (
     <section className="view status-view" data-testid="status-view">
-      <header className="view-header status-header">
-        <div>
-          <h1 className="view-title">Status</h1>
-          <p className="muted status-subtitle">Command Center</p>
-        </div>
-        <span className="muted small" data-testid="status-updated">
-          {data ? updatedText(data.lastUpdated, now) : loading ? 'Loading…' : 'Not updated yet'}
-        </span>
-        <span className={`status-notice small${notice ? ` status-notice-${notice.tone}` : ''}`} role="status" data-testid="status-notice">
-          {notice?.text ?? ''}
-        </span>
-        <button
-          type="button"
-          className="button button-ghost push-right status-refresh"
-          aria-busy={busy}
-          disabled={refreshing}
-          onClick={onRefresh}
-          data-testid="status-refresh"
-        >
-          <span className={`status-spinner${busy ? ' status-spinning' : ''}`} aria-hidden="true" />
-          {refreshing ? 'Refreshing…' : 'Refresh'}
-        </button>
-      </header>
+      <RefreshHeader
+        prefix="status"
+        title="Status"
+        subtitle="Command Center"
+        state={state}
+        updated={data ? updatedText(data.lastUpdated, now) : loading ? 'Loading…' : 'Not updated yet'}
+        busy={busy}
+        onRefresh={onRefresh}
+      />
 
       {error && (
-        <div className={`panel status-error${data ? ' status-error-stale' : ''}`} role="alert" data-testid="status-error">
-          <p className="error-text">
-            {data ? 'Could not update service status — showing the last status received. ' : 'Could not load service status. '}
-            {error}
-          </p>
-          <button type="button" className="button button-ghost" onClick={onRetry} data-testid="status-retry">
-            Try again
-          </button>
-        </div>
+        <LoadErrorPanel
+          error={error}
+          stale={!!data}
+          lead={data ? 'Could not update service status — showing the last status received. ' : 'Could not load service status. '}
+          testId="status-error"
+          retryTestId="status-retry"
+          onRetry={onRetry}
+        />
       )}
 
       {!data && loading && (
@@ -354,32 +337,20 @@ export function StatusBoard({ state, now, onRefresh, onRetry, initialFilter = 'a
   );
 }
 
-/** Ticks `now` so "Updated <ago>" and item ages stay current. */
-function useNow(ms: number): number {
-  const [now, setNow] = useState(() => Date.now());
-  useEffect(() => {
-    const id = setInterval(() => setNow(Date.now()), ms);
-    return () => clearInterval(id);
-  }, [ms]);
-  return now;
-}
-
 export default function StatusView() {
   const { feed, state } = useStatusFeed();
   useEffect(() => feed.activate(), [feed]);
   const transport = useTransport();
   const toast = useToast();
-  const now = useNow(TICK_MS);
   // Re-render "ago" right after new data arrives, not only on the next tick.
-  const [shownAt, setShownAt] = useState(now);
-  useEffect(() => setShownAt(Date.now()), [state.data]);
+  const now = useNowSince(state.data, TICK_MS);
   const opener = useMemo<Opener>(() => {
     const bridge = transport.mode === 'desktop' ? DesktopBridge.of(globalThis) : null;
     return bridge ? (url) => void bridge.openExternal(url).catch((e: unknown) => toast('error', errorMessage(e, 'Could not open the link.'))) : null;
   }, [transport, toast]);
   return (
     <OpenerContext.Provider value={opener}>
-      <StatusBoard state={state} now={Math.max(now, shownAt)} onRefresh={() => void feed.refresh()} onRetry={() => void feed.load()} />
+      <StatusBoard state={state} now={now} onRefresh={() => void feed.refresh()} onRetry={() => void feed.load()} />
     </OpenerContext.Provider>
   );
 }

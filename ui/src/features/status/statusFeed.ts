@@ -8,6 +8,8 @@
 // it) and no rule: those are in ./status.
 import type { ServiceStatus, Transport } from '../../transport/types';
 import { isTransportError } from '../../transport/types';
+import { FeedStore } from '../../lib/feedStore';
+import { NoticeTimer, runManualRefresh, type Notice } from '../../lib/manualRefresh';
 import {
   CLOUD_STATUS,
   CLOUD_STATUS_NOTICES,
@@ -21,7 +23,7 @@ import {
   DEFAULT_RETRY_SECS,
 } from './status';
 
-export type NoticeTone = 'info' | 'warn' | 'error';
+export type { NoticeTone } from '../../lib/manualRefresh';
 
 export interface StatusFeedState {
   /** The last snapshot received (kept when a later load fails). */
@@ -33,7 +35,7 @@ export interface StatusFeedState {
   /** A manual refresh is running (the button's spinner). */
   refreshing: boolean;
   /** What the last manual refresh said (rate limit, already running, failure). */
-  notice: { text: string; tone: NoticeTone } | null;
+  notice: Notice | null;
 }
 
 export type StatusToast = { kind: 'error' | 'warning'; message: string };
@@ -53,9 +55,7 @@ const INITIAL: StatusFeedState = { data: null, loading: true, error: null, refre
 
 type Timer = ReturnType<typeof setTimeout>;
 
-export class StatusFeed {
-  private state: StatusFeedState = INITIAL;
-  private readonly listeners = new Set<() => void>();
+export class StatusFeed extends FeedStore<StatusFeedState> {
   private readonly batcher: NoticeBatcher;
   private started = false;
   /** The Status view asked for the snapshot: load, follow `cloud_status`, poll. */
@@ -67,33 +67,19 @@ export class StatusFeed {
   private debounce: Timer | null = null;
   private recheck: Timer | null = null;
   private poll: ReturnType<typeof setInterval> | null = null;
-  private noticeTimer: Timer | null = null;
-  private loadSeq = 0;
+  private readonly noticeTimer = new NoticeTimer(() => this.set({ notice: null }));
 
   constructor(
     private readonly transport: Transport,
     toast: (t: StatusToast) => void,
     private readonly now: () => number = Date.now,
   ) {
+    super(INITIAL);
     this.batcher = new NoticeBatcher(toast);
   }
 
   get snapshot(): StatusFeedState {
     return this.state;
-  }
-
-  getSnapshot = (): StatusFeedState => this.state;
-
-  subscribe = (l: () => void): (() => void) => {
-    this.listeners.add(l);
-    return () => {
-      this.listeners.delete(l);
-    };
-  };
-
-  private set(patch: Partial<StatusFeedState>): void {
-    this.state = { ...this.state, ...patch };
-    for (const l of [...this.listeners]) l();
   }
 
   /** From sign-in: notice toasts. The snapshot machinery waits for `activate`. */
@@ -146,12 +132,13 @@ export class StatusFeed {
     this.started = false;
     this.generation++;
     for (const u of this.unsubs.splice(0)) u();
-    for (const t of [this.debounce, this.recheck, this.noticeTimer]) if (t !== null) clearTimeout(t);
-    this.debounce = this.recheck = this.noticeTimer = null;
+    for (const t of [this.debounce, this.recheck]) if (t !== null) clearTimeout(t);
+    this.debounce = this.recheck = null;
+    this.noticeTimer.clear();
     if (this.poll !== null) clearInterval(this.poll);
     this.poll = null;
     this.batcher.dispose();
-    this.loadSeq++; // answers still in flight are dropped
+    this.dropLoads(); // answers still in flight are dropped
   }
 
   /** Many realtime events in a burst → one GET. */
@@ -165,10 +152,10 @@ export class StatusFeed {
 
   /** One GET /api/relay/status; a newer load or a stop makes an older answer moot. */
   async load(): Promise<void> {
-    const seq = ++this.loadSeq;
+    const current = this.beginLoad();
     try {
       const data = normalizeStatus(await this.transport.serviceStatus());
-      if (seq !== this.loadSeq) return;
+      if (!current()) return;
       this.set({ data, loading: false, error: null });
       if (this.recheck !== null) clearTimeout(this.recheck);
       this.recheck = null;
@@ -180,7 +167,7 @@ export class StatusFeed {
         }, REFRESHING_RECHECK_MS);
       }
     } catch (err) {
-      if (seq !== this.loadSeq) return;
+      if (!current()) return;
       this.set({ loading: false, error: loadErrorText(err) });
     }
   }
@@ -188,31 +175,21 @@ export class StatusFeed {
   /** POST /api/relay/status/refresh, then a fresh GET; the spinner shows at least MIN_SPIN_MS. */
   async refresh(): Promise<void> {
     if (this.state.refreshing) return;
-    const began = this.now();
     this.set({ refreshing: true, notice: null });
-    let notice: StatusFeedState['notice'] = null;
-    let noticeMs = 8_000;
-    try {
-      const r = await this.transport.refreshServiceStatus();
-      if (!r.started && r.inFlight) notice = { text: 'A refresh is already running.', tone: 'info' };
-      await this.load();
-    } catch (err) {
-      if (isTransportError(err) && err.kind === 'rate-limited') {
-        notice = { text: refreshLimitedText(err.retryAfterSeconds), tone: 'warn' };
-        noticeMs = Math.max(1, err.retryAfterSeconds ?? DEFAULT_RETRY_SECS) * 1000;
-      } else {
-        notice = { text: `Refresh failed: ${loadErrorText(err)}`, tone: 'error' };
-      }
-    }
-    const left = MIN_SPIN_MS - (this.now() - began);
-    if (left > 0) await new Promise((r) => setTimeout(r, left));
+    const { notice, noticeMs } = await runManualRefresh({
+      attempt: async () => {
+        const r = await this.transport.refreshServiceStatus();
+        const notice: Notice | null = !r.started && r.inFlight ? { text: 'A refresh is already running.', tone: 'info' } : null;
+        await this.load();
+        return notice;
+      },
+      minSpinMs: MIN_SPIN_MS,
+      now: this.now,
+      limitedText: refreshLimitedText,
+      defaultRetrySecs: DEFAULT_RETRY_SECS,
+      errorText: loadErrorText,
+    });
     this.set({ refreshing: false, notice });
-    if (this.noticeTimer !== null) clearTimeout(this.noticeTimer);
-    this.noticeTimer = notice
-      ? setTimeout(() => {
-          this.noticeTimer = null;
-          this.set({ notice: null });
-        }, noticeMs)
-      : null;
+    this.noticeTimer.arm(notice, noticeMs);
   }
 }
