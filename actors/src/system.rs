@@ -35,7 +35,7 @@ use crate::web_sessions::{WebSessionActor, WebSessionConfig};
 use domain::signin_guard::SignInLimits;
 use infra::backup::verifier::{FreeSpace, StatvfsFreeSpace};
 use infra::backup::worker::WorkerCommand;
-use infra::radar::{RadarClient, RadarSource};
+use infra::radar::RadarSource;
 use infra::status_feeds::FeedPoller;
 
 /// Everything the server-side subsystems need. Build it with [`RelayConfig::new`], which fills
@@ -92,29 +92,7 @@ impl RadarSettings {
     /// The production page; `secrets_dir` holds the Radar session (None: no session exists, so
     /// nothing is ever requested).
     pub fn production(secrets_dir: Option<PathBuf>) -> RadarSettings {
-        let source: Arc<dyn RadarSource> = match RadarClient::new(secrets_dir) {
-            Ok(client) => Arc::new(client),
-            Err(e) => {
-                tracing::error!(error = %e, "the Radar client cannot be set up; the Radar stays empty");
-                Arc::new(RadarClientUnavailable)
-            }
-        };
-        RadarSettings { config: RadarConfig::default(), source }
-    }
-}
-
-struct RadarClientUnavailable;
-
-impl RadarSource for RadarClientUnavailable {
-    fn set_session(&self, _: Option<&str>) -> Result<(), String> {
-        Err("the Radar client could not be set up".into())
-    }
-
-    fn read(
-        &self,
-        _: infra::http::CancellationToken,
-    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = infra::radar::RadarRead> + Send>> {
-        Box::pin(async { infra::radar::RadarRead::Failed("The Radar client could not be set up.".into()) })
+        RadarSettings { config: RadarConfig::default(), source: infra::radar::production_source(secrets_dir) }
     }
 }
 

@@ -113,7 +113,7 @@ pub fn instance_name(hostname: &str) -> String {
         .map(|c| if c.is_whitespace() { ' ' } else { c })
         .filter(|c| !is_unsafe_text_char(*c))
         .collect();
-    let cleaned = cleaned.split_whitespace().collect::<Vec<_>>().join(" ");
+    let cleaned = crate::text::collapse_whitespace(&cleaned);
     let host = if cleaned.is_empty() { UNKNOWN_HOSTNAME } else { cleaned.as_str() };
     let mut name = format!("{INSTANCE_PREFIX}{host}");
     if name.len() > MAX_INSTANCE_NAME_LEN {

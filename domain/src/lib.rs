@@ -34,6 +34,7 @@ pub mod signin_guard;
 pub mod sort;
 pub mod stability;
 pub mod status_feeds;
+pub mod text;
 pub mod time;
 pub mod validation;
 pub mod web_origin;

@@ -81,7 +81,7 @@ pub enum MigrationOutcome {
 }
 
 fn normalize_sql(sql: &str) -> String {
-    sql.split_whitespace().collect::<Vec<_>>().join(" ")
+    crate::text::collapse_whitespace(sql)
 }
 
 fn defer(r: DeferReason, reasons: &mut Vec<DeferReason>) {

@@ -137,9 +137,7 @@ impl RadarSnapshot {
 
     /// `previous` kept, marked stale with `error` (bounded, one line).
     pub fn failed(previous: &RadarSnapshot, error: &str) -> RadarSnapshot {
-        let line = error.split_whitespace().collect::<Vec<_>>().join(" ");
-        let bounded: String = line.chars().take(MAX_ERROR_CHARS).collect();
-        RadarSnapshot { error: Some(bounded), ..previous.clone() }
+        RadarSnapshot { error: Some(crate::text::one_line(error, MAX_ERROR_CHARS)), ..previous.clone() }
     }
 
     /// `previous` kept; the operator must sign in again on the server PC.
@@ -171,7 +169,7 @@ pub fn parse_count(text: &str) -> Option<i64> {
 
 /// Text cut to [`MAX_TEXT_CHARS`] with whitespace collapsed.
 pub fn bounded_text(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ").chars().take(MAX_TEXT_CHARS).collect()
+    crate::text::one_line(text, MAX_TEXT_CHARS)
 }
 
 #[cfg(test)]

@@ -25,7 +25,8 @@ use crate::error::{ApiError, ApiResult, Problem};
 #[derive(Debug, Clone, Copy)]
 pub struct Authenticated;
 
-fn bearer(req: &HttpRequest) -> Option<String> {
+/// The request's app token (`Authorization: Bearer <t>` or the bare token), if any.
+pub(crate) fn bearer(req: &HttpRequest) -> Option<String> {
     let raw = req.headers().get(AUTHORIZATION)?.to_str().ok()?.trim();
     let token = raw.strip_prefix("Bearer ").unwrap_or(raw).trim();
     (!token.is_empty()).then(|| token.to_string())

@@ -20,9 +20,8 @@ fn unavailable(_: actix::MailboxError) -> Problem<RadarError> {
 
 /// The logical session a refresh counts against: a digest of the bearer token (never stored).
 fn session_key(req: &HttpRequest) -> String {
-    let token = req.headers().get(actix_web::http::header::AUTHORIZATION).map(|v| v.as_bytes()).unwrap_or_default();
-    let token = token.strip_prefix(b"Bearer ").unwrap_or(token);
-    Sha256::digest(token).iter().take(16).map(|b| format!("{b:02x}")).collect()
+    let token = crate::auth::bearer(req).unwrap_or_default();
+    Sha256::digest(token.as_bytes()).iter().take(16).map(|b| format!("{b:02x}")).collect()
 }
 
 async fn snapshot(_: Authenticated, handles: web::Data<Handles>) -> RadarResult {

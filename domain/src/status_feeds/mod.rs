@@ -11,6 +11,8 @@ pub mod posture;
 pub mod rules;
 pub mod view;
 
+pub use crate::text::{collapse_whitespace, truncate_chars};
+
 use serde::{Deserialize, Serialize};
 
 /// Items kept per provider after parsing (newest first); the rest are dropped.
@@ -268,27 +270,10 @@ pub const MIST_REGIONS: [ProviderId; 4] =
     [ProviderId::MistGlobal, ProviderId::MistEmea, ProviderId::MistApac, ProviderId::MistFederal];
 
 impl ProviderId {
-    /// The wire id (`"mist_emea"`), also the `provider` key of the `cloud_status` record.
+    /// The wire id (`"mist_emea"`), also the `provider` key of the `cloud_status` record: the
+    /// enum's position in [`PROVIDER_IDS`] (the catalogue test holds the order and serde's name).
     pub fn as_str(self) -> &'static str {
-        match self {
-            ProviderId::Aws => "aws",
-            ProviderId::Azure => "azure",
-            ProviderId::M365 => "m365",
-            ProviderId::Jira => "jira",
-            ProviderId::Github => "github",
-            ProviderId::Cloudflare => "cloudflare",
-            ProviderId::Google => "google",
-            ProviderId::Anthropic => "anthropic",
-            ProviderId::Openai => "openai",
-            ProviderId::Salesforce => "salesforce",
-            ProviderId::MistGlobal => "mist_global",
-            ProviderId::MistEmea => "mist_emea",
-            ProviderId::MistApac => "mist_apac",
-            ProviderId::MistFederal => "mist_federal",
-            ProviderId::Dynatrace => "dynatrace",
-            ProviderId::Proofpoint => "proofpoint",
-            ProviderId::Crowdstrike => "crowdstrike",
-        }
+        PROVIDER_IDS[self as usize]
     }
 
     pub fn parse(raw: &str) -> Option<ProviderId> {
@@ -366,19 +351,6 @@ pub struct StatusItem {
     pub affected_scopes: Vec<String>,
 }
 
-/// Cuts `text` to at most `max` characters on a character boundary.
-pub fn truncate_chars(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
-        Some((at, _)) => text[..at].to_string(),
-        None => text.to_string(),
-    }
-}
-
-/// Collapses whitespace runs to one space and trims.
-pub fn collapse_whitespace(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
 impl StatusItem {
     /// The item with every field cut to its limit, whitespace collapsed in the title, and a
     /// non-https link replaced by an empty one.
@@ -439,7 +411,7 @@ impl ProviderSnapshot {
 
 /// A bounded, single-line error message for a failed feed.
 pub fn feed_error_message(message: &str) -> String {
-    truncate_chars(&collapse_whitespace(message), MAX_ERROR_CHARS)
+    crate::text::one_line(message, MAX_ERROR_CHARS)
 }
 
 #[cfg(test)]

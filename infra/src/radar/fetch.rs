@@ -81,9 +81,16 @@ pub fn read_session(path: &std::path::Path) -> Option<String> {
     check_session(&text).ok().map(str::to_string)
 }
 
-/// Stores the Radar session's cookie header owner-only (the sign-in window's hand-off).
-pub fn write_session(secrets_dir: &std::path::Path, cookie: &str) -> Result<(), crate::datadir::DataDirError> {
-    crate::datadir::write_private_file(&secrets_dir.join(SESSION_FILE), cookie.trim().as_bytes())
+/// Stores (`Some`, checked first by [`check_session`]) or forgets (`None`, nothing to forget is
+/// fine) the Radar session's cookie header in the owner-only file at `path`.
+pub fn store_session(path: &std::path::Path, cookie: Option<&str>) -> Result<(), String> {
+    match cookie {
+        Some(cookie) => {
+            let cookie = check_session(cookie)?;
+            crate::datadir::write_private_file(path, cookie.as_bytes()).map_err(|e| e.to_string())
+        }
+        None => crate::datadir::remove_if_present(path).map_err(|e| format!("cannot remove the Radar session: {e}")),
+    }
 }
 
 /// Reads the page under `base` (the resolved `endpoints::RADAR`) once with `cookie`.
@@ -103,18 +110,7 @@ impl RadarSource for RadarClient {
         let Some(path) = &self.session_file else {
             return Err("this server has no data directory to keep a Radar session in".into());
         };
-        match cookie {
-            Some(cookie) => {
-                let cookie = check_session(cookie)?;
-                crate::datadir::write_private_file(path, cookie.as_bytes()).map_err(|e| e.to_string())
-            }
-            None => match std::fs::remove_file(path) {
-                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                    Err(format!("cannot remove the Radar session: {e}"))
-                }
-                _ => Ok(()),
-            },
-        }
+        store_session(path, cookie)
     }
 
     fn read(&self, cancel: CancellationToken) -> Pin<Box<dyn Future<Output = RadarRead> + Send>> {
@@ -127,5 +123,26 @@ impl RadarSource for RadarClient {
         };
         let client = self.client.clone();
         Box::pin(async move { read_page(&client, &base, &cookie, &cancel).await })
+    }
+}
+
+/// The production source: [`RadarClient`] over the data directory's `secrets/` (None: no
+/// session can exist). If the TLS client cannot be set up, every read fails with that.
+pub fn production_source(secrets_dir: Option<PathBuf>) -> std::sync::Arc<dyn RadarSource> {
+    struct Unavailable;
+    impl RadarSource for Unavailable {
+        fn read(&self, _: CancellationToken) -> Pin<Box<dyn Future<Output = RadarRead> + Send>> {
+            Box::pin(async { RadarRead::Failed("The Radar client could not be set up.".into()) })
+        }
+        fn set_session(&self, _: Option<&str>) -> Result<(), String> {
+            Err("the Radar client could not be set up".into())
+        }
+    }
+    match RadarClient::new(secrets_dir) {
+        Ok(client) => std::sync::Arc::new(client),
+        Err(e) => {
+            tracing::error!(error = %e, "the Radar client cannot be set up; the Radar stays empty");
+            std::sync::Arc::new(Unavailable)
+        }
     }
 }

@@ -75,14 +75,23 @@ fn the_session_file_must_be_private_printable_and_bounded() {
     let secrets = dir.path();
     let path = secrets.join(SESSION_FILE);
     assert_eq!(read_session(&path), None);
-    write_session(secrets, " a=1; b=2 \n").unwrap();
+    store_session(&path, Some(" a=1; b=2 \n")).unwrap();
     assert_eq!(read_session(&path).as_deref(), Some("a=1; b=2"));
     use std::os::unix::fs::PermissionsExt;
     assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
-    write_session(secrets, "a=1\r\nX-Injected: yes").unwrap();
+    // Storing refuses what a header cannot carry; a file changed behind the server's back is
+    // refused when read.
+    assert!(store_session(&path, Some("a=1\r\nX-Injected: yes")).is_err());
+    assert!(store_session(&path, Some(&"a".repeat(MAX_SESSION_BYTES + 1))).is_err());
+    assert_eq!(read_session(&path).as_deref(), Some("a=1; b=2"), "a refused cookie keeps the stored one");
+    crate::datadir::write_private_file(&path, b"a=1\r\nX-Injected: yes").unwrap();
     assert_eq!(read_session(&path), None, "control characters are refused");
-    write_session(secrets, &"a".repeat(MAX_SESSION_BYTES + 1)).unwrap();
+    crate::datadir::write_private_file(&path, "a".repeat(MAX_SESSION_BYTES + 1).as_bytes()).unwrap();
     assert_eq!(read_session(&path), None);
+    store_session(&path, None).unwrap();
+    store_session(&path, None).unwrap();
+    assert!(!path.exists(), "sign-out removes it; removing twice is fine");
+    crate::datadir::write_private_file(&path, b"a=1").unwrap();
     std::fs::remove_file(&path).unwrap();
     std::os::unix::fs::symlink("/etc/hostname", &path).unwrap();
     assert_eq!(read_session(&path), None, "a linked session file is refused");

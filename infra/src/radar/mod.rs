@@ -9,8 +9,8 @@ mod fetch;
 mod parse;
 
 pub use fetch::{
-    check_session, read_page, read_session, write_session, RadarClient, RadarRead, RadarSource, MAX_SESSION_BYTES,
-    RADAR_PATH, SESSION_FILE,
+    check_session, production_source, read_page, read_session, store_session, RadarClient, RadarRead, RadarSource,
+    MAX_SESSION_BYTES, RADAR_PATH, SESSION_FILE,
 };
 pub use parse::{parse_page, RadarPage, MAX_CELLS_PER_ROW, MAX_PAGE_BYTES, MAX_ROWS};
 
