@@ -58,6 +58,8 @@ echo "==> signed envelopes: independent Python (cryptography) vectors"
 python3 -c 'import cryptography, sys; sys.exit(0 if int(cryptography.__version__.split(".")[0]) >= 43 else 1)' 2>/dev/null \
   || python3 -m pip install --quiet --disable-pip-version-check 'cryptography>=43'
 python3 tests/vectors/gen_envelope_vectors.py --check
+echo "==> record fingerprints: independent Python vectors"
+python3 tests/vectors/gen_record_fingerprints.py --check
 RELAY_VECTOR_OUT="$TARGET_DIR/rust_signed_vectors.json" \
   cargo test -p domain --lib --locked envelope::tests::vectors_rust_signed_output
 python3 tests/vectors/gen_envelope_vectors.py --verify-rust-signed "$TARGET_DIR/rust_signed_vectors.json"

@@ -20,10 +20,29 @@ pub enum CanonicalError {
     TooDeep,
 }
 
+/// How numbers are written: the signing form accepts integers only; the record form (offline
+/// replay fingerprints of stored records, whose number fields may hold fractions) also writes
+/// integral floats below 1e16 as integers (`2.0` is `2`) and other finite numbers in their
+/// shortest round-trip form as `serde_json` (ryu) prints them (`0.1`, `1.5e+300`, `1e-7`: a signed exponent without
+/// leading zeros).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Numbers {
+    IntegersOnly,
+    ShortestRoundTrip,
+}
+
 /// Serializes `v` in Relay's canonical form (see the module documentation).
 pub fn canonical_json(v: &Value) -> Result<String, CanonicalError> {
     let mut out = String::new();
-    write_value(&mut out, v, 0)?;
+    write_value(&mut out, v, 0, Numbers::IntegersOnly)?;
+    Ok(out)
+}
+
+/// Serializes `v` in the record form: the canonical form, except that non-integer numbers are
+/// written in their shortest round-trip form (see `docs/offline-replay.md`).
+pub fn canonical_record_json(v: &Value) -> Result<String, CanonicalError> {
+    let mut out = String::new();
+    write_value(&mut out, v, 0, Numbers::ShortestRoundTrip)?;
     Ok(out)
 }
 
@@ -43,7 +62,7 @@ pub fn hex_lower(bytes: &[u8]) -> String {
     s
 }
 
-fn write_value(out: &mut String, v: &Value, depth: usize) -> Result<(), CanonicalError> {
+fn write_value(out: &mut String, v: &Value, depth: usize, numbers: Numbers) -> Result<(), CanonicalError> {
     match v {
         Value::Null => out.push_str("null"),
         Value::Bool(true) => out.push_str("true"),
@@ -53,6 +72,14 @@ fn write_value(out: &mut String, v: &Value, depth: usize) -> Result<(), Canonica
                 out.push_str(&u.to_string());
             } else if let Some(i) = n.as_i64() {
                 out.push_str(&i.to_string());
+            } else if let (Numbers::ShortestRoundTrip, Some(f)) = (numbers, n.as_f64()) {
+                if f.fract() == 0.0 && f.abs() < 1e16 {
+                    // Integral values read the same in every JSON parser: write them as integers.
+                    out.push_str(&(f as i64).to_string());
+                } else {
+                    // serde_json keeps only finite floats; its Display is ryu's shortest form.
+                    out.push_str(&n.to_string());
+                }
             } else {
                 return Err(CanonicalError::NonIntegerNumber);
             }
@@ -67,7 +94,7 @@ fn write_value(out: &mut String, v: &Value, depth: usize) -> Result<(), Canonica
                 if i > 0 {
                     out.push(',');
                 }
-                write_value(out, item, depth + 1)?;
+                write_value(out, item, depth + 1, numbers)?;
             }
             out.push(']');
         }
@@ -85,7 +112,7 @@ fn write_value(out: &mut String, v: &Value, depth: usize) -> Result<(), Canonica
                 }
                 write_string(out, k);
                 out.push(':');
-                write_value(out, val, depth + 1)?;
+                write_value(out, val, depth + 1, numbers)?;
             }
             out.push('}');
         }
@@ -145,6 +172,13 @@ mod tests {
             assert_eq!(canon(s), Err(CanonicalError::NonIntegerNumber), "{s}");
         }
         assert_eq!(canonical_json(&json!(1.0)), Err(CanonicalError::NonIntegerNumber));
+    }
+
+    #[test]
+    fn the_record_form_writes_fractions_shortest_and_integers_alike() {
+        let v = json!({"b": [0.1, 1.5e300, 1e-7, 2.5, -0.5, 100000000000000000000.0, 2.0, -0.0, 1e16], "a": 3});
+        assert_eq!(canonical_record_json(&v).unwrap(), r#"{"a":3,"b":[0.1,1.5e+300,1e-7,2.5,-0.5,1e+20,2,0,1e+16]}"#);
+        assert_eq!(canonical_record_json(&json!({"k": "v"})), canonical_json(&json!({"k": "v"})));
     }
 
     #[test]

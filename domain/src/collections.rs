@@ -265,6 +265,8 @@ pub static ONCALL_DISMISSALS: CollectionSpec = CollectionSpec {
     writes: Writes::Clients,
 };
 
+/// Offline changes the server refused because the record changed meanwhile: the server copy
+/// the change would have overwritten. Written only by the offline replay route's transaction.
 pub static CONFLICT_LOG: CollectionSpec = CollectionSpec {
     name: "conflict_log",
     id: "pbc_conflict_log",
@@ -279,7 +281,7 @@ pub static CONFLICT_LOG: CollectionSpec = CollectionSpec {
         text("overwrittenBy", FIELD_LEN),
     ],
     unique: &[],
-    writes: Writes::Clients,
+    writes: Writes::ServerOnly,
 };
 
 pub static ONCALL_BOARD_SETTINGS: CollectionSpec = CollectionSpec {

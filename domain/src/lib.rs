@@ -19,6 +19,7 @@ pub mod filter;
 pub mod images;
 pub mod import;
 pub mod migration;
+pub mod offline;
 pub mod privileged_command;
 pub mod problem;
 pub mod radar;

@@ -21,6 +21,8 @@ use domain::validation::{SqlValue, ValidatedWrite};
 
 use crate::db::{DbConn, DbPool};
 
+mod offline;
+pub use offline::{PreparedReplay, PreparedSync, ReplayOutcome};
 mod retention;
 #[cfg(test)]
 mod search_tests;
@@ -78,7 +80,7 @@ fn next_revision(conn: &mut SqliteConnection) -> Result<i64, DieselError> {
     rows.first().map(|r| r.n).ok_or(DieselError::NotFound)
 }
 
-fn single(rows: Vec<JsonRow>) -> Result<Value, DieselError> {
+pub(crate) fn single(rows: Vec<JsonRow>) -> Result<Value, DieselError> {
     let row = rows.into_iter().next().ok_or(DieselError::NotFound)?;
     serde_json::from_str(&row.data).map_err(|e| DieselError::DeserializationError(Box::new(e)))
 }

@@ -385,12 +385,11 @@ pub const COLLECTIONS: &[&str] = &[
     "notes",
     "standalone_notes",
     "oncall_dismissals",
-    "conflict_log",
     "oncall_board_settings",
 ];
 
 /// Collections clients may read but only the server writes (record-API writes answer 403).
-pub const SERVER_OWNED: &[&str] = &["client_presence", "cloud_status", "cloud_status_notices"];
+pub const SERVER_OWNED: &[&str] = &["conflict_log", "client_presence", "cloud_status", "cloud_status_notices"];
 
 /// A signed-in Relay Web browser session: the cookie pair, the CSRF token and the app token the
 /// gateway hands to the renderer.

@@ -14,6 +14,7 @@ pub mod gateway;
 mod headers;
 mod import;
 mod metrics;
+mod offline;
 mod privileged;
 mod radar;
 mod realtime;
@@ -68,6 +69,8 @@ pub fn configure(cfg: &mut web::ServiceConfig, ui_dir: Option<PathBuf>) {
                 .configure(branding::routes)
                 .configure(metrics::routes)
                 .configure(import::routes)
+                .configure(offline::replay_routes)
+                .configure(offline::sync_routes)
                 .configure(privileged::routes)
                 .default_service(web::to(error::not_found)),
         )

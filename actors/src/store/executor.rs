@@ -24,8 +24,8 @@ use crate::kit::{panic_message, SubsystemCtx};
 use crate::realtime::Publish;
 
 pub struct StoreExecutor {
-    store: RecordStore,
-    subsystem: SubsystemCtx,
+    pub(super) store: RecordStore,
+    pub(super) subsystem: SubsystemCtx,
     publisher: Option<Recipient<Publish>>,
 }
 
@@ -34,7 +34,7 @@ impl StoreExecutor {
         StoreExecutor { store, subsystem, publisher }
     }
 
-    fn run<T>(&self, op: impl FnOnce(&Self) -> Result<T, RecordError>) -> Result<T, RecordError> {
+    pub(super) fn run<T>(&self, op: impl FnOnce(&Self) -> Result<T, RecordError>) -> Result<T, RecordError> {
         match catch_unwind(AssertUnwindSafe(|| op(self))) {
             Ok(Err(RecordError::Internal)) => {
                 self.subsystem.report_failure(NAME, "internal store error (see log)");
@@ -50,7 +50,7 @@ impl StoreExecutor {
         }
     }
 
-    fn publish(&self, spec: &'static CollectionSpec, action: Action, record: &Value) {
+    pub(super) fn publish(&self, spec: &'static CollectionSpec, action: Action, record: &Value) {
         if let Some(p) = &self.publisher {
             p.do_send(Publish { collection: spec.name, action, record: Arc::new(record.clone()) });
         }

@@ -7,6 +7,7 @@
 //! answers `DatabaseSize` from a reader thread, so the web layer never touches database files.
 
 mod executor;
+mod offline;
 
 use actix::prelude::*;
 use serde_json::Value;
@@ -16,6 +17,7 @@ use domain::record::{ListPage, RawListParams, RecordError};
 
 use crate::kit::{Subsystem, SubsystemCtx};
 pub use executor::StoreExecutor;
+pub use offline::{ReplayOfflineChanges, SyncServers, SyncWritten};
 
 pub const NAME: &str = "store";
 
@@ -115,10 +117,11 @@ impl StoreActor {
         StoreActor { readers, writer, subsystem, in_flight: 0 }
     }
 
-    fn forward<M, T>(&mut self, to_writer: bool, msg: M) -> ResponseActFuture<Self, Result<T, RecordError>>
+    fn forward<M, T, E>(&mut self, to_writer: bool, msg: M) -> ResponseActFuture<Self, Result<T, E>>
     where
-        M: Message<Result = Result<T, RecordError>> + Send + 'static,
+        M: Message<Result = Result<T, E>> + Send + 'static,
         T: Send + 'static,
+        E: From<RecordError> + Send + 'static,
         StoreExecutor: Handler<M>,
     {
         self.in_flight += 1;
@@ -128,7 +131,7 @@ impl StoreActor {
             act.in_flight -= 1;
             result.unwrap_or_else(|_| {
                 act.subsystem.report_failure(NAME, "store executor mailbox closed");
-                Err(RecordError::Unavailable)
+                Err(RecordError::Unavailable.into())
             })
         }))
     }
@@ -151,8 +154,11 @@ crate::subsystem_actor!(StoreActor);
 
 macro_rules! route {
     ($msg:ty, $ok:ty, $to_writer:expr) => {
+        route!($msg, $ok, RecordError, $to_writer);
+    };
+    ($msg:ty, $ok:ty, $err:ty, $to_writer:expr) => {
         impl Handler<$msg> for StoreActor {
-            type Result = ResponseActFuture<Self, Result<$ok, RecordError>>;
+            type Result = ResponseActFuture<Self, Result<$ok, $err>>;
             fn handle(&mut self, msg: $msg, _: &mut Context<Self>) -> Self::Result {
                 self.forward($to_writer, msg)
             }
@@ -170,6 +176,8 @@ route!(ApplyRetention, usize, true);
 route!(UpsertByKey, Value, true);
 route!(ImportRecords, domain::import::ImportReport, true);
 route!(DatabaseSize, infra::db::DatabaseSize, false);
+route!(ReplayOfflineChanges, Vec<Result<(), domain::offline::replay::ReplayError>>, true);
+route!(SyncServers, Vec<SyncWritten>, domain::offline::servers_sync::SyncError, true);
 
 #[cfg(test)]
 pub(crate) mod tests;

@@ -64,6 +64,7 @@ pub fn build_gateway(
                     .configure(crate::radar::routes)
                     .configure(crate::branding::routes)
                     .configure(crate::import::routes)
+                    .configure(crate::offline::sync_routes)
                     .default_service(web::to(crate::error::not_found)),
             )
             .configure(|c| crate::static_ui::routes(c, ui_dir.clone()))
