@@ -17,6 +17,7 @@ pub mod discovery;
 pub mod health;
 pub mod kit;
 pub mod metrics;
+pub mod offline_replay;
 pub mod presence;
 pub mod privileged;
 pub mod radar;

@@ -4,8 +4,8 @@
 //! (SyncArbiter readers plus one writer), metrics, auth, web sessions, presence, privileged,
 //! status feeds, radar and, with a data directory, backups and branding (logos, images).
 //! `start_from_data_dir` is the one start path `relay serve` and the desktop's server mode
-//! share. `start_client` starts what a client-mode desktop needs (the sign-in coordinator; the
-//! mDNS discovery actor is started on demand by the shell). Everything must run inside an actix
+//! share. `start_client` starts what a client-mode desktop needs (health, the sign-in coordinator
+//! and the offline cache and replay; the mDNS discovery actor is started on demand by the shell). Everything must run inside an actix
 //! `System`; the functions return cloneable addresses.
 
 use std::path::PathBuf;
@@ -25,6 +25,7 @@ use crate::control::{ControlActor, ControlTargets};
 use crate::health::HealthActor;
 use crate::kit::{start_supervised, SubsystemCtx};
 use crate::metrics::{MetricsActor, MetricsConfig};
+use crate::offline_replay::{OfflineReplayActor, OfflineReplayConfig};
 use crate::presence::{PresenceActor, PresenceConfig};
 use crate::privileged::{PrivilegedActor, PrivilegedLimits, PrivilegedService};
 use crate::radar::{RadarActor, RadarConfig};
@@ -282,7 +283,10 @@ impl Handles {
 /// Addresses of the client-mode (desktop) subsystems.
 #[derive(Clone)]
 pub struct ClientHandles {
+    pub health: Addr<HealthActor>,
     pub auth_coordinator: Addr<AuthCoordinator>,
+    /// The offline cache and queue; `None` until a server is chosen (setup window).
+    pub offline: Option<Addr<OfflineReplayActor>>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -468,7 +472,12 @@ fn start_store(
     start_supervised(move |_| StoreActor::new(ctx, reader, writer))
 }
 
-/// Starts the client-mode subsystems (a desktop connected to another Relay server).
-pub fn start_client(clock: SharedClock) -> ClientHandles {
-    ClientHandles { auth_coordinator: AuthCoordinator::new(clock, RetryPolicy::default()).start() }
+/// Starts the client-mode subsystems (a desktop connected to another Relay server): health, the
+/// sign-in coordinator and, once the server is known, the supervised offline cache and replay.
+pub fn start_client(clock: SharedClock, offline: Option<OfflineReplayConfig>) -> ClientHandles {
+    let health = HealthActor::new(clock.clone()).start();
+    let ctx = SubsystemCtx::new(clock.clone(), health.clone());
+    let auth_coordinator = AuthCoordinator::new(clock, RetryPolicy::default()).start();
+    let offline = offline.map(|config| start_supervised(move |_| OfflineReplayActor::new(ctx, config)));
+    ClientHandles { health, auth_coordinator, offline }
 }

@@ -14,6 +14,7 @@
 //! shuts everything else down on app exit.
 
 use std::net::{IpAddr, SocketAddr};
+use std::path::PathBuf;
 use std::sync::{mpsc, Arc, Mutex};
 use std::thread::JoinHandle;
 
@@ -77,6 +78,8 @@ pub enum BackendKind {
     Client {
         url: String,
         coordinator: Addr<AuthCoordinator>,
+        /// The offline cache, queue and replay (`DATA/offline`).
+        offline: Option<Addr<actors::offline_replay::OfflineReplayActor>>,
     },
     /// Nothing chosen yet: the setup screen (the thread hosts only a discovery actor, on demand).
     Setup,
@@ -308,18 +311,20 @@ fn inject_fatal_for_tests() {
     }
 }
 
-/// Client mode (`Some(url)`): hosts the shared sign-in coordinator on its own actix thread.
-/// Setup mode (`None`): the same thread, for the discovery actor the setup screen may ask for.
-pub fn start_client(url: Option<String>, mdns: bool) -> Result<Backend, BoxError> {
+/// Client mode (`Some(url)`): hosts the shared sign-in coordinator and the offline cache and
+/// replay (kept under `data_dir`) on its own actix thread. Setup mode (`None`): the same thread,
+/// for the discovery actor the setup screen may ask for.
+pub fn start_client(url: Option<String>, mdns: bool, data_dir: PathBuf) -> Result<Backend, BoxError> {
     let (tx, rx) = mpsc::channel();
     let thread = std::thread::Builder::new().name("actix-client".into()).spawn(move || {
         let system = actix::System::new();
         system.block_on(async move {
             let kind = match url {
-                Some(url) => BackendKind::Client {
-                    url,
-                    coordinator: actors::start_client(infra::clock::system()).auth_coordinator,
-                },
+                Some(url) => {
+                    let offline = actors::offline_replay::OfflineReplayConfig { data_dir, server_origin: url.clone() };
+                    let handles = actors::start_client(infra::clock::system(), Some(offline));
+                    BackendKind::Client { url, coordinator: handles.auth_coordinator, offline: handles.offline }
+                }
                 None => BackendKind::Setup,
             };
             let _ = tx.send((kind, actix::System::current()));

@@ -175,6 +175,8 @@ pub struct Bridge {
     /// Server mode: the running server generation (its health actor answers `health`).
     health: Option<crate::backend::SharedLive>,
     coordinator: Option<actix::Addr<actors::auth_coordinator::AuthCoordinator>>,
+    /// Client mode: the offline cache, queue and replay.
+    offline: Option<actix::Addr<actors::offline_replay::OfflineReplayActor>>,
     http: reqwest::Client,
     links: Mutex<TokenBucket>,
     pub aux: Mutex<AuxWindows>,
@@ -190,12 +192,14 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 impl Bridge {
     pub fn new(trusted_origin: &str, backend: Option<Backend>) -> Bridge {
-        let (server_url, passphrase, health, coordinator) = match backend.as_ref().map(|b| &b.kind) {
+        let (server_url, passphrase, health, coordinator, offline) = match backend.as_ref().map(|b| &b.kind) {
             Some(BackendKind::Server { url, passphrase, live, .. }) => {
-                (url.clone(), Some(passphrase.clone()), Some(live.clone()), None)
+                (url.clone(), Some(passphrase.clone()), Some(live.clone()), None, None)
             }
-            Some(BackendKind::Client { url, coordinator }) => (url.clone(), None, None, Some(coordinator.clone())),
-            Some(BackendKind::Setup) | None => (String::new(), None, None, None),
+            Some(BackendKind::Client { url, coordinator, offline }) => {
+                (url.clone(), None, None, Some(coordinator.clone()), offline.clone())
+            }
+            Some(BackendKind::Setup) | None => (String::new(), None, None, None, None),
         };
         let http = HttpPolicy { timeout: std::time::Duration::from_secs(10), ..HttpPolicy::relay_peer() }
             .build()
@@ -209,6 +213,7 @@ impl Bridge {
             passphrase,
             health,
             coordinator,
+            offline,
             http,
             links: Mutex::new(TokenBucket::new(OPEN_EXTERNAL_LIMIT, now_ms())),
             aux: Mutex::new(AuxWindows::new()),
@@ -302,6 +307,11 @@ impl Bridge {
         }
     }
 
+    /// Client mode: the offline subsystem's address (`None` in server and setup mode).
+    pub fn offline(&self) -> Option<actix::Addr<actors::offline_replay::OfflineReplayActor>> {
+        self.offline.clone()
+    }
+
     pub fn passphrase(&self) -> Result<String, BridgeError> {
         self.passphrase.clone().ok_or_else(|| BridgeError::Unavailable("no passphrase in client mode".into()))
     }
@@ -317,7 +327,13 @@ impl Bridge {
             passphrase: passphrase.to_string(),
         };
         match coordinator.send(msg).await {
-            Ok(Ok(t)) => Ok(SignedIn { token: t.token, expires_at: t.expires_at }),
+            Ok(Ok(t)) => {
+                // The offline replay signs its requests with the latest app-user token.
+                if let Some(offline) = &self.offline {
+                    offline.do_send(actors::offline_replay::UseToken(t.clone()));
+                }
+                Ok(SignedIn { token: t.token, expires_at: t.expires_at })
+            }
             Ok(Err(actors::auth_coordinator::CoordinatorError::Rejected)) => {
                 Err(BridgeError::Rejected("the server refused the passphrase".into()))
             }

@@ -84,7 +84,9 @@ mod tests {
 
     #[test]
     fn discovery_is_refused_with_no_mdns_before_any_daemon_starts() {
-        let mut backend = crate::backend::start_client(Some("http://192.168.1.5:8090".into()), false).unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        let url = Some("http://192.168.1.5:8090".to_string());
+        let mut backend = crate::backend::start_client(url, false, tmp.path().to_path_buf()).unwrap();
         assert_eq!(backend.browser().unwrap_err(), "mDNS is turned off (--no-mdns)");
         backend.stop();
     }

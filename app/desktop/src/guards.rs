@@ -149,8 +149,16 @@ impl Effects for ProcessEffects {
         crate::fatal_dialog::ask_quit(app, report)
     }
 
+    /// Ends the process at once. A fatal failure is handled off the UI thread while GTK and
+    /// WebKit still run there; `process::exit` would run their exit-time destructors under them
+    /// (a segfault, exit code 139, seen under Xvfb). Logs are written synchronously and the store
+    /// commits in transactions (crash-safe to kill -9), so skipping exit handlers loses nothing.
     fn exit(&self, code: i32) {
-        std::process::exit(code);
+        use std::io::Write;
+        let _ = std::io::stderr().flush();
+        let _ = std::io::stdout().flush();
+        // SAFETY: `_exit` takes a plain integer and never returns; no Rust state is touched after.
+        unsafe { libc::_exit(code) }
     }
 }
 

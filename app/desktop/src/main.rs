@@ -15,6 +15,7 @@ mod discovery_cmd;
 mod fatal_dialog;
 mod guards;
 mod lockdown;
+mod offline_cmd;
 mod registry;
 mod secrets_cmd;
 mod session_cmd;
@@ -96,8 +97,10 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
             };
             backend::start_server(&data_dir, settings, &secret_store)?
         }
-        Launch::Client { server_url } => backend::start_client(Some(server_url), !cli.no_mdns)?,
-        Launch::Setup => backend::start_client(None, !cli.no_mdns)?,
+        Launch::Client { server_url } => {
+            backend::start_client(Some(server_url), !cli.no_mdns, data_dir.root().to_path_buf())?
+        }
+        Launch::Setup => backend::start_client(None, !cli.no_mdns, data_dir.root().to_path_buf())?,
     };
     let client_origin = match &backend.kind {
         backend::BackendKind::Client { url, .. } => Some(url.clone()),

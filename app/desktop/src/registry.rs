@@ -12,7 +12,7 @@ mod names;
 #[cfg(test)]
 pub use names::COMMANDS;
 
-use crate::{backup_cmd, bridge, discovery_cmd, guards, secrets_cmd, session_cmd, setup_cmd};
+use crate::{backup_cmd, bridge, discovery_cmd, guards, offline_cmd, secrets_cmd, session_cmd, setup_cmd};
 
 /// The invoke handler: exactly the commands of `COMMANDS` (checked by `registry::tests`).
 pub fn handler<R: tauri::Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + Send + Sync + 'static {
@@ -38,6 +38,12 @@ pub fn handler<R: tauri::Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + 
         backup_cmd::backup_create,
         backup_cmd::backup_verify,
         backup_cmd::backup_restore,
+        offline_cmd::offline_status,
+        offline_cmd::offline_cache_put,
+        offline_cmd::offline_cache_read,
+        offline_cmd::offline_mutate,
+        offline_cmd::offline_replay,
+        offline_cmd::pending_changes,
     ]
 }
 

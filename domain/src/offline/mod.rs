@@ -1,10 +1,12 @@
 //! Offline writes and their guarded replay, as rules: which collections a desktop client may
 //! change while the server is unreachable (`OFFLINE_WRITABLE`), the size and batch limits, and
 //! the record fingerprint both sides compute (SHA-256 of the record's canonical record-form
-//! JSON with `expand` dropped, see `docs/offline-replay.md`). `replay` parses and checks one
+//! JSON with `expand` dropped, see `docs/offline-replay.md`). `queue` holds the desktop client's side: checking and coalescing
+//! queued changes. `replay` parses and checks one
 //! queued change sent to `POST /api/relay/offline/replay`; `servers_sync` parses the operations
 //! of a Servers complete-file sync batch. The store applies both inside one write transaction.
 
+pub mod queue;
 pub mod replay;
 pub mod servers_sync;
 

@@ -27,4 +27,10 @@ pub const COMMANDS: &[&str] = &[
     "backup_create",
     "backup_verify",
     "backup_restore",
+    "offline_status",
+    "offline_cache_put",
+    "offline_cache_read",
+    "offline_mutate",
+    "offline_replay",
+    "pending_changes",
 ];

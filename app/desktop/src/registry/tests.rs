@@ -13,7 +13,7 @@ use tauri::{WebviewUrl, WebviewWindow, WebviewWindowBuilder};
 
 use super::COMMANDS;
 use crate::bridge::{self, Access, Bridge, Command};
-use crate::{backup_cmd, discovery_cmd, guards, secrets_cmd, session_cmd, setup_cmd};
+use crate::{backup_cmd, discovery_cmd, guards, offline_cmd, secrets_cmd, session_cmd, setup_cmd};
 
 /// Registered commands the shared renderer does not invoke yet. `tests/desktop/webdriver_bridge.py`
 /// exercises them; wiring one into `ui/src/transport/desktop.ts` means removing it here.
@@ -48,6 +48,12 @@ fn table() -> Vec<(Command, Value)> {
         (backup_cmd::BACKUP_CREATE, json!({})),
         (backup_cmd::BACKUP_VERIFY, json!({"name": "../relay.db"})),
         (backup_cmd::BACKUP_RESTORE, json!({"name": "../relay.db"})),
+        (offline_cmd::OFFLINE_STATUS, json!({})),
+        (offline_cmd::OFFLINE_CACHE_PUT, json!({"collection": "contacts", "records": []})),
+        (offline_cmd::OFFLINE_CACHE_READ, json!({"collection": "contacts"})),
+        (offline_cmd::OFFLINE_MUTATE, json!({"mutation": {"collection": "contacts", "action": "create", "data": {}}})),
+        (offline_cmd::OFFLINE_REPLAY, json!({})),
+        (offline_cmd::PENDING_CHANGES, json!({"request": {"action": "list"}})),
     ]
 }
 

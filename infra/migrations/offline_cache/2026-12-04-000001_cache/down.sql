@@ -1,0 +1,2 @@
+DROP TABLE cached_collections;
+DROP TABLE cached_records;
