@@ -57,7 +57,8 @@ export class OfflineSync extends FeedStore<OfflineSyncState> {
     const current = this.beginLoad();
     try {
       const status = await this.bridge.status();
-      if (current()) this.set({ status });
+      // Most polls change nothing: the status bar re-renders only when something did.
+      if (current() && JSON.stringify(status) !== JSON.stringify(this.state.status)) this.set({ status });
       return status;
     } catch (err) {
       console.error('relay offline: offline_status failed', err);

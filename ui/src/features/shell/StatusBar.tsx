@@ -3,11 +3,13 @@
 // no count is shown (an empty list is not "0 rows"); in desktop client mode it says from when
 // the offline cache's data is, or that nothing was cached yet. The Alerts count is pending alarms only.
 // Two always-present live regions announce connection changes: assertive when it is lost,
-// polite when it comes back (connectionAnnouncement).
+// polite when it comes back (connectionAnnouncement). Desktop client mode adds the offline
+// queue (pending changes, replay progress, notices; QueueStatus).
 import { useEffect, useRef, useState } from 'react';
 import { useCollection } from '../../data/store';
 import { useConnectionState, useTransport } from '../../transport/context';
 import type { BaseRecord, ConnectionState } from '../../transport/types';
+import { QueueStatus } from '../offline/QueueStatus';
 import { CleartextWarning } from './CleartextWarning';
 import { connectionAnnouncement, connectionLabel, connectionTone, countLabel, type Announcement, type CacheMark } from './connectionLabel';
 import { StabilityWarning } from './StabilityWarning';
@@ -75,7 +77,8 @@ function ConnectionAnnouncer({ state }: { state: ConnectionState }) {
   );
 }
 
-export function StatusBar({ tab }: { tab?: TabId }) {
+/** `onReviewChanges` opens the offline review dialog (desktop client mode's pending-changes badge). */
+export function StatusBar({ tab, onReviewChanges }: { tab?: TabId; onReviewChanges: () => void }) {
   const state = useConnectionState();
   const mode = useTransport().mode;
   const web = mode === 'relay-web';
@@ -86,6 +89,7 @@ export function StatusBar({ tab }: { tab?: TabId }) {
       <span className={`status-dot tone-${connectionTone(state)}`} aria-hidden="true" />
       {counted ? <CountedStatus key={counted.collection} state={state} counted={counted} /> : <ConnectionText state={state} status={null} />}
       {web && <CleartextWarning testId="cleartext-warning" />}
+      {mode === 'desktop' && <QueueStatus onOpen={onReviewChanges} />}
       {mode === 'desktop' && <StabilityWarning />}
       {!counted && <RightSide />}
     </footer>
