@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { byField, collectionReducer, initialCollection, insertSorted, type CollectionAction } from './collection';
+import { NO_CACHED_DATA, byField, collectionReducer, initialCollection, insertSorted, type CollectionAction } from './collection';
 
 interface R { id: string; created: string; updated: string; name: string }
 const r = (id: string, name: string, updated = '2026-12-02 12:00:00.000Z'): R => ({ id, name, created: updated, updated });
@@ -28,6 +28,20 @@ describe('collection state', () => {
     const s1 = reduce(s0, { type: 'event', event: { action: 'reload', record: { collectionName: 'contacts' } as never } });
     expect(s1.reloadRequests).toBe(1);
     expect(s1.items).toBe(s0.items);
+  });
+});
+
+describe('offline cache marks (desktop client mode)', () => {
+  it('marks items from the cache with their time and clears the mark on a server load', () => {
+    const cached = run({ type: 'loaded', items: [r('1', 'A')], cachedAtMs: 1764770000000 });
+    expect(cached).toMatchObject({ status: 'ready', cached: 1764770000000 });
+    expect(reduce(cached, { type: 'loaded', items: [r('1', 'A')] }).cached).toBeNull();
+  });
+  it('says nothing is cached yet, unless server data is already on screen', () => {
+    expect(run({ type: 'cache-missing' })).toMatchObject({ status: 'error', error: NO_CACHED_DATA, cached: 'missing', items: [] });
+    const shown = run({ type: 'loaded', items: [r('1', 'A')] }, { type: 'sync-start' }, { type: 'cache-missing' });
+    expect(shown).toMatchObject({ status: 'ready', cached: null, syncing: false });
+    expect(shown.items.map((x) => x.name)).toEqual(['A']);
   });
 });
 

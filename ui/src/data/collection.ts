@@ -1,9 +1,14 @@
 // Generic live-collection state: initial fetch + realtime events (create/update/delete
 // upsert by id, stale updates ignored, events racing a fetch replayed onto it) and the
-// 'reload' event that asks for a refetch (sent after bulk imports).
+// 'reload' event that asks for a refetch (sent after bulk imports). In desktop client mode
+// while the server is unreachable, the items come from the shell's offline cache instead,
+// and the state says from when (or that nothing was cached yet).
 import type { BaseRecord, RealtimeEvent } from '../transport/types';
 
 export type Compare<T> = (a: T, b: T) => number;
+
+/** A collection's error while offline with nothing in the offline cache for it. */
+export const NO_CACHED_DATA = 'Offline — no cached data yet';
 
 export interface CollectionState<T extends BaseRecord> {
   status: 'loading' | 'ready' | 'error';
@@ -13,16 +18,24 @@ export interface CollectionState<T extends BaseRecord> {
   pending: RealtimeEvent<T>[];
   /** Bumped by a 'reload' event; the owner refetches when it changes. */
   reloadRequests: number;
+  /**
+   * Desktop client mode, server unreachable: the items come from the offline cache fetched at
+   * this time (epoch ms), or 'missing' when nothing was cached yet. null: from the server.
+   */
+  cached: number | 'missing' | null;
 }
 
 export type CollectionAction<T extends BaseRecord> =
   | { type: 'sync-start' }
-  | { type: 'loaded'; items: T[] }
+  /** `cachedAtMs`: the items come from the offline cache fetched then. */
+  | { type: 'loaded'; items: T[]; cachedAtMs?: number }
+  /** Offline with nothing cached: items already on screen stay (they are from the server). */
+  | { type: 'cache-missing' }
   | { type: 'failed'; error: string }
   | { type: 'event'; event: RealtimeEvent<T> };
 
 export function initialCollection<T extends BaseRecord>(): CollectionState<T> {
-  return { status: 'loading', items: [], error: null, syncing: true, pending: [], reloadRequests: 0 };
+  return { status: 'loading', items: [], error: null, syncing: true, pending: [], reloadRequests: 0, cached: null };
 }
 
 export function applyEvent<T extends BaseRecord>(list: readonly T[], e: RealtimeEvent<T>, cmp: Compare<T>): T[] {
@@ -63,8 +76,12 @@ export function collectionReducer<T extends BaseRecord>(cmp: Compare<T>) {
       case 'loaded': {
         const base = [...a.items].sort(cmp);
         const items = s.pending.reduce((l, e) => applyEvent(l, e, cmp), base);
-        return { ...s, status: 'ready', items, error: null, syncing: false, pending: [] };
+        return { ...s, status: 'ready', items, error: null, syncing: false, pending: [], cached: a.cachedAtMs ?? null };
       }
+      case 'cache-missing':
+        return s.status === 'ready'
+          ? { ...s, syncing: false, pending: [] }
+          : { ...s, status: 'error', error: NO_CACHED_DATA, syncing: false, pending: [], cached: 'missing' };
       case 'failed':
         return { ...s, status: s.status === 'ready' ? 'ready' : 'error', error: a.error, syncing: false, pending: [] };
       case 'event':

@@ -3,7 +3,8 @@
 // monotonically increasing generation. A collection is write-ready only once a list response
 // fetched in the CURRENT generation has been installed; responses from an older generation are
 // dropped by the store (they must neither install data nor reopen writes). Writes are also
-// refused, without any request, while the browser is offline.
+// refused, without any request, while the browser is offline (desktop client mode queues them
+// in the shell instead: see DataStores).
 import { TransportError, type ConnectionState } from '../transport/types';
 
 export const OFFLINE_WRITE_MESSAGE = 'You are offline — this change was not sent. Try again once Relay is reachable.';
@@ -63,9 +64,14 @@ export class WriteGate {
     return this.readyIn.get(collection) === this.gen;
   }
 
+  /** The server is unreachable: the browser is offline or the connection state says so. */
+  get offline(): boolean {
+    return !this.online() || this.state === 'offline';
+  }
+
   /** Why a write to `collection` must not be sent now, or null when it may go. */
   refusal(collection?: string): TransportError | null {
-    if (!this.online() || this.state === 'offline') {
+    if (this.offline) {
       return new TransportError({ kind: 'network', status: 0, message: OFFLINE_WRITE_MESSAGE });
     }
     if (this.state === 'auth-failed') {

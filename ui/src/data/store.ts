@@ -1,9 +1,24 @@
 // Shared live collections: one fetch + one realtime subscription per collection for the
-// whole UI (People, Compose, search… all read the same contacts), exposed via hooks.
+// whole UI (People, Compose, search… all read the same contacts), exposed via hooks. In
+// desktop client mode (the transport carries the shell's OfflineBridge) every online load is
+// also kept in the shell's offline cache; while the server is unreachable the collections are
+// read from that cache and writes are queued in the shell (their optimistic records applied
+// here), and on the way back the queue is replayed before the collections reload (OfflineSync).
 import { createContext, createElement, useContext, useEffect, useMemo, useSyncExternalStore, type ReactNode } from 'react';
 import { TransportProvider, useTransport } from '../transport/context';
-import type { BaseRecord, ImportReport, RealtimeEvent, Transport } from '../transport/types';
+import {
+  OFFLINE_CACHE_MAX_RECORDS,
+  TransportError,
+  type BaseRecord,
+  type ConnectionState,
+  type ImportReport,
+  type OfflineBridge,
+  type OfflineMutation,
+  type RealtimeEvent,
+  type Transport,
+} from '../transport/types';
 import { WriteGate } from './gate';
+import { OfflineSync, type OfflineSyncState } from './offlineSync';
 import {
   byField,
   byNumber,
@@ -37,6 +52,7 @@ export class CollectionStore<T extends BaseRecord> {
   private unsub: (() => void) | null = null;
   private loadSeq = 0;
   private lastReload = 0;
+  private readonly offline: OfflineBridge | null;
 
   constructor(
     private readonly transport: Transport,
@@ -45,6 +61,7 @@ export class CollectionStore<T extends BaseRecord> {
   ) {
     this.gate.track(name);
     this.reduce = collectionReducer<T>(SORTS[name] ?? newestFirst);
+    this.offline = transport.offline ?? null;
   }
 
   get snapshot(): CollectionState<T> {
@@ -88,23 +105,47 @@ export class CollectionStore<T extends BaseRecord> {
   /**
    * Fetches the collection in the current connection generation. A response that arrives after
    * a newer load started, or after the generation moved on (disconnect, reconnect, new client),
-   * is dropped: it neither installs data nor reopens writes.
+   * is dropped: it neither installs data nor reopens writes. Desktop client mode: an online
+   * load is also kept in the offline cache, and while the server is unreachable the collection
+   * is read from that cache instead (which opens no online writes).
    */
   load(): void {
     const seq = ++this.loadSeq;
     const generation = this.gate.generation;
     const current = () => seq === this.loadSeq && this.gate.isCurrent(generation);
+    const failed = (err: unknown) => {
+      if (current()) this.dispatch({ type: 'failed', error: err instanceof Error ? err.message : 'Load failed.' });
+    };
     this.dispatch({ type: 'sync-start' });
+    const offline = this.offline;
+    if (offline && this.gate.offline) {
+      offline
+        .cacheRead<T>(this.name)
+        .then((cache) => {
+          if (!current()) return;
+          this.dispatch(cache ? { type: 'loaded', items: cache.records, cachedAtMs: cache.fetchedAtMs } : { type: 'cache-missing' });
+        })
+        .catch(failed);
+      return;
+    }
     this.transport
       .getFullList<T>(this.name)
       .then((items) => {
         if (!current()) return;
         this.dispatch({ type: 'loaded', items });
         this.gate.markReady(this.name, generation);
+        if (offline) this.keepOffline(offline, items);
       })
-      .catch((err: unknown) => {
-        if (current()) this.dispatch({ type: 'failed', error: err instanceof Error ? err.message : 'Load failed.' });
-      });
+      .catch(failed);
+  }
+
+  /** Hands the online snapshot to the shell's offline cache (fire-and-forget). */
+  private keepOffline(offline: OfflineBridge, items: T[]): void {
+    if (items.length > OFFLINE_CACHE_MAX_RECORDS) {
+      console.error(`relay offline: ${this.name} has ${items.length} records, more than the offline cache keeps`);
+      return;
+    }
+    offline.cachePut(this.name, items).catch((err: unknown) => console.error(`relay offline: offline_cache_put ${this.name} failed`, err));
   }
 
   /** Local echo of our own write; the realtime copy merges as a no-op. */
@@ -128,36 +169,72 @@ export class DataStores {
   readonly gate: WriteGate;
   /** The transport the UI writes through: writes are refused (no request) while the gate is closed. */
   readonly gated: Transport;
+  /** Desktop client mode only: the shell's offline queue (status, replay, review). */
+  readonly sync: OfflineSync | null;
 
   constructor(
     readonly transport: Transport,
     gate?: WriteGate,
   ) {
     this.gate = gate ?? new WriteGate();
-    this.gated = gatedTransport(transport, this.gate);
+    const offline = transport.offline ?? null;
+    const sync = offline ? new OfflineSync(offline, { reload: () => this.reloadStarted(), reachable: () => !this.gate.offline }) : null;
+    this.sync = sync;
+    this.gated = gatedTransport(transport, this.gate, sync && ((m) => this.writeOffline(sync, m)));
   }
 
   /**
    * Follows the connection: every change into or out of 'connected' (and every client
    * replacement) starts a new generation; once connected again, every started collection is
-   * refetched in that generation (events missed while away are recovered that way).
+   * refetched in that generation (events missed while away are recovered that way). Desktop
+   * client mode: going offline reloads the started collections from the offline cache, and
+   * once connected the queued changes are replayed before that refetch.
    */
   attach(): () => void {
+    let last: ConnectionState | null = null;
     const offState = this.transport.onStateChange((s) => {
-      if (this.gate.observe(s) && s === 'connected') this.reloadStarted();
+      const was = last;
+      last = s;
+      const bumped = this.gate.observe(s);
+      if (!this.sync) {
+        if (bumped && s === 'connected') this.reloadStarted();
+      } else if (s === 'offline' && was !== 'offline') {
+        this.reloadStarted();
+      } else if (s === 'connected' && was !== 'connected') {
+        void this.sync.connected(bumped);
+      }
     });
     const offReset = this.transport.onClientReset?.(() => {
       this.gate.bump();
       this.reloadStarted();
     });
+    this.sync?.start();
     return () => {
       offState();
       offReset?.();
+      this.sync?.stop();
     };
   }
 
   private reloadStarted(): void {
     for (const st of this.stores.values()) if (st.isStarted) st.load();
+  }
+
+  /**
+   * Client mode, server unreachable: queues the write in the shell and shows its optimistic
+   * record at once (a delete removes the record). Resolves with that record (null for a delete).
+   */
+  private async writeOffline(sync: OfflineSync, mutation: OfflineMutation): Promise<unknown> {
+    const result = await sync.mutate(mutation);
+    const store = this.stores.get(mutation.collection);
+    const record = result.record as BaseRecord | null;
+    if (record) {
+      store?.upsertLocal(record);
+      return record;
+    }
+    store?.removeLocal({ id: result.recordId } as BaseRecord);
+    if (mutation.action === 'delete') return null;
+    throw new TransportError({ kind: 'server', status: 0, message: 'The desktop shell kept no record for this change.' });
   }
 
   get<T extends BaseRecord>(name: string): CollectionStore<T> {
@@ -175,26 +252,41 @@ export class DataStores {
   }
 }
 
-/** The same transport, with create/update/remove/import refused (no request) while the gate is closed. */
-export function gatedTransport(t: Transport, gate: WriteGate): Transport {
+/**
+ * The same transport, with create/update/remove/import refused (no request) while the gate is
+ * closed. With `queue` (desktop client mode), create/update/remove go to the shell's offline
+ * queue instead while the server is unreachable; import is still refused then.
+ */
+export function gatedTransport(t: Transport, gate: WriteGate, queue: ((m: OfflineMutation) => Promise<unknown>) | null = null): Transport {
   const guard = (collection?: string) => {
     const refusal = gate.refusal(collection);
     if (refusal) throw refusal;
   };
+  /** The queued write while offline in client mode, else null (the write goes online). */
+  const offline = (m: OfflineMutation) => (queue && gate.offline ? queue(m) : null);
   return {
     signIn: (p) => t.signIn(p),
     signOut: () => t.signOut(),
     list: (c, o) => t.list(c, o),
     getFullList: (c, o) => t.getFullList(c, o),
     async create<T>(c: string, data: object): Promise<T> {
+      const q = offline({ collection: c, action: 'create', data });
+      if (q) return (await q) as T;
       guard(c);
       return t.create<T>(c, data);
     },
     async update<T>(c: string, id: string, data: object): Promise<T> {
+      const q = offline({ collection: c, action: 'update', recordId: id, data });
+      if (q) return (await q) as T;
       guard(c);
       return t.update<T>(c, id, data);
     },
     async remove(c: string, id: string): Promise<void> {
+      const q = offline({ collection: c, action: 'delete', recordId: id });
+      if (q) {
+        await q;
+        return;
+      }
       guard(c);
       return t.remove(c, id);
     },
@@ -250,6 +342,16 @@ export function useStores(): DataStores {
   const s = useContext(DataContext);
   if (!s) throw new Error('useStores() outside <DataProvider>');
   return s;
+}
+
+const noSubscribe = () => () => {};
+const noState = () => null;
+
+/** Desktop client mode: the offline queue and its state; null in every other mode. */
+export function useOfflineSync(): { sync: OfflineSync; state: OfflineSyncState } | null {
+  const sync = useStores().sync;
+  const state = useSyncExternalStore(sync?.subscribe ?? noSubscribe, sync?.getSnapshot ?? noState, sync?.getSnapshot ?? noState);
+  return sync && state ? { sync, state } : null;
 }
 
 export function useCollection<T extends BaseRecord>(name: string): CollectionState<T> & { store: CollectionStore<T> } {

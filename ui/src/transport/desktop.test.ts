@@ -2,7 +2,7 @@
 // connection_info, sign-in/data/realtime go to that origin with the direct-mode protocol and a
 // bearer token, /web/api/mode is never asked; outside the shell the page origin is used as before.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { DesktopBridge, createTransport, detectDesktop, serverOrigin, tauriGlobal } from './desktop';
+import { BridgeRefusal, DesktopBridge, createTransport, detectDesktop, serverOrigin, tauriGlobal } from './desktop';
 import type { PocketBaseTransport } from './pocketbase';
 import { AUTH, FakeEventSource, authOk, json, type Call, type Reply } from './testkit';
 
@@ -363,5 +363,144 @@ describe('desktop client mode signs in through the shell', () => {
     const t = await createTransport({ window: tauriWindow(bridgeInfo()), fetch: fakeFetch({}).fetch, options: opts });
     current = t;
     await expect(t.signInWithSaved()).rejects.toMatchObject({ kind: 'invalid' });
+  });
+});
+
+describe('DesktopBridge offline commands (client mode)', () => {
+  function recording(answer: (cmd: string, args?: Record<string, unknown>) => unknown) {
+    const seen: [string, Record<string, unknown> | undefined][] = [];
+    const w = tauriWindow(async (cmd, args) => {
+      seen.push([cmd, args]);
+      return answer(cmd, args);
+    });
+    return { bridge: DesktopBridge.of(w)!, seen };
+  }
+
+  it('reads the status with every field present and out-of-range values cleaned', async () => {
+    const { bridge, seen } = recording(() => ({
+      pendingCount: 3,
+      issueCount: 1,
+      replaying: true,
+      progress: [7, 5],
+      lastError: '',
+      lastReplay: { total: 4, synced: 3, conflicts: 1, failed: 0, stopped: 'The server went away.' },
+      storageNotice: 'The offline cache could not be saved.',
+    }));
+    expect(await bridge.status()).toEqual({
+      pendingCount: 3,
+      issueCount: 1,
+      replaying: true,
+      progress: [5, 5],
+      lastError: null,
+      lastReplay: { total: 4, synced: 3, conflicts: 1, failed: 0, stopped: 'The server went away.' },
+      storageNotice: 'The offline cache could not be saved.',
+    });
+    expect(seen).toEqual([['offline_status', undefined]]);
+    const empty = recording(() => null).bridge;
+    expect(await empty.status()).toEqual({ pendingCount: 0, issueCount: 0, replaying: false, progress: null, lastError: null, lastReplay: null, storageNotice: null });
+  });
+
+  it('puts and reads the cache by collection; null means nothing cached yet', async () => {
+    const records = [{ id: 'abcdefghijklmno', name: 'Ann' }];
+    const { bridge, seen } = recording((cmd, args) =>
+      cmd === 'offline_cache_read' && args?.collection === 'contacts' ? { records, fetchedAtMs: 1764770000000 } : null,
+    );
+    await bridge.cachePut('contacts', records);
+    expect(await bridge.cacheRead('contacts')).toEqual({ records, fetchedAtMs: 1764770000000 });
+    expect(await bridge.cacheRead('servers')).toBeNull();
+    expect(seen).toEqual([
+      ['offline_cache_put', { collection: 'contacts', records }],
+      ['offline_cache_read', { collection: 'contacts' }],
+      ['offline_cache_read', { collection: 'servers' }],
+    ]);
+  });
+
+  it('queues a mutation and hands back the optimistic record; refusals keep their code and text', async () => {
+    const { bridge, seen } = recording((_cmd, args) => {
+      const m = args?.mutation as { collection: string; action: string; recordId?: string };
+      if (m.collection === 'users') throw { code: 'invalid', message: 'Collection is not available offline' };
+      if (m.action === 'delete') return { mutationId: 'm2', changeId: 8, recordId: m.recordId, record: null, pendingCount: 2 };
+      return { mutationId: 'm1', changeId: 7, recordId: 'newid0000000001', record: { id: 'newid0000000001', name: 'Bo' }, pendingCount: 1 };
+    });
+    expect(await bridge.mutate({ collection: 'contacts', action: 'create', data: { name: 'Bo' } })).toEqual({
+      mutationId: 'm1',
+      changeId: 7,
+      recordId: 'newid0000000001',
+      record: { id: 'newid0000000001', name: 'Bo' },
+      pendingCount: 1,
+    });
+    expect((await bridge.mutate({ collection: 'contacts', action: 'delete', recordId: 'abcdefghijklmno' })).record).toBeNull();
+    expect(seen[0]).toEqual(['offline_mutate', { mutation: { collection: 'contacts', action: 'create', data: { name: 'Bo' } } }]);
+    const refusal = await bridge.mutate({ collection: 'users', action: 'create', data: {} }).catch((e: unknown) => e);
+    expect(refusal).toBeInstanceOf(BridgeRefusal);
+    expect(refusal).toMatchObject({ code: 'invalid', message: 'Collection is not available offline' });
+  });
+
+  it('replays, surfacing the sign-in refusal as unavailable', async () => {
+    let signedIn = false;
+    const { bridge } = recording(() => {
+      if (!signedIn) throw { code: 'unavailable', message: 'Sign in to the Relay server to sync offline changes.' };
+      return { total: 2, synced: 1, conflicts: 1, failed: 0, stopped: null };
+    });
+    await expect(bridge.replay()).rejects.toMatchObject({ code: 'unavailable', message: 'Sign in to the Relay server to sync offline changes.' });
+    signedIn = true;
+    expect(await bridge.replay()).toEqual({ total: 2, synced: 1, conflicts: 1, failed: 0, stopped: null });
+  });
+
+  it('lists pending changes page by page, reviews one and resolves it with its token', async () => {
+    const { bridge, seen } = recording((_cmd, args) => {
+      const r = args?.request as { action: string; afterId?: number };
+      if (r.action === 'list')
+        return r.afterId === undefined
+          ? { items: [{ id: 4, collection: 'contacts', action: 'update', recordId: 'abcdefghijklmno', label: 'Ann', reason: 'Server conflict' }, { bogus: true }], nextAfterId: 4 }
+          : { items: [], nextAfterId: null };
+      if (r.action === 'review')
+        return { token: 'tok-r', change: { action: 'update' }, local: { name: 'Ann B' }, server: { state: 'present', record: { name: 'Ann C' } } };
+      return { resolved: true };
+    });
+    expect(await bridge.pendingChanges()).toEqual({
+      items: [{ id: 4, collection: 'contacts', action: 'update', recordId: 'abcdefghijklmno', label: 'Ann', reason: 'Server conflict' }],
+      nextAfterId: 4,
+    });
+    expect(await bridge.pendingChanges(4)).toEqual({ items: [], nextAfterId: null });
+    expect(await bridge.reviewChange(4)).toEqual({
+      token: 'tok-r',
+      change: { action: 'update' },
+      local: { name: 'Ann B' },
+      server: { state: 'present', record: { name: 'Ann C' } },
+    });
+    await bridge.resolveChange('tok-r', 'retry', { name: 'Ann D' });
+    await bridge.resolveChange('tok-r', 'server', { name: 'ignored' });
+    expect(seen.map(([c, a]) => [c, a?.request])).toEqual([
+      ['pending_changes', { action: 'list' }],
+      ['pending_changes', { action: 'list', afterId: 4 }],
+      ['pending_changes', { action: 'review', id: 4 }],
+      ['pending_changes', { action: 'resolve', token: 'tok-r', resolution: 'retry', edits: { name: 'Ann D' } }],
+      ['pending_changes', { action: 'resolve', token: 'tok-r', resolution: 'server' }],
+    ]);
+  });
+
+  it('explains a server copy that is gone or unreadable', async () => {
+    let server: unknown = { state: 'deleted' };
+    const { bridge } = recording(() => ({ token: 't', change: {}, local: null, server }));
+    expect((await bridge.reviewChange(1)).server).toEqual({ state: 'deleted' });
+    server = { state: 'present' };
+    expect((await bridge.reviewChange(1)).server).toEqual({ state: 'unavailable' });
+  });
+
+  it('gives the offline bridge to a client-mode main window only', async () => {
+    const client = tauriWindow(async (cmd) => {
+      if (cmd === 'connection_info') return { mode: 'client', serverUrl: SERVER, passphraseAvailable: false, secretStorage: 'os-secret-store' };
+      return null;
+    });
+    const t = await createTransport({ window: client, fetch: fakeFetch({}).fetch, options: opts });
+    current = t;
+    expect(t.offline).toBeInstanceOf(DesktopBridge);
+    const server = await createTransport({ window: tauriWindow(bridgeInfo()), fetch: fakeFetch({}).fetch, options: opts });
+    expect(server.offline).toBeNull();
+    server.dispose();
+    const page = await createTransport({ window: { location: { origin: 'http://gw.local:8091' } }, fetch: fakeFetch({}).fetch, options: opts });
+    expect(page.offline).toBeNull();
+    page.dispose();
   });
 });

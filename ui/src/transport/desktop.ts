@@ -6,6 +6,19 @@
 // Every command invoked here must be in app/desktop/src/registry/names.rs; the desktop crate's
 // registry tests parse this file's invoke('…') / call('…') names and fail on any mismatch.
 import { PocketBaseTransport, type PocketBaseTransportOptions } from './pocketbase';
+import type {
+  CachedCollection,
+  ChangeReview,
+  OfflineBridge,
+  OfflineMutation,
+  OfflineMutationResult,
+  OfflineStatus,
+  PendingChange,
+  PendingPage,
+  ReplayReport,
+  Resolution,
+  ServerCopy,
+} from './types';
 import { detectWebMode } from './webSession';
 
 /** What `connection_info` returns (app/desktop/src/secrets_cmd.rs, `DesktopConnectionInfo`). */
@@ -151,11 +164,65 @@ export interface BackupArchive {
   verifiedRestorePoint: boolean;
 }
 
+/** The codes of the bridge's refusals (app/desktop/src/bridge.rs `BridgeError`). */
+export type BridgeCode = 'forbidden' | 'invalid' | 'rateLimited' | 'unavailable' | 'rejected';
+
+/** A refusal from the bridge: its operator-facing message and its code. */
+export class BridgeRefusal extends Error {
+  constructor(
+    message: string,
+    readonly code: BridgeCode | null,
+  ) {
+    super(message);
+    this.name = 'BridgeRefusal';
+  }
+}
+
+const BRIDGE_CODES: readonly string[] = ['forbidden', 'invalid', 'rateLimited', 'unavailable', 'rejected'];
+
+const count = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.floor(v) : 0);
+const text = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
+const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+
+/** A replay report from the bridge with every field present, or null when there is none. */
+export function replayReport(raw: unknown): ReplayReport | null {
+  if (!isObject(raw)) return null;
+  return { total: count(raw.total), synced: count(raw.synced), conflicts: count(raw.conflicts), failed: count(raw.failed), stopped: text(raw.stopped) };
+}
+
+/** `offline_status` with every field present and in range (it is polled and shown as is). */
+export function offlineStatus(raw: unknown): OfflineStatus {
+  const r = isObject(raw) ? raw : {};
+  const p = Array.isArray(r.progress) ? r.progress : null;
+  const progress: [number, number] | null = p && p.length === 2 ? [Math.min(count(p[0]), count(p[1])), count(p[1])] : null;
+  return {
+    pendingCount: count(r.pendingCount),
+    issueCount: count(r.issueCount),
+    replaying: r.replaying === true,
+    progress,
+    lastError: text(r.lastError),
+    lastReplay: replayReport(r.lastReplay),
+    storageNotice: text(r.storageNotice),
+  };
+}
+
+function pendingChange(raw: unknown): PendingChange | null {
+  if (!isObject(raw) || typeof raw.id !== 'number' || typeof raw.collection !== 'string') return null;
+  const action = raw.action === 'create' || raw.action === 'delete' ? raw.action : 'update';
+  return { id: raw.id, collection: raw.collection, action, recordId: String(raw.recordId ?? ''), label: String(raw.label ?? ''), reason: String(raw.reason ?? '') };
+}
+
+function serverCopy(raw: unknown): ServerCopy {
+  if (isObject(raw) && raw.state === 'present' && isObject(raw.record)) return { state: 'present', record: raw.record };
+  return isObject(raw) && raw.state === 'deleted' ? { state: 'deleted' } : { state: 'unavailable' };
+}
+
 /**
- * The desktop bridge's passphrase, setup, discovery, stability, backup and external-link commands.
- * The bridge refuses with `{ code, message }`; these reject with an Error carrying that message.
+ * The desktop bridge's passphrase, setup, discovery, stability, backup, external-link and offline
+ * (client mode: cache, write queue, replay, review) commands. The bridge refuses with
+ * `{ code, message }`; these reject with a BridgeRefusal carrying both.
  */
-export class DesktopBridge {
+export class DesktopBridge implements OfflineBridge {
   constructor(private readonly tauri: TauriGlobal) {}
 
   static of(w: unknown): DesktopBridge | null {
@@ -167,9 +234,72 @@ export class DesktopBridge {
     try {
       return await this.tauri.core.invoke(cmd, args);
     } catch (e) {
-      const message = (e as { message?: unknown } | null)?.message;
-      throw new Error(typeof message === 'string' ? message : `${cmd} was refused`);
+      const { message, code } = (e ?? {}) as { message?: unknown; code?: unknown };
+      throw new BridgeRefusal(
+        typeof message === 'string' ? message : `${cmd} was refused`,
+        typeof code === 'string' && BRIDGE_CODES.includes(code) ? (code as BridgeCode) : null,
+      );
     }
+  }
+
+  /** Client mode: the offline queue and cache (polled by the status bar). */
+  async status(): Promise<OfflineStatus> {
+    return offlineStatus(await this.call('offline_status'));
+  }
+
+  /** Client mode: keeps a collection's online snapshot (at most OFFLINE_CACHE_MAX_RECORDS records). */
+  async cachePut(collection: string, records: readonly unknown[]): Promise<void> {
+    await this.call('offline_cache_put', { collection, records });
+  }
+
+  /** Client mode: the cached snapshot with the queued changes applied; null when nothing is cached. */
+  async cacheRead<T>(collection: string): Promise<CachedCollection<T> | null> {
+    const r = await this.call('offline_cache_read', { collection });
+    if (!isObject(r) || !Array.isArray(r.records)) return null;
+    return { records: r.records as T[], fetchedAtMs: count(r.fetchedAtMs) };
+  }
+
+  /** Client mode, offline: queues one write; resolves with the optimistic record to show. */
+  async mutate(mutation: OfflineMutation): Promise<OfflineMutationResult> {
+    const r = await this.call('offline_mutate', { mutation });
+    const o = isObject(r) ? r : {};
+    return {
+      mutationId: typeof o.mutationId === 'string' ? o.mutationId : '',
+      changeId: typeof o.changeId === 'number' ? o.changeId : null,
+      recordId: typeof o.recordId === 'string' ? o.recordId : (mutation.recordId ?? ''),
+      record: isObject(o.record) ? o.record : null,
+      pendingCount: count(o.pendingCount),
+    };
+  }
+
+  /** Client mode: replays the queue (joins a replay in progress); resolves when it has ended. */
+  async replay(): Promise<ReplayReport> {
+    return replayReport(await this.call('offline_replay')) ?? { total: 0, synced: 0, conflicts: 0, failed: 0, stopped: null };
+  }
+
+  /** Client mode: one page (25) of the queued changes after `afterId`. */
+  async pendingChanges(afterId?: number): Promise<PendingPage> {
+    const request = afterId === undefined ? { action: 'list' } : { action: 'list', afterId };
+    const r = await this.call('pending_changes', { request });
+    const o = isObject(r) ? r : {};
+    return {
+      items: Array.isArray(o.items) ? o.items.map(pendingChange).filter((c): c is PendingChange => c !== null) : [],
+      nextAfterId: typeof o.nextAfterId === 'number' ? o.nextAfterId : null,
+    };
+  }
+
+  /** Client mode: one queued change beside the server's copy, with a single-use token to resolve it. */
+  async reviewChange(id: number): Promise<ChangeReview> {
+    const r = await this.call('pending_changes', { request: { action: 'review', id } });
+    const o = isObject(r) ? r : {};
+    if (typeof o.token !== 'string' || o.token === '') throw new BridgeRefusal('The desktop shell returned no review.', null);
+    return { token: o.token, change: isObject(o.change) ? o.change : {}, local: isObject(o.local) ? o.local : null, server: serverCopy(o.server) };
+  }
+
+  /** Client mode: keeps the server's version, or queues the change again (with edits) for the next replay. */
+  async resolveChange(token: string, resolution: Resolution, edits?: Record<string, unknown>): Promise<void> {
+    const request = edits && resolution === 'retry' ? { action: 'resolve', token, resolution, edits } : { action: 'resolve', token, resolution };
+    await this.call('pending_changes', { request });
   }
 
   /** Server mode: backup health and the running operation's progress. */
@@ -306,9 +436,11 @@ export async function createTransport(env: CreateTransportEnv): Promise<PocketBa
     const share = (token: string | null) =>
       void tauri.core.invoke('share_session', { token }).catch((e: unknown) => console.error('relay desktop: share_session failed', e));
     // Client mode signs in through the shell's AuthCoordinator (and its remembered passphrase).
-    const shellSignIn =
-      desktop.mode === 'client' ? (passphrase: string | null) => tauri.core.invoke('sign_in', { passphrase }) : undefined;
-    return new PocketBaseTransport({ ...base, origin: desktop.serverUrl, desktop: true, onSession: share, shellSignIn });
+    const client = desktop.mode === 'client';
+    const shellSignIn = client ? (passphrase: string | null) => tauri.core.invoke('sign_in', { passphrase }) : undefined;
+    // Client mode keeps working through an outage on the shell's cache and write queue.
+    const offline = client ? new DesktopBridge(tauri) : null;
+    return new PocketBaseTransport({ ...base, origin: desktop.serverUrl, desktop: true, onSession: share, shellSignIn, offline });
   }
   const origin = env.window.location.origin;
   return new PocketBaseTransport({ ...base, origin, web: await detectWebMode(origin, env.fetch) });

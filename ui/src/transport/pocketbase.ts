@@ -17,6 +17,7 @@ import type {
   PresenceSnapshot,
   ListOptions,
   ListResult,
+  OfflineBridge,
   RadarSnapshot,
   RealtimeEvent,
   ServiceStatus,
@@ -69,6 +70,8 @@ export interface PocketBaseTransportOptions {
   shellSignIn?: (passphrase: string | null) => Promise<unknown>;
   /** Where online/offline events come from; defaults to window when present. */
   events?: Pick<Window, 'addEventListener' | 'removeEventListener'> | null;
+  /** Desktop client mode (main window): the shell's offline cache and write queue. */
+  offline?: OfflineBridge | null;
 }
 
 interface Topic {
@@ -101,6 +104,7 @@ export class PocketBaseTransport implements Transport {
   /** Relay Web session (gateway mode only). */
   readonly web: WebSession | null;
   readonly mode: TransportMode;
+  readonly offline: OfflineBridge | null;
   private readonly shellSignIn?: (passphrase: string | null) => Promise<unknown>;
   private readonly resetListeners = new Set<() => void>();
   private readonly events: Pick<Window, 'addEventListener' | 'removeEventListener'> | null;
@@ -123,6 +127,7 @@ export class PocketBaseTransport implements Transport {
     this.pb.autoCancellation(false);
     this.mode = opts.web ? 'relay-web' : opts.desktop ? 'desktop' : 'direct';
     this.shellSignIn = opts.shellSignIn;
+    this.offline = opts.offline ?? null;
     const onSession = opts.onSession;
     if (onSession) this.pb.authStore.onChange((token) => onSession(token === '' ? null : token));
     this.web = opts.web

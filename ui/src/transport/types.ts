@@ -262,9 +262,118 @@ export interface Transport {
    * after a gateway 401): data fetched before may be stale and the connection generation moves on.
    */
   onClientReset?(cb: () => void): () => void;
+  /**
+   * Desktop client mode (main window) only: the shell's offline cache and write queue, so the
+   * app keeps working through a server outage. Absent in a browser, on Relay Web and in a
+   * server-mode desktop (never offline from itself).
+   */
+  readonly offline?: OfflineBridge | null;
 }
 
 export type TransportMode = 'direct' | 'desktop' | 'relay-web';
+
+/** How one offline replay ended (`offline_replay`, and `lastReplay` in the status). */
+export interface ReplayReport {
+  total: number;
+  synced: number;
+  conflicts: number;
+  failed: number;
+  /** Why the replay stopped before the end (e.g. the server went away again), or null. */
+  stopped: string | null;
+}
+
+/** `offline_status`: the shell's write queue and cache, in words fit for the status bar. */
+export interface OfflineStatus {
+  /** Queued changes not yet on the server. */
+  pendingCount: number;
+  /** Queued changes that need the operator (a server conflict or a failed save). */
+  issueCount: number;
+  replaying: boolean;
+  /** [done, total] while a replay runs. */
+  progress: [number, number] | null;
+  lastError: string | null;
+  lastReplay: ReplayReport | null;
+  /** The cache or queue could not be kept on disk (operator text), or null. */
+  storageNotice: string | null;
+}
+
+/** `offline_cache_read`: a collection's online snapshot with the queued changes applied. */
+export interface CachedCollection<T = unknown> {
+  records: T[];
+  /** When the snapshot was fetched from the server (epoch ms). */
+  fetchedAtMs: number;
+}
+
+export type OfflineAction = 'create' | 'update' | 'delete';
+
+/** One offline write (`offline_mutate`); update/delete name a cached record's 15-char id. */
+export interface OfflineMutation {
+  collection: string;
+  action: OfflineAction;
+  recordId?: string;
+  data?: object;
+}
+
+export interface OfflineMutationResult {
+  mutationId: string;
+  changeId: number | null;
+  recordId: string;
+  /** The optimistic record to show; null for a delete (or a create cancelled by its delete). */
+  record: unknown;
+  pendingCount: number;
+}
+
+/** One queued change in the review list (`pending_changes` list). */
+export interface PendingChange {
+  id: number;
+  collection: string;
+  action: OfflineAction;
+  recordId: string;
+  label: string;
+  /** 'Waiting to sync', 'Server conflict' or 'Could not save. Retry or review current server values.' */
+  reason: string;
+}
+
+export interface PendingPage {
+  items: PendingChange[];
+  /** Pass as `afterId` for the next page; null on the last page. */
+  nextAfterId: number | null;
+}
+
+/** The server's copy of a reviewed record, as the shell could read it. */
+export type ServerCopy =
+  | { state: 'present'; record: Record<string, unknown> }
+  | { state: 'deleted' }
+  | { state: 'unavailable' };
+
+/** `pending_changes` review: the change, its local copy and the server's (token single-use, 10 min). */
+export interface ChangeReview {
+  token: string;
+  change: Record<string, unknown>;
+  local: Record<string, unknown> | null;
+  server: ServerCopy;
+}
+
+/** 'server' drops the local change; 'retry' queues it again (with `edits` to scalar fields). */
+export type Resolution = 'server' | 'retry';
+
+/** The most records `offline_cache_put` keeps for one collection. */
+export const OFFLINE_CACHE_MAX_RECORDS = 100_000;
+
+/** The desktop shell's offline commands (app/desktop: cache, queue, replay and review). */
+export interface OfflineBridge {
+  status(): Promise<OfflineStatus>;
+  /** At most OFFLINE_CACHE_MAX_RECORDS records. */
+  cachePut(collection: string, records: readonly unknown[]): Promise<void>;
+  /** null: nothing cached for this collection yet. */
+  cacheRead<T>(collection: string): Promise<CachedCollection<T> | null>;
+  mutate(mutation: OfflineMutation): Promise<OfflineMutationResult>;
+  /** Replays the queue (joins a replay already running). */
+  replay(): Promise<ReplayReport>;
+  pendingChanges(afterId?: number): Promise<PendingPage>;
+  reviewChange(id: number): Promise<ChangeReview>;
+  resolveChange(token: string, resolution: Resolution, edits?: Record<string, unknown>): Promise<void>;
+}
 
 /**
  * What went wrong, in the UI's terms:

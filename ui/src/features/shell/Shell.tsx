@@ -1,13 +1,16 @@
 // Signed-in layout: sidebar, header (breadcrumb, global search, world clock), the tabs
 // (each stays mounted after its first visit), the status bar, toasts, shortcuts, the
 // global alarm popup and the app-level service-status and Radar feeds (their toasts show on
-// every tab; the Radar colour is on its nav item).
+// every tab; the Radar colour is on its nav item), and in desktop client mode the review
+// dialog of the changes waiting to sync (opened from the status bar).
 import { Component, lazy, Suspense, useCallback, useEffect, useMemo, useReducer, useRef, useState, type ReactNode } from 'react';
 import { Modal, closeTopModal } from '../../components/Modal';
 import { useToast } from '../../components/Toasts';
+import { useStores } from '../../data/store';
 import { composeReducer, emptyCompose } from '../../lib/recipients';
 import { DuePopup } from '../alerts/DuePopup';
 import { ComposeView } from '../compose/ComposeView';
+import { PendingChangesModal } from '../offline/PendingChanges';
 import { ContactForm } from '../people/ContactForm';
 import { RadarNavIndicator } from '../radar/RadarNavIndicator';
 import { RadarFeedProvider } from '../radar/useRadarFeed';
@@ -82,6 +85,8 @@ export function Shell({ onSignOut }: { onSignOut: () => void }) {
   const [help, setHelp] = useState(false);
   const [createEmail, setCreateEmail] = useState<string | null>(null);
   const [focusRecord, setFocusRecord] = useState<ShellApi['focusRecord']>(null);
+  const [reviewing, setReviewing] = useState(false);
+  const offlineQueue = useStores().sync;
   const search = useRef<SearchHandle>(null);
   const presence = usePresence((host) => toast('info', `${host} connected`));
 
@@ -160,7 +165,7 @@ export function Shell({ onSignOut }: { onSignOut: () => void }) {
                 ))}
               </Suspense>
             </main>
-            <StatusBar tab={tab} />
+            <StatusBar tab={tab} onReviewChanges={() => setReviewing(true)} />
           </div>
           {help && (
             <Modal title="Keyboard shortcuts" onClose={() => setHelp(false)} testId="shortcuts-help">
@@ -178,6 +183,7 @@ export function Shell({ onSignOut }: { onSignOut: () => void }) {
               </table>
             </Modal>
           )}
+          {reviewing && offlineQueue && <PendingChangesModal queue={offlineQueue} onClose={() => setReviewing(false)} />}
           {createEmail !== null && (
             <Modal title="New contact" onClose={() => setCreateEmail(null)}>
               <ContactForm initial={{ email: createEmail }} onDone={() => setCreateEmail(null)} />

@@ -1,14 +1,17 @@
 // Bottom status bar: the transport's connection state label, and a tab-specific count. Offline
 // with the current tab's collection never loaded, the label says there is no cached data and
-// no count is shown (an empty list is not "0 rows"). The Alerts count is pending alarms only.
+// no count is shown (an empty list is not "0 rows"); in desktop client mode it says from when
+// the offline cache's data is, or that nothing was cached yet. The Alerts count is pending alarms only.
 // Two always-present live regions announce connection changes: assertive when it is lost,
-// polite when it comes back (connectionAnnouncement).
+// polite when it comes back (connectionAnnouncement). Desktop client mode adds the offline
+// queue (pending changes, replay progress, notices; QueueStatus).
 import { useEffect, useRef, useState } from 'react';
 import { useCollection } from '../../data/store';
 import { useConnectionState, useTransport } from '../../transport/context';
 import type { BaseRecord, ConnectionState } from '../../transport/types';
+import { QueueStatus } from '../offline/QueueStatus';
 import { CleartextWarning } from './CleartextWarning';
-import { connectionAnnouncement, connectionLabel, connectionTone, countLabel, type Announcement } from './connectionLabel';
+import { connectionAnnouncement, connectionLabel, connectionTone, countLabel, type Announcement, type CacheMark } from './connectionLabel';
 import { StabilityWarning } from './StabilityWarning';
 import type { TabId } from './tabs';
 
@@ -29,10 +32,10 @@ export const COUNTED: Partial<Record<TabId, Counted>> = {
   alerts: { collection: 'alert_reminders', noun: 'pending alarms', counts: (r) => r.status === 'pending' },
 };
 
-function ConnectionText({ state, status }: { state: ConnectionState; status: 'loading' | 'ready' | 'error' | null }) {
+function ConnectionText({ state, status, cached = null }: { state: ConnectionState; status: 'loading' | 'ready' | 'error' | null; cached?: CacheMark }) {
   return (
     <span data-testid="status-connection" data-state={state}>
-      {connectionLabel(state, status)}
+      {connectionLabel(state, status, cached)}
     </span>
   );
 }
@@ -43,7 +46,7 @@ function CountedStatus({ state, counted }: { state: ConnectionState; counted: Co
   const n = counted.counts ? col.items.filter(counted.counts).length : col.items.length;
   return (
     <>
-      <ConnectionText state={state} status={col.status} />
+      <ConnectionText state={state} status={col.status} cached={col.cached} />
       <RightSide>{countLabel(n, counted.noun, col.status)}</RightSide>
     </>
   );
@@ -74,7 +77,8 @@ function ConnectionAnnouncer({ state }: { state: ConnectionState }) {
   );
 }
 
-export function StatusBar({ tab }: { tab?: TabId }) {
+/** `onReviewChanges` opens the offline review dialog (desktop client mode's pending-changes badge). */
+export function StatusBar({ tab, onReviewChanges }: { tab?: TabId; onReviewChanges: () => void }) {
   const state = useConnectionState();
   const mode = useTransport().mode;
   const web = mode === 'relay-web';
@@ -85,6 +89,7 @@ export function StatusBar({ tab }: { tab?: TabId }) {
       <span className={`status-dot tone-${connectionTone(state)}`} aria-hidden="true" />
       {counted ? <CountedStatus key={counted.collection} state={state} counted={counted} /> : <ConnectionText state={state} status={null} />}
       {web && <CleartextWarning testId="cleartext-warning" />}
+      {mode === 'desktop' && <QueueStatus onOpen={onReviewChanges} />}
       {mode === 'desktop' && <StabilityWarning />}
       {!counted && <RightSide />}
     </footer>

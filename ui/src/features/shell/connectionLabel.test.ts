@@ -1,6 +1,6 @@
 // Tests for the status-bar wording of connection states.
 import { describe, expect, it } from 'vitest';
-import { CONNECTION_LABELS, connectionAnnouncement, connectionLabel, connectionTone, countLabel, dataView } from './connectionLabel';
+import { CONNECTION_LABELS, cachedAt, connectionAnnouncement, connectionLabel, connectionTone, countLabel, dataView } from './connectionLabel';
 
 describe('connection labels', () => {
   it('uses the agreed operator wording', () => {
@@ -29,6 +29,20 @@ describe('offline with nothing cached', () => {
     expect(connectionLabel('offline', 'ready')).toBe('Offline — using cached data');
     expect(connectionLabel('offline', null)).toBe('Offline — using cached data');
     expect(connectionLabel('connected', 'loading')).toBe('Connected');
+  });
+  it('desktop client mode: says from when the cached data is, or that nothing was cached yet', () => {
+    const now = new Date(2026, 11, 3, 18, 30).getTime();
+    const today = new Date(2026, 11, 3, 9, 5).getTime();
+    const yesterday = new Date(2026, 11, 2, 23, 59).getTime();
+    expect(connectionLabel('offline', 'ready', today, now)).toBe('Offline — showing cached data from 09:05');
+    expect(connectionLabel('offline', 'ready', yesterday, now)).toBe('Offline — showing cached data from 2026-12-02 23:59');
+    expect(connectionLabel('offline', 'error', 'missing', now)).toBe('Offline — no cached data yet');
+    // Data from the server: online labels as ever, the generic offline wording when it stays on screen.
+    expect(connectionLabel('connected', 'ready', null, now)).toBe('Connected');
+    expect(connectionLabel('offline', 'ready', null, now)).toBe('Offline — using cached data');
+    // Back online, an old cache mark says nothing about the connection.
+    expect(connectionLabel('connected', 'ready', today, now)).toBe('Connected');
+    expect(cachedAt(new Date(2026, 11, 3, 0, 0).getTime(), now)).toBe('00:00');
   });
   it('a view is unavailable, not loading forever, when offline before its first load or after a failed one', () => {
     expect(dataView(['loading', 'ready'], 'offline')).toBe('unavailable');

@@ -1,5 +1,8 @@
 // Status-bar wording for each ConnectionState (its visual tone, and what a screen reader hears
-// when it changes).
+// when it changes), honest about where the data on screen comes from (desktop client mode: the
+// offline cache and from when, or that nothing was cached yet).
+import { NO_CACHED_DATA } from '../../data/collection';
+import { localDateKey } from '../../lib/dates';
 import type { ConnectionState } from '../../transport/types';
 
 export const CONNECTION_LABELS: Record<ConnectionState, string> = {
@@ -23,12 +26,25 @@ export const OFFLINE_NO_CACHE = 'Offline — no cached data';
 
 type DataStatus = 'loading' | 'ready' | 'error';
 
+/** Where a collection's items come from (CollectionState.cached): the offline cache's time, 'missing', or the server (null). */
+export type CacheMark = number | 'missing' | null;
+
+/** "14:05" today, "2026-12-02 14:05" on another day (local time). */
+export function cachedAt(ms: number, now: number): string {
+  const d = new Date(ms);
+  const hhmm = `${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`;
+  return localDateKey(d) === localDateKey(new Date(now)) ? hhmm : `${localDateKey(d)} ${hhmm}`;
+}
+
 /**
  * The status-bar label for `state`, honest about the data on screen: offline with the current
  * view's collection never loaded (`data` not 'ready') says there is no cached data.
- * `data` null: the view shows no collection, so the generic wording stands.
+ * `data` null: the view shows no collection, so the generic wording stands. Desktop client
+ * mode (`cached` set): the offline cache's time, or that nothing was cached yet.
  */
-export function connectionLabel(state: ConnectionState, data: DataStatus | null): string {
+export function connectionLabel(state: ConnectionState, data: DataStatus | null, cached: CacheMark = null, now = Date.now()): string {
+  if (state === 'offline' && typeof cached === 'number') return `Offline — showing cached data from ${cachedAt(cached, now)}`;
+  if (state === 'offline' && cached === 'missing') return NO_CACHED_DATA;
   if (state === 'offline' && data !== null && data !== 'ready') return OFFLINE_NO_CACHE;
   return CONNECTION_LABELS[state];
 }
