@@ -2,7 +2,7 @@
 // whole UI (People, Compose, search… all read the same contacts), exposed via hooks.
 import { createContext, createElement, useContext, useEffect, useMemo, useSyncExternalStore, type ReactNode } from 'react';
 import { TransportProvider, useTransport } from '../transport/context';
-import type { BaseRecord, ImportReport, RealtimeEvent, Transport } from '../transport/types';
+import type { BaseRecord, ImportReport, RealtimeEvent, ServerSyncEntry, ServerSyncOperation, Transport } from '../transport/types';
 import { WriteGate } from './gate';
 import {
   byField,
@@ -175,7 +175,7 @@ export class DataStores {
   }
 }
 
-/** The same transport, with create/update/remove/import refused (no request) while the gate is closed. */
+/** The same transport, with create/update/remove/import/sync refused (no request) while the gate is closed. */
 export function gatedTransport(t: Transport, gate: WriteGate): Transport {
   const guard = (collection?: string) => {
     const refusal = gate.refusal(collection);
@@ -202,6 +202,11 @@ export function gatedTransport(t: Transport, gate: WriteGate): Transport {
       guard(c);
       return t.importRecords(c, records, apply);
     },
+    async syncServers(operations: ServerSyncOperation[]): Promise<ServerSyncEntry[]> {
+      guard('servers');
+      return t.syncServers(operations);
+    },
+    authIdentity: () => t.authIdentity(),
     subscribe: (c, cb) => t.subscribe(c, cb),
     onStateChange: (cb) => t.onStateChange(cb),
     onClientReset: t.onClientReset ? (cb) => t.onClientReset!(cb) : undefined,
