@@ -176,6 +176,12 @@ describe('Accessibility (WCAG 2.2 AA)', { timeout: 240_000 }, () => {
     await page.getByTestId('server-row').first().click();
     await page.getByTestId('server-detail').waitFor();
     await axe('servers detail');
+    await page.getByTestId('server-sync').click();
+    await page.getByTestId('sync-file').setInputFiles({ name: 's.csv', mimeType: 'text/csv', buffer: Buffer.from('name,os\na11y-new-01,Linux\n') });
+    await page.getByTestId('sync-preview').waitFor();
+    await axe('servers sync preview');
+    await page.keyboard.press('Escape');
+    await page.getByTestId('server-sync-dialog').waitFor({ state: 'detached' });
 
     await go('settings');
     for (const accent of ['red', 'orange', 'blue', 'green', 'pink', 'purple']) {

@@ -29,6 +29,8 @@ const fakeTransport: Transport = {
   refreshServiceStatus: unused,
   radar: unused,
   refreshRadar: unused,
+  syncServers: unused,
+  authIdentity: () => null,
   serverUrl: 'http://relay.test',
 };
 

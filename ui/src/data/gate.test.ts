@@ -30,6 +30,7 @@ function manual() {
     update: vi.fn(),
     remove: vi.fn(),
     importRecords: vi.fn(),
+    syncServers: vi.fn(),
     heartbeat: vi.fn(async () => {}),
   } as unknown as Transport;
   return {
@@ -112,6 +113,7 @@ describe('WriteGate + connection generation', () => {
     await expect(stores.gated.update('contacts', '1', { name: 'x' })).rejects.toThrow(OFFLINE_WRITE_MESSAGE);
     await expect(stores.gated.remove('contacts', '1')).rejects.toThrow(OFFLINE_WRITE_MESSAGE);
     await expect(stores.gated.importRecords('contacts', [], true)).rejects.toThrow(OFFLINE_WRITE_MESSAGE);
+    await expect(stores.gated.syncServers([{ action: 'create', data: { name: 'x' } }])).rejects.toThrow(OFFLINE_WRITE_MESSAGE);
     await expect(stores.gated.create('oncall_dismissals', {})).rejects.toThrow(OFFLINE_WRITE_MESSAGE);
     online = true;
     state('offline');
@@ -120,6 +122,7 @@ describe('WriteGate + connection generation', () => {
     expect(t.update).not.toHaveBeenCalled();
     expect(t.remove).not.toHaveBeenCalled();
     expect(t.importRecords).not.toHaveBeenCalled();
+    expect(t.syncServers).not.toHaveBeenCalled();
   });
 
   it('the generation only ever grows and ignores repeated states', () => {

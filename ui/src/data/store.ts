@@ -15,6 +15,8 @@ import {
   type OfflineBridge,
   type OfflineMutation,
   type RealtimeEvent,
+  type ServerSyncEntry,
+  type ServerSyncOperation,
   type Transport,
 } from '../transport/types';
 import { WriteGate } from './gate';
@@ -253,9 +255,9 @@ export class DataStores {
 }
 
 /**
- * The same transport, with create/update/remove/import refused (no request) while the gate is
+ * The same transport, with create/update/remove/import/sync refused (no request) while the gate is
  * closed. With `queue` (desktop client mode), create/update/remove go to the shell's offline
- * queue instead while the server is unreachable; import is still refused then.
+ * queue instead while the server is unreachable; import and sync are still refused then.
  */
 export function gatedTransport(t: Transport, gate: WriteGate, queue: ((m: OfflineMutation) => Promise<unknown>) | null = null): Transport {
   const guard = (collection?: string) => {
@@ -294,6 +296,11 @@ export function gatedTransport(t: Transport, gate: WriteGate, queue: ((m: Offlin
       guard(c);
       return t.importRecords(c, records, apply);
     },
+    async syncServers(operations: ServerSyncOperation[]): Promise<ServerSyncEntry[]> {
+      guard('servers');
+      return t.syncServers(operations);
+    },
+    authIdentity: () => t.authIdentity(),
     subscribe: (c, cb) => t.subscribe(c, cb),
     onStateChange: (cb) => t.onStateChange(cb),
     onClientReset: t.onClientReset ? (cb) => t.onClientReset!(cb) : undefined,

@@ -22,6 +22,10 @@ describe('parseCsv', () => {
   });
   it('reports a missing header', () => {
     expect(parseCsv('\n\n').errors).toContain('The file has no header row.');
+    expect(parseCsv('\n\n').headers).toEqual([]);
+  });
+  it('lists the non-blank trimmed headers, repeats kept', () => {
+    expect(parseCsv(' name ,os,,name\nA,B,,C\n').headers).toEqual(['name', 'os', 'name']);
   });
 });
 

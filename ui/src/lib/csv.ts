@@ -4,6 +4,8 @@
 export interface CsvParseResult {
   rows: Record<string, string>[];
   errors: string[];
+  /** The header row's non-blank cells, trimmed, in order (repeats kept, so callers can refuse them). */
+  headers: string[];
 }
 
 function splitRecords(text: string): { cells: string[][]; errors: string[] } {
@@ -65,7 +67,7 @@ export function stripGuard(v: string): string {
 export function parseCsv(text: string): CsvParseResult {
   const { cells, errors } = splitRecords(text);
   const nonBlank = cells.filter((r) => r.some((c) => c.trim() !== ''));
-  if (nonBlank.length === 0) return { rows: [], errors: [...errors, 'The file has no header row.'] };
+  if (nonBlank.length === 0) return { rows: [], errors: [...errors, 'The file has no header row.'], headers: [] };
   const headers = nonBlank[0].map((h) => h.trim());
   const rows: Record<string, string>[] = [];
   nonBlank.slice(1).forEach((r, idx) => {
@@ -78,7 +80,7 @@ export function parseCsv(text: string): CsvParseResult {
     });
     rows.push(rec);
   });
-  return { rows, errors };
+  return { rows, errors, headers: headers.filter((h) => h !== '') };
 }
 
 /** Formula-injection guard for one exported cell. */

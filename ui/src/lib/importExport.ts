@@ -22,6 +22,8 @@ export const MAX_IMPORT_RECORDS = 10_000;
 export interface ParsedImport {
   records: Record<string, unknown>[];
   errors: string[];
+  /** CSV only: the header row's column names as written (see CsvParseResult.headers). */
+  columns?: string[];
 }
 
 export function collectionOf(key: CategoryKey): string {
@@ -34,7 +36,7 @@ export function parseImport(fileName: string, text: string, key: CategoryKey): P
   let out: ParsedImport;
   if (lower.endsWith('.csv')) {
     const r = parseCsv(text);
-    out = { records: r.rows, errors: r.errors };
+    out = { records: r.rows, errors: r.errors, columns: r.headers };
   } else {
     let data: unknown;
     try {

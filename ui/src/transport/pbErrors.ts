@@ -12,7 +12,8 @@ interface SdkErrorLike {
   message?: unknown;
 }
 
-function pickFieldErrors(raw: unknown): Record<string, FieldError> {
+/** `{field: {code, message}}` from an error body's `data` (anything else is skipped). */
+export function pickFieldErrors(raw: unknown): Record<string, FieldError> {
   const out: Record<string, FieldError> = {};
   if (!raw || typeof raw !== 'object') return out;
   for (const [field, v] of Object.entries(raw as Record<string, unknown>)) {

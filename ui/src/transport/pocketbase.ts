@@ -4,9 +4,9 @@
 // Three modes: 'direct' (data API, app-user password sign-in), 'desktop' (the same against the
 // server URL the Tauri bridge reports, see ./desktop) and 'relay-web' (the Relay Web gateway:
 // cookie session + CSRF via WebSession, app token from /web/api/connection).
-import PocketBase, { BaseAuthStore, type RecordSubscription } from 'pocketbase';
+import PocketBase, { BaseAuthStore, getTokenPayload, type RecordSubscription } from 'pocketbase';
 import { ConnectionTracker, PROBE_TIMEOUT_MS, probeIntervalMs } from './connection';
-import { RETRY_AFTER_FIELD, fromBridgeError, toTransportError } from './pbErrors';
+import { RETRY_AFTER_FIELD, fromBridgeError, pickFieldErrors, toTransportError } from './pbErrors';
 import { parseRetryAfter } from './retryAfter';
 import { CSRF_HEADER, WebSession, type WebModeInfo } from './webSession';
 import type {
@@ -20,12 +20,14 @@ import type {
   OfflineBridge,
   RadarSnapshot,
   RealtimeEvent,
+  ServerSyncEntry,
+  ServerSyncOperation,
   ServiceStatus,
   StatusRefresh,
   SystemHealth,
   Transport,
 } from './types';
-import { TransportError } from './types';
+import { ServerSyncRefusal, TransportError } from './types';
 
 export const AUTH_COLLECTION = 'users';
 export const AUTH_IDENTITY = 'relay';
@@ -39,6 +41,7 @@ export const STATUS_PATH = '/api/relay/status';
 export const STATUS_REFRESH_PATH = '/api/relay/status/refresh';
 export const RADAR_PATH = '/api/relay/radar';
 export const RADAR_REFRESH_PATH = '/api/relay/radar/refresh';
+export const SERVERS_SYNC_PATH = '/api/relay/servers/sync';
 /** Records per page when fetching a whole collection. */
 export const FULL_LIST_BATCH = 1000;
 
@@ -107,6 +110,8 @@ export class PocketBaseTransport implements Transport {
   readonly offline: OfflineBridge | null;
   private readonly shellSignIn?: (passphrase: string | null) => Promise<unknown>;
   private readonly resetListeners = new Set<() => void>();
+  /** Grows on every token change (sign-in, refresh, re-authentication, sign-out): see authIdentity. */
+  private tokenGeneration = 0;
   private readonly events: Pick<Window, 'addEventListener' | 'removeEventListener'> | null;
   private readonly onOffline = () => this.conn.dispatch({ type: 'network-error' });
   private readonly onOnline = () => {
@@ -128,6 +133,9 @@ export class PocketBaseTransport implements Transport {
     this.mode = opts.web ? 'relay-web' : opts.desktop ? 'desktop' : 'direct';
     this.shellSignIn = opts.shellSignIn;
     this.offline = opts.offline ?? null;
+    this.pb.authStore.onChange(() => {
+      this.tokenGeneration++;
+    });
     const onSession = opts.onSession;
     if (onSession) this.pb.authStore.onChange((token) => onSession(token === '' ? null : token));
     this.web = opts.web
@@ -237,6 +245,13 @@ export class PocketBaseTransport implements Transport {
     this.scheduleProbe();
   }
 
+  authIdentity(): string | null {
+    const store = this.pb.authStore;
+    if (store.token === '') return null;
+    const account = store.record?.id ?? getTokenPayload(store.token).id;
+    return `${typeof account === 'string' ? account : ''}#${this.tokenGeneration}`;
+  }
+
   isSignedIn(): boolean {
     return this.pb.authStore.token !== '';
   }
@@ -322,6 +337,18 @@ export class PocketBaseTransport implements Transport {
   /** A write: through the gateway it carries the CSRF token (beforeSend); a 429 keeps Retry-After. */
   refreshRadar(): Promise<RadarSnapshot> {
     return this.call(() => this.pb.send<RadarSnapshot>(RADAR_REFRESH_PATH, { method: 'POST', requestKey: null }));
+  }
+
+  /** A write: through the gateway it carries the CSRF token (beforeSend). */
+  async syncServers(operations: ServerSyncOperation[]): Promise<ServerSyncEntry[]> {
+    try {
+      return await this.pb.send<ServerSyncEntry[]>(SERVERS_SYNC_PATH, { method: 'POST', body: { operations }, requestKey: null });
+    } catch (err) {
+      const te = toTransportError(err);
+      const data = (err as { response?: { data?: { operation?: unknown; fields?: unknown } } }).response?.data;
+      if (te.status !== 400 || typeof data?.operation !== 'number') throw te;
+      throw new ServerSyncRefusal({ kind: 'invalid', status: 400, message: te.message, fieldErrors: pickFieldErrors(data.fields), operation: data.operation });
+    }
   }
 
   async importRecords(collection: string, records: object[], apply: boolean): Promise<ImportReport> {

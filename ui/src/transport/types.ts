@@ -202,6 +202,22 @@ export interface RadarSnapshot {
   error: string | null;
 }
 
+/**
+ * One operation of a Servers sync batch (`POST /api/relay/servers/sync`). `expected` is the whole
+ * record exactly as the preview read it (`expected.id === recordId`); the batch commits only if
+ * every `expected` still matches the stored record.
+ */
+export type ServerSyncOperation =
+  | { action: 'create'; data: Record<string, unknown> }
+  | { action: 'update'; recordId: string; expected: Record<string, unknown>; data: Record<string, unknown> }
+  | { action: 'delete'; recordId: string; expected: Record<string, unknown> };
+
+/** One entry of a committed sync batch, in request order: 200 + the saved record, or 204 + null. */
+export interface ServerSyncEntry {
+  status: number;
+  body: Record<string, unknown> | null;
+}
+
 export interface RealtimeEvent<T = any> {
   action: RealtimeAction;
   record: T;
@@ -249,6 +265,18 @@ export interface Transport {
    * the read. Rejects with a 'rate-limited' TransportError (retryAfterSeconds) after 12 a minute.
    */
   refreshRadar(): Promise<RadarSnapshot>;
+  /**
+   * POST /api/relay/servers/sync: one all-or-nothing Servers sync batch (1 to 100 operations,
+   * body <= 4 MiB; a gateway write like any other). Rejects with a TransportError: 409 when a
+   * reviewed record changed, 400 when a write fails validation (`ServerSyncRefusal` names the
+   * operation), 404 from a server without the route.
+   */
+  syncServers(operations: ServerSyncOperation[]): Promise<ServerSyncEntry[]>;
+  /**
+   * An opaque key for the credentials in use (the account and the generation of its token), or
+   * null when signed out: it changes whenever the token is replaced or cleared.
+   */
+  authIdentity(): string | null;
   /** Where this transport's data lives, for display (the server origin for the web build). */
   readonly serverUrl: string;
   /**
@@ -425,4 +453,15 @@ export class TransportError extends Error {
 
 export function isTransportError(e: unknown): e is TransportError {
   return e instanceof TransportError;
+}
+
+/** A 400 from the Servers sync route: `operation` is the 0-based index of the refused operation. */
+export class ServerSyncRefusal extends TransportError {
+  readonly operation: number;
+
+  constructor(init: ConstructorParameters<typeof TransportError>[0] & { operation: number }) {
+    super(init);
+    this.name = 'ServerSyncRefusal';
+    this.operation = init.operation;
+  }
 }

@@ -1,5 +1,6 @@
 // Servers: searchable, filterable, virtualized inventory with owner/support resolved to people;
-// detail panel with Notes, Edit, Delete (delete asks for confirmation).
+// detail panel with Notes, Edit, Delete (delete asks for confirmation); "Sync from file…" makes
+// the list equal a complete export (ServerSyncDialog).
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { ContextMenu } from '../../components/ContextMenu';
 import { Confirm, Modal } from '../../components/Modal';
@@ -13,6 +14,7 @@ import { useTransport } from '../../transport/context';
 import { EntityNoteModal, useEntityNotes } from '../notes/EntityNoteModal';
 import type { Contact } from '../people/contacts';
 import { useShell } from '../shell/ShellContext';
+import { ServerSyncDialog } from './ServerSyncDialog';
 import { contactIndex, isBlankRef, matchesQuery, osFamily, resolvePerson, type Server } from './servers';
 
 const FIELDS: { key: keyof Server; label: string; required?: boolean }[] = [
@@ -83,7 +85,7 @@ export default function ServersView() {
   const { map: notes } = useEntityNotes('server', col.items);
   const [filters, setFilters] = useState<Set<Filter>>(new Set());
   const [selected, setSelected] = useState<string | null>(null);
-  const [modal, setModal] = useState<null | 'add' | 'edit' | 'delete' | 'note'>(null);
+  const [modal, setModal] = useState<null | 'add' | 'edit' | 'delete' | 'note' | 'sync'>(null);
   const [menu, setMenu] = useState<{ x: number; y: number } | null>(null);
 
   useEffect(() => {
@@ -128,7 +130,8 @@ export default function ServersView() {
       <header className="view-header">
         <h1 className="view-title">Servers</h1>
         <span className="muted" data-testid="server-count">{col.status === 'ready' ? `${visible.length} of ${col.items.length}` : 'Loading…'}</span>
-        <button type="button" className="button button-primary push-right" data-testid="server-new" onClick={() => setModal('add')}>Add server</button>
+        <button type="button" className="button button-ghost push-right" data-testid="server-sync" onClick={() => setModal('sync')}>Sync from file…</button>
+        <button type="button" className="button button-primary" data-testid="server-new" onClick={() => setModal('add')}>Add server</button>
       </header>
       <div className="chips" role="group" aria-label="Filters">
         {available.map((f) => (
@@ -199,6 +202,7 @@ export default function ServersView() {
       )}
       {modal === 'add' && <Modal title="Add server" onClose={() => setModal(null)}><ServerForm onDone={() => setModal(null)} /></Modal>}
       {modal === 'edit' && current && <Modal title="Edit server" onClose={() => setModal(null)}><ServerForm editing={current} onDone={() => setModal(null)} /></Modal>}
+      {modal === 'sync' && <ServerSyncDialog onClose={() => setModal(null)} />}
       {modal === 'note' && current && <EntityNoteModal type="server" record={current} existing={notes.get(current.id)} label={current.name} onClose={() => setModal(null)} />}
       {modal === 'delete' && current && (
         <Confirm title="Delete server" message={`Delete server ${current.name}? This cannot be undone.`} onCancel={() => setModal(null)}

@@ -3,6 +3,7 @@
 import { useState } from 'react';
 import { errorMessage, useToast } from '../../components/Toasts';
 import { useCollection } from '../../data/store';
+import { downloadText } from '../../lib/download';
 import { importDuplicates } from '../../lib/duplicates';
 import { CATEGORIES, MAX_IMPORT_BYTES, collectionOf, exportFileName, exportText, importGate, parseImport, type CategoryKey } from '../../lib/importExport';
 import { plural } from '../../lib/text';
@@ -10,17 +11,6 @@ import { useTransport } from '../../transport/context';
 import type { ImportReport } from '../../transport/types';
 import type { Contact } from '../people/contacts';
 import type { Server } from '../servers/servers';
-
-function download(name: string, text: string, type: string) {
-  const url = URL.createObjectURL(new Blob([text], { type }));
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = name;
-  document.body.appendChild(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
-}
 
 function Overview() {
   const counts = [
@@ -181,12 +171,12 @@ function Export() {
       const data: Record<string, Record<string, unknown>[]> = {};
       for (const c of cats) data[c] = await transport.getFullList<Record<string, unknown>>(collectionOf(c), { sort: 'created' });
       if (fmt === 'json') {
-        download(exportFileName(cat, 'json', now), cat === 'all' ? JSON.stringify(data, null, 2) : exportText(data[cat], 'json'), 'application/json');
+        downloadText(exportFileName(cat, 'json', now), cat === 'all' ? JSON.stringify(data, null, 2) : exportText(data[cat], 'json'), 'application/json');
       } else {
         let files = 0;
         for (const c of cats) {
           if (data[c].length === 0) continue; // empty collections produce no file
-          download(exportFileName(c, 'csv', now), exportText(data[c], 'csv'), 'text/csv');
+          downloadText(exportFileName(c, 'csv', now), exportText(data[c], 'csv'), 'text/csv');
           files++;
         }
         if (files === 0) toast('info', 'Nothing to export.');
