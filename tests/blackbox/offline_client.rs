@@ -20,8 +20,8 @@ use actors::kit::{start_supervised, SubsystemCtx};
 use actors::offline_replay::engine::{OLD_SERVER, UNREACHABLE};
 use actors::offline_replay::review::{Resolution, ServerSide};
 use actors::offline_replay::{
-    CacheSnapshot, GetOfflineStatus, ListPending, Mutate, OfflineReplayActor, OfflineReplayConfig, ReplayNow,
-    ResolvePending, ReviewPending, UseToken,
+    CacheSnapshot, GetOfflineStatus, ListPending, Mutate, OfflineReplayActor, OfflineReplayConfig, ReadCache,
+    ReplayNow, ResolvePending, ReviewPending, UseToken,
 };
 use domain::offline::queue::OfflineMutation;
 use serde_json::{json, Value};
@@ -336,6 +336,129 @@ async fn child_replays_once() {
         return;
     };
     let offline = start_client(Path::new(&dir), &origin);
+    offline.send(UseToken(token_snapshot(&token))).await.unwrap();
+    let _ = offline.send(ReplayNow).await;
+}
+
+const SOAK_ROUND: &str = "RELAY_OFFLINE_SOAK_ROUND";
+/// Rounds of the SIGKILL soak (`RELAY_OFFLINE_SOAK_ROUNDS`, at most 500).
+const DEFAULT_SOAK_ROUNDS: usize = 100;
+const SOAK_CREATES_PER_ROUND: usize = 8;
+
+/// xorshift64: the kill delays (the seed is printed so a failing run can be repeated).
+fn next_random(state: &mut u64) -> u64 {
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    *state
+}
+
+/// The issue's soak: every round a child process queues creates and one update, starts the
+/// replay, and is SIGKILLed at a random moment (0–250 ms, so before, during or after its
+/// requests). A final replay must leave every queued create on the server exactly once, every
+/// update applied, and nothing waiting or in review.
+#[actix_web::test]
+async fn a_hundred_random_sigkills_during_replay_lose_nothing_and_apply_nothing_twice() {
+    use std::os::unix::process::ExitStatusExt;
+    let rounds = std::env::var("RELAY_OFFLINE_SOAK_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .unwrap_or(DEFAULT_SOAK_ROUNDS)
+        .min(500);
+    let relay = Relay::start();
+    let token = relay.token().await;
+    let tmp = tempfile::tempdir().unwrap();
+    for r in 0..rounds {
+        relay.create(&token, "servers", &json!({"name": format!("target-{r}"), "comment": ""})).await;
+    }
+    {
+        let offline = start_client(tmp.path(), &relay.url(""));
+        snapshot(&offline, &relay, &token, &["servers"]).await;
+    }
+    let mut seed = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_nanos() as u64 | 1;
+    println!("soak seed {seed}");
+    let mut killed = 0;
+    for round in 0..rounds {
+        let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", "child_queues_and_replays", "--ignored", "--test-threads=1"])
+            .env(CHILD_DIR, tmp.path())
+            .env(CHILD_ORIGIN, relay.url(""))
+            .env(CHILD_TOKEN, &token)
+            .env(SOAK_ROUND, round.to_string())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(next_random(&mut seed) % 250));
+        let _ = child.kill();
+        let status = child.wait().unwrap();
+        if status.signal() == Some(SIGKILL) {
+            killed += 1;
+        } else {
+            assert!(status.success(), "round {round}: the child failed on its own: {status:?}");
+        }
+    }
+    println!("soak: {killed} of {rounds} children were killed");
+    assert!(killed > 0, "no child was ever killed: the soak proved nothing");
+
+    let offline = start_client(tmp.path(), &relay.url(""));
+    offline.send(UseToken(token_snapshot(&token))).await.unwrap();
+    let summary = offline.send(ReplayNow).await.unwrap().unwrap();
+    assert_eq!((summary.conflicts, summary.failed, summary.stopped.as_deref()), (0, 0, None), "{summary:?}");
+    let status = offline.send(GetOfflineStatus).await.unwrap();
+    assert_eq!((status.pending_count, status.issue_count), (0, 0));
+
+    let cached = offline.send(ReadCache { collection: "servers".into() }).await.unwrap().unwrap().unwrap().records;
+    let mut on_server = Vec::new();
+    for page in 1..=20 {
+        let url = format!("/api/collections/servers/records?perPage=500&page={page}");
+        let items = relay.get_json(&token, &url).await["items"].as_array().unwrap().clone();
+        if items.is_empty() {
+            break;
+        }
+        on_server.extend(items);
+    }
+    let soak_names = |records: &[Value]| -> Vec<String> {
+        let mut names: Vec<String> = records
+            .iter()
+            .filter_map(|r| r["name"].as_str())
+            .filter(|n| n.starts_with("soak-"))
+            .map(str::to_string)
+            .collect();
+        names.sort();
+        names
+    };
+    let (queued, stored) = (soak_names(&cached), soak_names(&on_server));
+    assert_eq!(stored, queued, "every queued create is on the server exactly once");
+    for record in cached.iter().filter(|r| r["comment"].as_str().is_some_and(|c| c.starts_with("round-"))) {
+        let id = record["id"].as_str().unwrap();
+        let server = server_record(&relay, &token, "servers", id).await.unwrap();
+        assert_eq!(server["comment"], record["comment"], "the queued update of {id} was applied");
+    }
+}
+
+#[actix_web::test]
+#[ignore = "child of a_hundred_random_sigkills_during_replay_lose_nothing_and_apply_nothing_twice"]
+async fn child_queues_and_replays() {
+    let (Some(dir), Ok(origin), Ok(token), Ok(round)) = (
+        std::env::var_os(CHILD_DIR),
+        std::env::var(CHILD_ORIGIN),
+        std::env::var(CHILD_TOKEN),
+        std::env::var(SOAK_ROUND).map(|r| r.parse::<usize>().unwrap()),
+    ) else {
+        return;
+    };
+    let offline = start_client(Path::new(&dir), &origin);
+    for i in 0..SOAK_CREATES_PER_ROUND {
+        let create =
+            json!({"collection": "servers", "action": "create", "data": {"name": format!("soak-{round}-{i}")}});
+        offline.send(Mutate(mutation(create))).await.unwrap().unwrap();
+    }
+    let cached = offline.send(ReadCache { collection: "servers".into() }).await.unwrap().unwrap().unwrap().records;
+    let target = cached.iter().find(|r| r["name"] == format!("target-{round}")).unwrap();
+    let update = json!({"collection": "servers", "action": "update", "recordId": target["id"],
+        "data": {"comment": format!("round-{round}")}});
+    offline.send(Mutate(mutation(update))).await.unwrap().unwrap();
     offline.send(UseToken(token_snapshot(&token))).await.unwrap();
     let _ = offline.send(ReplayNow).await;
 }
