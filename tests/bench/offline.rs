@@ -9,6 +9,8 @@
 #[path = "common.rs"]
 mod common;
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use actix::Actor;
@@ -58,6 +60,33 @@ async fn list_all(http: &reqwest::Client, base: &str, token: &str, collection: &
     out
 }
 
+/// Latencies of another client's list requests, one at a time, until `stop` (at most `limit`).
+async fn probe(
+    http: reqwest::Client,
+    url: String,
+    token: String,
+    stop: Arc<AtomicBool>,
+    limit: usize,
+) -> Vec<Duration> {
+    let mut out = Vec::new();
+    while out.len() < limit && !stop.load(Ordering::Relaxed) {
+        let t = Instant::now();
+        let res = http.get(&url).header("Authorization", &token).send().await.unwrap();
+        assert_eq!(res.status(), 200);
+        res.bytes().await.unwrap();
+        out.push(t.elapsed());
+    }
+    out
+}
+
+fn p99_ms(mut samples: Vec<Duration>) -> String {
+    samples.sort();
+    match samples.get((samples.len() * 99 / 100).min(samples.len().saturating_sub(1))) {
+        Some(d) => format!("{:.1} ms (n = {})", d.as_secs_f64() * 1000.0, samples.len()),
+        None => "no samples".into(),
+    }
+}
+
 fn rate(n: usize, d: Duration) -> String {
     format!("{:.0}", n as f64 / d.as_secs_f64())
 }
@@ -90,9 +119,16 @@ fn main() {
         let enqueue_time = t.elapsed();
         let expires_at = (std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() + 3600) as i64;
         offline.send(UseToken(TokenSnapshot { token: token.clone(), expires_at })).await.unwrap();
+        let probe_url = format!("{base}/api/collections/contacts/records?perPage=50&skipTotal=1");
+        let never = Arc::new(AtomicBool::new(false));
+        let idle = probe(http.clone(), probe_url.clone(), token.clone(), never, 300).await;
+        let stop = Arc::new(AtomicBool::new(false));
+        let during = actix::spawn(probe(http.clone(), probe_url, token.clone(), stop.clone(), 100_000));
         let t = Instant::now();
         let summary = offline.send(ReplayNow).await.unwrap().unwrap();
         let batched_time = t.elapsed();
+        stop.store(true, Ordering::Relaxed);
+        let during = during.await.unwrap();
         assert_eq!((summary.synced, summary.stopped.clone()), (rows, None), "{summary:?}");
         assert_eq!(offline.send(GetOfflineStatus).await.unwrap().pending_count, 0);
 
@@ -139,13 +175,16 @@ fn main() {
              | replay, guarded batches of 100 | {rows} | {:.2} | {} |\n\
              | replay, one request per change (single route) | {rows} | {:.2} | {} |\n\
              | Servers sync: create, batches of 100 | {rows} | {:.2} | {} |\n\
-             | Servers sync: update against reviewed copies, batches of 100 | {rows} | {:.2} | {} |\n",
+             | Servers sync: update against reviewed copies, batches of 100 | {rows} | {:.2} | {} |\n\n\
+             Another client's list request (50 contacts), p99: idle {idle_p99}; during the batched replay {during_p99}.\n",
             cache_time.as_secs_f64(), rate(rows, cache_time),
             enqueue_time.as_secs_f64(), rate(rows, enqueue_time),
             batched_time.as_secs_f64(), rate(rows, batched_time),
             single_time.as_secs_f64(), rate(rows, single_time),
             sync_create_time.as_secs_f64(), rate(rows, sync_create_time),
             sync_update_time.as_secs_f64(), rate(rows, sync_update_time),
+            idle_p99 = p99_ms(idle),
+            during_p99 = p99_ms(during),
             cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
             cpu = cpu_model(),
             bin = common::relay_bin(),

@@ -77,19 +77,24 @@ struct Run<'a> {
 }
 
 impl Run<'_> {
-    async fn settle(&mut self, change: &PendingChange, settlement: Settlement) -> Result<(), Stop> {
-        match &settlement {
-            Settlement::Applied { .. } => self.summary.synced += 1,
-            Settlement::Conflict => self.summary.conflicts += 1,
-            Settlement::Failed { .. } => self.summary.failed += 1,
+    /// Settles `settled` in one commit, counts them and reports progress.
+    async fn settle(&mut self, settled: Vec<(&PendingChange, Settlement)>) -> Result<(), Stop> {
+        let mut items = Vec::with_capacity(settled.len());
+        for (change, settlement) in settled {
+            match &settlement {
+                Settlement::Applied { .. } => self.summary.synced += 1,
+                Settlement::Conflict => self.summary.conflicts += 1,
+                Settlement::Failed { .. } => self.summary.failed += 1,
+            }
+            items.push((change.id, change.version, settlement));
         }
-        let msg = Settle { id: change.id, version: change.version, settlement };
+        let count = items.len();
         self.actor
-            .send(msg)
+            .send(Settle { items })
             .await
             .map_err(|_| Stop::Store("the offline store stopped".into()))?
             .map_err(Stop::Store)?;
-        self.done += 1;
+        self.done += count;
         self.actor.do_send(ReplayProgress { done: self.done, total: self.summary.total });
         Ok(())
     }
@@ -108,7 +113,7 @@ impl Run<'_> {
         match self.client.create_record(self.token, &change.collection, &change.record_id, &data, self.cancel).await {
             Ok(record) => {
                 infra::fault::fault_point("offline:replay:created");
-                self.settle(change, Settlement::Applied { server: Some(record) }).await
+                self.settle(vec![(change, Settlement::Applied { server: Some(record) })]).await
             }
             Err(e) => match is_confirmed_refusal(&e) {
                 Some(_) => {
@@ -120,7 +125,7 @@ impl Run<'_> {
                         Some(_) => Settlement::Conflict,
                         None => Settlement::Failed { reason: "The server refused the new record.".into() },
                     };
-                    self.settle(change, settlement).await
+                    self.settle(vec![(change, settlement)]).await
                 }
                 None => Err(Stop::Unreachable),
             },
@@ -131,11 +136,11 @@ impl Run<'_> {
         let wire: Vec<Value> = changes.iter().map(wire_change).collect();
         let answers = self.client.replay_batch(self.token, &wire, self.cancel).await.map_err(|e| unknown_or_old(&e))?;
         infra::fault::fault_point("offline:replay:batch-answered");
+        let mut settled = Vec::with_capacity(changes.len());
         for (change, answer) in changes.iter().zip(answers) {
-            let settlement = self.settlement(change, &answer).await?;
-            self.settle(change, settlement).await?;
+            settled.push((change, self.settlement(change, &answer).await?));
         }
-        Ok(())
+        self.settle(settled).await
     }
 
     async fn settlement(&self, change: &PendingChange, answer: &ChangeAnswer) -> Result<Settlement, Stop> {

@@ -19,6 +19,7 @@ use serde_json::Value;
 use domain::offline::queue::OfflineMutation;
 use infra::offline_store::{
     CachedCollection, MutationApplied, OfflineStore, OfflineStoreError, OpenReport, PendingChange,
+    Settle as StoreSettle,
 };
 use infra::relay_client::RelayClient;
 
@@ -129,13 +130,12 @@ pub(crate) enum Settlement {
     },
 }
 
-/// Engine → actor: settle one change at the version the engine sent.
+/// Engine → actor: settle changes, each at the version the engine sent, in one commit.
 #[derive(Debug, Clone, Message)]
 #[rtype(result = "Result<(), String>")]
 pub(crate) struct Settle {
-    pub id: i64,
-    pub version: i64,
-    pub settlement: Settlement,
+    /// `(change id, version, how it ended)`.
+    pub items: Vec<(i64, i64, Settlement)>,
 }
 
 #[derive(Debug, Clone, Copy, Message)]
@@ -355,18 +355,22 @@ impl Handler<TakeReplayable> for OfflineReplayActor {
 impl Handler<Settle> for OfflineReplayActor {
     type Result = Result<(), String>;
     fn handle(&mut self, msg: Settle, _: &mut Context<Self>) -> Self::Result {
+        let items: Vec<(i64, i64, StoreSettle)> = msg
+            .items
+            .into_iter()
+            .map(|(id, version, settlement)| {
+                let step = match settlement {
+                    Settlement::Applied { server: Some(record) } => StoreSettle::Discard(Some(record)),
+                    Settlement::Applied { server: None } => StoreSettle::Remove,
+                    Settlement::Conflict => StoreSettle::MarkForReview(engine::CONFLICT.to_string()),
+                    Settlement::Failed { reason } => StoreSettle::MarkForReview(reason),
+                };
+                (id, version, step)
+            })
+            .collect();
         let store = self.store().map_err(|e| e.to_string())?;
-        let done = match msg.settlement {
-            Settlement::Applied { server: Some(record) } => store.discard(msg.id, msg.version, Some(record)),
-            Settlement::Applied { server: None } => store.remove_exact(msg.id, msg.version),
-            Settlement::Conflict => store.mark_failure(msg.id, msg.version, engine::CONFLICT),
-            Settlement::Failed { reason } => store.mark_failure(msg.id, msg.version, &reason),
-        };
-        match done {
-            // An edit made while the change was in flight bumped its version: it replays next time.
-            Ok(()) | Err(OfflineStoreError::Stale) => Ok(()),
-            Err(e) => Err(store_error(e).to_string()),
-        }
+        // A change edited while it was in flight has a new version: it replays next time.
+        store.settle_all(&items).map(|_stale| ()).map_err(|e| store_error(e).to_string())
     }
 }
 

@@ -25,7 +25,7 @@ use serde_json::{Map, Value};
 use domain::offline::queue::{MutationAction, MutationError};
 
 pub use cache::CachedCollection;
-pub use queue::MutationApplied;
+pub use queue::{MutationApplied, Settle};
 
 const CACHE_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/offline_cache");
 const QUEUE_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/offline_queue");

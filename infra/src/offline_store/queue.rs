@@ -126,6 +126,37 @@ pub struct MutationApplied {
 }
 
 /// Turns "no row at that version" into [`OfflineStoreError::Stale`].
+/// How one replayed change ends in the queue.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Settle {
+    /// Applied; the cache keeps the optimistic copy.
+    Remove,
+    /// Applied or given up; the cache takes the server's copy (`None`: the record is gone).
+    Discard(Option<Value>),
+    /// Kept for the operator's review with this reason.
+    MarkForReview(String),
+}
+
+/// One change's settlement at `version` (callers that also touch the cache run it inside a
+/// transaction).
+fn settle_one(conn: &mut SqliteConnection, id: i64, version: i64, settle: &Settle) -> Result<(), OfflineStoreError> {
+    let target = pc::table.filter(pc::id.eq(id)).filter(pc::version.eq(version));
+    match settle {
+        Settle::Remove => exactly_one(diesel::delete(target).execute(conn)?),
+        Settle::MarkForReview(reason) => {
+            exactly_one(diesel::update(target).set(pc::sync_error.eq(reason)).execute(conn)?)
+        }
+        Settle::Discard(server) => {
+            let change = load(target.into_boxed(), conn)?.into_iter().next().ok_or(OfflineStoreError::Stale)?;
+            diesel::delete(pc::table.find(id)).execute(conn)?;
+            match server {
+                Some(record) => cache::put(conn, &change.collection, &change.record_id, record),
+                None => cache::remove(conn, &change.collection, &change.record_id),
+            }
+        }
+    }
+}
+
 fn exactly_one(changed: usize) -> Result<(), OfflineStoreError> {
     if changed == 1 {
         Ok(())
@@ -245,30 +276,34 @@ impl OfflineStore {
 
     /// Removes a change the server applied, only at the version that was sent.
     pub fn remove_exact(&mut self, id: i64, version: i64) -> Result<(), OfflineStoreError> {
-        exactly_one(
-            diesel::delete(pc::table.filter(pc::id.eq(id)).filter(pc::version.eq(version))).execute(&mut self.conn)?,
-        )
+        settle_one(&mut self.conn, id, version, &Settle::Remove)
     }
 
     /// Marks a change for review with the reason, only at the version that was sent.
     pub fn mark_failure(&mut self, id: i64, version: i64, reason: &str) -> Result<(), OfflineStoreError> {
-        let target = pc::table.filter(pc::id.eq(id)).filter(pc::version.eq(version));
-        exactly_one(diesel::update(target).set(pc::sync_error.eq(reason)).execute(&mut self.conn)?)
+        settle_one(&mut self.conn, id, version, &Settle::MarkForReview(reason.to_string()))
     }
 
     /// Drops a change and caches the server's copy of its record (or forgets the record when
     /// the server has none), in one commit.
     pub fn discard(&mut self, id: i64, version: i64, server: Option<Value>) -> Result<(), OfflineStoreError> {
+        self.conn.immediate_transaction(|conn| settle_one(conn, id, version, &Settle::Discard(server)))
+    }
+
+    /// Settles the changes of one answered replay batch in one commit (one fsync instead of
+    /// one per change). Each is settled only at its version: a change edited meanwhile is
+    /// skipped (it replays next time) and counted in the answer.
+    pub fn settle_all(&mut self, items: &[(i64, i64, Settle)]) -> Result<usize, OfflineStoreError> {
         self.conn.immediate_transaction(|conn| {
-            let change = load(pc::table.filter(pc::id.eq(id)).filter(pc::version.eq(version)).into_boxed(), conn)?
-                .into_iter()
-                .next()
-                .ok_or(OfflineStoreError::Stale)?;
-            diesel::delete(pc::table.find(id)).execute(conn)?;
-            match &server {
-                Some(record) => cache::put(conn, &change.collection, &change.record_id, record),
-                None => cache::remove(conn, &change.collection, &change.record_id),
+            let mut stale = 0;
+            for (id, version, settle) in items {
+                match settle_one(conn, *id, *version, settle) {
+                    Ok(()) => {}
+                    Err(OfflineStoreError::Stale) => stale += 1,
+                    Err(e) => return Err(e),
+                }
             }
+            Ok(stale)
         })
     }
 

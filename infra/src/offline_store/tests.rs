@@ -198,6 +198,34 @@ fn settling_is_version_exact_and_review_discards_or_rebases() {
 }
 
 #[test]
+fn a_batch_settles_in_one_commit_and_skips_only_the_changes_edited_meanwhile() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut store = seeded(tmp.path());
+    for i in 0..4 {
+        let create = json!({"collection": "notes", "action": "create", "data": {"note": i.to_string()}});
+        store.apply_mutation(&mutation(create), T0 + i).unwrap();
+    }
+    let sent = store.all_pending_strict().unwrap();
+    // The operator edits the third note while the batch is in flight.
+    let edit = json!({"collection": "notes", "action": "update", "recordId": sent[2].record_id, "data": {"note": "x"}});
+    store.apply_mutation(&mutation(edit), T0 + 9).unwrap();
+    let gone = sent[3].record_id.clone();
+    let items = vec![
+        (sent[0].id, sent[0].version, Settle::Remove),
+        (sent[1].id, sent[1].version, Settle::MarkForReview("Server conflict".into())),
+        (sent[2].id, sent[2].version, Settle::Remove),
+        (sent[3].id, sent[3].version, Settle::Discard(None)),
+    ];
+    assert_eq!(store.settle_all(&items).unwrap(), 1, "one change moved on and is skipped");
+    let left = store.all_pending_strict().unwrap();
+    assert_eq!(
+        left.iter().map(|c| (c.id, c.sync_error.as_str())).collect::<Vec<_>>(),
+        vec![(sent[1].id, "Server conflict"), (sent[2].id, "")]
+    );
+    assert_eq!(store.cached_record("notes", &gone).unwrap(), None, "a discarded record leaves the cache");
+}
+
+#[test]
 fn a_corrupt_cache_is_rebuilt_and_a_corrupt_queue_is_moved_aside() {
     let tmp = tempfile::tempdir().unwrap();
     {
