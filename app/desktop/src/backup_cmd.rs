@@ -49,18 +49,14 @@ mod commands {
     use tauri::{State, Webview};
 
     use super::*;
-
-    fn check<R: tauri::Runtime>(command: Command, webview: &Webview<R>, bridge: &Bridge) -> Result<(), BridgeError> {
-        let url = webview.url().map(|u| u.to_string()).unwrap_or_default();
-        command.authorize(webview.label(), &url, &bridge.trusted_origin).map(|_| ())
-    }
+    use crate::bridge::caller;
 
     #[tauri::command]
     pub async fn backup_status<R: tauri::Runtime>(
         webview: Webview<R>,
         bridge: State<'_, Bridge>,
     ) -> Result<BackupStatus, BridgeError> {
-        check(BACKUP_STATUS, &webview, &bridge)?;
+        caller(BACKUP_STATUS, &webview, &bridge)?;
         backup_of(&bridge)?.send(GetBackupStatus).await.map_err(stopped)
     }
 
@@ -69,7 +65,7 @@ mod commands {
         webview: Webview<R>,
         bridge: State<'_, Bridge>,
     ) -> Result<Vec<ArchiveListing>, BridgeError> {
-        check(BACKUP_LIST, &webview, &bridge)?;
+        caller(BACKUP_LIST, &webview, &bridge)?;
         backup_of(&bridge)?.send(ListBackups).await.map_err(stopped)?.map_err(refused)
     }
 
@@ -78,7 +74,7 @@ mod commands {
         webview: Webview<R>,
         bridge: State<'_, Bridge>,
     ) -> Result<CreatedBackup, BridgeError> {
-        check(BACKUP_CREATE, &webview, &bridge)?;
+        caller(BACKUP_CREATE, &webview, &bridge)?;
         backup_of(&bridge)?.send(CreateBackup).await.map_err(stopped)?.map_err(refused)
     }
 
@@ -88,7 +84,7 @@ mod commands {
         bridge: State<'_, Bridge>,
         name: String,
     ) -> Result<VerifiedBackup, BridgeError> {
-        check(BACKUP_VERIFY, &webview, &bridge)?;
+        caller(BACKUP_VERIFY, &webview, &bridge)?;
         backup_of(&bridge)?.send(VerifyBackup { name }).await.map_err(stopped)?.map_err(refused)
     }
 
@@ -101,7 +97,7 @@ mod commands {
         bridge: State<'_, Bridge>,
         name: String,
     ) -> Result<RestoreStaged, BridgeError> {
-        check(BACKUP_RESTORE, &webview, &bridge)?;
+        caller(BACKUP_RESTORE, &webview, &bridge)?;
         backup_of(&bridge)?.send(RestoreBackup { name }).await.map_err(stopped)?.map_err(refused)
     }
 }

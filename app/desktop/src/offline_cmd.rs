@@ -89,18 +89,14 @@ mod commands {
     use tauri::{State, Webview};
 
     use super::*;
-
-    fn check<R: tauri::Runtime>(command: Command, webview: &Webview<R>, bridge: &Bridge) -> Result<(), BridgeError> {
-        let url = webview.url().map(|u| u.to_string()).unwrap_or_default();
-        command.authorize(webview.label(), &url, &bridge.trusted_origin).map(|_| ())
-    }
+    use crate::bridge::caller;
 
     #[tauri::command]
     pub async fn offline_status<R: tauri::Runtime>(
         webview: Webview<R>,
         bridge: State<'_, Bridge>,
     ) -> Result<OfflineStatus, BridgeError> {
-        check(OFFLINE_STATUS, &webview, &bridge)?;
+        caller(OFFLINE_STATUS, &webview, &bridge)?;
         offline_of(&bridge)?.send(GetOfflineStatus).await.map_err(stopped)
     }
 
@@ -111,7 +107,7 @@ mod commands {
         collection: String,
         records: Vec<Value>,
     ) -> Result<(), BridgeError> {
-        check(OFFLINE_CACHE_PUT, &webview, &bridge)?;
+        caller(OFFLINE_CACHE_PUT, &webview, &bridge)?;
         offline_of(&bridge)?.send(CacheSnapshot { collection, records }).await.map_err(stopped)?.map_err(refused)
     }
 
@@ -121,7 +117,7 @@ mod commands {
         bridge: State<'_, Bridge>,
         collection: String,
     ) -> Result<Option<CachedView>, BridgeError> {
-        check(OFFLINE_CACHE_READ, &webview, &bridge)?;
+        caller(OFFLINE_CACHE_READ, &webview, &bridge)?;
         let cached = offline_of(&bridge)?.send(ReadCache { collection }).await.map_err(stopped)?.map_err(refused)?;
         Ok(cached.map(|c| CachedView { records: c.records, fetched_at_ms: c.fetched_at_ms }))
     }
@@ -132,7 +128,7 @@ mod commands {
         bridge: State<'_, Bridge>,
         mutation: OfflineMutation,
     ) -> Result<Mutated, BridgeError> {
-        check(OFFLINE_MUTATE, &webview, &bridge)?;
+        caller(OFFLINE_MUTATE, &webview, &bridge)?;
         let applied = offline_of(&bridge)?.send(Mutate(mutation)).await.map_err(stopped)?.map_err(refused)?;
         Ok(Mutated {
             mutation_id: applied.mutation_id,
@@ -150,7 +146,7 @@ mod commands {
         webview: Webview<R>,
         bridge: State<'_, Bridge>,
     ) -> Result<ReplaySummary, BridgeError> {
-        check(OFFLINE_REPLAY, &webview, &bridge)?;
+        caller(OFFLINE_REPLAY, &webview, &bridge)?;
         offline_of(&bridge)?.send(ReplayNow).await.map_err(stopped)?.map_err(refused)
     }
 
@@ -160,7 +156,7 @@ mod commands {
         bridge: State<'_, Bridge>,
         request: PendingRequest,
     ) -> Result<PendingAnswer, BridgeError> {
-        check(PENDING_CHANGES, &webview, &bridge)?;
+        caller(PENDING_CHANGES, &webview, &bridge)?;
         let actor = offline_of(&bridge)?;
         match request {
             PendingRequest::List { after_id } => {
