@@ -12,6 +12,7 @@ use actors::offline_replay::{
     ReplayNow, ReplaySummary, ResolvePending, ReviewPending,
 };
 use domain::offline::queue::OfflineMutation;
+use infra::offline_store::{CachedCollection, MutationApplied};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -23,25 +24,6 @@ pub const OFFLINE_CACHE_READ: Command = Command::new("offline_cache_read", Acces
 pub const OFFLINE_MUTATE: Command = Command::new("offline_mutate", Access::MainOnly);
 pub const OFFLINE_REPLAY: Command = Command::new("offline_replay", Access::MainOnly);
 pub const PENDING_CHANGES: Command = Command::new("pending_changes", Access::MainOnly);
-
-/// A cached collection as the renderer reads it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct CachedView {
-    pub records: Vec<Value>,
-    pub fetched_at_ms: i64,
-}
-
-/// What `offline_mutate` answers.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Mutated {
-    pub mutation_id: String,
-    pub change_id: Option<i64>,
-    pub record_id: String,
-    pub record: Option<Value>,
-    pub pending_count: i64,
-}
 
 /// `pending_changes` requests, exactly these shapes.
 #[derive(Debug, Clone, Deserialize)]
@@ -116,10 +98,9 @@ mod commands {
         webview: Webview<R>,
         bridge: State<'_, Bridge>,
         collection: String,
-    ) -> Result<Option<CachedView>, BridgeError> {
+    ) -> Result<Option<CachedCollection>, BridgeError> {
         caller(OFFLINE_CACHE_READ, &webview, &bridge)?;
-        let cached = offline_of(&bridge)?.send(ReadCache { collection }).await.map_err(stopped)?.map_err(refused)?;
-        Ok(cached.map(|c| CachedView { records: c.records, fetched_at_ms: c.fetched_at_ms }))
+        offline_of(&bridge)?.send(ReadCache { collection }).await.map_err(stopped)?.map_err(refused)
     }
 
     #[tauri::command]
@@ -127,16 +108,9 @@ mod commands {
         webview: Webview<R>,
         bridge: State<'_, Bridge>,
         mutation: OfflineMutation,
-    ) -> Result<Mutated, BridgeError> {
+    ) -> Result<MutationApplied, BridgeError> {
         caller(OFFLINE_MUTATE, &webview, &bridge)?;
-        let applied = offline_of(&bridge)?.send(Mutate(mutation)).await.map_err(stopped)?.map_err(refused)?;
-        Ok(Mutated {
-            mutation_id: applied.mutation_id,
-            change_id: applied.change_id,
-            record_id: applied.record_id,
-            record: applied.record,
-            pending_count: applied.pending_count,
-        })
+        offline_of(&bridge)?.send(Mutate(mutation)).await.map_err(stopped)?.map_err(refused)
     }
 
     /// Replays the queue (or joins the replay in progress) with the token of the latest

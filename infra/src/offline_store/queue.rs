@@ -125,7 +125,6 @@ pub struct MutationApplied {
     pub pending_count: i64,
 }
 
-/// Turns "no row at that version" into [`OfflineStoreError::Stale`].
 /// How one replayed change ends in the queue.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Settle {
@@ -157,6 +156,7 @@ fn settle_one(conn: &mut SqliteConnection, id: i64, version: i64, settle: &Settl
     }
 }
 
+/// Turns "no row at that version" into [`OfflineStoreError::Stale`].
 fn exactly_one(changed: usize) -> Result<(), OfflineStoreError> {
     if changed == 1 {
         Ok(())
