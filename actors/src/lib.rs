@@ -22,6 +22,7 @@ pub mod presence;
 pub mod privileged;
 pub mod radar;
 pub mod realtime;
+pub mod spreadsheet;
 pub mod status_feeds;
 pub mod store;
 pub mod system;

@@ -2,7 +2,8 @@
 //! reporting unmanaged tables), then starts every server-side subsystem under an actix
 //! `Supervisor` on its own arbiter, one line each: health first, then realtime, the store
 //! (SyncArbiter readers plus one writer), metrics, auth, web sessions, presence, privileged,
-//! status feeds, radar and, with a data directory, backups and branding (logos, images).
+//! status feeds, radar, the spreadsheet reader and, with a data directory, backups and branding
+//! (logos, images).
 //! `start_from_data_dir` is the one start path `relay serve` and the desktop's server mode
 //! share. `start_client` starts what a client-mode desktop needs (health, the sign-in coordinator
 //! and the offline cache and replay; the mDNS discovery actor is started on demand by the shell). Everything must run inside an actix
@@ -259,6 +260,8 @@ pub struct Handles {
     pub radar: Addr<RadarActor>,
     /// Logos and the image pipeline (with a data directory, like `backup`).
     pub branding: Option<Addr<crate::branding::BrandingActor>>,
+    /// Reads uploaded `.xlsx` workbooks into rows (Data Manager import, Servers sync).
+    pub spreadsheet: Addr<crate::spreadsheet::SpreadsheetActor>,
     /// Migrations applied by this start (empty when the schema was current).
     pub applied_migrations: Vec<String>,
     /// Tables found in the database that Relay does not manage (left in place).
@@ -417,6 +420,7 @@ pub fn start_server(config: RelayConfig) -> Result<Handles, StartError> {
     });
 
     let branding = config.backup.as_ref().map(|b| crate::branding::start(&ctx, b.data_root.clone()));
+    let spreadsheet = crate::spreadsheet::start(&ctx);
     let backup = backup_env.map(|mut config| {
         config.store = Some(store.clone());
         let ctx = ctx.clone();
@@ -438,6 +442,7 @@ pub fn start_server(config: RelayConfig) -> Result<Handles, StartError> {
         status_feeds,
         radar,
         branding,
+        spreadsheet,
         health,
         realtime,
         store,

@@ -33,6 +33,7 @@ pub mod secret_policy;
 pub mod server_url;
 pub mod signin_guard;
 pub mod sort;
+pub mod spreadsheet;
 pub mod stability;
 pub mod status_feeds;
 pub mod text;

@@ -27,6 +27,7 @@ pub mod rate_limits;
 pub mod relay_client;
 pub mod secret_store;
 pub mod server_passphrase;
+pub mod spreadsheet;
 pub mod sql;
 pub mod status_feeds;
 pub mod store;

@@ -43,6 +43,7 @@ async fn every_data_api_route_answers_an_oversized_body_with_the_json_problem() 
         ("POST", "/api/relay/privileged/reauth", 4 * KIB),
         ("POST", "/api/relay/privileged/execute", 16 * KIB),
         ("POST", "/api/relay/images/alert-body", 5 * KIB * KIB),
+        ("POST", "/api/relay/spreadsheet/rows", 25 * KIB * KIB),
     ];
     for &(method, path, limit) in routes {
         let req = client()
@@ -80,6 +81,7 @@ async fn every_gateway_route_answers_an_oversized_body_with_the_json_problem() {
         ("/api/relay/presence/heartbeat", 512 * KIB),
         ("/api/relay/import/contacts", 32 * KIB * KIB),
         ("/api/relay/images/alert-body", 5 * KIB * KIB),
+        ("/api/relay/spreadsheet/rows", 25 * KIB * KIB),
     ];
     for &(path, limit) in routes {
         let req = post(path).header("Cookie", &cookie).header("X-Relay-CSRF", &csrf).header("Authorization", &token);

@@ -13,17 +13,14 @@ mod error;
 pub use error::BrandingError;
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
 
 use actix::prelude::*;
-use tokio::sync::Semaphore;
 
 use domain::control::{BrandingOp, BrandingReply};
 use domain::images::{ImageFormat, LogoKind, MAX_LOGO_INPUT_BYTES};
 use infra::images::{process_body_image, process_logo, read_input_file, InputFileError, LogoStore};
 
-use crate::kit::{Subsystem, SubsystemCtx};
+use crate::kit::{BoundedWork, Subsystem, SubsystemCtx, WorkRefused};
 
 pub const NAME: &str = "branding";
 
@@ -98,64 +95,34 @@ impl Default for BrandingConfig {
 
 pub struct BrandingActor {
     subsystem: SubsystemCtx,
-    config: BrandingConfig,
     logos: LogoStore,
-    /// One permit: one decode at a time.
-    decode: Arc<Semaphore>,
-    /// Jobs admitted and not yet finished.
-    waiting: Arc<AtomicUsize>,
-}
-
-/// Decrements the admitted-jobs count when a job ends (or its caller goes away).
-struct Admitted(Arc<AtomicUsize>);
-
-impl Drop for Admitted {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::SeqCst);
-    }
+    /// One decode at a time; at most `BrandingConfig::max_waiting` admitted.
+    decode: BoundedWork,
 }
 
 impl BrandingActor {
     /// The logos of the data directory at `data_root`.
     pub fn new(subsystem: SubsystemCtx, config: BrandingConfig, data_root: PathBuf) -> BrandingActor {
-        BrandingActor {
-            subsystem,
-            config,
-            logos: LogoStore::new(&data_root),
-            decode: Arc::new(Semaphore::new(1)),
-            waiting: Arc::new(AtomicUsize::new(0)),
-        }
+        BrandingActor { subsystem, logos: LogoStore::new(&data_root), decode: BoundedWork::new(config.max_waiting) }
     }
 
-    /// Runs `job` on a blocking thread while holding the decode permit. The permit moves into
-    /// the blocking closure, so a caller that gives up cannot let a second decode start while
-    /// the first still runs.
+    /// Runs `job` on a blocking thread while holding the decode permit (see `kit::BoundedWork`).
     fn run_exclusive<T: Send + 'static>(
         &self,
         job: impl FnOnce(&LogoStore) -> Result<T, BrandingError> + Send + 'static,
     ) -> ResponseFuture<Result<T, BrandingError>> {
-        let admitted = self.waiting.fetch_add(1, Ordering::SeqCst);
-        let guard = Admitted(self.waiting.clone());
-        if admitted >= self.config.max_waiting {
-            return Box::pin(async move {
-                drop(guard);
-                Err(BrandingError::Busy)
-            });
-        }
-        let (decode, logos) = (self.decode.clone(), self.logos.clone());
+        let logos = self.logos.clone();
+        let run = self.decode.run(move || job(&logos));
         let subsystem = self.subsystem.clone();
         Box::pin(async move {
-            let permit = decode.acquire_owned().await.map_err(|_| BrandingError::Unavailable)?;
-            let joined = tokio::task::spawn_blocking(move || {
-                let _permit = permit;
-                let _guard = guard;
-                job(&logos)
-            })
-            .await;
-            joined.unwrap_or_else(|e| {
-                tracing::error!(error = %e, "image job panicked");
-                subsystem.report_failure(NAME, "image job panicked");
-                Err(BrandingError::Internal)
+            run.await.unwrap_or_else(|refused| match refused {
+                WorkRefused::Busy => Err(BrandingError::Busy),
+                WorkRefused::Closed => Err(BrandingError::Unavailable),
+                WorkRefused::Panicked => {
+                    tracing::error!("image job panicked");
+                    subsystem.report_failure(NAME, "image job panicked");
+                    Err(BrandingError::Internal)
+                }
             })
         })
     }
@@ -167,7 +134,7 @@ impl Subsystem for BrandingActor {
         &self.subsystem
     }
     fn queue_depth(&self) -> usize {
-        self.waiting.load(Ordering::SeqCst)
+        self.decode.admitted()
     }
 }
 

@@ -8,11 +8,14 @@
 //! with the health actor and stops the actor so its supervisor restarts it with fresh state.
 //! [`start_supervised`] starts such an actor under an actix `Supervisor` on its own arbiter. The
 //! kit holds no subsystem rules and never reads the wall clock itself. [`PersistedLimits`] is the
-//! shared way to keep authoritative rate limits across restarts.
+//! shared way to keep authoritative rate limits across restarts; [`BoundedWork`] runs CPU work on
+//! untrusted input one job at a time with a bounded wait list.
 
+mod bounded_work;
 mod persisted_limits;
 mod shared_run;
 
+pub use bounded_work::{BoundedWork, WorkRefused};
 pub use shared_run::SharedRun;
 
 pub use persisted_limits::{PersistedLimits, FLUSH_INTERVAL};
