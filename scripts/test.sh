@@ -89,6 +89,11 @@ DESKTOP_SETUP_SCREENSHOT="$SHOTS_DIR/desktop-setup.png" \
   ./scripts/desktop-client-flow.sh "$TARGET_DIR/debug/relay-desktop" "$TARGET_DIR/debug/relay"
 publish_screenshot "$SHOTS_DIR/desktop-setup.png"
 
+echo "==> desktop: offline client mode over WebDriver (cached data, queued edits, replay, conflict review)"
+DESKTOP_OFFLINE_SCREENSHOT="$SHOTS_DIR/desktop-offline-review.png" \
+  ./scripts/desktop-offline-flow.sh "$TARGET_DIR/debug/relay-desktop" "$TARGET_DIR/debug/relay"
+publish_screenshot "$SHOTS_DIR/desktop-offline-review.png"
+
 echo "==> desktop: LAN discovery between two windows inside an isolated network namespace (unshare -n)"
 ./scripts/desktop-discovery-flow.sh "$TARGET_DIR/debug/relay-desktop"
 

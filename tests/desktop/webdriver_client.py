@@ -27,15 +27,19 @@ from webdriver_bridge import (LOG, api, call, click, click_that_restarts, close_
 SECRET = "client mode keyring passphrase"
 
 
-def start_server(relay_bin, data_dir):
+def start_server(relay_bin, data_dir, bind="127.0.0.1", port=0):
+    """`relay serve` on bind:port (0: a free port) with SECRET; returns the process and its URL
+    once its runtime.json (a stale one from an earlier run on data_dir is removed) names it."""
     env = dict(os.environ, RELAY_BOOTSTRAP_PASSPHRASE=SECRET)
-    proc = subprocess.Popen([relay_bin, "serve", "--data-dir", data_dir, "--port", "0", "--bind", "127.0.0.1"],
-                            stdout=LOG, stderr=subprocess.STDOUT, env=env)
     runtime = os.path.join(data_dir, "runtime.json")
+    if os.path.exists(runtime):
+        os.remove(runtime)
+    proc = subprocess.Popen([relay_bin, "serve", "--data-dir", data_dir, "--port", str(port), "--bind", bind],
+                            stdout=LOG, stderr=subprocess.STDOUT, env=env)
     wait_for("relay serve runtime.json", lambda: os.path.exists(runtime), timeout=30)
     with open(runtime, encoding="utf-8") as f:
         port = json.load(f)["port"]
-    return proc, f"http://127.0.0.1:{port}"
+    return proc, f"http://{bind}:{port}"
 
 
 def session(app, data_dir):
