@@ -9,7 +9,7 @@ import { TransportError, type ConnectionState, type RealtimeEvent, type Transpor
 import { NO_CACHED_DATA } from './collection';
 import { OFFLINE_WRITE_MESSAGE, SYNCING_WRITE_MESSAGE, WriteGate } from './gate';
 import { fakeOffline } from './offlineTestkit';
-import { DataStores } from './store';
+import { CACHE_REFRESH_DELAY_MS, DataStores } from './store';
 
 interface Rec { id: string; created: string; updated: string; name: string }
 const r = (id: string, name: string): Rec => ({ id, name, created: '2026-12-02 10:00:00.000Z', updated: '2026-12-02 10:00:00.000Z' });
@@ -67,6 +67,38 @@ describe('desktop client mode: the offline cache', () => {
     expect(err).toHaveBeenCalledWith('relay offline: offline_cache_put contacts failed', expect.any(Error));
     expect(s.snapshot.status).toBe('ready');
     c.detach();
+  });
+
+  it('keeps the cache current as live changes arrive (debounced), never with offline data', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const c = clientMode();
+      const s = c.stores.get<Rec>('contacts');
+      s.subscribe(() => {});
+      await vi.advanceTimersByTimeAsync(0);
+      const live = (c.t.subscribe as ReturnType<typeof vi.fn>).mock.calls[0][1] as (e: RealtimeEvent) => void;
+      expect(c.f.bridge.cachePut).toHaveBeenCalledTimes(1);
+      live({ action: 'update', record: { ...r(ID, 'Ann (renamed)'), updated: '2026-12-02 11:00:00.000Z' } });
+      await vi.advanceTimersByTimeAsync(CACHE_REFRESH_DELAY_MS - 1);
+      live({ action: 'create', record: r('bcdefghijklmnop', 'Bo') });
+      await vi.advanceTimersByTimeAsync(CACHE_REFRESH_DELAY_MS - 1);
+      expect(c.f.bridge.cachePut).toHaveBeenCalledTimes(1);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(c.f.bridge.cachePut).toHaveBeenCalledTimes(2);
+      expect(c.f.cache.get('contacts')?.records).toMatchObject([{ name: 'Ann (renamed)' }, { name: 'Bo' }]);
+      // A change just before the outage: the timer fires after it and writes nothing.
+      live({ action: 'delete', record: r('bcdefghijklmnop', 'Bo') });
+      c.state('offline');
+      await vi.advanceTimersByTimeAsync(CACHE_REFRESH_DELAY_MS * 2);
+      expect(c.f.bridge.cachePut).toHaveBeenCalledTimes(2);
+      // Offline writes show optimistic records without touching the cache snapshot.
+      await c.stores.gated.create<Rec>('contacts', { name: 'Cy' });
+      await vi.advanceTimersByTimeAsync(CACHE_REFRESH_DELAY_MS * 2);
+      expect(c.f.bridge.cachePut).toHaveBeenCalledTimes(2);
+      c.detach();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('an outage reloads the collections from the cache and says from when', async () => {

@@ -1,7 +1,7 @@
 // Shared live collections: one fetch + one realtime subscription per collection for the
 // whole UI (People, Compose, search… all read the same contacts), exposed via hooks. In
 // desktop client mode (the transport carries the shell's OfflineBridge) every online load is
-// also kept in the shell's offline cache; while the server is unreachable the collections are
+// also kept in the shell's offline cache, and kept current as live changes arrive; while the server is unreachable the collections are
 // read from that cache and writes are queued in the shell (their optimistic records applied
 // here), and on the way back the queue is replayed before the collections reload (OfflineSync).
 import { createContext, createElement, useContext, useEffect, useMemo, useSyncExternalStore, type ReactNode } from 'react';
@@ -46,6 +46,14 @@ const SORTS: Record<string, Compare<any>> = {
   oncall_board_settings: newestFirst,
 };
 
+/**
+ * Desktop client mode: how long after the last live change (realtime event or this window's
+ * own write) the collection as shown is written to the offline cache again, so an outage later
+ * in the shift shows, and bases offline edits on, the records as they were, not as they were
+ * when the collection was first loaded.
+ */
+export const CACHE_REFRESH_DELAY_MS = 2000;
+
 export class CollectionStore<T extends BaseRecord> {
   private state: CollectionState<T> = initialCollection<T>();
   private readonly listeners = new Set<() => void>();
@@ -55,6 +63,9 @@ export class CollectionStore<T extends BaseRecord> {
   private loadSeq = 0;
   private lastReload = 0;
   private readonly offline: OfflineBridge | null;
+  /** The connection generation whose online load is on screen (null: cache or nothing). */
+  private onlineGeneration: number | null = null;
+  private cacheRefresh: ReturnType<typeof setTimeout> | null = null;
 
   constructor(
     private readonly transport: Transport,
@@ -73,6 +84,7 @@ export class CollectionStore<T extends BaseRecord> {
   dispatch(a: CollectionAction<T>): void {
     this.state = this.reduce(this.state, a);
     for (const l of [...this.listeners]) l();
+    if (a.type === 'event' && a.event.action !== 'reload') this.scheduleCacheRefresh();
     if (this.state.reloadRequests !== this.lastReload) {
       this.lastReload = this.state.reloadRequests;
       this.load();
@@ -120,6 +132,7 @@ export class CollectionStore<T extends BaseRecord> {
     };
     this.dispatch({ type: 'sync-start' });
     const offline = this.offline;
+    this.onlineGeneration = null;
     if (offline && this.gate.offline) {
       offline
         .cacheRead<T>(this.name)
@@ -136,9 +149,27 @@ export class CollectionStore<T extends BaseRecord> {
         if (!current()) return;
         this.dispatch({ type: 'loaded', items });
         this.gate.markReady(this.name, generation);
+        this.onlineGeneration = generation;
         if (offline) this.keepOffline(offline, items);
       })
       .catch(failed);
+  }
+
+  /** True while what is shown is this generation's online load (plus live changes since). */
+  private showsOnlineCopy(): boolean {
+    const s = this.state;
+    return this.onlineGeneration === this.gate.generation && !this.gate.offline && s.status === 'ready' && !s.syncing && s.cached === null;
+  }
+
+  /** Client mode: writes the online copy to the cache once live changes settle (debounced). */
+  private scheduleCacheRefresh(): void {
+    const offline = this.offline;
+    if (!offline || !this.showsOnlineCopy()) return;
+    if (this.cacheRefresh) clearTimeout(this.cacheRefresh);
+    this.cacheRefresh = setTimeout(() => {
+      this.cacheRefresh = null;
+      if (this.started && this.showsOnlineCopy()) this.keepOffline(offline, this.state.items);
+    }, CACHE_REFRESH_DELAY_MS);
   }
 
   /** Hands the online snapshot to the shell's offline cache (fire-and-forget). */
@@ -161,6 +192,8 @@ export class CollectionStore<T extends BaseRecord> {
 
   stop(): void {
     this.started = false;
+    if (this.cacheRefresh) clearTimeout(this.cacheRefresh);
+    this.cacheRefresh = null;
     this.unsub?.();
     this.unsub = null;
   }
