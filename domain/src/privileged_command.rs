@@ -21,6 +21,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::control::SecretText;
 use crate::roles::{AccountKind, Capability};
 
 /// One allowlisted privileged command with its typed payload. The serde form is adjacently
@@ -60,6 +61,17 @@ pub enum PrivilegedCommand {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         reauth_proof: Option<String>,
     },
+    /// `accounts.setPassword`: sets or resets an account's password and revokes its devices.
+    /// Server-local only (never in a signed envelope); needs a fresh local password.
+    #[serde(rename = "accounts.setPassword")]
+    AccountsSetPassword { account_id: String, password: SecretText },
+    /// `pairing.start`: a one-time pairing code (10 minutes) for a laptop of this account.
+    /// Server-local only.
+    #[serde(rename = "pairing.start")]
+    PairingStart { account_id: String, label: String },
+    /// `audit.verify`: checks the hash chain of the audit log.
+    #[serde(rename = "audit.verify")]
+    AuditVerify {},
     /// `publisher.assign`: assigns (or, with `accountId` null or absent, clears) the Publisher.
     /// Authority command.
     #[serde(rename = "publisher.assign")]
@@ -115,7 +127,7 @@ impl CommandParseError {
 /// Every payload field name of every command, so a serde "missing field" message maps back to
 /// a `&'static str` without echoing anything the caller sent.
 const PAYLOAD_FIELDS: &[&str] =
-    &["note", "deviceId", "username", "displayName", "kind", "accountId", "active", "reauthProof"];
+    &["note", "deviceId", "username", "displayName", "kind", "accountId", "active", "reauthProof", "password", "label"];
 
 impl PrivilegedCommand {
     /// The allowlist: every command name, in declaration order.
@@ -126,6 +138,9 @@ impl PrivilegedCommand {
         "accounts.create",
         "accounts.rename",
         "accounts.setActive",
+        "accounts.setPassword",
+        "pairing.start",
+        "audit.verify",
         "ownership.transfer",
         "publisher.assign",
     ];
@@ -158,6 +173,9 @@ impl PrivilegedCommand {
             C::AccountsCreate { .. } => "accounts.create",
             C::AccountsRename { .. } => "accounts.rename",
             C::AccountsSetActive { .. } => "accounts.setActive",
+            C::AccountsSetPassword { .. } => "accounts.setPassword",
+            C::PairingStart { .. } => "pairing.start",
+            C::AuditVerify {} => "audit.verify",
             C::OwnershipTransfer { .. } => "ownership.transfer",
             C::PublisherAssign { .. } => "publisher.assign",
         }
@@ -172,9 +190,12 @@ impl PrivilegedCommand {
             C::PrivilegedProbe { .. } => Capability::Probe,
             C::AdminSnapshot {} => Capability::AdminSnapshot,
             C::DevicesRevoke { .. } => Capability::DevicesManage,
-            C::AccountsCreate { .. } | C::AccountsRename { .. } | C::AccountsSetActive { .. } => {
-                Capability::PublisherManage
-            }
+            C::AccountsCreate { .. }
+            | C::AccountsRename { .. }
+            | C::AccountsSetActive { .. }
+            | C::AccountsSetPassword { .. } => Capability::PublisherManage,
+            C::PairingStart { .. } => Capability::DevicesManage,
+            C::AuditVerify {} => Capability::AdminSnapshot,
             C::OwnershipTransfer { .. } => Capability::OwnershipTransfer,
             C::PublisherAssign { .. } => Capability::PublisherManage,
         }
@@ -191,7 +212,10 @@ impl PrivilegedCommand {
             | C::DevicesRevoke { .. }
             | C::AccountsCreate { .. }
             | C::AccountsRename { .. }
-            | C::AccountsSetActive { .. } => false,
+            | C::AccountsSetActive { .. }
+            | C::AccountsSetPassword { .. }
+            | C::PairingStart { .. }
+            | C::AuditVerify {} => false,
         }
     }
 
@@ -207,21 +231,51 @@ impl PrivilegedCommand {
             | C::DevicesRevoke { .. }
             | C::AccountsCreate { .. }
             | C::AccountsRename { .. }
-            | C::AccountsSetActive { .. } => None,
+            | C::AccountsSetActive { .. }
+            | C::AccountsSetPassword { .. }
+            | C::PairingStart { .. }
+            | C::AuditVerify {} => None,
         }
+    }
+
+    /// Commands that exist only on the server PC's local session: a signed envelope naming one
+    /// is refused (a password never travels in an envelope; pairing codes are issued where the
+    /// Owner or an Administrator sits).
+    pub fn local_only(&self) -> bool {
+        use PrivilegedCommand as C;
+        match self {
+            C::AccountsSetPassword { .. } | C::PairingStart { .. } => true,
+            C::PrivilegedProbe { .. }
+            | C::AdminSnapshot {}
+            | C::DevicesRevoke { .. }
+            | C::AccountsCreate { .. }
+            | C::AccountsRename { .. }
+            | C::AccountsSetActive { .. }
+            | C::AuditVerify {}
+            | C::OwnershipTransfer { .. }
+            | C::PublisherAssign { .. } => false,
+        }
+    }
+
+    /// Sensitive commands that also need the local session's password to be fresh (5 minutes)
+    /// besides the authority commands.
+    pub fn needs_fresh_password(&self) -> bool {
+        matches!(self, PrivilegedCommand::AccountsSetPassword { .. }) || self.needs_authority_revision()
     }
 
     /// The account the command acts on.
     pub fn target(&self) -> CommandTarget<'_> {
         use PrivilegedCommand as C;
         match self {
-            C::PrivilegedProbe { .. } | C::AdminSnapshot {} => CommandTarget::None,
+            C::PrivilegedProbe { .. } | C::AdminSnapshot {} | C::AuditVerify {} => CommandTarget::None,
             C::DevicesRevoke { device_id } => CommandTarget::DeviceOwner(device_id),
             C::AccountsCreate { username, display_name, kind } => {
                 CommandTarget::NewAccount { username, display_name, kind: *kind }
             }
             C::AccountsRename { account_id, .. }
             | C::AccountsSetActive { account_id, .. }
+            | C::AccountsSetPassword { account_id, .. }
+            | C::PairingStart { account_id, .. }
             | C::OwnershipTransfer { account_id, .. } => CommandTarget::Account(account_id),
             C::PublisherAssign { account_id, .. } => match account_id {
                 Some(id) => CommandTarget::Account(id),

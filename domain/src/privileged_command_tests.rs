@@ -16,6 +16,9 @@ pub(crate) fn canonical() -> Vec<(&'static str, Value)> {
         ("accounts.create", json!({"username": "pat", "displayName": "Pat", "kind": "publisher"})),
         ("accounts.rename", json!({"accountId": "acct00000000001", "displayName": "Ryan B."})),
         ("accounts.setActive", json!({"accountId": "acct00000000001", "active": false})),
+        ("accounts.setPassword", json!({"accountId": "publ00000000001", "password": "a long enough password"})),
+        ("pairing.start", json!({"accountId": "publ00000000001", "label": "NOC laptop 3"})),
+        ("audit.verify", json!({})),
         ("ownership.transfer", json!({"accountId": "acct00000000002", "reauthProof": "proof-1"})),
         ("publisher.assign", json!({"accountId": "publ00000000001", "reauthProof": "proof-2"})),
     ]
@@ -38,8 +41,11 @@ fn index(c: &PrivilegedCommand) -> usize {
         C::AccountsCreate { .. } => 3,
         C::AccountsRename { .. } => 4,
         C::AccountsSetActive { .. } => 5,
-        C::OwnershipTransfer { .. } => 6,
-        C::PublisherAssign { .. } => 7,
+        C::AccountsSetPassword { .. } => 6,
+        C::PairingStart { .. } => 7,
+        C::AuditVerify {} => 8,
+        C::OwnershipTransfer { .. } => 9,
+        C::PublisherAssign { .. } => 10,
     }
 }
 
@@ -63,6 +69,12 @@ fn every_command_parses_from_its_canonical_json() {
         C::AccountsCreate { username: "pat".into(), display_name: "Pat".into(), kind: AccountKind::Publisher },
         C::AccountsRename { account_id: "acct00000000001".into(), display_name: "Ryan B.".into() },
         C::AccountsSetActive { account_id: "acct00000000001".into(), active: false },
+        C::AccountsSetPassword {
+            account_id: "publ00000000001".into(),
+            password: crate::control::SecretText("a long enough password".into()),
+        },
+        C::PairingStart { account_id: "publ00000000001".into(), label: "NOC laptop 3".into() },
+        C::AuditVerify {},
         C::OwnershipTransfer { account_id: "acct00000000002".into(), reauth_proof: Some("proof-1".into()) },
         C::PublisherAssign { account_id: Some("publ00000000001".into()), reauth_proof: Some("proof-2".into()) },
     ];
@@ -100,6 +112,9 @@ fn capabilities_authority_and_targets() {
             PublisherManage,
             PublisherManage,
             PublisherManage,
+            PublisherManage,
+            DevicesManage,
+            AdminSnapshot,
             OwnershipTransfer,
             PublisherManage
         ]
@@ -224,4 +239,15 @@ fn every_payload_field_is_listed_for_missing_field_errors() {
     seen.insert("note".into());
     let listed: std::collections::BTreeSet<String> = PAYLOAD_FIELDS.iter().map(|f| f.to_string()).collect();
     assert_eq!(seen, listed);
+}
+
+#[test]
+fn passwords_in_commands_never_reach_debug_output_and_local_only_commands_are_marked() {
+    let set = example("accounts.setPassword");
+    assert!(!format!("{set:?}").contains("a long enough password"), "{set:?}");
+    let local: Vec<&str> = PrivilegedCommand::NAMES.iter().copied().filter(|n| example(n).local_only()).collect();
+    assert_eq!(local, vec!["accounts.setPassword", "pairing.start"]);
+    let fresh: Vec<&str> =
+        PrivilegedCommand::NAMES.iter().copied().filter(|n| example(n).needs_fresh_password()).collect();
+    assert_eq!(fresh, vec!["accounts.setPassword", "ownership.transfer", "publisher.assign"]);
 }

@@ -232,6 +232,19 @@ pub fn authorize(
             }
             Ok(())
         }
+        C::AccountsSetPassword { .. } => manageable_account(actor, cap, target).map(|_| ()),
+        C::PairingStart { .. } => {
+            require(actor, cap, "pairing needs an Owner or Administrator")?;
+            let t = target_required("the laptop's account is required")?;
+            match effective_role(t, state) {
+                None => Err(AuthzError::InvalidTarget("the account must be active with a role before pairing")),
+                Some(Role::Owner) if actor != Role::Owner => {
+                    Err(AuthzError::Forbidden("only the Owner can pair the Owner's laptops"))
+                }
+                Some(_) => Ok(()),
+            }
+        }
+        C::AuditVerify {} => require(actor, cap, "the audit log needs an Owner or Administrator"),
         C::OwnershipTransfer { .. } => {
             require(actor, cap, "only the Owner can transfer ownership")?;
             let t = target_required("a new Owner is required")?;
@@ -401,6 +414,15 @@ mod tests {
             ("publisher.assign", Own, Some(&new_pub), o), ("publisher.assign", Adm, Some(&new_pub), o),
             ("publisher.assign", Pub, Some(&new_pub), f), ("publisher.assign", Own, Some(&admin), i),
             ("publisher.assign", Adm, Some(&owner), i), ("publisher.assign", Adm, None, i),
+            ("accounts.setPassword", Own, Some(&owner), o), ("accounts.setPassword", Own, Some(&new_admin), o),
+            ("accounts.setPassword", Adm, Some(&admin), f), ("accounts.setPassword", Adm, Some(&owner), f),
+            ("accounts.setPassword", Adm, Some(&new_pub), o), ("accounts.setPassword", Pub, Some(&publisher), f),
+            ("accounts.setPassword", Own, None, i),
+            ("pairing.start", Own, Some(&owner), o), ("pairing.start", Own, Some(&publisher), o),
+            ("pairing.start", Adm, Some(&publisher), o), ("pairing.start", Adm, Some(&owner), f),
+            ("pairing.start", Own, Some(&new_pub), i), ("pairing.start", Own, Some(&inactive_admin), i),
+            ("pairing.start", Pub, Some(&publisher), f), ("pairing.start", Adm, None, i),
+            ("audit.verify", Own, None, o), ("audit.verify", Adm, None, o), ("audit.verify", Pub, None, f),
         ];
         for (name, role, target, check) in table {
             let r = authorize(&cmd(name), role, target, &s);

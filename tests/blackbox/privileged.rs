@@ -267,9 +267,19 @@ async fn commands_are_typed_extra_fields_and_unknown_commands_are_refused() {
     assert_eq!((status, code_of(&body)), (400, "invalid_input"), "a wrongly typed field: {body}");
     let (status, body) = execute(&relay, &token, &envelope(&owner, "wiki.publish", json!({}), &rid(3))).await;
     assert_eq!((status, code_of(&body)), (403, "forbidden"), "a command without a variant is unknown: {body}");
+    // Server-local commands are refused in a signed envelope, even for the Owner.
+    let set_password = json!({"accountId": owner.account_id, "password": "an envelope-borne password"});
+    let (status, body) =
+        execute(&relay, &token, &envelope(&owner, "accounts.setPassword", set_password, &rid(4))).await;
+    assert_eq!((status, code_of(&body)), (403, "forbidden"), "a password never travels in an envelope: {body}");
+    let pairing = json!({"accountId": owner.account_id, "label": "remote"});
+    let (status, body) = execute(&relay, &token, &envelope(&owner, "pairing.start", pairing, &rid(5))).await;
+    assert_eq!((status, code_of(&body)), (403, "forbidden"), "pairing codes are issued on the server PC: {body}");
     // Refused before the request id was claimed: the id is still free for a valid request.
     let (status, body) = execute(&relay, &token, &envelope(&owner, "accounts.rename", rename(None), &rid(1))).await;
     assert_eq!((status, body["result"]["renamed"].as_bool()), (200, Some(true)), "{body}");
+    let (status, body) = execute(&relay, &token, &envelope(&owner, "audit.verify", json!({}), &rid(6))).await;
+    assert_eq!((status, body["result"]["ok"].as_bool()), (200, Some(true)), "the audit check runs signed too: {body}");
 }
 
 #[tokio::test]

@@ -10,7 +10,7 @@ use diesel::sqlite::SqliteConnection;
 use serde_json::{json, Value};
 
 use domain::privileged_command::{CommandTarget, PrivilegedCommand};
-use domain::roles::{authorize, effective_role, normalize_username, Account};
+use domain::roles::{authorize, check_password_policy, effective_role, normalize_username, Account, Role};
 use infra::privileged::{self as store, AccountRow};
 
 use super::error::PrivError;
@@ -64,14 +64,19 @@ pub fn check_allowed(conn: &mut SqliteConnection, who: &Principal, req: &Command
     }
 }
 
-/// Authority commands consume a fresh, account- and device-bound password proof.
+/// Authority commands consume a fresh, account- and device-bound password proof; on the server
+/// PC the local session's password must be fresh instead, for them and for password changes.
 fn require_proof(
     conn: &mut SqliteConnection,
     who: &Principal,
     req: &CommandRequest<'_>,
     now_ms: i64,
 ) -> Result<(), PrivError> {
-    if !req.command.needs_authority_revision() || (req.fresh_local_password && who.device_id.is_none()) {
+    let local = who.device_id.is_none();
+    if local && req.command.needs_fresh_password() && !req.fresh_local_password {
+        return Err(PrivError::ReauthRequired);
+    }
+    if !req.command.needs_authority_revision() || (req.fresh_local_password && local) {
         return Ok(());
     }
     let proof = req.command.reauth_proof().ok_or(PrivError::ReauthRequired)?;
@@ -166,6 +171,28 @@ pub fn run(
             }
             Ok(json!({"active": active}))
         }
+        C::AccountsSetPassword { account_id, password } => {
+            check_password_policy(password.expose()).map_err(|e| PrivError::Invalid(e.to_string()))?;
+            let hash = infra::password::hash_password(password.expose()).map_err(|_| PrivError::Internal)?;
+            let revoked = store::set_password_hash(conn, account_id, &hash, now)?;
+            Ok(json!({"passwordSet": true, "devicesRevoked": revoked}))
+        }
+        C::PairingStart { account_id, label } => {
+            let target = load_target(conn, account_id)?.to_account();
+            let publisher = effective_role(&target, &who.state) == Some(Role::Publisher);
+            if who.role == Role::Administrator && target.id != who.account.id && !publisher {
+                return Err(PrivError::Forbidden(
+                    "Administrators may pair laptops for themselves or the Publisher".into(),
+                ));
+            }
+            let ticket = super::pairing::create_challenge(conn, account_id, label, now)?;
+            Ok(json!({"code": ticket.code, "expiresMs": ticket.expires_ms}))
+        }
+        C::AuditVerify {} => Ok(match store::verify_audit(conn) {
+            Ok(entries) => json!({"ok": true, "entries": entries}),
+            Err(store::AuditCheckError::Db(e)) => return Err(e.into()),
+            Err(e) => json!({"ok": false, "problem": e.to_string()}),
+        }),
         C::OwnershipTransfer { account_id, reauth_proof: _ } => {
             let revision = store::save_state(conn, account_id, who.state.publisher_account_id.as_deref())?;
             Ok(json!({"ownerAccountId": account_id, "revision": revision}))

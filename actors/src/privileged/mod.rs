@@ -94,6 +94,47 @@ pub struct LocalCommand {
     pub expected_revision: Option<i64>,
 }
 
+/// Server-local: the session's user, role and idle-lock time, without counting as activity;
+/// `None` once it is locked or gone.
+#[derive(Message)]
+#[rtype(result = "Option<LocalSessionView>")]
+pub struct LocalSessionStatus {
+    pub session_id: String,
+}
+
+/// Server-local: checks the session's password again, so the sensitive commands that need a
+/// fresh password (5 minutes) may run. Limited like the sign-in.
+#[derive(Message)]
+#[rtype(result = "Result<LocalSessionView, PrivError>")]
+pub struct ReconfirmLocalPassword {
+    pub session_id: String,
+    pub password: String,
+}
+
+/// What the server PC's Administration screen may know of its session (never its id).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LocalSessionView {
+    pub username: String,
+    pub role: &'static str,
+    /// When the session idle-locks (15 minutes after the last privileged command).
+    pub lock_at_ms: i64,
+}
+
+impl LocalSessionView {
+    fn of(session: &sessions::LocalSession) -> LocalSessionView {
+        LocalSessionView {
+            username: session.username.clone(),
+            role: session.role.as_str(),
+            lock_at_ms: session.last_activity_ms + sessions::IDLE_LOCK_MS,
+        }
+    }
+}
+
+/// The limiter key of server-local password checks (sign-in and reconfirmation on the server
+/// PC): one budget for the local Administration screen, beside the per-address ones.
+const LOCAL_SOURCE: IpAddr = IpAddr::V6(std::net::Ipv6Addr::LOCALHOST);
+
 #[derive(Message)]
 #[rtype(result = "()")]
 pub struct LockLocalSession {
@@ -298,14 +339,53 @@ impl Handler<ExecuteSigned> for PrivilegedActor {
     }
 }
 
+impl PrivilegedActor {
+    /// A server-local password check behind the local sign-in budget.
+    fn authenticate_locally(&mut self, username: &str, password: &str) -> Result<service::Principal, PrivError> {
+        let now = self.now();
+        self.persisted.mark_dirty();
+        let service = &self.service;
+        limited(
+            &mut self.reauth_limiter,
+            LOCAL_SOURCE,
+            now,
+            |e| matches!(e, PrivError::InvalidCredentials),
+            || service.authenticate(username, password),
+        )
+    }
+}
+
 impl Handler<OpenLocalSession> for PrivilegedActor {
     type Result = Result<String, PrivError>;
     fn handle(&mut self, msg: OpenLocalSession, _: &mut Context<Self>) -> Self::Result {
         self.check_ready()?;
-        let principal = self.service.authenticate(&msg.username, &msg.password)?;
+        let principal = self.authenticate_locally(&msg.username, &msg.password)?;
         let id = infra::ids::client_id();
-        self.sessions.open(id.clone(), principal.account.id, principal.role, self.subsystem.now_ms());
+        let account = principal.account;
+        self.sessions.open(id.clone(), account.id, account.username, principal.role, self.subsystem.now_ms());
         Ok(id)
+    }
+}
+
+impl Handler<LocalSessionStatus> for PrivilegedActor {
+    type Result = Option<LocalSessionView>;
+    fn handle(&mut self, msg: LocalSessionStatus, _: &mut Context<Self>) -> Self::Result {
+        self.sessions.peek(&msg.session_id, self.subsystem.now_ms()).as_ref().map(LocalSessionView::of)
+    }
+}
+
+impl Handler<ReconfirmLocalPassword> for PrivilegedActor {
+    type Result = Result<LocalSessionView, PrivError>;
+    fn handle(&mut self, msg: ReconfirmLocalPassword, _: &mut Context<Self>) -> Self::Result {
+        self.check_ready()?;
+        let now = self.subsystem.now_ms();
+        let session = self.sessions.peek(&msg.session_id, now).ok_or(PrivError::ReauthRequired)?;
+        let principal = self.authenticate_locally(&session.username, &msg.password)?;
+        if principal.account.id != session.account_id {
+            return Err(PrivError::InvalidCredentials);
+        }
+        let confirmed = self.sessions.reconfirm(&msg.session_id, now).ok_or(PrivError::ReauthRequired)?;
+        Ok(LocalSessionView::of(&confirmed))
     }
 }
 
@@ -354,136 +434,4 @@ impl Handler<ClearLocalSessions> for PrivilegedActor {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::testkit::TestCtx;
-    use infra::clock::ManualClock;
-    use std::sync::Arc;
-
-    const PW: &str = "local-owner-password";
-
-    async fn start() -> (tempfile::TempDir, Arc<ManualClock>, Addr<PrivilegedActor>) {
-        let tmp = tempfile::tempdir().unwrap();
-        let t = TestCtx::new();
-        let clock = t.clock.clone();
-        let (pool, _) = infra::db::open(&tmp.path().join("relay.db"), 2).unwrap();
-        let service = PrivilegedService::new(pool, clock.clone());
-        service.ensure_ready().unwrap();
-        service.set_password("ryan", PW).unwrap();
-        service.set_active("ryan", true).unwrap();
-        let actor = PrivilegedActor::new(t.ctx(), service, PrivilegedLimits::default()).start();
-        (tmp, clock, actor)
-    }
-
-    #[actix_rt::test]
-    async fn reauth_failures_survive_a_restart_through_the_store() {
-        let tmp = tempfile::tempdir().unwrap();
-        let (pool, _) = infra::db::open(&tmp.path().join("relay.db"), 2).unwrap();
-        let start = || {
-            let t = TestCtx::new();
-            let service = PrivilegedService::new(pool.clone(), t.clock.clone());
-            service.ensure_ready().unwrap();
-            let store = RateLimitStore::new(pool.clone());
-            PrivilegedActor::new(t.ctx(), service, PrivilegedLimits::default()).persisting(store).start()
-        };
-        let reauth = || Reauth {
-            account_id: "nobody".into(),
-            device_id: "nothing".into(),
-            password: "wrong-password".into(),
-            source: IpAddr::from([10, 0, 0, 7]),
-        };
-        let actor = start();
-        for _ in 0..5 {
-            assert_eq!(actor.send(reauth()).await.unwrap(), Err(PrivError::InvalidCredentials));
-        }
-        assert!(matches!(actor.send(reauth()).await.unwrap(), Err(PrivError::RateLimited { .. })));
-        tokio::time::sleep(FLUSH_INTERVAL + std::time::Duration::from_millis(500)).await;
-        let restarted = start();
-        assert!(
-            matches!(restarted.send(reauth()).await.unwrap(), Err(PrivError::RateLimited { .. })),
-            "a restart does not refill the budget"
-        );
-    }
-
-    fn probe(session_id: &str) -> LocalCommand {
-        LocalCommand {
-            session_id: session_id.into(),
-            command: "privileged.probe".into(),
-            payload: serde_json::json!({}),
-            expected_revision: None,
-        }
-    }
-
-    #[actix_rt::test]
-    async fn local_sessions_run_commands_lock_when_idle_and_clear() {
-        let (_tmp, clock, actor) = start().await;
-        let bad = actor
-            .send(OpenLocalSession { username: "ryan".into(), password: "wrong-password-1".into() })
-            .await
-            .unwrap();
-        assert_eq!(bad, Err(PrivError::InvalidCredentials));
-        let id = actor.send(OpenLocalSession { username: "ryan".into(), password: PW.into() }).await.unwrap().unwrap();
-        let out = actor.send(probe(&id)).await.unwrap().unwrap();
-        assert_eq!(out["role"], "owner");
-        clock.advance_ms(sessions::IDLE_LOCK_MS - 1);
-        assert!(actor.send(probe(&id)).await.unwrap().is_ok(), "activity keeps it open");
-        clock.advance_ms(sessions::IDLE_LOCK_MS);
-        assert_eq!(actor.send(probe(&id)).await.unwrap(), Err(PrivError::ReauthRequired), "locked after 15 min idle");
-
-        let id = actor.send(OpenLocalSession { username: "ryan".into(), password: PW.into() }).await.unwrap().unwrap();
-        actor.send(LockLocalSession { session_id: id.clone() }).await.unwrap();
-        assert_eq!(actor.send(probe(&id)).await.unwrap(), Err(PrivError::ReauthRequired), "explicit lock");
-        let id = actor.send(OpenLocalSession { username: "ryan".into(), password: PW.into() }).await.unwrap().unwrap();
-        actor.send(ClearLocalSessions).await.unwrap();
-        assert_eq!(actor.send(probe(&id)).await.unwrap(), Err(PrivError::ReauthRequired), "cleared on reconfigure");
-    }
-
-    #[actix_rt::test]
-    async fn authority_commands_need_a_fresh_local_password() {
-        let (_tmp, clock, actor) = start().await;
-        let id = actor.send(OpenLocalSession { username: "ryan".into(), password: PW.into() }).await.unwrap().unwrap();
-        let create = LocalCommand {
-            session_id: id.clone(),
-            command: "accounts.create".into(),
-            payload: serde_json::json!({"username": "pat", "displayName": "Pat", "kind": "publisher"}),
-            expected_revision: None,
-        };
-        let pat = actor.send(create).await.unwrap().unwrap()["accountId"].as_str().unwrap().to_string();
-        let assign = |rev| LocalCommand {
-            session_id: id.clone(),
-            command: "publisher.assign".into(),
-            payload: serde_json::json!({"accountId": pat}),
-            expected_revision: Some(rev),
-        };
-        let first = actor.send(assign(1)).await.unwrap();
-        assert!(first.is_ok(), "fresh password: {first:?}");
-        clock.advance_ms(sessions::FRESH_PASSWORD_MS + 1);
-        assert_eq!(
-            actor.send(assign(2)).await.unwrap(),
-            Err(PrivError::ReauthRequired),
-            "password older than 5 minutes"
-        );
-    }
-
-    #[actix_rt::test]
-    async fn local_commands_are_parsed_once_and_malformed_ones_refused() {
-        let (_tmp, _clock, actor) = start().await;
-        let id = actor.send(OpenLocalSession { username: "ryan".into(), password: PW.into() }).await.unwrap().unwrap();
-        let with = |command: &str, payload: Value| LocalCommand {
-            session_id: id.clone(),
-            command: command.into(),
-            payload,
-            expected_revision: None,
-        };
-        let refused = |r: Result<Value, PrivError>| r.map_err(|e| (e.status(), e.code())).unwrap_err();
-        let extra = with("privileged.probe", serde_json::json!({"unexpected": true}));
-        assert_eq!(refused(actor.send(extra).await.unwrap()), (400, "invalid_input"), "extra payload field");
-        let wrong = with("accounts.setActive", serde_json::json!({"accountId": "acct00000000001", "active": "yes"}));
-        assert_eq!(refused(actor.send(wrong).await.unwrap()), (400, "invalid_input"), "wrong payload type");
-        let missing = with("accounts.rename", serde_json::json!({"displayName": "Ryan"}));
-        assert_eq!(refused(actor.send(missing).await.unwrap()), (400, "invalid_input"), "missing field");
-        let wiki = with("wiki.publish", serde_json::json!({}));
-        assert_eq!(refused(actor.send(wiki).await.unwrap()), (403, "forbidden"), "no variant, unknown command");
-        assert!(actor.send(with("privileged.probe", serde_json::json!({}))).await.unwrap().is_ok());
-    }
-}
+mod tests;

@@ -326,6 +326,9 @@ impl PrivilegedService {
         // The verified name and payload become a typed command once; unknown names and
         // malformed payloads are refused here, before the request id is claimed.
         let command = PrivilegedCommand::parse(&envelope.command, &envelope.payload)?;
+        if command.local_only() {
+            return Err(PrivError::Forbidden("this command is available only on the Relay server PC".into()));
+        }
         let request = CommandRequest {
             command: &command,
             expected_revision: envelope.expected_revision,

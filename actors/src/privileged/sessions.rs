@@ -15,6 +15,7 @@ pub const MAX_SESSIONS: usize = 16;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LocalSession {
     pub account_id: String,
+    pub username: String,
     pub role: Role,
     pub authenticated_ms: i64,
     pub last_activity_ms: i64,
@@ -26,14 +27,15 @@ pub struct Sessions {
 }
 
 impl Sessions {
-    pub fn open(&mut self, id: String, account_id: String, role: Role, now_ms: i64) {
+    pub fn open(&mut self, id: String, account_id: String, username: String, role: Role, now_ms: i64) {
         self.expire(now_ms);
         if self.by_id.len() >= MAX_SESSIONS {
             if let Some(oldest) = self.by_id.iter().min_by_key(|(_, s)| s.last_activity_ms).map(|(k, _)| k.clone()) {
                 self.by_id.remove(&oldest);
             }
         }
-        self.by_id.insert(id, LocalSession { account_id, role, authenticated_ms: now_ms, last_activity_ms: now_ms });
+        let session = LocalSession { account_id, username, role, authenticated_ms: now_ms, last_activity_ms: now_ms };
+        self.by_id.insert(id, session);
     }
 
     /// The live session for `id`, marking privileged activity; `None` once idle-locked.
@@ -42,6 +44,20 @@ impl Sessions {
         let session = self.by_id.get_mut(id)?;
         session.last_activity_ms = now_ms;
         Some(session.clone())
+    }
+
+    /// The live session for `id` without marking activity (a status read keeps nothing alive).
+    pub fn peek(&mut self, id: &str, now_ms: i64) -> Option<LocalSession> {
+        self.expire(now_ms);
+        self.by_id.get(id).cloned()
+    }
+
+    /// The password was checked again: authority commands count as fresh from `now_ms`.
+    pub fn reconfirm(&mut self, id: &str, now_ms: i64) -> Option<LocalSession> {
+        let session = self.touch(id, now_ms)?;
+        let stored = self.by_id.get_mut(id)?;
+        stored.authenticated_ms = now_ms;
+        Some(LocalSession { authenticated_ms: now_ms, ..session })
     }
 
     pub fn lock(&mut self, id: &str) -> bool {
@@ -73,7 +89,8 @@ mod tests {
     #[test]
     fn sessions_lock_after_idle_and_activity_extends_them() {
         let mut s = Sessions::default();
-        s.open("a".into(), "acct".into(), Role::Owner, 0);
+        s.open("a".into(), "acct".into(), "ryan".into(), Role::Owner, 0);
+        assert_eq!(s.peek("a", IDLE_LOCK_MS - 2).map(|x| x.last_activity_ms), Some(0), "peeking is not activity");
         assert!(s.touch("a", IDLE_LOCK_MS - 1).is_some(), "activity just before the limit");
         assert!(s.touch("a", 2 * IDLE_LOCK_MS - 2).is_some(), "the last activity restarted the timer");
         assert!(s.touch("a", 3 * IDLE_LOCK_MS).is_none(), "idle for 15 minutes locks");
@@ -84,7 +101,7 @@ mod tests {
     fn lock_and_clear_remove_sessions_and_the_count_is_bounded() {
         let mut s = Sessions::default();
         for i in 0..(MAX_SESSIONS + 3) {
-            s.open(format!("s{i}"), "acct".into(), Role::Administrator, i as i64);
+            s.open(format!("s{i}"), "acct".into(), "admin".into(), Role::Administrator, i as i64);
         }
         assert_eq!(s.len(), MAX_SESSIONS);
         assert!(s.touch("s0", 100).is_none(), "oldest evicted");
@@ -92,5 +109,15 @@ mod tests {
         assert!(!s.lock("s5"));
         s.clear();
         assert!(s.touch("s6", 100).is_none());
+    }
+
+    #[test]
+    fn reconfirming_the_password_makes_it_fresh_and_counts_as_activity() {
+        let mut s = Sessions::default();
+        s.open("a".into(), "acct".into(), "ryan".into(), Role::Owner, 0);
+        let again = s.reconfirm("a", FRESH_PASSWORD_MS * 2).unwrap();
+        assert_eq!((again.authenticated_ms, again.last_activity_ms), (FRESH_PASSWORD_MS * 2, FRESH_PASSWORD_MS * 2));
+        assert_eq!(s.peek("a", FRESH_PASSWORD_MS * 2).unwrap().authenticated_ms, FRESH_PASSWORD_MS * 2);
+        assert!(s.reconfirm("missing", 0).is_none());
     }
 }

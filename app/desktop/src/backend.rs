@@ -58,6 +58,8 @@ pub struct LiveServer {
     pub realtime: Addr<actors::realtime::RealtimeActor>,
     /// Backups of the data directory (Settings → Data administration).
     pub backup: Option<Addr<actors::backup::BackupActor>>,
+    /// Protected identity: the Administration screen's local sessions and commands.
+    pub privileged: Addr<actors::privileged::PrivilegedActor>,
     pub server: actix_web::dev::ServerHandle,
     pub discovery: Option<Addr<DiscoveryActor>>,
     pub system: actix::System,
@@ -236,6 +238,7 @@ impl Generation {
             health: handles.health.clone(),
             realtime: handles.realtime.clone(),
             backup: handles.backup.clone(),
+            privileged: handles.privileged.clone(),
             server: server.handle(),
             discovery: discovery.clone(),
             system: actix::System::current(),

@@ -97,6 +97,12 @@ pub enum BridgeError {
     /// The server definitively refused the credential.
     #[error("rejected: {0}")]
     Rejected(String),
+    /// The server PC's administration session is gone (idle lock, lock, restart): sign in again.
+    #[error("locked: {0}")]
+    Locked(String),
+    /// This administration action needs the password confirmed again first.
+    #[error("password required: {0}")]
+    PasswordRequired(String),
 }
 
 /// Which bridge window `label` is: "main", an auxiliary window of an allowlisted route, or none

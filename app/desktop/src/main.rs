@@ -6,6 +6,7 @@
 //! `guards`), whose commands are registered once, in `registry`; every window is
 //! navigation-locked (`lockdown`); panics go through `guards`.
 
+mod admin_cmd;
 mod backend;
 mod backup_cmd;
 mod bridge;
@@ -126,6 +127,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         .manage(Bridge::new(&trusted, Some(backend)))
         .manage(secrets)
         .manage(session_cmd::SharedSession::default())
+        .manage(admin_cmd::AdminSession::default())
         .manage(setup_cmd::SetupStore::new(data_dir))
         .invoke_handler(registry::handler())
         .on_window_event(|window, event| {

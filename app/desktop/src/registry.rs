@@ -12,7 +12,7 @@ mod names;
 #[cfg(test)]
 pub use names::COMMANDS;
 
-use crate::{backup_cmd, bridge, discovery_cmd, guards, offline_cmd, secrets_cmd, session_cmd, setup_cmd};
+use crate::{admin_cmd, backup_cmd, bridge, discovery_cmd, guards, offline_cmd, secrets_cmd, session_cmd, setup_cmd};
 
 /// The invoke handler: exactly the commands of `COMMANDS` (checked by `registry::tests`).
 pub fn handler<R: tauri::Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + Send + Sync + 'static {
@@ -44,6 +44,11 @@ pub fn handler<R: tauri::Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + 
         offline_cmd::offline_mutate,
         offline_cmd::offline_replay,
         offline_cmd::pending_changes,
+        admin_cmd::admin_status,
+        admin_cmd::admin_sign_in,
+        admin_cmd::admin_confirm_password,
+        admin_cmd::admin_lock,
+        admin_cmd::admin_command,
     ]
 }
 

@@ -127,16 +127,20 @@ pub fn set_account_active(conn: &mut SqliteConnection, id: &str, active: bool, n
 /// Replaces an account's password hash, bumps its credential version and revokes every paired
 /// device of that account (a credential change ends remote sessions).
 pub fn replace_password(conn: &mut SqliteConnection, id: &str, hash: &str, now_ms: i64) -> DbResult<usize> {
-    conn.immediate_transaction(|c| {
-        diesel::update(accounts::table.find(id))
-            .set((
-                accounts::password_hash.eq(Some(hash)),
-                accounts::credential_version.eq(accounts::credential_version + 1),
-                accounts::updated_ms.eq(now_ms),
-            ))
-            .execute(c)?;
-        revoke_account_devices(c, id, now_ms)
-    })
+    conn.immediate_transaction(|c| set_password_hash(c, id, hash, now_ms))
+}
+
+/// [`replace_password`] inside the caller's transaction: the new hash, the credential version
+/// raised, every active device of the account revoked (returns how many).
+pub fn set_password_hash(conn: &mut SqliteConnection, id: &str, hash: &str, now_ms: i64) -> DbResult<usize> {
+    diesel::update(accounts::table.find(id))
+        .set((
+            accounts::password_hash.eq(Some(hash)),
+            accounts::credential_version.eq(accounts::credential_version + 1),
+            accounts::updated_ms.eq(now_ms),
+        ))
+        .execute(conn)?;
+    revoke_account_devices(conn, id, now_ms)
 }
 
 /// Revokes every active device of an account; returns how many.

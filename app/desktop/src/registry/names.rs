@@ -33,4 +33,9 @@ pub const COMMANDS: &[&str] = &[
     "offline_mutate",
     "offline_replay",
     "pending_changes",
+    "admin_status",
+    "admin_sign_in",
+    "admin_confirm_password",
+    "admin_lock",
+    "admin_command",
 ];

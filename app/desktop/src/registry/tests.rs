@@ -13,7 +13,7 @@ use tauri::{WebviewUrl, WebviewWindow, WebviewWindowBuilder};
 
 use super::COMMANDS;
 use crate::bridge::{self, Access, Bridge, Command};
-use crate::{backup_cmd, discovery_cmd, guards, offline_cmd, secrets_cmd, session_cmd, setup_cmd};
+use crate::{admin_cmd, backup_cmd, discovery_cmd, guards, offline_cmd, secrets_cmd, session_cmd, setup_cmd};
 
 /// Registered commands the shared renderer does not invoke yet. `tests/desktop/webdriver_bridge.py`
 /// exercises them; wiring one into `ui/src/transport/desktop.ts` means removing it here.
@@ -54,6 +54,11 @@ fn table() -> Vec<(Command, Value)> {
         (offline_cmd::OFFLINE_MUTATE, json!({"mutation": {"collection": "contacts", "action": "create", "data": {}}})),
         (offline_cmd::OFFLINE_REPLAY, json!({})),
         (offline_cmd::PENDING_CHANGES, json!({"request": {"action": "list"}})),
+        (admin_cmd::ADMIN_STATUS, json!({})),
+        (admin_cmd::ADMIN_SIGN_IN, json!({"username": "ryan", "password": "not the password"})),
+        (admin_cmd::ADMIN_CONFIRM_PASSWORD, json!({"password": "not the password"})),
+        (admin_cmd::ADMIN_LOCK, json!({})),
+        (admin_cmd::ADMIN_COMMAND, json!({"command": "admin.snapshot", "payload": {}, "expectedRevision": null})),
     ]
 }
 
@@ -222,6 +227,7 @@ fn mock_app(tmp: &tempfile::TempDir) -> tauri::App<MockRuntime> {
         .manage(Bridge::for_tests("", Some("correct horse battery staple")))
         .manage(Arc::new(secrets_cmd::Secrets::new(store, None).unwrap()))
         .manage(session_cmd::SharedSession::default())
+        .manage(admin_cmd::AdminSession::default())
         .manage(setup_cmd::SetupStore::new(dir))
         .invoke_handler(super::handler())
         .build(mock_context(noop_assets()))

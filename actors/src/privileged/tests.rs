@@ -1,0 +1,212 @@
+//! The privileged actor's server-local sessions (sign-in budget, idle lock, fresh passwords,
+//! the session view) and its persisted reauthentication budget.
+use super::*;
+use crate::testkit::TestCtx;
+use infra::clock::{Clock, ManualClock};
+use std::sync::Arc;
+
+const PW: &str = "local-owner-password";
+
+async fn start() -> (tempfile::TempDir, Arc<ManualClock>, Addr<PrivilegedActor>) {
+    let tmp = tempfile::tempdir().unwrap();
+    let t = TestCtx::new();
+    let clock = t.clock.clone();
+    let (pool, _) = infra::db::open(&tmp.path().join("relay.db"), 2).unwrap();
+    let service = PrivilegedService::new(pool, clock.clone());
+    service.ensure_ready().unwrap();
+    service.set_password("ryan", PW).unwrap();
+    service.set_active("ryan", true).unwrap();
+    let actor = PrivilegedActor::new(t.ctx(), service, PrivilegedLimits::default()).start();
+    (tmp, clock, actor)
+}
+
+#[actix_rt::test]
+async fn reauth_failures_survive_a_restart_through_the_store() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (pool, _) = infra::db::open(&tmp.path().join("relay.db"), 2).unwrap();
+    let start = || {
+        let t = TestCtx::new();
+        let service = PrivilegedService::new(pool.clone(), t.clock.clone());
+        service.ensure_ready().unwrap();
+        let store = RateLimitStore::new(pool.clone());
+        PrivilegedActor::new(t.ctx(), service, PrivilegedLimits::default()).persisting(store).start()
+    };
+    let reauth = || Reauth {
+        account_id: "nobody".into(),
+        device_id: "nothing".into(),
+        password: "wrong-password".into(),
+        source: IpAddr::from([10, 0, 0, 7]),
+    };
+    let actor = start();
+    for _ in 0..5 {
+        assert_eq!(actor.send(reauth()).await.unwrap(), Err(PrivError::InvalidCredentials));
+    }
+    assert!(matches!(actor.send(reauth()).await.unwrap(), Err(PrivError::RateLimited { .. })));
+    tokio::time::sleep(FLUSH_INTERVAL + std::time::Duration::from_millis(500)).await;
+    let restarted = start();
+    assert!(
+        matches!(restarted.send(reauth()).await.unwrap(), Err(PrivError::RateLimited { .. })),
+        "a restart does not refill the budget"
+    );
+}
+
+fn probe(session_id: &str) -> LocalCommand {
+    LocalCommand {
+        session_id: session_id.into(),
+        command: "privileged.probe".into(),
+        payload: serde_json::json!({}),
+        expected_revision: None,
+    }
+}
+
+#[actix_rt::test]
+async fn local_sessions_run_commands_lock_when_idle_and_clear() {
+    let (_tmp, clock, actor) = start().await;
+    let bad =
+        actor.send(OpenLocalSession { username: "ryan".into(), password: "wrong-password-1".into() }).await.unwrap();
+    assert_eq!(bad, Err(PrivError::InvalidCredentials));
+    let id = actor.send(OpenLocalSession { username: "ryan".into(), password: PW.into() }).await.unwrap().unwrap();
+    let out = actor.send(probe(&id)).await.unwrap().unwrap();
+    assert_eq!(out["role"], "owner");
+    clock.advance_ms(sessions::IDLE_LOCK_MS - 1);
+    assert!(actor.send(probe(&id)).await.unwrap().is_ok(), "activity keeps it open");
+    clock.advance_ms(sessions::IDLE_LOCK_MS);
+    assert_eq!(actor.send(probe(&id)).await.unwrap(), Err(PrivError::ReauthRequired), "locked after 15 min idle");
+
+    let id = actor.send(OpenLocalSession { username: "ryan".into(), password: PW.into() }).await.unwrap().unwrap();
+    actor.send(LockLocalSession { session_id: id.clone() }).await.unwrap();
+    assert_eq!(actor.send(probe(&id)).await.unwrap(), Err(PrivError::ReauthRequired), "explicit lock");
+    let id = actor.send(OpenLocalSession { username: "ryan".into(), password: PW.into() }).await.unwrap().unwrap();
+    actor.send(ClearLocalSessions).await.unwrap();
+    assert_eq!(actor.send(probe(&id)).await.unwrap(), Err(PrivError::ReauthRequired), "cleared on reconfigure");
+}
+
+#[actix_rt::test]
+async fn authority_commands_need_a_fresh_local_password() {
+    let (_tmp, clock, actor) = start().await;
+    let id = actor.send(OpenLocalSession { username: "ryan".into(), password: PW.into() }).await.unwrap().unwrap();
+    let create = LocalCommand {
+        session_id: id.clone(),
+        command: "accounts.create".into(),
+        payload: serde_json::json!({"username": "pat", "displayName": "Pat", "kind": "publisher"}),
+        expected_revision: None,
+    };
+    let pat = actor.send(create).await.unwrap().unwrap()["accountId"].as_str().unwrap().to_string();
+    let assign = |rev| LocalCommand {
+        session_id: id.clone(),
+        command: "publisher.assign".into(),
+        payload: serde_json::json!({"accountId": pat}),
+        expected_revision: Some(rev),
+    };
+    let first = actor.send(assign(1)).await.unwrap();
+    assert!(first.is_ok(), "fresh password: {first:?}");
+    clock.advance_ms(sessions::FRESH_PASSWORD_MS + 1);
+    assert_eq!(actor.send(assign(2)).await.unwrap(), Err(PrivError::ReauthRequired), "password older than 5 minutes");
+}
+
+fn local(session_id: &str, command: &str, payload: Value) -> LocalCommand {
+    LocalCommand { session_id: session_id.into(), command: command.into(), payload, expected_revision: None }
+}
+
+#[actix_rt::test]
+async fn local_sign_in_and_reconfirmation_share_a_bounded_budget() {
+    let (_tmp, _clock, actor) = start().await;
+    let open = |password: &str| OpenLocalSession { username: "ryan".into(), password: password.into() };
+    for _ in 0..5 {
+        assert_eq!(actor.send(open("wrong-password-1")).await.unwrap(), Err(PrivError::InvalidCredentials));
+    }
+    assert!(
+        matches!(actor.send(open(PW)).await.unwrap(), Err(PrivError::RateLimited { .. })),
+        "the right password waits too once the budget is spent"
+    );
+    let (_tmp, _clock, actor) = start().await;
+    let id = actor.send(open(PW)).await.unwrap().unwrap();
+    let again = |password: &str| ReconfirmLocalPassword { session_id: id.clone(), password: password.into() };
+    for _ in 0..5 {
+        assert_eq!(actor.send(again("wrong-password-1")).await.unwrap(), Err(PrivError::InvalidCredentials));
+    }
+    assert!(matches!(actor.send(again(PW)).await.unwrap(), Err(PrivError::RateLimited { .. })));
+}
+
+#[actix_rt::test]
+async fn the_session_view_shows_who_and_when_it_locks_and_reading_it_keeps_nothing_alive() {
+    let (_tmp, clock, actor) = start().await;
+    let id = actor.send(OpenLocalSession { username: "ryan".into(), password: PW.into() }).await.unwrap().unwrap();
+    let opened_at = clock.now_ms();
+    let status = || LocalSessionStatus { session_id: id.clone() };
+    let view = actor.send(status()).await.unwrap().unwrap();
+    assert_eq!(
+        view,
+        LocalSessionView { username: "ryan".into(), role: "owner", lock_at_ms: opened_at + sessions::IDLE_LOCK_MS }
+    );
+    clock.advance_ms(sessions::IDLE_LOCK_MS - 1);
+    assert!(actor.send(status()).await.unwrap().is_some());
+    clock.advance_ms(1);
+    assert_eq!(actor.send(status()).await.unwrap(), None, "status reads did not extend the session");
+    assert_eq!(actor.send(LocalSessionStatus { session_id: "never-opened".into() }).await.unwrap(), None);
+}
+
+#[actix_rt::test]
+async fn passwords_are_set_from_the_server_pc_with_a_fresh_password_and_revoke_devices() {
+    let (_tmp, clock, actor) = start().await;
+    let id = actor.send(OpenLocalSession { username: "ryan".into(), password: PW.into() }).await.unwrap().unwrap();
+    let create = local(
+        &id,
+        "accounts.create",
+        serde_json::json!({"username": "pat", "displayName": "Pat", "kind": "publisher"}),
+    );
+    let pat = actor.send(create).await.unwrap().unwrap()["accountId"].as_str().unwrap().to_string();
+    let set = |password: &str| {
+        local(&id, "accounts.setPassword", serde_json::json!({"accountId": pat, "password": password}))
+    };
+    let short = actor.send(set("short")).await.unwrap().map_err(|e| e.code());
+    assert_eq!(short, Err("invalid_input"), "the password policy applies");
+    let done = actor.send(set("publisher password one")).await.unwrap().unwrap();
+    assert_eq!(done, serde_json::json!({"passwordSet": true, "devicesRevoked": 0}));
+    let activate = local(&id, "accounts.setActive", serde_json::json!({"accountId": pat, "active": true}));
+    assert!(actor.send(activate).await.unwrap().is_ok(), "a configured account can be activated");
+    let unassigned = actor.send(local(&id, "pairing.start", serde_json::json!({"accountId": pat, "label": "early"})));
+    assert_eq!(unassigned.await.unwrap().map_err(|e| e.code()), Err("forbidden"), "no role yet, no pairing");
+    let assign = LocalCommand {
+        expected_revision: Some(1),
+        ..local(&id, "publisher.assign", serde_json::json!({"accountId": pat}))
+    };
+    actor.send(assign).await.unwrap().unwrap();
+    let code = actor.send(local(&id, "pairing.start", serde_json::json!({"accountId": pat, "label": "NOC laptop"})));
+    let ticket = code.await.unwrap().unwrap();
+    assert_eq!(ticket["code"].as_str().map(str::len), Some(9), "XXXX-XXXX: {ticket}");
+
+    clock.advance_ms(sessions::FRESH_PASSWORD_MS + 1);
+    assert_eq!(
+        actor.send(set("publisher password two")).await.unwrap(),
+        Err(PrivError::ReauthRequired),
+        "stale password"
+    );
+    let confirmed = ReconfirmLocalPassword { session_id: id.clone(), password: PW.into() };
+    actor.send(confirmed).await.unwrap().unwrap();
+    assert!(actor.send(set("publisher password two")).await.unwrap().is_ok(), "fresh again after reconfirming");
+    let audit = actor.send(local(&id, "audit.verify", serde_json::json!({}))).await.unwrap().unwrap();
+    assert_eq!(audit["ok"], true, "{audit}");
+}
+
+#[actix_rt::test]
+async fn local_commands_are_parsed_once_and_malformed_ones_refused() {
+    let (_tmp, _clock, actor) = start().await;
+    let id = actor.send(OpenLocalSession { username: "ryan".into(), password: PW.into() }).await.unwrap().unwrap();
+    let with = |command: &str, payload: Value| LocalCommand {
+        session_id: id.clone(),
+        command: command.into(),
+        payload,
+        expected_revision: None,
+    };
+    let refused = |r: Result<Value, PrivError>| r.map_err(|e| (e.status(), e.code())).unwrap_err();
+    let extra = with("privileged.probe", serde_json::json!({"unexpected": true}));
+    assert_eq!(refused(actor.send(extra).await.unwrap()), (400, "invalid_input"), "extra payload field");
+    let wrong = with("accounts.setActive", serde_json::json!({"accountId": "acct00000000001", "active": "yes"}));
+    assert_eq!(refused(actor.send(wrong).await.unwrap()), (400, "invalid_input"), "wrong payload type");
+    let missing = with("accounts.rename", serde_json::json!({"displayName": "Ryan"}));
+    assert_eq!(refused(actor.send(missing).await.unwrap()), (400, "invalid_input"), "missing field");
+    let wiki = with("wiki.publish", serde_json::json!({}));
+    assert_eq!(refused(actor.send(wiki).await.unwrap()), (403, "forbidden"), "no variant, unknown command");
+    assert!(actor.send(with("privileged.probe", serde_json::json!({}))).await.unwrap().is_ok());
+}
