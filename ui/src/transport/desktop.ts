@@ -164,25 +164,144 @@ export interface BackupArchive {
   verifiedRestorePoint: boolean;
 }
 
-/** The codes of the bridge's refusals (app/desktop/src/bridge.rs `BridgeError`). */
-export type BridgeCode = 'forbidden' | 'invalid' | 'rateLimited' | 'unavailable' | 'rejected';
+/** The codes of the bridge's refusals (app/desktop/src/bridge.rs `BridgeError`). The
+ * administration commands add `locked` (the admin session is gone) and `passwordRequired` (the
+ * action needs a fresh password: `admin_confirm_password`, then retry). */
+export type BridgeCode = 'forbidden' | 'invalid' | 'rateLimited' | 'unavailable' | 'rejected' | 'locked' | 'passwordRequired';
 
 /** A refusal from the bridge: its operator-facing message and its code. */
 export class BridgeRefusal extends Error {
   constructor(
     message: string,
     readonly code: BridgeCode | null,
+    /** `rateLimited` with a number of seconds as its message: those seconds. */
+    readonly retryAfterSeconds: number | null = null,
   ) {
     super(message);
     this.name = 'BridgeRefusal';
   }
 }
 
-const BRIDGE_CODES: readonly string[] = ['forbidden', 'invalid', 'rateLimited', 'unavailable', 'rejected'];
+const BRIDGE_CODES: readonly string[] = ['forbidden', 'invalid', 'rateLimited', 'unavailable', 'rejected', 'locked', 'passwordRequired'];
 
 const count = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.floor(v) : 0);
 const text = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+
+/** An administration role on the server (the server's authority decides who holds which). */
+export type AdminRole = 'owner' | 'administrator' | 'publisher';
+
+/** A signed-in administration session; it idle-locks at `lockAtMs` (epoch ms), 15 minutes after
+ * the last privileged action (reading does not extend it). */
+export interface AdminSession {
+  username: string;
+  role: AdminRole;
+  lockAtMs: number;
+}
+
+/** What `admin_status`, `admin_sign_in`, `admin_confirm_password` and `admin_lock` return;
+ * `available` is false outside server mode. */
+export interface AdminStatus {
+  available: boolean;
+  session: AdminSession | null;
+}
+
+/** One account in `admin.snapshot`. No secret: the password is only whether one is set. */
+export interface AdminAccount {
+  id: string;
+  username: string;
+  displayName: string;
+  kind: 'administrator' | 'publisher';
+  active: boolean;
+  /** The role the authority gives it now, or null. */
+  role: AdminRole | null;
+  password: 'Configured' | 'Not configured';
+}
+
+/** One paired device in `admin.snapshot`. */
+export interface AdminDevice {
+  id: string;
+  accountId: string;
+  label: string;
+  hostname: string;
+  /** 'active', 'revoked', … (shown as is). */
+  state: string;
+  fingerprintSuffix: string;
+}
+
+/** Who holds Owner and Publisher; authority commands carry `revision` as their expected revision. */
+export interface AdminAuthority {
+  ownerAccountId: string;
+  publisherAccountId: string | null;
+  revision: number;
+}
+
+/** `admin_command` `admin.snapshot`. */
+export interface AdminSnapshot {
+  accounts: AdminAccount[];
+  devices: AdminDevice[];
+  authority: AdminAuthority;
+}
+
+/** The commands `admin_command` runs. */
+export type AdminCommandName =
+  | 'admin.snapshot'
+  | 'accounts.create'
+  | 'accounts.rename'
+  | 'accounts.setActive'
+  | 'accounts.setPassword'
+  | 'devices.revoke'
+  | 'pairing.start'
+  | 'publisher.assign'
+  | 'ownership.transfer'
+  | 'audit.verify';
+
+const ADMIN_ROLES: readonly string[] = ['owner', 'administrator', 'publisher'];
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+/** An admin status with every field checked: an unknown role reads as the least privileged one. */
+export function adminStatus(raw: unknown): AdminStatus {
+  const r = isObject(raw) ? raw : {};
+  const s = isObject(r.session) ? r.session : null;
+  const session: AdminSession | null = s && typeof s.username === 'string'
+    ? {
+        username: s.username,
+        role: ADMIN_ROLES.includes(str(s.role)) ? (s.role as AdminRole) : 'publisher',
+        lockAtMs: typeof s.lockAtMs === 'number' && Number.isFinite(s.lockAtMs) ? s.lockAtMs : 0,
+      }
+    : null;
+  return { available: r.available === true, session: r.available === true ? session : null };
+}
+
+/** `admin.snapshot` with only the listed fields kept (anything else the server sent is dropped,
+ * so nothing but "Configured" / "Not configured" about a password can reach the screen). */
+export function adminSnapshot(raw: unknown): AdminSnapshot {
+  const r = isObject(raw) ? raw : {};
+  const accounts = (Array.isArray(r.accounts) ? r.accounts : []).filter(isObject).map((a): AdminAccount => ({
+    id: str(a.id),
+    username: str(a.username),
+    displayName: str(a.displayName),
+    kind: a.kind === 'administrator' ? 'administrator' : 'publisher',
+    active: a.active === true,
+    role: ADMIN_ROLES.includes(str(a.role)) ? (a.role as AdminRole) : null,
+    password: a.password === 'Configured' ? 'Configured' : 'Not configured',
+  }));
+  const devices = (Array.isArray(r.devices) ? r.devices : []).filter(isObject).map((d): AdminDevice => ({
+    id: str(d.id),
+    accountId: str(d.accountId),
+    label: str(d.label),
+    hostname: str(d.hostname),
+    state: str(d.state) || 'unknown',
+    fingerprintSuffix: str(d.fingerprintSuffix),
+  }));
+  const a = isObject(r.authority) ? r.authority : {};
+  const authority: AdminAuthority = {
+    ownerAccountId: str(a.ownerAccountId),
+    publisherAccountId: typeof a.publisherAccountId === 'string' && a.publisherAccountId !== '' ? a.publisherAccountId : null,
+    revision: typeof a.revision === 'number' && Number.isFinite(a.revision) ? a.revision : 0,
+  };
+  return { accounts, devices, authority };
+}
 
 /** A replay report from the bridge with every field present, or null when there is none. */
 export function replayReport(raw: unknown): ReplayReport | null {
@@ -218,8 +337,9 @@ function serverCopy(raw: unknown): ServerCopy {
 }
 
 /**
- * The desktop bridge's passphrase, setup, discovery, stability, backup, external-link and offline
- * (client mode: cache, write queue, replay, review) commands. The bridge refuses with
+ * The desktop bridge's passphrase, setup, discovery, stability, backup, administration (server
+ * mode: admin session and commands), external-link and offline (client mode: cache, write queue,
+ * replay, review) commands. The bridge refuses with
  * `{ code, message }`; these reject with a BridgeRefusal carrying both.
  */
 export class DesktopBridge implements OfflineBridge {
@@ -235,9 +355,12 @@ export class DesktopBridge implements OfflineBridge {
       return await this.tauri.core.invoke(cmd, args);
     } catch (e) {
       const { message, code } = (e ?? {}) as { message?: unknown; code?: unknown };
+      // `RateLimited(u64)` serializes its seconds as the message.
+      const seconds = typeof message === 'number' && Number.isFinite(message) && message >= 0 ? Math.ceil(message) : null;
       throw new BridgeRefusal(
-        typeof message === 'string' ? message : `${cmd} was refused`,
+        typeof message === 'string' ? message : seconds !== null ? `Too many requests; try again in ${seconds} s.` : `${cmd} was refused`,
         typeof code === 'string' && BRIDGE_CODES.includes(code) ? (code as BridgeCode) : null,
+        seconds,
       );
     }
   }
@@ -326,6 +449,37 @@ export class DesktopBridge implements OfflineBridge {
   /** Server mode: stage a restore of `name`; the server then restarts onto it (poll backupStatus). */
   async backupRestore(name: string): Promise<RestoreStaged> {
     return (await this.call('backup_restore', { name })) as RestoreStaged;
+  }
+
+  /** Server mode: whether administration is available and the admin session, if one is signed in. */
+  async adminStatus(): Promise<AdminStatus> {
+    return adminStatus(await this.call('admin_status'));
+  }
+
+  /** Server mode: signs in to administration (rejected / rateLimited on a wrong password). */
+  async adminSignIn(username: string, password: string): Promise<AdminStatus> {
+    return adminStatus(await this.call('admin_sign_in', { username, password }));
+  }
+
+  /** Server mode: proves a fresh password for the next action that answered `passwordRequired`. */
+  async adminConfirmPassword(password: string): Promise<AdminStatus> {
+    return adminStatus(await this.call('admin_confirm_password', { password }));
+  }
+
+  /** Server mode: locks the admin session now. */
+  async adminLock(): Promise<AdminStatus> {
+    return adminStatus(await this.call('admin_lock'));
+  }
+
+  /** Server mode: runs one administration command; resolves with its JSON result. Authority
+   * commands carry the snapshot's authority revision, the others null. */
+  async adminCommand(command: AdminCommandName, payload: Record<string, unknown>, expectedRevision: number | null = null): Promise<unknown> {
+    return this.call('admin_command', { command, payload, expectedRevision });
+  }
+
+  /** Server mode: the accounts, devices and authority (`admin.snapshot`). */
+  async adminSnapshot(): Promise<AdminSnapshot> {
+    return adminSnapshot(await this.adminCommand('admin.snapshot', {}, null));
   }
 
   /**

@@ -1,8 +1,10 @@
 // Settings: connection info, System health (read-only operator dashboard), Data administration
-// (backups; desktop server mode only), appearance (accent colors), Data Manager.
+// (backups) and Administration (accounts, devices, authority) — both desktop server mode only —,
+// appearance (accent colors), Data Manager.
 import { useState } from 'react';
 import { ACCENTS, ACCENT_KEY, applyAccent, readAccent } from '../../lib/accent';
 import { useConnectionState, useTransport } from '../../transport/context';
+import { Administration } from '../admin/AdministrationPanel';
 import { CONNECTION_LABELS } from '../shell/connectionLabel';
 import { DataAdministration } from './DataAdministration';
 import { DataManager } from './DataManager';
@@ -35,6 +37,7 @@ export default function SettingsView() {
       </div>
       <SystemHealthPanel />
       {transport.mode === 'desktop' && <DataAdministration />}
+      {transport.mode === 'desktop' && <Administration />}
       <div className="panel card">
         <h2>Appearance</h2>
         <div className="row-wrap" role="radiogroup" aria-label="Accent color">

@@ -1,0 +1,111 @@
+// Settings → Administration (desktop server mode only): the server PC's administration screen.
+// Renders the controller's state — the sign-in form (username, password), or the session
+// (signed-in user and role, "Locks at HH:MM", Lock, Verify audit log, the accounts and devices,
+// the authority controls) — its notices (role="status") and errors (role="alert"), and the open
+// dialog. `Administration` wires it to the desktop bridge: it shows only when connection_info
+// says server mode (as Data administration does) and polls the admin status while mounted.
+import { useEffect, useState, useSyncExternalStore } from 'react';
+import { DesktopBridge } from '../../transport/desktop';
+import { AccountsTable } from './AccountsTable';
+import { AdminDialogView } from './AdminDialogs';
+import { AdminController, type AdminState } from './adminController';
+import { abilities, formatClock, roleLabel } from './adminModel';
+
+export type PanelController = Pick<
+  AdminController,
+  'fields' | 'signIn' | 'lock' | 'open' | 'request' | 'confirm' | 'cancelDialog' | 'submitNewPassword' | 'submitFreshPassword'
+>;
+
+function SignInForm({ busy, ctl }: { busy: boolean; ctl: PanelController }) {
+  const [username, setUsername] = useState('');
+  return (
+    <form data-testid="admin-signin" onSubmit={(e) => { e.preventDefault(); void ctl.signIn(username); }}>
+      <p className="muted small">Sign in with an administration account of this server to manage accounts, devices and authority.</p>
+      <div className="row-wrap">
+        <label className="field">
+          <span className="field-label">Username</span>
+          <input className="input" data-testid="admin-signin-username" autoComplete="off" autoCapitalize="off" spellCheck={false}
+            value={username} onChange={(e) => setUsername(e.target.value)} />
+        </label>
+        <label className="field">
+          <span className="field-label">Password</span>
+          <input className="input" data-testid="admin-signin-password" type="password" autoComplete="off" ref={ctl.fields.signIn.ref} />
+        </label>
+        <button type="submit" className="button button-primary" data-testid="admin-signin-submit" disabled={busy}>
+          Sign in
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/** The screen for one state (pure rendering; the markup tests render it directly). */
+export function AdministrationView({ state, ctl }: { state: AdminState; ctl: PanelController }) {
+  const { phase, session, snapshot, busy, message } = state;
+  const can = abilities(session);
+  return (
+    <div className="panel card" data-testid="administration" aria-busy={busy || undefined}>
+      <h2>Administration</h2>
+      {phase === 'loading' && <p className="muted" role="status">Checking administration…</p>}
+      {phase === 'unavailable' && (
+        <p className="muted" data-testid="admin-unavailable">Administration is available on the server PC while its Relay server runs.</p>
+      )}
+      {phase === 'signedOut' && <SignInForm busy={busy} ctl={ctl} />}
+      {phase === 'session' && session && (
+        <div className="row-wrap" data-testid="admin-session">
+          <span>
+            Signed in as <strong>{session.username}</strong> ({roleLabel(session.role)})
+          </span>
+          <span className="muted" data-testid="admin-lock-at">Locks at {formatClock(session.lockAtMs)}</span>
+          <button type="button" className="button button-ghost small" data-testid="admin-lock" disabled={busy} onClick={() => void ctl.lock()}>
+            Lock
+          </button>
+          {can.verifyAudit && (
+            <button type="button" className="button button-ghost small" data-testid="admin-audit-verify" disabled={busy}
+              onClick={() => ctl.request({ kind: 'auditVerify' })}>
+              Verify audit log
+            </button>
+          )}
+        </div>
+      )}
+      {message && (
+        <p className={message.error ? 'error-text' : 'muted'} role={message.error ? 'alert' : 'status'} data-testid="admin-message">
+          {message.text}
+        </p>
+      )}
+      {busy && <p className="muted small" role="status">Working…</p>}
+      {phase === 'session' && snapshot && (
+        <AccountsTable snapshot={snapshot} actions={{ busy, can, request: ctl.request, open: ctl.open }} />
+      )}
+      {phase === 'session' && <AdminDialogView state={state} ctl={ctl} createKinds={can.createKinds} />}
+    </div>
+  );
+}
+
+/** The screen wired to the desktop bridge; renders nothing outside a server-mode desktop. */
+export function Administration({ w = globalThis }: { w?: unknown }) {
+  const [bridge] = useState(() => DesktopBridge.of(w));
+  const [serverMode, setServerMode] = useState(false);
+  const [ctl] = useState(() => (bridge ? new AdminController(bridge) : null));
+
+  useEffect(() => {
+    if (!bridge) return;
+    let live = true;
+    void bridge.info().then((info) => { if (live && info?.mode === 'server') setServerMode(true); }).catch(() => undefined);
+    return () => { live = false; };
+  }, [bridge]);
+
+  useEffect(() => {
+    if (!ctl || !serverMode) return;
+    ctl.start();
+    return () => ctl.stop();
+  }, [ctl, serverMode]);
+
+  if (!ctl || !serverMode) return null;
+  return <Wired ctl={ctl} />;
+}
+
+function Wired({ ctl }: { ctl: AdminController }) {
+  const state = useSyncExternalStore(ctl.subscribe, ctl.getState);
+  return <AdministrationView state={state} ctl={ctl} />;
+}

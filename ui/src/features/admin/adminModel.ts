@@ -1,0 +1,143 @@
+// Administration screen, pure helpers: role and kind labels, what the signed-in role may do (only
+// to decide what to show — the server enforces every rule itself), the "Locks at HH:MM" clock, the
+// pairing code countdown, and the operator-facing sentence for a bridge refusal (never with a
+// password in it).
+import { BridgeRefusal, type AdminAccount, type AdminDevice, type AdminRole, type AdminSession, type AdminSnapshot } from '../../transport/desktop';
+
+/** How often the screen asks for the admin status while it is open (an idle lock shows the sign-in form). */
+export const ADMIN_POLL_MS = 30_000;
+
+/** Shown on the sign-in form when the session locked (idle, or refused as `locked`). */
+export const LOCKED_MESSAGE = 'The administration session locked. Sign in again.';
+
+const ROLE_LABELS: Record<AdminRole, string> = { owner: 'Owner', administrator: 'Administrator', publisher: 'Publisher' };
+
+export function roleLabel(role: AdminRole | null | undefined): string {
+  return role ? ROLE_LABELS[role] : '—';
+}
+
+export function kindLabel(kind: AdminAccount['kind']): string {
+  return kind === 'administrator' ? 'Administrator' : 'Publisher';
+}
+
+/** "Ops Lead (ops.lead)", or the username alone when there is no display name. */
+export function accountName(a: Pick<AdminAccount, 'displayName' | 'username'> | undefined | null): string {
+  if (!a) return '—';
+  return a.displayName && a.displayName !== a.username ? `${a.displayName} (${a.username})` : a.username;
+}
+
+/** What the signed-in role may do, for showing and hiding controls. */
+export interface Abilities {
+  /** The kinds of account this role may create. */
+  createKinds: AdminAccount['kind'][];
+  /** Rename, activate/deactivate, set or reset the password of this account. */
+  manageAccount(a: AdminAccount): boolean;
+  /** Pair a device to this account and revoke its devices. */
+  manageDevices(a: AdminAccount): boolean;
+  assignPublisher: boolean;
+  transferOwnership: boolean;
+  verifyAudit: boolean;
+}
+
+/**
+ * Owner: everything. Administrator: Publisher-kind accounts, their devices (and its own), the
+ * Publisher assignment. Publisher (or no session): nothing.
+ */
+export function abilities(session: AdminSession | null): Abilities {
+  const role = session?.role ?? null;
+  if (role === 'owner') {
+    return { createKinds: ['publisher', 'administrator'], manageAccount: () => true, manageDevices: () => true, assignPublisher: true, transferOwnership: true, verifyAudit: true };
+  }
+  if (role === 'administrator') {
+    const publisherKind = (a: AdminAccount) => a.kind === 'publisher';
+    return {
+      createKinds: ['publisher'],
+      manageAccount: publisherKind,
+      manageDevices: (a) => publisherKind(a) || a.username === session?.username,
+      assignPublisher: true,
+      transferOwnership: false,
+      verifyAudit: true,
+    };
+  }
+  return { createKinds: [], manageAccount: () => false, manageDevices: () => false, assignPublisher: false, transferOwnership: false, verifyAudit: false };
+}
+
+/** The account's devices, in the snapshot's order. */
+export function devicesOf(snapshot: AdminSnapshot, accountId: string): AdminDevice[] {
+  return snapshot.devices.filter((d) => d.accountId === accountId);
+}
+
+export function accountById(snapshot: AdminSnapshot | null, id: string | null | undefined): AdminAccount | undefined {
+  return id ? snapshot?.accounts.find((a) => a.id === id) : undefined;
+}
+
+const pad = (n: number) => String(n).padStart(2, '0');
+
+/** "14:05" (local time, 24-hour) for an epoch time in ms; "—" without one. */
+export function formatClock(ms: number | null | undefined): string {
+  if (typeof ms !== 'number' || !Number.isFinite(ms) || ms <= 0) return '—';
+  const d = new Date(ms);
+  return `${pad(d.getHours())}:${pad(d.getMinutes())}`;
+}
+
+/** "9:59" for the time left (whole seconds, rounded up); null once nothing is left. */
+export function formatCountdown(remainingMs: number): string | null {
+  if (!Number.isFinite(remainingMs) || remainingMs <= 0) return null;
+  const s = Math.ceil(remainingMs / 1000);
+  return `${Math.floor(s / 60)}:${pad(s % 60)}`;
+}
+
+/** The pairing code's expiry as an epoch time: `expiresMs` is read as an epoch time, or — when it
+ * is too small to be one (under a day) — as the time left from `nowMs`. */
+export function pairingExpiry(expiresMs: number, nowMs: number): number {
+  if (!Number.isFinite(expiresMs)) return nowMs;
+  return expiresMs < 86_400_000 ? nowMs + Math.max(0, expiresMs) : expiresMs;
+}
+
+/** `text` with every occurrence of each (non-empty) secret masked. */
+export function scrub(text: string, secrets: readonly string[] = []): string {
+  return secrets.reduce((t, s) => (s ? t.split(s).join('•••') : t), text);
+}
+
+/** The seconds a `rateLimited` refusal asks to wait, or null when it does not say. */
+export function retrySeconds(e: BridgeRefusal): number | null {
+  if (e.retryAfterSeconds !== null) return e.retryAfterSeconds;
+  const m = /^\s*(\d+)\s*$/.exec(e.message) ?? /(\d+)\s*s(?:ec|econds?)?\b/.exec(e.message);
+  return m ? Number(m[1]) : null;
+}
+
+/** The operator-facing sentence for a failed admin call (`secrets` are masked out of it). */
+export function describeFailure(e: unknown, secrets: readonly string[] = []): string {
+  if (!(e instanceof BridgeRefusal)) {
+    return scrub(e instanceof Error && e.message ? e.message : 'The request failed.', secrets);
+  }
+  const msg = e.message.trim();
+  let text: string;
+  switch (e.code) {
+    case 'rateLimited': {
+      const s = retrySeconds(e);
+      text = s === null ? 'Too many attempts. Wait a moment and try again.' : `Too many attempts. Wait ${s} second${s === 1 ? '' : 's'} and try again.`;
+      break;
+    }
+    case 'locked':
+      text = LOCKED_MESSAGE;
+      break;
+    case 'passwordRequired':
+      text = 'This action needs your password again. Try it once more.';
+      break;
+    case 'invalid':
+      text = msg ? `The server refused the request as invalid: ${msg}` : 'The server refused the request as invalid.';
+      break;
+    case 'unavailable':
+      text = msg
+        ? `Administration is unavailable right now (${msg}). It runs on the server PC while the server is up.`
+        : 'Administration is unavailable right now. It runs on the server PC while the server is up.';
+      break;
+    case 'forbidden':
+      text = 'This window may not use administration.';
+      break;
+    default:
+      text = msg || 'The server refused this.';
+  }
+  return scrub(text, secrets);
+}

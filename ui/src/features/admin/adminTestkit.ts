@@ -1,0 +1,119 @@
+// Test fakes for the administration screen: a fake desktop shell whose `invoke` answers the five
+// admin bridge commands (and connection_info) like the server-mode shell, records every call, and
+// can refuse the next matching call with a bridge error; a snapshot fixture that carries extra
+// secret-looking fields the renderer must drop; and a fake password input for SecretSlot.
+import { vi } from 'vitest';
+import { DesktopBridge, type AdminRole } from '../../transport/desktop';
+import type { SecretInput } from './secretSlot';
+
+export const OWNER_ID = 'acc_owner';
+export const ADMIN_ID = 'acc_admin';
+export const PUB_ID = 'acc_pub';
+export const PUB2_ID = 'acc_pub2';
+export const REVISION = 7;
+/** The signed-in user's password in the fakes. */
+export const PASSWORD = 'Correct-Horse-42';
+/** Secret-looking values the fake server puts in its snapshot; none may reach the screen. */
+export const LEAKS = ['$argon2id$v=19$SECRET-HASH', 'TOTP-SECRET-BASE32', 'FULL-FINGERPRINT-SECRET'];
+/** 14:05 local time today. */
+export const LOCK_AT = new Date(2026, 11, 3, 14, 5, 0).getTime();
+
+export function snapshotFixture(): Record<string, unknown> {
+  return {
+    accounts: [
+      { id: OWNER_ID, username: 'olivia', displayName: 'Olivia Owner', kind: 'administrator', active: true, role: 'owner', password: 'Configured', passwordHash: LEAKS[0] },
+      { id: ADMIN_ID, username: 'adam', displayName: 'Adam Admin', kind: 'administrator', active: true, role: 'administrator', password: 'Configured', totpSecret: LEAKS[1] },
+      { id: PUB_ID, username: 'pia', displayName: 'Pia Publisher', kind: 'publisher', active: true, role: 'publisher', password: 'Configured' },
+      { id: PUB2_ID, username: 'pete', displayName: 'Pete Spare', kind: 'publisher', active: false, role: null, password: LEAKS[0] },
+    ],
+    devices: [
+      { id: 'dev_1', accountId: PUB_ID, label: 'NOC laptop 3', hostname: 'noc-lt-03', state: 'active', fingerprintSuffix: 'ab12cd', fingerprint: LEAKS[2] },
+      { id: 'dev_2', accountId: PUB_ID, label: 'Old tablet', hostname: 'tab-01', state: 'revoked', fingerprintSuffix: 'ff0011' },
+      { id: 'dev_3', accountId: OWNER_ID, label: 'Owner desk', hostname: 'srv-desk', state: 'active', fingerprintSuffix: '9e9e9e' },
+    ],
+    authority: { ownerAccountId: OWNER_ID, publisherAccountId: PUB_ID, revision: REVISION },
+  };
+}
+
+export interface BridgeError {
+  code: string;
+  message: unknown;
+}
+
+/** A fake server-mode shell for the admin commands. */
+export function fakeAdminShell(opts: { role?: AdminRole; signedIn?: boolean; available?: boolean } = {}) {
+  const role = opts.role ?? 'owner';
+  const username = role === 'owner' ? 'olivia' : role === 'administrator' ? 'adam' : 'pia';
+  const state = {
+    available: opts.available ?? true,
+    session: (opts.signedIn ?? true) ? { username, role, lockAtMs: LOCK_AT } : (null as null | { username: string; role: AdminRole; lockAtMs: number }),
+  };
+  const refusals: { match: string; error: BridgeError }[] = [];
+  const status = () => ({ available: state.available, session: state.available ? state.session : null });
+  const invoke = vi.fn(async (cmd: string, args?: Record<string, unknown>): Promise<unknown> => {
+    const key = cmd === 'admin_command' ? String(args?.command) : cmd;
+    const i = refusals.findIndex((r) => r.match === key || r.match === cmd);
+    if (i >= 0) throw refusals.splice(i, 1)[0].error;
+    switch (cmd) {
+      case 'connection_info':
+        return { mode: 'server', serverUrl: 'http://127.0.0.1:8090', passphraseAvailable: true, secretStorage: 'owner-only-file' };
+      case 'admin_status':
+        return status();
+      case 'admin_sign_in':
+        if (args?.username !== username || args?.password !== PASSWORD) throw { code: 'rejected', message: 'Wrong username or password.' };
+        state.session = { username, role, lockAtMs: LOCK_AT };
+        return status();
+      case 'admin_confirm_password':
+        if (!state.session) throw { code: 'locked', message: 'locked' };
+        if (args?.password !== PASSWORD) throw { code: 'rejected', message: 'Wrong password.' };
+        return status();
+      case 'admin_lock':
+        state.session = null;
+        return status();
+      case 'admin_command':
+        if (!state.session) throw { code: 'locked', message: 'locked' };
+        switch (args?.command) {
+          case 'admin.snapshot':
+            return snapshotFixture();
+          case 'accounts.create':
+            return { accountId: 'acc_new', active: false, password: 'Not configured' };
+          case 'accounts.setPassword':
+            return { passwordSet: true, devicesRevoked: 1 };
+          case 'devices.revoke':
+            return { revoked: true };
+          case 'pairing.start':
+            return { code: 'K7QX2M9P', expiresMs: Date.now() + 600_000 };
+          case 'audit.verify':
+            return { ok: true, entries: 42 };
+          default:
+            return {};
+        }
+      default:
+        throw { code: 'forbidden', message: 'unexpected command' };
+    }
+  });
+  const w = { __TAURI__: { core: { invoke } } };
+  return {
+    state,
+    invoke,
+    window: w,
+    bridge: new DesktopBridge(w.__TAURI__),
+    /** Refuses the next call of `match` (a bridge command or an admin command name). */
+    refuseNext(match: string, error: BridgeError) {
+      refusals.push({ match, error });
+    },
+    /** The admin_command calls' arguments, in order. */
+    commands(): Record<string, unknown>[] {
+      return invoke.mock.calls.filter(([c]) => c === 'admin_command').map(([, a]) => a as Record<string, unknown>);
+    },
+    /** Every call's command name, admin commands as their command. */
+    names(): string[] {
+      return invoke.mock.calls.map(([c, a]) => (c === 'admin_command' ? String(a?.command) : c));
+    },
+  };
+}
+
+/** A password input as SecretSlot sees it. */
+export function fakeInput(value = ''): SecretInput {
+  return { value };
+}
