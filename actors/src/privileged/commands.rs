@@ -186,7 +186,7 @@ pub fn run(
                 ));
             }
             let ticket = super::pairing::create_challenge(conn, account_id, label, now)?;
-            Ok(json!({"code": ticket.code, "expiresMs": ticket.expires_ms}))
+            Ok(json!({"code": ticket.code, "expiresAtMs": ticket.expires_ms}))
         }
         C::AuditVerify {} => Ok(match store::verify_audit(conn) {
             Ok(entries) => json!({"ok": true, "entries": entries}),

@@ -254,7 +254,7 @@ export class AdminController {
       (result) => {
         this.set({ message: noticeFor(action, result, snapshot) });
         if (action.kind === 'pair') {
-          const r = (result ?? {}) as { code?: unknown; expiresMs?: unknown };
+          const r = (result ?? {}) as { code?: unknown; expiresAtMs?: unknown };
           const now = this.now();
           this.set({
             dialog: {
@@ -262,7 +262,7 @@ export class AdminController {
               accountId: action.accountId,
               label: action.label,
               code: typeof r.code === 'string' ? r.code : '',
-              expiresAtMs: pairingExpiry(typeof r.expiresMs === 'number' ? r.expiresMs : 0, now),
+              expiresAtMs: pairingExpiry(r.expiresAtMs, now),
             },
           });
         }

@@ -87,11 +87,10 @@ export function formatCountdown(remainingMs: number): string | null {
   return `${Math.floor(s / 60)}:${pad(s % 60)}`;
 }
 
-/** The pairing code's expiry as an epoch time: `expiresMs` is read as an epoch time, or — when it
- * is too small to be one (under a day) — as the time left from `nowMs`. */
-export function pairingExpiry(expiresMs: number, nowMs: number): number {
-  if (!Number.isFinite(expiresMs)) return nowMs;
-  return expiresMs < 86_400_000 ? nowMs + Math.max(0, expiresMs) : expiresMs;
+/** The pairing code's expiry (`expiresAtMs`, epoch milliseconds on the server PC, which is this
+ * machine); anything else counts as already expired. */
+export function pairingExpiry(expiresAtMs: unknown, nowMs: number): number {
+  return typeof expiresAtMs === 'number' && Number.isFinite(expiresAtMs) ? expiresAtMs : nowMs;
 }
 
 /** `text` with every occurrence of each (non-empty) secret masked. */

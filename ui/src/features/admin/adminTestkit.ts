@@ -82,7 +82,7 @@ export function fakeAdminShell(opts: { role?: AdminRole; signedIn?: boolean; ava
           case 'devices.revoke':
             return { revoked: true };
           case 'pairing.start':
-            return { code: 'K7QX2M9P', expiresMs: Date.now() + 600_000 };
+            return { code: 'K7QX2M9P', expiresAtMs: Date.now() + 600_000 };
           case 'audit.verify':
             return { ok: true, entries: 42 };
           default:
