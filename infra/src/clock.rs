@@ -1,5 +1,8 @@
 //! The clock every time-dependent rule reads. Production uses the system clock; tests inject a
 //! `ManualClock` they advance by hand, so expiry and rate-limit rules are tested without sleeping.
+//! Tests of whole processes (the desktop window over WebDriver) cannot reach a `ManualClock`: in
+//! debug builds only, `RELAY_TEST_CLOCK_OFFSET_FILE` names a file holding milliseconds to add to
+//! the system clock, which the test rewrites to jump ahead (an idle lock after 15 minutes).
 
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
@@ -40,8 +43,46 @@ impl Clock for ManualClock {
 
 pub type SharedClock = Arc<dyn Clock>;
 
+/// Debug builds only: names the file whose number of milliseconds is added to the system clock.
+pub const OFFSET_FILE_ENV: &str = "RELAY_TEST_CLOCK_OFFSET_FILE";
+
+/// The system clock; in debug builds shifted by `RELAY_TEST_CLOCK_OFFSET_FILE` when it is set.
 pub fn system() -> SharedClock {
+    if cfg!(debug_assertions) {
+        if let Some(path) = std::env::var_os(OFFSET_FILE_ENV) {
+            return Arc::new(OffsetFileClock { path: path.into(), cached: std::sync::Mutex::new(None) });
+        }
+    }
     Arc::new(SystemClock)
+}
+
+/// The system clock plus the offset a test wrote to `path` (re-read at most every 100 ms; a
+/// missing or unreadable file is no offset). Built only through [`system`] in debug builds.
+#[derive(Debug)]
+struct OffsetFileClock {
+    path: std::path::PathBuf,
+    cached: std::sync::Mutex<Option<(std::time::Instant, i64)>>,
+}
+
+impl OffsetFileClock {
+    fn offset_ms(&self) -> i64 {
+        let mut cached = self.cached.lock().unwrap_or_else(|p| p.into_inner());
+        match *cached {
+            Some((at, offset)) if at.elapsed() < std::time::Duration::from_millis(100) => offset,
+            _ => {
+                let read = std::fs::read_to_string(&self.path).ok();
+                let offset = read.and_then(|t| t.trim().parse::<i64>().ok()).unwrap_or(0);
+                *cached = Some((std::time::Instant::now(), offset));
+                offset
+            }
+        }
+    }
+}
+
+impl Clock for OffsetFileClock {
+    fn now_ms(&self) -> i64 {
+        SystemClock.now_ms() + self.offset_ms()
+    }
 }
 
 #[cfg(test)]
@@ -55,5 +96,17 @@ mod tests {
         c.advance_ms(500);
         assert_eq!(c.now_ms(), 1_500);
         assert!(SystemClock.now_ms() > 1_700_000_000_000);
+    }
+
+    #[test]
+    fn the_offset_file_clock_adds_what_the_test_wrote() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("offset");
+        let clock = OffsetFileClock { path: path.clone(), cached: std::sync::Mutex::new(None) };
+        let before = SystemClock.now_ms();
+        assert!(clock.now_ms() - before < 60_000, "no file, no offset");
+        std::fs::write(&path, "900000\n").unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(150));
+        assert!(clock.now_ms() - before >= 900_000, "the written offset applies");
     }
 }
