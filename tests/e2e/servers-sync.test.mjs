@@ -4,17 +4,21 @@
 // downloads as JSON, Apply is disabled with its reason while offline, and after the confirmed
 // apply the result counts and the stored list match the file (the stored name casing kept). A
 // stale preview (a server changed through the API after it) stops with "changed after the
-// preview" and writes nothing. Through the Relay Web gateway the sync batch carries the CSRF
-// token. Screenshot: servers-sync.png (harness.mjs `screenshot`, into the ignored
-// target/screenshots).
+// preview" and writes nothing. An Excel workbook (built here, xlsx.mjs) is read by the server
+// (its "Servers" sheet beside another one), previewed with the same counts as its rows and
+// applied; a CSV renamed .xlsx shows the server's "not an Excel .xlsx workbook" refusal and
+// changes nothing. Through the Relay Web gateway the sync batch carries the CSRF token.
+// Screenshot: servers-sync.png (harness.mjs `screenshot`, into the ignored target/screenshots).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { api, apiToken, screenshot, signedInSuite, until } from './harness.mjs';
+import { xlsxWorkbook } from './xlsx.mjs';
 
 const SYNC = '/api/relay/servers/sync';
+const SHEET_ROWS = '/api/relay/spreadsheet/rows';
 
 let dir;
 before(async () => {
@@ -27,6 +31,12 @@ after(async () => {
 async function csvFile(name, text) {
   const file = path.join(dir, name);
   await writeFile(file, text);
+  return file;
+}
+
+async function xlsxFile(name, sheets) {
+  const file = path.join(dir, name);
+  await writeFile(file, xlsxWorkbook(sheets));
   return file;
 }
 
@@ -153,6 +163,75 @@ describe('Servers sync on the data API', { timeout: 180_000 }, () => {
     assert.deepEqual(afterSync.map((r) => r.name), ['db-01', 'new-01', 'web-01']);
     assert.equal(afterSync.find((r) => r.name === 'web-01').comment, '', 'web-01 untouched');
     assert.equal(afterSync.find((r) => r.name === 'db-01').comment, 'peer edit');
+    await page.getByTestId('sync-close').click();
+    assert.deepEqual(page.relayErrors, []);
+  });
+
+  test('a CSV renamed .xlsx shows the server\'s refusal and changes nothing', async () => {
+    const { page, relay } = client;
+    const posts = watchSync(page);
+    const before = await servers(relay, token);
+    const seen = page.relayErrors.length;
+    const file = await csvFile('renamed.xlsx', 'name,os\nweb-01,Linux\n');
+    await page.getByTestId('nav-servers').click();
+    await page.getByTestId('server-sync').click();
+    await page.getByTestId('server-sync-dialog').waitFor();
+    const answered = page.waitForResponse((r) => new URL(r.url()).pathname === SHEET_ROWS, { timeout: 15_000 });
+    await page.getByTestId('sync-file').setInputFiles(file);
+    assert.equal((await answered).status(), 415);
+    await page.getByTestId('sync-errors').waitFor({ timeout: 15_000 });
+    assert.equal(await page.getByTestId('sync-errors').innerText(), 'The file is not an Excel .xlsx workbook.');
+    assert.equal(await page.getByTestId('sync-preview').count(), 0, 'no preview, nothing to apply');
+    assert.equal(posts.length, 0, 'no batch was sent');
+    assert.deepEqual(await servers(relay, token), before, 'the Servers list is unchanged');
+    // Chromium logs the refused request itself; nothing else may have gone wrong.
+    assert.deepEqual(page.relayErrors.splice(seen).filter((e) => !/Failed to load resource: .*\b415\b/.test(e)), []);
+    await page.keyboard.press('Escape');
+    await page.getByTestId('server-sync-dialog').waitFor({ state: 'detached' });
+  });
+
+  test('an .xlsx workbook is read by the server, previewed with its rows\' counts and applied', async () => {
+    const { page, relay } = client;
+    const posts = watchSync(page);
+    // Now: db-01 (owner ada, comment "peer edit"), new-01 (RHEL 9), web-01 (Windows Server 2022).
+    const file = await xlsxFile('servers.xlsx', [
+      { name: 'Read me', rows: [['Exported for the sync']] },
+      {
+        name: 'Servers',
+        rows: [
+          ['name', 'os', 'owner', 'comment'],
+          ['WEB-01', 'Windows Server 2022', '', ''], // unchanged (blank cells are "")
+          ['db-01', 'Linux', 'ada@example.com', 'peer edit'], // os updated
+          null, // a blank row: left out
+          ['xl-01', 2019, 'NOC', ''], // added; a number cell arrives as text
+          [4711, 'AIX'], // added
+        ],
+      },
+    ]);
+    const read = page.waitForRequest((r) => new URL(r.url()).pathname === SHEET_ROWS && r.method() === 'POST', { timeout: 15_000 });
+    await openPreview(page, file);
+    const sent = await read;
+    assert.equal(new URL(sent.url()).searchParams.get('sheet'), 'servers');
+    assert.equal(sent.headers()['content-type'], 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
+    assert.match(await page.getByTestId('sync-summary').innerText(), /^4 servers in servers\.xlsx, 3 servers now: /);
+    assert.deepEqual(await counts(page), { added: 2, updated: 1, removed: 1, unchanged: 1 });
+    assert.deepEqual((await page.getByTestId('sync-added-item').allInnerTexts()).sort(), ['4711', 'xl-01']);
+    assert.match(await page.getByTestId('sync-updated-item').innerText(), /^db-01 \(OS\)$/);
+    assert.match(await page.getByTestId('sync-removed-item').innerText(), /^new-01 /);
+
+    await page.getByTestId('sync-apply').click();
+    await page.getByTestId('confirm-ok').click();
+    await page.getByTestId('sync-done').waitFor({ timeout: 20_000 });
+    assert.deepEqual(await counts(page), { added: 2, updated: 1, removed: 1, unchanged: 1 });
+    assert.equal(await page.getByTestId('sync-result-errors').count(), 0);
+    assert.equal(posts.length, 2, 'one batch of saves, one of removals');
+    const stored = await servers(relay, token);
+    assert.deepEqual(stored.map((r) => [r.name, r.os, r.owner]), [
+      ['4711', 'AIX', ''],
+      ['db-01', 'Linux', 'ada@example.com'],
+      ['web-01', 'Windows Server 2022', ''],
+      ['xl-01', '2019', 'NOC'],
+    ]);
     await page.getByTestId('sync-close').click();
     assert.deepEqual(page.relayErrors, []);
   });

@@ -25,6 +25,7 @@ const fakeTransport: Transport = {
   heartbeat: unused,
   presence: unused,
   importRecords: unused,
+  readSpreadsheet: unused,
   serviceStatus: unused,
   refreshServiceStatus: unused,
   radar: unused,

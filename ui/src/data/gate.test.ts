@@ -31,6 +31,7 @@ function manual() {
     remove: vi.fn(),
     importRecords: vi.fn(),
     syncServers: vi.fn(),
+    readSpreadsheet: vi.fn(async (_f: Blob, sheet: string) => ({ sheet, columns: ['name'], rows: [{ name: 'A' }] })),
     heartbeat: vi.fn(async () => {}),
   } as unknown as Transport;
   return {
@@ -123,6 +124,14 @@ describe('WriteGate + connection generation', () => {
     expect(t.remove).not.toHaveBeenCalled();
     expect(t.importRecords).not.toHaveBeenCalled();
     expect(t.syncServers).not.toHaveBeenCalled();
+  });
+
+  it('passes a workbook read through (it writes nothing; the import or sync it feeds is gated)', async () => {
+    const { stores, t } = setup(() => false);
+    const file = new Blob(['PK']);
+    await expect(stores.gated.readSpreadsheet(file, 'contacts')).resolves.toEqual({ sheet: 'contacts', columns: ['name'], rows: [{ name: 'A' }] });
+    expect(t.readSpreadsheet).toHaveBeenCalledExactlyOnceWith(file, 'contacts');
+    await expect(stores.gated.importRecords('contacts', [{ name: 'A' }], false)).rejects.toThrow(OFFLINE_WRITE_MESSAGE);
   });
 
   it('the generation only ever grows and ignores repeated states', () => {

@@ -1,5 +1,9 @@
-import { describe, expect, it } from 'vitest';
-import { exportFileName, exportText, importGate, parseImport } from './importExport';
+// Data Manager helpers: JSON/CSV parsing, reading an import file by type (an .xlsx through the
+// server's rows for the category's collection sheet, or its refusal's message), export names and
+// text, and the import gate.
+import { describe, expect, it, vi } from 'vitest';
+import { TransportError, type SpreadsheetRows } from '../transport/types';
+import { exportFileName, exportText, importGate, parseImport, readImportFile } from './importExport';
 
 describe('import parsing', () => {
   it('reads a JSON array, a multi-collection object, and CSV', () => {
@@ -14,6 +18,47 @@ describe('import parsing', () => {
     expect(parseImport('a.json', '[1]', 'contacts').errors[0]).toMatch(/Row 1/);
     const many = JSON.stringify(Array.from({ length: 10_001 }, () => ({})));
     expect(parseImport('a.json', many, 'contacts').errors[0]).toMatch(/Too many/);
+  });
+});
+
+describe('readImportFile', () => {
+  const file = (name: string, text = '') => ({ name, text: vi.fn(async () => text) });
+  const sheet = (rows: Record<string, string>[], columns = Object.keys(rows[0] ?? {})) =>
+    vi.fn(async (_f: unknown, name: string): Promise<SpreadsheetRows> => ({ sheet: name, columns, rows }));
+
+  it('parses CSV and JSON here without asking the server', async () => {
+    const never = sheet([]);
+    expect(await readImportFile(file('a.csv', 'name,email\nA,a@x\n'), 'contacts', never)).toEqual({
+      ok: true, parsed: { records: [{ name: 'A', email: 'a@x' }], errors: [], columns: ['name', 'email'] },
+    });
+    expect(await readImportFile(file('a.json', '[{"name":"A"}]'), 'contacts', never)).toMatchObject({ ok: true, parsed: { records: [{ name: 'A' }] } });
+    expect(never).not.toHaveBeenCalled();
+  });
+
+  it('reads an .xlsx through the server, naming the category\'s collection as the sheet', async () => {
+    const f = file('Groups.XLSX');
+    const rows = [{ name: 'NOC Core', contacts: '["a@example.com"]' }, { name: 'Bridge', contacts: '' }];
+    const read = sheet(rows);
+    expect(await readImportFile(f, 'groups', read)).toEqual({ ok: true, parsed: { records: rows, errors: [], columns: ['name', 'contacts'] } });
+    expect(read).toHaveBeenCalledExactlyOnceWith(f, 'bridge_groups');
+    expect(f.text).not.toHaveBeenCalled();
+  });
+
+  it('keeps the sheet\'s column order in every row (the server\'s JSON objects come key-sorted)', async () => {
+    const read = sheet([{ email: 'a@x', name: 'A', title: '' }], ['name', 'title', 'email']);
+    const out = await readImportFile(file('p.xlsx'), 'contacts', read);
+    expect(out.ok && out.parsed.records.map((r) => Object.keys(r))).toEqual([['name', 'title', 'email']]);
+    expect(out.ok && out.parsed.records).toEqual([{ name: 'A', title: '', email: 'a@x' }]);
+  });
+
+  it('answers the server\'s refusal as written, and bounds workbook rows like parsed ones', async () => {
+    const refuse = async (): Promise<SpreadsheetRows> => {
+      throw new TransportError({ kind: 'server', status: 422, message: 'Cell B7 holds the spreadsheet error #REF!; fix it or clear the cell.' });
+    };
+    expect(await readImportFile(file('x.xlsx'), 'contacts', refuse)).toEqual({ ok: false, error: 'Cell B7 holds the spreadsheet error #REF!; fix it or clear the cell.' });
+    const many = Array.from({ length: 10_001 }, (_, i) => ({ name: `n${i}` }));
+    expect(await readImportFile(file('x.xlsx'), 'contacts', sheet(many))).toMatchObject({ ok: true, parsed: { records: [], errors: [expect.stringMatching(/Too many records: 10001/)] } });
+    expect(await readImportFile(file('x.xlsx'), 'contacts', sheet([], ['name']))).toEqual({ ok: true, parsed: { records: [], errors: [], columns: ['name'] } });
   });
 });
 

@@ -1,6 +1,7 @@
-// Data Manager helpers: categories, client-side import parsing (JSON / CSV) and export files.
+// Data Manager helpers: categories, import parsing (JSON / CSV in the browser; an Excel .xlsx
+// workbook read into text rows by the server, `readImportFile`) and export files.
 import { parseCsv, toCsv } from './csv';
-import type { ImportReport } from '../transport/types';
+import type { ImportReport, SpreadsheetRows } from '../transport/types';
 import { localDateKey } from './dates';
 
 export const CATEGORIES = [
@@ -22,9 +23,25 @@ export const MAX_IMPORT_RECORDS = 10_000;
 export interface ParsedImport {
   records: Record<string, unknown>[];
   errors: string[];
-  /** CSV only: the header row's column names as written (see CsvParseResult.headers). */
+  /** CSV and XLSX: the header row's column names as written (see CsvParseResult.headers). */
   columns?: string[];
 }
+
+/** What an import reads a file through: its name and, for CSV and JSON, its text. */
+export interface ImportFile {
+  name: string;
+  text(): Promise<string>;
+}
+
+/**
+ * Reads one sheet of an .xlsx workbook into text rows (the transport's readSpreadsheet: the
+ * server parses it). `sheet` is the collection name; rejects with the server's refusal.
+ */
+export type XlsxReader<F> = (file: F, sheet: string) => Promise<SpreadsheetRows>;
+
+export type ImportFileRead = { ok: true; parsed: ParsedImport } | { ok: false; error: string };
+
+export const isXlsx = (fileName: string) => fileName.toLowerCase().endsWith('.xlsx');
 
 export function collectionOf(key: CategoryKey): string {
   return CATEGORIES.find((c) => c.key === key)!.collection;
@@ -52,12 +69,41 @@ export function parseImport(fileName: string, text: string, key: CategoryKey): P
       else return { records: [], errors: [`The file has no "${key}" array.`] };
     } else return { records: [], errors: ['Expected an array of records.'] };
   }
+  return checkParsedImport(out);
+}
+
+/** The checks every parsed file goes through, whatever its format: rows are objects, at most MAX_IMPORT_RECORDS. */
+function checkParsedImport(out: ParsedImport): ParsedImport {
   const bad = out.records.findIndex((r) => !r || typeof r !== 'object' || Array.isArray(r));
   if (bad >= 0) return { records: [], errors: [...out.errors, `Row ${bad + 1} is not an object.`] };
   if (out.records.length > MAX_IMPORT_RECORDS) {
     return { records: [], errors: [...out.errors, `Too many records: ${out.records.length} (max ${MAX_IMPORT_RECORDS}).`] };
   }
   return out;
+}
+
+/**
+ * Reads an import file: CSV or JSON parsed here (parseImport), an Excel .xlsx workbook read by the
+ * server (`readXlsx`: the sheet named after the collection, or the only sheet; first row =
+ * headers; every cell text, as a CSV's would be) and then checked like a parsed CSV. A workbook
+ * the server refuses answers its message as written for operators.
+ */
+export async function readImportFile<F extends ImportFile>(file: F, key: CategoryKey, readXlsx: XlsxReader<F>): Promise<ImportFileRead> {
+  if (!isXlsx(file.name)) return { ok: true, parsed: parseImport(file.name, await file.text(), key) };
+  let sheet: SpreadsheetRows;
+  try {
+    sheet = await readXlsx(file, collectionOf(key));
+  } catch (e) {
+    return { ok: false, error: e instanceof Error && e.message ? e.message : 'The workbook could not be read.' };
+  }
+  if (!Array.isArray(sheet?.rows)) return { ok: false, error: 'The server answered no rows for the workbook.' };
+  // Each row's keys in the sheet's column order (as a CSV row's are): the JSON objects the server
+  // sends do not keep it, `columns` does.
+  const columns = Array.isArray(sheet.columns) ? sheet.columns : undefined;
+  const records = columns
+    ? sheet.rows.map((row) => Object.fromEntries(columns.map((c) => [c, row?.[c] ?? ''])))
+    : sheet.rows;
+  return { ok: true, parsed: checkParsedImport({ records, errors: [], columns }) };
 }
 
 export function exportFileName(category: string, ext: 'json' | 'csv', now: Date): string {

@@ -23,6 +23,7 @@ import type {
   ServerSyncEntry,
   ServerSyncOperation,
   ServiceStatus,
+  SpreadsheetRows,
   StatusRefresh,
   SystemHealth,
   Transport,
@@ -42,6 +43,8 @@ export const STATUS_REFRESH_PATH = '/api/relay/status/refresh';
 export const RADAR_PATH = '/api/relay/radar';
 export const RADAR_REFRESH_PATH = '/api/relay/radar/refresh';
 export const SERVERS_SYNC_PATH = '/api/relay/servers/sync';
+export const SPREADSHEET_ROWS_PATH = '/api/relay/spreadsheet/rows';
+export const XLSX_CONTENT_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 /** Records per page when fetching a whole collection. */
 export const FULL_LIST_BATCH = 1000;
 
@@ -363,6 +366,19 @@ export class PocketBaseTransport implements Transport {
       if ((err as { status?: number }).status === 400 && body && Array.isArray(body.errors)) return body as ImportReport;
       throw toTransportError(err);
     }
+  }
+
+  /** A write with a raw body (the workbook's bytes): through the gateway it carries the CSRF token (beforeSend). */
+  readSpreadsheet(file: Blob, sheet: string): Promise<SpreadsheetRows> {
+    return this.call(() =>
+      this.pb.send<SpreadsheetRows>(SPREADSHEET_ROWS_PATH, {
+        method: 'POST',
+        body: file,
+        query: { sheet },
+        headers: { 'Content-Type': XLSX_CONTENT_TYPE },
+        requestKey: null,
+      }),
+    );
   }
 
   onStateChange(cb: (s: ConnectionState) => void): () => void {

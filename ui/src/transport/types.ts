@@ -110,6 +110,17 @@ export interface ImportReport {
   errors: ImportRowError[];
 }
 
+/**
+ * POST /api/relay/spreadsheet/rows: one sheet of an Excel .xlsx workbook as the server read it.
+ * `columns` is the header row as written; each row maps every column to its cell as text ("" for
+ * a blank cell); blank rows are left out.
+ */
+export interface SpreadsheetRows {
+  sheet: string;
+  columns: string[];
+  rows: Record<string, string>[];
+}
+
 /** One provider's display state (worst-of: outage > unknown > degraded > operational). */
 export type ProviderState = 'operational' | 'degraded' | 'unknown' | 'outage';
 
@@ -251,6 +262,14 @@ export interface Transport {
    * report also when the server refused to apply (400 with a report body).
    */
   importRecords(collection: string, records: object[], apply: boolean): Promise<ImportReport>;
+  /**
+   * POST /api/relay/spreadsheet/rows?sheet=: the raw bytes of an .xlsx workbook (<= 25 MB; a
+   * gateway write like any other) read by the server into the sheet named `sheet` (ignoring
+   * case), else the workbook's only sheet. Rejects with a TransportError carrying the server's
+   * operator-facing message: 413 too large, 415 not a workbook, 422 which sheet / empty sheet /
+   * repeated or unnamed column / too many rows, columns or cells / a cell error / damaged, 503 busy.
+   */
+  readSpreadsheet(file: Blob, sheet: string): Promise<SpreadsheetRows>;
   /** GET /api/relay/status: the service-status snapshot (every mode, when signed in). */
   serviceStatus(): Promise<ServiceStatus>;
   /**

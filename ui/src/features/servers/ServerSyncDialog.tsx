@@ -2,8 +2,9 @@
 // file → preview (counts; the servers to add, update and, called out, remove with their ids) →
 // optionally download the current list → "Apply sync" (confirmed when it removes servers) →
 // progress bar → confirmed counts and errors. Online only: the preview reads the whole list from
-// the server, and Apply is disabled with the reason while Relay is not connected. Planning and
-// applying live in serverSyncPlan / serverSyncApply; this file only drives them.
+// the server (an .xlsx file is read by the server too), and Apply is disabled with the reason
+// while Relay is not connected. Planning and applying live in serverSyncPlan / serverSyncApply;
+// this file only drives them.
 import { useRef, useState } from 'react';
 import { Confirm, Modal } from '../../components/Modal';
 import { errorMessage, useToast } from '../../components/Toasts';
@@ -94,7 +95,8 @@ export function ServerSyncDialog({ onClose }: { onClose: () => void }) {
 
   async function preview(file: File) {
     if (file.size > MAX_IMPORT_BYTES) return setErrors(['The file is larger than 25 MB.']);
-    const read = await readServersFile(file);
+    const read = await readServersFile(file, (f, sheet) =>
+      online() ? transport.readSpreadsheet(f, sheet) : Promise.reject(new Error(SYNC_OFFLINE_REASON)));
     if (!read.ok) return setErrors(read.errors);
     if (!online()) return setErrors([SYNC_OFFLINE_REASON]);
     const identity = transport.authIdentity();
@@ -146,7 +148,7 @@ export function ServerSyncDialog({ onClose }: { onClose: () => void }) {
       </p>
       {phase.kind !== 'applying' && (
         <label className="field">
-          <span className="field-label">Servers file (.csv or .json, ≤ 25 MB, ≤ 10,000 rows)</span>
+          <span className="field-label">Servers file (.csv, .json or .xlsx, ≤ 25 MB, ≤ 10,000 rows)</span>
           <input className="input" type="file" accept=".csv,.json,.xlsx,text/csv,application/json" data-testid="sync-file" disabled={reading}
             onChange={(e) => { void onFile(e.target.files?.[0]); e.target.value = ''; }} />
         </label>

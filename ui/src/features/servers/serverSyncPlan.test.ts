@@ -1,11 +1,12 @@
-// Servers sync preview: file reading (type by extension, empty/oversized/repeated-column files),
-// column rules, name matching and casing, minimal patches, removals and ambiguity refusals.
-import { describe, expect, it } from 'vitest';
+// Servers sync preview: file reading (type by extension, empty/oversized/repeated-column files;
+// an .xlsx read through the server's rows, or refused with its message), column rules, name
+// matching and casing, minimal patches, removals and ambiguity refusals.
+import { describe, expect, it, vi } from 'vitest';
+import { TransportError, type SpreadsheetRows } from '../../transport/types';
 import {
   AMBIGUOUS_NAMES,
   EMPTY_FILE,
   WRONG_FILE_TYPE,
-  XLSX_UNSUPPORTED,
   parseServersText,
   planServersSync,
   readServersFile,
@@ -30,7 +31,15 @@ const rec = (id: string, name: string, extra: Record<string, unknown> = {}): Ser
   ...extra,
 });
 
-const file = (name: string, text: string) => ({ name, text: async () => text });
+const file = (name: string, text: string) => ({ name, text: vi.fn(async () => text) });
+type TestFile = ReturnType<typeof file>;
+/** A readXlsx that must not be called (CSV and JSON files never reach the server). */
+const noXlsx = vi.fn(async (): Promise<SpreadsheetRows> => {
+  throw new Error('readXlsx called for a non-xlsx file');
+});
+/** A readXlsx answering `rows` as the server would (every cell text, "" when blank). */
+const sheetOf = (columns: string[], rows: Record<string, string>[]) =>
+  vi.fn(async (_file: TestFile, sheet: string): Promise<SpreadsheetRows> => ({ sheet, columns, rows }));
 
 function plan(rows: Record<string, unknown>[], current: unknown[]): SyncPlan {
   const out = planServersSync({ fileName: 'servers.csv', rows, current, identity: 'u1#1' });
@@ -45,11 +54,54 @@ function refusal(rows: Record<string, unknown>[], current: unknown[]): string[] 
 }
 
 describe('readServersFile', () => {
-  it('picks the parser by extension and refuses XLSX and other types with their texts', async () => {
-    expect(await readServersFile(file('S.CSV', 'name,os\nweb-01,Linux\n'))).toEqual({ ok: true, value: [{ name: 'web-01', os: 'Linux' }] });
-    expect(await readServersFile(file('s.json', '{"servers":[{"name":"web-01"}]}'))).toEqual({ ok: true, value: [{ name: 'web-01' }] });
-    expect(await readServersFile(file('s.xlsx', 'PK…'))).toEqual({ ok: false, errors: [XLSX_UNSUPPORTED] });
-    expect(await readServersFile(file('s.txt', 'name\nx\n'))).toEqual({ ok: false, errors: [WRONG_FILE_TYPE] });
+  it('picks the parser by extension and refuses other types with their text', async () => {
+    expect(await readServersFile(file('S.CSV', 'name,os\nweb-01,Linux\n'), noXlsx)).toEqual({ ok: true, value: [{ name: 'web-01', os: 'Linux' }] });
+    expect(await readServersFile(file('s.json', '{"servers":[{"name":"web-01"}]}'), noXlsx)).toEqual({ ok: true, value: [{ name: 'web-01' }] });
+    expect(await readServersFile(file('s.txt', 'name\nx\n'), noXlsx)).toEqual({ ok: false, errors: [WRONG_FILE_TYPE] });
+    expect(noXlsx).not.toHaveBeenCalled();
+  });
+
+  it('reads an .xlsx through the server ("servers" sheet) and accepts its rows as a CSV\'s', async () => {
+    const f = file('Servers.XLSX', 'PK\u0003\u0004');
+    const read = sheetOf(['name', 'os', 'owner'], [{ name: 'web-01', os: 'Linux', owner: '' }, { name: '4711', os: '', owner: 'NOC' }]);
+    const out = await readServersFile(f, read);
+    expect(out).toEqual({ ok: true, value: [{ name: 'web-01', os: 'Linux', owner: '' }, { name: '4711', os: '', owner: 'NOC' }] });
+    expect(read).toHaveBeenCalledExactlyOnceWith(f, 'servers');
+    expect(f.text).not.toHaveBeenCalled();
+    // The rows then plan exactly like CSV rows.
+    const planned = plan(out.ok ? out.value : [], [rec('a'.repeat(15), 'WEB-01'), rec('b'.repeat(15), 'old-01')]);
+    expect([planned.added.length, planned.updated.length, planned.removed.length, planned.unchanged]).toEqual([1, 1, 1, 0]);
+    expect(planned.updated[0].patch).toEqual({ os: 'Linux' });
+  });
+
+  it('shows the server\'s refusal of a workbook as the error, as written, with no rows to plan', async () => {
+    const message = 'The file is not an Excel .xlsx workbook.';
+    const refuse = vi.fn(async (): Promise<SpreadsheetRows> => {
+      throw new TransportError({ kind: 'server', status: 415, message });
+    });
+    expect(await readServersFile(file('renamed.xlsx', 'name,os\nweb-01,Linux\n'), refuse)).toEqual({ ok: false, errors: [message] });
+    const which = 'The workbook has no sheet named "servers" and more than one sheet ("A", "B"). Rename the sheet to import or keep only that one.';
+    const refuseSheet = async (): Promise<SpreadsheetRows> => {
+      throw new TransportError({ kind: 'server', status: 422, message: which });
+    };
+    expect(await readServersFile(file('two.xlsx', ''), refuseSheet)).toEqual({ ok: false, errors: [which] });
+    const offline = async (): Promise<SpreadsheetRows> => {
+      throw new TransportError({ kind: 'network', status: 0, message: 'Cannot reach the Relay server.' });
+    };
+    expect(await readServersFile(file('s.xlsx', ''), offline)).toEqual({ ok: false, errors: ['Cannot reach the Relay server.'] });
+  });
+
+  it('applies the CSV checks to workbook rows: empty sheet, repeated columns, unknown columns, 10,000 rows', async () => {
+    expect(await readServersFile(file('s.xlsx', ''), sheetOf(['name', 'os'], []))).toEqual({ ok: false, errors: [EMPTY_FILE] });
+    expect(await readServersFile(file('s.xlsx', ''), sheetOf(['name', 'os', 'name'], [{ name: 'a', os: '' }]))).toEqual({
+      ok: false,
+      errors: ['The column "name" appears more than once.'],
+    });
+    const many = Array.from({ length: 10_001 }, (_, i) => ({ name: `s${i}` }));
+    expect(await readServersFile(file('s.xlsx', ''), sheetOf(['name'], many))).toMatchObject({ ok: false, errors: [expect.stringMatching(/Too many records: 10001/)] });
+    expect(await readServersFile(file('s.xlsx', ''), sheetOf(['name'], many.slice(1)))).toMatchObject({ ok: true });
+    const odd = await readServersFile(file('s.xlsx', ''), sheetOf(['name', 'Rack'], [{ name: 'a', Rack: '1' }]));
+    expect(refusal(odd.ok ? odd.value : [], [])).toEqual(['Unrecognized server column "Rack"']);
   });
 
   it('refuses empty files, header-only files and empty arrays', () => {

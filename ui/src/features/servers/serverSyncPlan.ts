@@ -1,12 +1,13 @@
-// Servers sync, the preview half (pure): reads a complete Servers export (CSV or JSON; XLSX is
-// refused in one place, `readServersFile`, until the server can parse it) into rows and plans
-// the sync against the whole current Servers list. A row matches a current server by its trimmed,
-// lowercased name (names must be unambiguous in the file and in the list); a match keeps its
-// stored name and is updated with only the fields whose JSON differs, a new name is added, and
-// every current server the file does not name is removed. Columns must be the Servers fields or
-// keys the current records carry; record metadata is ignored; a column the file lacks is left as
-// stored. The plan keeps the list exactly as read (the apply half checks every batch against it).
-import { MAX_IMPORT_RECORDS, parseImport } from '../../lib/importExport';
+// Servers sync, the preview half (pure): reads a complete Servers export (CSV or JSON here; an
+// Excel .xlsx workbook through the `readXlsx` function it is handed, the server's reading of the
+// "servers" sheet, then the same checks as a CSV) into rows and plans the sync against the whole
+// current Servers list. A row matches a current server by its trimmed, lowercased name (names
+// must be unambiguous in the file and in the list); a match keeps its stored name and is updated
+// with only the fields whose JSON differs, a new name is added, and every current server the file
+// does not name is removed. Columns must be the Servers fields or keys the current records carry;
+// record metadata is ignored; a column the file lacks is left as stored. The plan keeps the list
+// exactly as read (the apply half checks every batch against it).
+import { MAX_IMPORT_RECORDS, isXlsx, parseImport, readImportFile, type ImportFile, type ParsedImport, type XlsxReader } from '../../lib/importExport';
 
 export const SERVER_COLUMNS = ['name', 'businessArea', 'lob', 'comment', 'owner', 'contact', 'os'] as const;
 /** Keys the server maintains: ignored in a file, never compared or sent as data. */
@@ -15,7 +16,6 @@ export const METADATA_KEYS: ReadonlySet<string> = new Set([
 ]);
 export const MAX_SYNC_ROWS = MAX_IMPORT_RECORDS;
 
-export const XLSX_UNSUPPORTED = 'XLSX Servers files are not supported yet; export the sheet as CSV.';
 export const WRONG_FILE_TYPE = 'Choose a JSON, CSV, or XLSX Servers export.';
 export const EMPTY_FILE = 'An empty file cannot replace the Servers list. Include every server you want to keep.';
 export const AMBIGUOUS_NAMES = 'Resolve ambiguous names before syncing';
@@ -67,7 +67,11 @@ const fail = <T>(...errors: string[]): Outcome<T> => ({ ok: false, errors });
  */
 export function parseServersText(kind: 'csv' | 'json', text: string): Outcome<Record<string, unknown>[]> {
   if (text.replace(/^\uFEFF/, '').trim() === '') return fail(EMPTY_FILE);
-  const parsed = parseImport(`servers.${kind}`, text, 'servers');
+  return checkParsed(parseImport(`servers.${kind}`, text, 'servers'));
+}
+
+/** The checks every parsed Servers file goes through (CSV, JSON or XLSX): no parse errors, no repeated column, a row at least. */
+function checkParsed(parsed: ParsedImport): Outcome<Record<string, unknown>[]> {
   if (parsed.errors.length > 0) return fail(...parsed.errors);
   const repeated = [...new Set((parsed.columns ?? []).filter((c, i, all) => all.indexOf(c) !== i))];
   if (repeated.length > 0) return fail(...repeated.map((c) => `The column "${c}" appears more than once.`));
@@ -75,10 +79,16 @@ export function parseServersText(kind: 'csv' | 'json', text: string): Outcome<Re
   return { ok: true, value: parsed.records };
 }
 
-/** Reads a chosen file by its extension. The one place that knows XLSX is not readable yet. */
-export async function readServersFile(file: { name: string; text(): Promise<string> }): Promise<Outcome<Record<string, unknown>[]>> {
+/**
+ * Reads a chosen file by its extension: .csv and .json here, .xlsx through `readXlsx` (the
+ * server reads the "servers" sheet, or the only one; its refusal's message is the error).
+ */
+export async function readServersFile<F extends ImportFile>(file: F, readXlsx: XlsxReader<F>): Promise<Outcome<Record<string, unknown>[]>> {
   const lower = file.name.toLowerCase();
-  if (lower.endsWith('.xlsx')) return fail(XLSX_UNSUPPORTED);
+  if (isXlsx(lower)) {
+    const read = await readImportFile(file, 'servers', readXlsx);
+    return read.ok ? checkParsed(read.parsed) : fail(read.error);
+  }
   if (lower.endsWith('.csv')) return parseServersText('csv', await file.text());
   if (lower.endsWith('.json')) return parseServersText('json', await file.text());
   return fail(WRONG_FILE_TYPE);

@@ -1,11 +1,12 @@
-// Data Manager: overview counts, import (client-side parse → server preview → Apply) and
-// export (JSON 2-space / CSV with formula guard, relay-<category>-YYYY-MM-DD.<ext>).
+// Data Manager: overview counts, import (JSON / CSV parsed here, an Excel .xlsx read into text
+// rows by the server → server preview → Apply) and export (JSON 2-space / CSV with formula guard,
+// relay-<category>-YYYY-MM-DD.<ext>).
 import { useState } from 'react';
 import { errorMessage, useToast } from '../../components/Toasts';
 import { useCollection } from '../../data/store';
 import { downloadText } from '../../lib/download';
 import { importDuplicates } from '../../lib/duplicates';
-import { CATEGORIES, MAX_IMPORT_BYTES, collectionOf, exportFileName, exportText, importGate, parseImport, type CategoryKey } from '../../lib/importExport';
+import { CATEGORIES, MAX_IMPORT_BYTES, collectionOf, exportFileName, exportText, importGate, isXlsx, readImportFile, type CategoryKey, type ImportFileRead } from '../../lib/importExport';
 import { plural } from '../../lib/text';
 import { useTransport } from '../../transport/context';
 import type { ImportReport } from '../../transport/types';
@@ -60,8 +61,17 @@ function Import() {
     if (!f) return;
     setFileName(f.name);
     if (f.size > MAX_IMPORT_BYTES) return setError('The file is larger than 25 MB.');
-    if (f.name.toLowerCase().endsWith('.xlsx')) return setError('Excel import is not supported in this build; export the sheet as CSV.');
-    const parsed = parseImport(f.name, await f.text(), cat);
+    // Excel: the sheet named after the collection, or the only sheet; first row = headers (read by the server).
+    const xlsx = isXlsx(f.name);
+    if (xlsx) setBusy(true);
+    let read: ImportFileRead;
+    try {
+      read = await readImportFile(f, cat, (file, sheet) => transport.readSpreadsheet(file, sheet));
+    } finally {
+      if (xlsx) setBusy(false);
+    }
+    if (!read.ok) return setError(read.error);
+    const parsed = read.parsed;
     setParseErrors(parsed.errors);
     if (parsed.records.length === 0) return setError(parsed.errors.length ? null : 'The file has no records.');
     setRecords(parsed.records);
@@ -92,13 +102,13 @@ function Import() {
       <div className="row-wrap">
         <label className="field">
           <span className="field-label">Category</span>
-          <select className="input" data-testid="import-category" value={cat} onChange={(e) => { setCat(e.target.value as CategoryKey); setReport(null); setRecords(null); }}>
+          <select className="input" data-testid="import-category" value={cat} disabled={busy} onChange={(e) => { setCat(e.target.value as CategoryKey); setReport(null); setRecords(null); }}>
             {CATEGORIES.map((c) => <option key={c.key} value={c.key}>{c.label}</option>)}
           </select>
         </label>
         <label className="field">
-          <span className="field-label">File (.json or .csv, ≤ 25 MB, ≤ 10,000 rows)</span>
-          <input className="input" type="file" accept=".json,.csv,application/json,text/csv" data-testid="import-file" onChange={(e) => { void onFile(e.target.files?.[0]); e.target.value = ''; }} />
+          <span className="field-label">File (.json, .csv or .xlsx, ≤ 25 MB, ≤ 10,000 rows)</span>
+          <input className="input" type="file" accept=".json,.csv,.xlsx,application/json,text/csv" data-testid="import-file" onChange={(e) => { void onFile(e.target.files?.[0]); e.target.value = ''; }} />
         </label>
       </div>
       {error && <p className="error-text" role="alert" data-testid="import-error">{error}</p>}
