@@ -31,7 +31,7 @@ pub struct ReadSheet {
 pub enum ReadSheetError {
     #[error(transparent)]
     Workbook(#[from] SpreadsheetError),
-    #[error("Another spreadsheet is being read; retry in a moment")]
+    #[error("Another spreadsheet is being read; retry in a moment.")]
     Busy,
     #[error("the spreadsheet reader is unavailable; retry")]
     Unavailable,

@@ -58,8 +58,8 @@ describe('readSpreadsheet', () => {
     await expect(t.transport.readSpreadsheet(workbook(), 'servers')).rejects.toMatchObject({ status: 422, message: 'The column "name" appears more than once.' });
     reply = () => refusal(413, 'too_large', 'The workbook must be under 25 MB.');
     await expect(t.transport.readSpreadsheet(workbook(), 'servers')).rejects.toMatchObject({ status: 413, message: 'The workbook must be under 25 MB.' });
-    reply = () => refusal(503, 'busy', 'Another spreadsheet is being read; retry in a moment', { 'Retry-After': '1' });
-    await expect(t.transport.readSpreadsheet(workbook(), 'servers')).rejects.toMatchObject({ kind: 'server', status: 503, message: 'Another spreadsheet is being read; retry in a moment' });
+    reply = () => refusal(503, 'busy', 'Another spreadsheet is being read; retry in a moment.', { 'Retry-After': '1' });
+    await expect(t.transport.readSpreadsheet(workbook(), 'servers')).rejects.toMatchObject({ kind: 'server', status: 503, message: 'Another spreadsheet is being read; retry in a moment.' });
     reply = () => json(404, { status: 404, message: 'Not found.', data: {} });
     await expect(t.transport.readSpreadsheet(workbook(), 'servers')).rejects.toMatchObject({ kind: 'not-found', status: 404 });
   });
