@@ -6,7 +6,7 @@
 mod support;
 
 use serde_json::{json, Value};
-use support::{client, Relay, PASSPHRASE};
+use support::{client, Relay};
 
 const KIB: usize = 1024;
 
@@ -68,12 +68,7 @@ async fn every_gateway_route_answers_an_oversized_body_with_the_json_problem() {
 
     assert_too_large(post("/web/api/session"), "sign-in", json_of(512 * KIB + 1)).await;
 
-    let res = post("/web/api/session").json(&json!({"passphrase": PASSPHRASE})).send().await.unwrap();
-    assert_eq!(res.status(), 200);
-    let cookie = res.headers()["set-cookie"].to_str().unwrap().split(';').next().unwrap().to_string();
-    let csrf = res.json::<Value>().await.unwrap()["csrfToken"].as_str().unwrap().to_string();
-    let res = post("/web/api/connection").header("Cookie", &cookie).header("X-Relay-CSRF", &csrf).send().await.unwrap();
-    let token = res.json::<Value>().await.unwrap()["token"].as_str().unwrap().to_string();
+    let support::WebSession { cookie, csrf, token } = support::web_session(&base).await;
     let routes: &[(&str, usize)] = &[
         ("/web/api/logs", 16 * KIB),
         ("/api/collections/contacts/records", 512 * KIB),

@@ -11,7 +11,7 @@ use std::io::{Cursor, Write};
 
 use rust_xlsxwriter::Workbook;
 use serde_json::{json, Value};
-use support::{client, Relay, PASSPHRASE};
+use support::{client, Relay};
 
 fn servers_workbook() -> Vec<u8> {
     let mut book = Workbook::new();
@@ -91,21 +91,13 @@ async fn a_workbook_reads_into_the_named_sheets_rows_for_signed_in_clients_only(
 async fn relay_web_reads_workbooks_with_its_session_and_csrf_token() {
     let relay = Relay::start_web();
     let base = relay.web.clone().unwrap().replace("127.0.0.1", "localhost");
-    let http = client();
-    let post = |path: &str| http.post(format!("{base}{path}")).header("Origin", &base);
-
-    let res = post("/web/api/session").json(&json!({"passphrase": PASSPHRASE})).send().await.unwrap();
-    assert_eq!(res.status(), 200);
-    let cookie = res.headers()["set-cookie"].to_str().unwrap().split(';').next().unwrap().to_string();
-    let csrf = res.json::<Value>().await.unwrap()["csrfToken"].as_str().unwrap().to_string();
-    let res = post("/web/api/connection").header("Cookie", &cookie).header("X-Relay-CSRF", &csrf).send().await.unwrap();
-    let token = res.json::<Value>().await.unwrap()["token"].as_str().unwrap().to_string();
-
+    let web = support::web_session(&base).await;
+    let post = |path: &str| client().post(format!("{base}{path}")).header("Origin", &base);
     let rows = "/api/relay/spreadsheet/rows?sheet=servers";
-    let signed = || post(rows).header("Cookie", &cookie).header("Authorization", &token);
+    let signed = || post(rows).header("Cookie", &web.cookie).header("Authorization", &web.token);
     let res = signed().body(servers_workbook()).send().await.unwrap();
     assert_eq!(res.status(), 403, "the gateway needs the CSRF token on every POST");
-    let res = signed().header("X-Relay-CSRF", &csrf).body(servers_workbook()).send().await.unwrap();
+    let res = signed().header("X-Relay-CSRF", &web.csrf).body(servers_workbook()).send().await.unwrap();
     assert_eq!(res.status(), 200);
     assert_eq!(res.json::<Value>().await.unwrap(), expected_rows());
 }
