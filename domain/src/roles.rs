@@ -100,19 +100,28 @@ pub enum Capability {
     PublisherManage,
     OwnershipTransfer,
     WikiManage,
+    /// Company and footer logos (set and removed from the server PC's Settings).
+    BrandingManage,
     Probe,
 }
 
-/// Owner: all; Administrator: AdminSnapshot, DevicesManage, PublisherManage, WikiManage, Probe
-/// (account commands on Publisher-kind targets are granted through PublisherManage in
-/// [`authorize`]); Publisher: WikiManage, Probe.
+/// Owner: all; Administrator: AdminSnapshot, DevicesManage, PublisherManage, WikiManage,
+/// BrandingManage, Probe (account commands on Publisher-kind targets are granted through
+/// PublisherManage in [`authorize`]); Publisher: WikiManage, Probe.
 pub fn capabilities(role: Role) -> &'static [Capability] {
     use Capability::*;
     match role {
-        Role::Owner => {
-            &[AdminSnapshot, DevicesManage, AccountsManage, PublisherManage, OwnershipTransfer, WikiManage, Probe]
-        }
-        Role::Administrator => &[AdminSnapshot, DevicesManage, PublisherManage, WikiManage, Probe],
+        Role::Owner => &[
+            AdminSnapshot,
+            DevicesManage,
+            AccountsManage,
+            PublisherManage,
+            OwnershipTransfer,
+            WikiManage,
+            BrandingManage,
+            Probe,
+        ],
+        Role::Administrator => &[AdminSnapshot, DevicesManage, PublisherManage, WikiManage, BrandingManage, Probe],
         Role::Publisher => &[WikiManage, Probe],
     }
 }
@@ -324,7 +333,9 @@ mod tests {
             assert_eq!(serde_json::to_value(r).unwrap(), serde_json::json!(r.as_str()));
         }
         assert_eq!(Role::parse("admin"), None);
-        assert_eq!(capabilities(Role::Owner).len(), 7);
+        assert_eq!(capabilities(Role::Owner).len(), 8);
+        assert!(has_capability(Role::Administrator, Capability::BrandingManage));
+        assert!(!has_capability(Role::Publisher, Capability::BrandingManage));
         assert!(!has_capability(Role::Administrator, Capability::AccountsManage));
         assert!(!has_capability(Role::Administrator, Capability::OwnershipTransfer));
         assert_eq!(capabilities(Role::Publisher), &[Capability::WikiManage, Capability::Probe]);

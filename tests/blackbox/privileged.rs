@@ -106,6 +106,19 @@ async fn bootstrap_accounts_have_no_usable_credential() {
     assert!(!ok && out.contains("invalid username or password"), "{out}");
 }
 
+#[test]
+fn relay_admin_works_on_a_data_directory_no_server_has_opened() {
+    let fresh = tempfile::tempdir().unwrap();
+    // The one-connection pool once waited 30 s for a second connection at bootstrap, then failed.
+    let (ok, out) = support::admin_cli(fresh.path(), &["list"], "");
+    assert!(ok && out.contains("ryan") && out.contains("charles"), "{out}");
+    let (ok, out) =
+        support::admin_cli(fresh.path(), &["set-password", "--username", "ryan"], "a fresh owner password\n");
+    assert!(ok, "{out}");
+    let (ok, out) = support::admin_cli(fresh.path(), &["activate", "--username", "ryan"], "");
+    assert!(ok, "{out}");
+}
+
 #[tokio::test]
 async fn signed_commands_run_and_every_rejection_path_is_enforced() {
     let relay = Relay::start();

@@ -100,9 +100,13 @@ impl From<EnvelopeError> for PrivError {
     }
 }
 
+/// The reason travels once: `PrivError::Forbidden` adds its own "not permitted: " prefix.
 impl From<AuthzError> for PrivError {
     fn from(e: AuthzError) -> Self {
-        PrivError::Forbidden(e.to_string())
+        match e {
+            AuthzError::Forbidden(why) => PrivError::Forbidden(why.to_string()),
+            AuthzError::InvalidTarget(_) => PrivError::Forbidden(e.to_string()),
+        }
     }
 }
 

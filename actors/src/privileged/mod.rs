@@ -111,6 +111,19 @@ pub struct ReconfirmLocalPassword {
     pub password: String,
 }
 
+/// Server-local: may the session's user take `action` (which needs `capability`) on `target`,
+/// outside the command enum (logos, which the branding actor stores)? Counts as privileged
+/// activity, re-derives the role from the records and writes an `authorized` audit entry.
+#[derive(Message)]
+#[rtype(result = "Result<(), PrivError>")]
+pub struct AuthorizeLocalAction {
+    pub session_id: String,
+    pub capability: domain::roles::Capability,
+    /// The audit log's command name, e.g. `branding.setLogo`.
+    pub action: &'static str,
+    pub target: String,
+}
+
 /// What the server PC's Administration screen may know of its session (never its id).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -404,6 +417,25 @@ impl Handler<LocalCommand> for PrivilegedActor {
         let fresh = now - session.authenticated_ms < FRESH_PASSWORD_MS;
         let command = PrivilegedCommand::parse(&msg.command, &msg.payload)?;
         self.service.execute_local(&principal, &command, msg.expected_revision, fresh)
+    }
+}
+
+impl Handler<AuthorizeLocalAction> for PrivilegedActor {
+    type Result = Result<(), PrivError>;
+    fn handle(&mut self, msg: AuthorizeLocalAction, _: &mut Context<Self>) -> Self::Result {
+        self.check_ready()?;
+        let session = self.sessions.touch(&msg.session_id, self.subsystem.now_ms()).ok_or(PrivError::ReauthRequired)?;
+        let result = self.service.authorize_local_action(
+            &session.account_id,
+            session.role,
+            msg.capability,
+            msg.action,
+            &msg.target,
+        );
+        if let Err(e) = &result {
+            self.fail(e);
+        }
+        result
     }
 }
 

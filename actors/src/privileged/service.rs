@@ -92,7 +92,12 @@ impl PrivilegedService {
             return Ok(Readiness::Ready);
         }
         match self.plan_legacy(&mut conn)? {
-            LegacyPlan::None => Ok(if self.ensure_bootstrap()? { Readiness::Bootstrapped } else { Readiness::Ready }),
+            LegacyPlan::None => {
+                // Bootstrap takes its own connection: give this one back first (the CLI's pool
+                // has one).
+                drop(conn);
+                Ok(if self.ensure_bootstrap()? { Readiness::Bootstrapped } else { Readiness::Ready })
+            }
             LegacyPlan::Deferred(reasons) => Ok(Readiness::Deferred(reasons)),
             LegacyPlan::Planned(plan, devices) => {
                 let n = store::apply_migration(&mut conn, &plan, &devices, self.now())?;
@@ -390,6 +395,32 @@ impl PrivilegedService {
 }
 
 impl PrivilegedService {
+    /// Server-local: `account_id` (signed in as `role`) may take `action` needing `capability`
+    /// when the records still give that role and the role holds it; the decision is audited
+    /// with `target` as the request id.
+    pub fn authorize_local_action(
+        &self,
+        account_id: &str,
+        role: Role,
+        capability: Capability,
+        action: &str,
+        target: &str,
+    ) -> Result<(), PrivError> {
+        let mut conn = self.conn()?;
+        let state = self.state(&mut conn)?;
+        let account = store::load_account(&mut conn, account_id)?.ok_or(PrivError::AccountUnavailable)?;
+        if effective_role(&account.to_account(), &state) != Some(role) {
+            return Err(PrivError::RoleChanged);
+        }
+        let allowed = domain::roles::has_capability(role, capability);
+        self.audit(&mut conn, account_id, None, action, target, if allowed { "authorized" } else { "forbidden" })?;
+        if allowed {
+            Ok(())
+        } else {
+            Err(PrivError::Forbidden(format!("{action} needs an Owner or Administrator")))
+        }
+    }
+
     /// Server-local execution of the same typed handlers without a device signature, for an
     /// authenticated local principal. Every call is authorized and audited like a remote one.
     pub fn execute_local(

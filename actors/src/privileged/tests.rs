@@ -210,3 +210,43 @@ async fn local_commands_are_parsed_once_and_malformed_ones_refused() {
     assert_eq!(refused(actor.send(wiki).await.unwrap()), (403, "forbidden"), "no variant, unknown command");
     assert!(actor.send(with("privileged.probe", serde_json::json!({}))).await.unwrap().is_ok());
 }
+
+#[actix_rt::test]
+async fn actions_outside_the_command_enum_are_authorized_by_role_and_audited() {
+    let (_tmp, _clock, actor) = start().await;
+    let id = actor.send(OpenLocalSession { username: "ryan".into(), password: PW.into() }).await.unwrap().unwrap();
+    let logo = |session_id: &str| AuthorizeLocalAction {
+        session_id: session_id.into(),
+        capability: domain::roles::Capability::BrandingManage,
+        action: "branding.setLogo",
+        target: "company".into(),
+    };
+    assert_eq!(actor.send(logo(&id)).await.unwrap(), Ok(()), "the Owner may change logos");
+    let create = serde_json::json!({"username": "pat", "displayName": "Pat", "kind": "publisher"});
+    let pat = actor.send(local(&id, "accounts.create", create)).await.unwrap().unwrap()["accountId"].clone();
+    let password = serde_json::json!({"accountId": pat, "password": "publisher password one"});
+    actor.send(local(&id, "accounts.setPassword", password)).await.unwrap().unwrap();
+    let activate = serde_json::json!({"accountId": pat, "active": true});
+    actor.send(local(&id, "accounts.setActive", activate)).await.unwrap().unwrap();
+    let assign = LocalCommand {
+        expected_revision: Some(1),
+        ..local(&id, "publisher.assign", serde_json::json!({"accountId": pat}))
+    };
+    actor.send(assign).await.unwrap().unwrap();
+    let open = OpenLocalSession { username: "pat".into(), password: "publisher password one".into() };
+    let publisher = actor.send(open).await.unwrap().unwrap();
+    let refused = actor.send(logo(&publisher)).await.unwrap().map_err(|e| e.code());
+    assert_eq!(refused, Err("forbidden"), "a Publisher may not change logos");
+    assert_eq!(actor.send(logo("no-such-session")).await.unwrap(), Err(PrivError::ReauthRequired));
+    let audit = actor.send(local(&id, "audit.verify", serde_json::json!({}))).await.unwrap().unwrap();
+    assert_eq!(audit["ok"], true, "{audit}");
+    assert!(audit["entries"].as_u64().unwrap() >= 2, "both decisions were audited: {audit}");
+}
+
+#[test]
+fn an_authorization_refusal_says_not_permitted_once() {
+    let forbidden: PrivError = domain::roles::AuthzError::Forbidden("only the Owner can transfer ownership").into();
+    assert_eq!(forbidden.to_string(), "not permitted: only the Owner can transfer ownership");
+    let target: PrivError = domain::roles::AuthzError::InvalidTarget("a new Owner is required").into();
+    assert_eq!(target.to_string(), "not permitted: invalid target: a new Owner is required");
+}

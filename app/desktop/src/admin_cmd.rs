@@ -128,6 +128,39 @@ fn forget(session: &AdminSession, id: &str) {
     }
 }
 
+/// Sends the message `build` makes for the held session to the privileged actor; a refusal is
+/// answered like `admin_command`'s (a gone session is forgotten and answers `locked`).
+pub async fn in_session<M>(
+    bridge: &Bridge,
+    session: &AdminSession,
+    build: impl FnOnce(String) -> M,
+) -> Result<(), BridgeError>
+where
+    M: actix::Message<Result = Result<(), PrivError>> + Send + 'static,
+    PrivilegedActor: actix::Handler<M>,
+{
+    let actor = required(bridge)?;
+    let id = session.get().ok_or_else(|| BridgeError::Locked(LOCKED.into()))?;
+    match actor.send(build(id.clone())).await.map_err(stopped)? {
+        Ok(()) => Ok(()),
+        Err(e) => Err(settle_refusal(&actor, session, &id, e).await?),
+    }
+}
+
+/// The bridge error for a refusal in the held session, forgetting the session when it is gone.
+async fn settle_refusal(
+    actor: &Addr<PrivilegedActor>,
+    session: &AdminSession,
+    id: &str,
+    e: PrivError,
+) -> Result<BridgeError, BridgeError> {
+    let alive = actor.send(LocalSessionStatus { session_id: id.to_string() }).await.map_err(stopped)?.is_some();
+    if !alive {
+        forget(session, id);
+    }
+    Ok(refusal(e, alive))
+}
+
 mod commands {
     use tauri::{State, Webview};
 
@@ -216,13 +249,7 @@ mod commands {
         let run = LocalCommand { session_id: id.clone(), command, payload, expected_revision };
         match actor.send(run).await.map_err(stopped)? {
             Ok(result) => Ok(result),
-            Err(e) => {
-                let alive = actor.send(LocalSessionStatus { session_id: id.clone() }).await.map_err(stopped)?.is_some();
-                if !alive {
-                    forget(&session, &id);
-                }
-                Err(refusal(e, alive))
-            }
+            Err(e) => Err(settle_refusal(&actor, &session, &id, e).await?),
         }
     }
 }

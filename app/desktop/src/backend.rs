@@ -58,6 +58,8 @@ pub struct LiveServer {
     pub realtime: Addr<actors::realtime::RealtimeActor>,
     /// Backups of the data directory (Settings → Data administration).
     pub backup: Option<Addr<actors::backup::BackupActor>>,
+    /// Logos and the image pipeline (Settings → Logos, behind the Administration session).
+    pub branding: Option<Addr<actors::branding::BrandingActor>>,
     /// Protected identity: the Administration screen's local sessions and commands.
     pub privileged: Addr<actors::privileged::PrivilegedActor>,
     pub server: actix_web::dev::ServerHandle,
@@ -238,6 +240,7 @@ impl Generation {
             health: handles.health.clone(),
             realtime: handles.realtime.clone(),
             backup: handles.backup.clone(),
+            branding: handles.branding.clone(),
             privileged: handles.privileged.clone(),
             server: server.handle(),
             discovery: discovery.clone(),

@@ -7,6 +7,7 @@
 //! navigation-locked (`lockdown`); panics go through `guards`.
 
 mod admin_cmd;
+mod admin_logo_cmd;
 mod backend;
 mod backup_cmd;
 mod bridge;

@@ -12,7 +12,10 @@ mod names;
 #[cfg(test)]
 pub use names::COMMANDS;
 
-use crate::{admin_cmd, backup_cmd, bridge, discovery_cmd, guards, offline_cmd, secrets_cmd, session_cmd, setup_cmd};
+use crate::{
+    admin_cmd, admin_logo_cmd, backup_cmd, bridge, discovery_cmd, guards, offline_cmd, secrets_cmd, session_cmd,
+    setup_cmd,
+};
 
 /// The invoke handler: exactly the commands of `COMMANDS` (checked by `registry::tests`).
 pub fn handler<R: tauri::Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + Send + Sync + 'static {
@@ -49,6 +52,8 @@ pub fn handler<R: tauri::Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + 
         admin_cmd::admin_confirm_password,
         admin_cmd::admin_lock,
         admin_cmd::admin_command,
+        admin_logo_cmd::admin_set_logo,
+        admin_logo_cmd::admin_remove_logo,
     ]
 }
 

@@ -38,4 +38,6 @@ pub const COMMANDS: &[&str] = &[
     "admin_confirm_password",
     "admin_lock",
     "admin_command",
+    "admin_set_logo",
+    "admin_remove_logo",
 ];

@@ -13,7 +13,9 @@ use tauri::{WebviewUrl, WebviewWindow, WebviewWindowBuilder};
 
 use super::COMMANDS;
 use crate::bridge::{self, Access, Bridge, Command};
-use crate::{admin_cmd, backup_cmd, discovery_cmd, guards, offline_cmd, secrets_cmd, session_cmd, setup_cmd};
+use crate::{
+    admin_cmd, admin_logo_cmd, backup_cmd, discovery_cmd, guards, offline_cmd, secrets_cmd, session_cmd, setup_cmd,
+};
 
 /// Registered commands the shared renderer does not invoke yet. `tests/desktop/webdriver_bridge.py`
 /// exercises them; wiring one into `ui/src/transport/desktop.ts` means removing it here.
@@ -59,6 +61,8 @@ fn table() -> Vec<(Command, Value)> {
         (admin_cmd::ADMIN_CONFIRM_PASSWORD, json!({"password": "not the password"})),
         (admin_cmd::ADMIN_LOCK, json!({})),
         (admin_cmd::ADMIN_COMMAND, json!({"command": "admin.snapshot", "payload": {}, "expectedRevision": null})),
+        (admin_logo_cmd::ADMIN_SET_LOGO, json!({"kind": "company", "imageBase64": "AAAA"})),
+        (admin_logo_cmd::ADMIN_REMOVE_LOGO, json!({"kind": "footer"})),
     ]
 }
 
