@@ -81,6 +81,11 @@ DESKTOP_SIGNED_IN_SCREENSHOT="$SHOTS_DIR/desktop-signed-in.png" DESKTOP_BACKUP_S
 publish_screenshot "$SHOTS_DIR/desktop-signed-in.png"
 publish_screenshot "$SHOTS_DIR/desktop-data-administration.png"
 
+echo "==> desktop: the server PC's Administration screen over WebDriver (sign-in, accounts, pairing, roles, idle lock)"
+DESKTOP_ADMIN_SCREENSHOT="$SHOTS_DIR/desktop-administration.png" \
+  xvfb-run -a -s "-screen 0 1280x800x24" python3 tests/desktop/webdriver_admin.py "$TARGET_DIR/debug/relay-desktop" "$TARGET_DIR/debug/relay"
+publish_screenshot "$SHOTS_DIR/desktop-administration.png"
+
 echo "==> desktop: fatal-error dialog in the real window (injected server-thread panic, answered Quit)"
 ./scripts/desktop-fatal-dialog.sh "$TARGET_DIR/debug/relay-desktop"
 
