@@ -30,6 +30,7 @@ const fakeTransport: Transport = {
   refreshServiceStatus: unused,
   radar: unused,
   refreshRadar: unused,
+  brandingLogo: unused,
   syncServers: unused,
   authIdentity: () => null,
   serverUrl: 'http://relay.test',

@@ -349,6 +349,8 @@ export function gatedTransport(t: Transport, gate: WriteGate, queue: ((m: Offlin
     // Likewise server-owned: the server reads the Radar page; nothing local to keep consistent.
     radar: () => t.radar(),
     refreshRadar: () => t.refreshRadar(),
+    // A read of server-owned branding (the logos are set on the server PC, not through here).
+    brandingLogo: (kind) => t.brandingLogo(kind),
     // Not a record write either: the server reads the workbook into rows and stores nothing (the
     // rows then go through importRecords / syncServers, which are gated).
     readSpreadsheet: (file, sheet) => t.readSpreadsheet(file, sheet),

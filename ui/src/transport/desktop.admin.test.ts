@@ -2,7 +2,9 @@
 // command (admin_status, admin_sign_in, admin_confirm_password, admin_lock, admin_command) with
 // the contract's arguments; answers are checked field by field (an unknown role is the least
 // privileged, extra snapshot fields — secrets included — are dropped); the admin refusal codes
-// (locked, passwordRequired) and a numeric rateLimited message come through as BridgeRefusals.
+// (locked, passwordRequired) and a numeric rateLimited message come through as BridgeRefusals;
+// the logo commands (admin_set_logo, admin_remove_logo) take their exact arguments and their
+// image refusals come through with the shell's message as written.
 import { describe, expect, it, vi } from 'vitest';
 import { BridgeRefusal, DesktopBridge, adminSnapshot, adminStatus } from './desktop';
 
@@ -90,5 +92,31 @@ describe('admin answers', () => {
       authority: { ownerAccountId: 'a', publisherAccountId: null, revision: 0 },
     });
     expect(JSON.stringify(s)).not.toMatch(/HASH|hunter2|FULL|TOKEN|"S"/);
+  });
+});
+
+describe('DesktopBridge logo commands', () => {
+  it('set and remove a logo with the contract arguments', async () => {
+    const { invoke, bridge } = bridgeWith((cmd) => (cmd === 'admin_set_logo' ? { width: 400, height: 100, bytes: 5120, extra: 'x' } : null));
+    await expect(bridge.adminSetLogo('company', 'iVBORw0KGgo=')).resolves.toEqual({ width: 400, height: 100, bytes: 5120 });
+    await expect(bridge.adminRemoveLogo('footer')).resolves.toBeUndefined();
+    expect(invoke.mock.calls).toEqual([
+      ['admin_set_logo', { kind: 'company', imageBase64: 'iVBORw0KGgo=' }],
+      ['admin_remove_logo', { kind: 'footer' }],
+    ]);
+  });
+
+  it('reject with the shell refusal, message as written', async () => {
+    const errors = [
+      { code: 'rejected', message: 'Image must be a PNG, JPEG or WebP file' },
+      { code: 'invalid', message: 'Image must be under 2 MB' },
+      { code: 'locked', message: 'The administration session is locked.' },
+    ];
+    const { bridge } = bridgeWith(() => {
+      throw errors.shift();
+    });
+    await expect(bridge.adminSetLogo('company', 'AAAA')).rejects.toMatchObject({ name: 'BridgeRefusal', code: 'rejected', message: 'Image must be a PNG, JPEG or WebP file' });
+    await expect(bridge.adminSetLogo('footer', 'AAAA')).rejects.toMatchObject({ code: 'invalid', message: 'Image must be under 2 MB' });
+    await expect(bridge.adminRemoveLogo('company')).rejects.toMatchObject({ code: 'locked' });
   });
 });

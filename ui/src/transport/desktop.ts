@@ -9,6 +9,7 @@ import { PocketBaseTransport, type PocketBaseTransportOptions } from './pocketba
 import type {
   CachedCollection,
   ChangeReview,
+  LogoKind,
   OfflineBridge,
   OfflineMutation,
   OfflineMutationResult,
@@ -273,6 +274,21 @@ export function adminStatus(raw: unknown): AdminStatus {
   return { available: r.available === true, session: r.available === true ? session : null };
 }
 
+export type { LogoKind };
+
+/** `admin_set_logo`: the stored PNG's size in pixels and bytes. */
+export interface LogoSet {
+  width: number;
+  height: number;
+  bytes: number;
+}
+
+/** A logo answer with every field checked (missing numbers read as 0). */
+export function logoSet(raw: unknown): LogoSet {
+  const o = isObject(raw) ? raw : {};
+  return { width: count(o.width), height: count(o.height), bytes: count(o.bytes) };
+}
+
 /** `admin.snapshot` with only the listed fields kept (anything else the server sent is dropped,
  * so nothing but "Configured" / "Not configured" about a password can reach the screen). */
 export function adminSnapshot(raw: unknown): AdminSnapshot {
@@ -480,6 +496,18 @@ export class DesktopBridge implements OfflineBridge {
   /** Server mode: the accounts, devices and authority (`admin.snapshot`). */
   async adminSnapshot(): Promise<AdminSnapshot> {
     return adminSnapshot(await this.adminCommand('admin.snapshot', {}, null));
+  }
+
+  /** Server mode, Owner or Administrator session: stores the company or footer logo from the raw
+   * image file's bytes, base64-encoded (no `data:` prefix). Refused as `invalid` over 2 MiB, as
+   * `rejected` with the reason for an image it cannot use; resolves with what was stored. */
+  async adminSetLogo(kind: LogoKind, imageBase64: string): Promise<LogoSet> {
+    return logoSet(await this.call('admin_set_logo', { kind, imageBase64 }));
+  }
+
+  /** Server mode, Owner or Administrator session: removes the logo (fine when none is set). */
+  async adminRemoveLogo(kind: LogoKind): Promise<void> {
+    await this.call('admin_remove_logo', { kind });
   }
 
   /**

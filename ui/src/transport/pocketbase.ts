@@ -17,6 +17,7 @@ import type {
   PresenceSnapshot,
   ListOptions,
   ListResult,
+  LogoKind,
   OfflineBridge,
   RadarSnapshot,
   RealtimeEvent,
@@ -42,6 +43,7 @@ export const STATUS_PATH = '/api/relay/status';
 export const STATUS_REFRESH_PATH = '/api/relay/status/refresh';
 export const RADAR_PATH = '/api/relay/radar';
 export const RADAR_REFRESH_PATH = '/api/relay/radar/refresh';
+export const BRANDING_LOGO_PATH = '/api/relay/branding/logo/';
 export const SERVERS_SYNC_PATH = '/api/relay/servers/sync';
 export const SPREADSHEET_ROWS_PATH = '/api/relay/spreadsheet/rows';
 export const XLSX_CONTENT_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
@@ -335,6 +337,30 @@ export class PocketBaseTransport implements Transport {
 
   radar(): Promise<RadarSnapshot> {
     return this.call(() => this.pb.send<RadarSnapshot>(RADAR_PATH, { method: 'GET', requestKey: null }));
+  }
+
+  /**
+   * The logo's PNG bytes, or null on a 404 (none set). Binary, so not through `pb.send` (which
+   * reads every answer as JSON): the same observed fetch with the app token, and the same error
+   * mapping for anything but 200 and 404.
+   */
+  async brandingLogo(kind: LogoKind): Promise<Blob | null> {
+    const url = this.pb.buildURL(BRANDING_LOGO_PATH + encodeURIComponent(kind));
+    const token = this.pb.authStore.token;
+    let res: Response;
+    try {
+      res = await this.observedFetch(url, url, { method: 'GET', headers: token ? { Authorization: token } : {} });
+    } catch (err) {
+      const aborted = (err as { name?: unknown } | null)?.name === 'AbortError';
+      throw toTransportError({ status: 0, isAbort: aborted });
+    }
+    if (res.status === 404) return null;
+    if (!res.ok) {
+      const body: unknown = await res.json().catch(() => ({}));
+      const retry = res.status === 429 ? { [RETRY_AFTER_FIELD]: parseRetryAfter(res.headers.get('Retry-After'), this.now()) } : {};
+      throw toTransportError({ status: res.status, response: { ...(body && typeof body === 'object' ? body : {}), ...retry } });
+    }
+    return res.blob();
   }
 
   /** A write: through the gateway it carries the CSRF token (beforeSend); a 429 keeps Retry-After. */

@@ -234,6 +234,11 @@ export interface RealtimeEvent<T = any> {
   record: T;
 }
 
+/** The two logos the server keeps: read by any signed-in client
+ * (`GET /api/relay/branding/logo/{kind}`), set and removed on the server PC's Administration
+ * screen (the desktop bridge's `admin_set_logo` / `admin_remove_logo`). */
+export type LogoKind = 'company' | 'footer';
+
 export interface Transport {
   /** Authenticates as the shared `relay` user. Rejects with TransportError. */
   signIn(passphrase: string): Promise<void>;
@@ -277,6 +282,11 @@ export interface Transport {
    * 'rate-limited' TransportError (retryAfterSeconds) when a manual refresh ran < 30 s ago.
    */
   refreshServiceStatus(): Promise<StatusRefresh>;
+  /**
+   * GET /api/relay/branding/logo/{kind}: the stored logo (an `image/png` Blob; every mode, when
+   * signed in), or null when none is set (404). Rejects with a TransportError otherwise.
+   */
+  brandingLogo(kind: LogoKind): Promise<Blob | null>;
   /** GET /api/relay/radar: the last Radar snapshot the server read (every mode, when signed in). */
   radar(): Promise<RadarSnapshot>;
   /**

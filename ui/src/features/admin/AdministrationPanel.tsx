@@ -1,15 +1,19 @@
 // Settings → Administration (desktop server mode only): the server PC's administration screen.
 // Renders the controller's state — the sign-in form (username, password), or the session
 // (signed-in user and role, "Locks at HH:MM", Lock, Verify audit log, the accounts and devices,
-// the authority controls) — its notices (role="status") and errors (role="alert"), and the open
-// dialog. `Administration` wires it to the desktop bridge: it shows only when connection_info
-// says server mode (as Data administration does) and polls the admin status while mounted.
+// the authority controls, the Logos for an Owner or Administrator) — its notices (role="status")
+// and errors (role="alert"), and the open dialog. `Administration` wires it to the desktop
+// bridge: it shows only when connection_info says server mode (as Data administration does) and
+// polls the admin status while mounted; the logos are read while the Logos section shows.
 import { useEffect, useState, useSyncExternalStore } from 'react';
+import { useTransport } from '../../transport/context';
 import { DesktopBridge } from '../../transport/desktop';
 import { AccountsTable } from './AccountsTable';
 import { AdminDialogView } from './AdminDialogs';
 import { AdminController, type AdminState } from './adminController';
 import { abilities, formatClock, roleLabel } from './adminModel';
+import { LogosSection, type LogosPanelController } from './LogosSection';
+import { LogosController, showsLogos, type LogosState } from './logosController';
 
 export type PanelController = Pick<
   AdminController,
@@ -39,8 +43,14 @@ function SignInForm({ busy, ctl }: { busy: boolean; ctl: PanelController }) {
   );
 }
 
+/** The Logos section's state and handlers, when the screen has them. */
+export interface LogosPanel {
+  state: LogosState;
+  ctl: LogosPanelController;
+}
+
 /** The screen for one state (pure rendering; the markup tests render it directly). */
-export function AdministrationView({ state, ctl }: { state: AdminState; ctl: PanelController }) {
+export function AdministrationView({ state, ctl, logos }: { state: AdminState; ctl: PanelController; logos?: LogosPanel }) {
   const { phase, session, snapshot, busy, message } = state;
   const can = abilities(session);
   return (
@@ -77,6 +87,7 @@ export function AdministrationView({ state, ctl }: { state: AdminState; ctl: Pan
       {phase === 'session' && snapshot && (
         <AccountsTable snapshot={snapshot} actions={{ busy, can, request: ctl.request, open: ctl.open }} />
       )}
+      {logos && showsLogos(state) && <LogosSection state={logos.state} busy={busy} ctl={logos.ctl} />}
       {phase === 'session' && <AdminDialogView state={state} ctl={ctl} createKinds={can.createKinds} />}
     </div>
   );
@@ -101,11 +112,20 @@ export function Administration({ w = globalThis }: { w?: unknown }) {
     return () => ctl.stop();
   }, [ctl, serverMode]);
 
-  if (!ctl || !serverMode) return null;
-  return <Wired ctl={ctl} />;
+  if (!bridge || !ctl || !serverMode) return null;
+  return <Wired bridge={bridge} ctl={ctl} />;
 }
 
-function Wired({ ctl }: { ctl: AdminController }) {
+function Wired({ bridge, ctl }: { bridge: DesktopBridge; ctl: AdminController }) {
+  const transport = useTransport();
   const state = useSyncExternalStore(ctl.subscribe, ctl.getState);
-  return <AdministrationView state={state} ctl={ctl} />;
+  const [logosCtl] = useState(() => new LogosController(bridge, ctl, (kind) => transport.brandingLogo(kind)));
+  const logosState = useSyncExternalStore(logosCtl.subscribe, logosCtl.getState);
+  const logosShown = showsLogos(state);
+  useEffect(() => {
+    if (!logosShown) return;
+    void logosCtl.start();
+    return () => logosCtl.stop();
+  }, [logosCtl, logosShown]);
+  return <AdministrationView state={state} ctl={ctl} logos={{ state: logosState, ctl: logosCtl }} />;
 }

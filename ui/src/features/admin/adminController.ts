@@ -1,9 +1,11 @@
 // Administration screen, the flow (no React): the admin status and its 30-second poll, sign-in,
 // lock, the open dialog, running an action through `admin_command` and re-reading the snapshot
 // after it, the fresh-password prompt on `passwordRequired` (confirm, then retry the action once),
-// and the sign-in form again on `locked` or an idle lock. Passwords are read from their fields
-// (SecretSlot) only when a form is submitted, and every field is cleared on submit, cancel,
-// failure, lock and stop; none is ever kept in the state the screen renders.
+// and the sign-in form again on `locked` or an idle lock; `runPrivileged` gives another section
+// (the Logos) the same busy flag, password prompt and lock handling for its own bridge calls.
+// Passwords are read from their fields (SecretSlot) only when a form is submitted, and every field
+// is cleared on submit, cancel, failure, lock and stop; none is ever kept in the state the screen
+// renders.
 import { BridgeRefusal, type AdminSession, type AdminSnapshot, type AdminStatus, type DesktopBridge } from '../../transport/desktop';
 import { commandFor, confirmationFor, noticeFor, passwordNotice, type AdminAction, type Confirmation } from './adminActions';
 import { ADMIN_POLL_MS, LOCKED_MESSAGE, accountById, describeFailure, pairingExpiry } from './adminModel';
@@ -325,27 +327,67 @@ export class AdminController {
   }
 
   /**
-   * Runs one command; on success `done` sets the notice and the snapshot is re-read. The first
-   * `passwordRequired` opens the password prompt and keeps the call for one retry; `locked` goes
-   * back to sign-in; anything else is shown (with `secrets` masked).
+   * Runs one command; on success `done` sets the notice and the snapshot is re-read; a failure is
+   * shown (with `secrets` masked) — a `rejected` one with the current snapshot.
    */
-  private async perform(op: () => Promise<unknown>, done: (result: unknown) => void, secrets: readonly string[] = [], retried = false): Promise<void> {
+  private perform(op: () => Promise<unknown>, done: (result: unknown) => void, secrets: readonly string[] = []): Promise<void> {
+    return this.guarded(
+      op,
+      async (result) => {
+        done(result);
+        await this.reload();
+      },
+      async (e) => {
+        this.fail(e, secrets);
+        // A refusal may come from a changed state (e.g. a stale authority revision): show the current one.
+        if (refusal(e, 'rejected')) await this.reload();
+      },
+    );
+  }
+
+  /**
+   * Runs a privileged bridge call of another section of this screen (the Logos) in this session:
+   * the same busy flag, password prompt and retry, and sign-in form on `locked` as the actions.
+   * On success `done` gets the result (then the lock time is re-read); any other failure goes to
+   * `failed`, for the section to show. Skipped while a request runs or without a session.
+   */
+  runPrivileged<T>(op: () => Promise<T>, done: (result: T) => void | Promise<void>, failed: (e: unknown) => void): Promise<void> {
+    if (this.state.phase !== 'session') return Promise.resolve();
+    return this.guarded(
+      op,
+      async (result) => {
+        await done(result);
+        try {
+          this.applyStatus(await this.bridge.adminStatus());
+        } catch {
+          // The next poll reads it.
+        }
+      },
+      async (e) => {
+        if (refusal(e, 'locked')) this.toLocked();
+        else failed(e);
+      },
+    );
+  }
+
+  /**
+   * The busy flag around one call. The first `passwordRequired` opens the password prompt and
+   * keeps the call for one retry; anything else goes to `failed`.
+   */
+  private async guarded<T>(op: () => Promise<T>, done: (result: T) => Promise<void>, failed: (e: unknown) => Promise<void>, retried = false): Promise<void> {
     if (this.state.busy) return;
     this.epoch++;
     this.set({ busy: true, message: null });
     try {
       const result = await op();
-      done(result);
-      await this.reload();
+      await done(result);
     } catch (e) {
       if (!retried && refusal(e, 'passwordRequired')) {
-        this.pending = () => this.perform(op, done, secrets, true);
+        this.pending = () => this.guarded(op, done, failed, true);
         this.fields.fresh.clear();
         this.set({ dialog: { kind: 'freshPassword', error: null } });
       } else {
-        this.fail(e, secrets);
-        // A refusal may come from a changed state (e.g. a stale authority revision): show the current one.
-        if (refusal(e, 'rejected')) await this.reload();
+        await failed(e);
       }
     } finally {
       this.set({ busy: false });

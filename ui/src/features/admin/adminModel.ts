@@ -37,16 +37,18 @@ export interface Abilities {
   assignPublisher: boolean;
   transferOwnership: boolean;
   verifyAudit: boolean;
+  /** Set and remove the company and footer logos. */
+  manageLogos: boolean;
 }
 
 /**
  * Owner: everything. Administrator: Publisher-kind accounts, their devices (and its own), the
- * Publisher assignment. Publisher (or no session): nothing.
+ * Publisher assignment, the logos. Publisher (or no session): nothing.
  */
 export function abilities(session: AdminSession | null): Abilities {
   const role = session?.role ?? null;
   if (role === 'owner') {
-    return { createKinds: ['publisher', 'administrator'], manageAccount: () => true, manageDevices: () => true, assignPublisher: true, transferOwnership: true, verifyAudit: true };
+    return { createKinds: ['publisher', 'administrator'], manageAccount: () => true, manageDevices: () => true, assignPublisher: true, transferOwnership: true, verifyAudit: true, manageLogos: true };
   }
   if (role === 'administrator') {
     const publisherKind = (a: AdminAccount) => a.kind === 'publisher';
@@ -57,9 +59,10 @@ export function abilities(session: AdminSession | null): Abilities {
       assignPublisher: true,
       transferOwnership: false,
       verifyAudit: true,
+      manageLogos: true,
     };
   }
-  return { createKinds: [], manageAccount: () => false, manageDevices: () => false, assignPublisher: false, transferOwnership: false, verifyAudit: false };
+  return { createKinds: [], manageAccount: () => false, manageDevices: () => false, assignPublisher: false, transferOwnership: false, verifyAudit: false, manageLogos: false };
 }
 
 /** The account's devices, in the snapshot's order. */

@@ -1,9 +1,10 @@
 // Test fakes for the administration screen: a fake desktop shell whose `invoke` answers the five
-// admin bridge commands (and connection_info) like the server-mode shell, records every call, and
-// can refuse the next matching call with a bridge error; a snapshot fixture that carries extra
+// admin bridge commands, the two logo commands (and connection_info) like the server-mode shell,
+// records every call, and can refuse the next matching call with a bridge error (its logos are
+// read back through `fetchLogo`, as over HTTP); a snapshot fixture that carries extra
 // secret-looking fields the renderer must drop; and a fake password input for SecretSlot.
 import { vi } from 'vitest';
-import { DesktopBridge, type AdminRole } from '../../transport/desktop';
+import { DesktopBridge, type AdminRole, type LogoKind } from '../../transport/desktop';
 import type { SecretInput } from './secretSlot';
 
 export const OWNER_ID = 'acc_owner';
@@ -35,6 +36,13 @@ export function snapshotFixture(): Record<string, unknown> {
   };
 }
 
+function decodeBase64(text: string): Uint8Array {
+  const binary = atob(text);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
 export interface BridgeError {
   code: string;
   message: unknown;
@@ -47,6 +55,8 @@ export function fakeAdminShell(opts: { role?: AdminRole; signedIn?: boolean; ava
   const state = {
     available: opts.available ?? true,
     session: (opts.signedIn ?? true) ? { username, role, lockAtMs: LOCK_AT } : (null as null | { username: string; role: AdminRole; lockAtMs: number }),
+    /** The stored logos' bytes. */
+    logos: {} as Partial<Record<LogoKind, Uint8Array>>,
   };
   const refusals: { match: string; error: BridgeError }[] = [];
   const status = () => ({ available: state.available, session: state.available ? state.session : null });
@@ -70,6 +80,14 @@ export function fakeAdminShell(opts: { role?: AdminRole; signedIn?: boolean; ava
       case 'admin_lock':
         state.session = null;
         return status();
+      case 'admin_set_logo':
+        if (!state.session) throw { code: 'locked', message: 'locked' };
+        state.logos[args?.kind as LogoKind] = decodeBase64(String(args?.imageBase64));
+        return { width: 400, height: 100, bytes: 5120 };
+      case 'admin_remove_logo':
+        if (!state.session) throw { code: 'locked', message: 'locked' };
+        delete state.logos[args?.kind as LogoKind];
+        return null;
       case 'admin_command':
         if (!state.session) throw { code: 'locked', message: 'locked' };
         switch (args?.command) {
@@ -93,11 +111,17 @@ export function fakeAdminShell(opts: { role?: AdminRole; signedIn?: boolean; ava
     }
   });
   const w = { __TAURI__: { core: { invoke } } };
+  /** GET /api/relay/branding/logo/{kind}: the stored bytes as a PNG Blob, or null. */
+  const fetchLogo = vi.fn(async (kind: LogoKind): Promise<Blob | null> => {
+    const bytes = state.logos[kind];
+    return bytes ? new Blob([bytes as BlobPart], { type: 'image/png' }) : null;
+  });
   return {
     state,
     invoke,
     window: w,
     bridge: new DesktopBridge(w.__TAURI__),
+    fetchLogo,
     /** Refuses the next call of `match` (a bridge command or an admin command name). */
     refuseNext(match: string, error: BridgeError) {
       refusals.push({ match, error });
@@ -116,4 +140,19 @@ export function fakeAdminShell(opts: { role?: AdminRole; signedIn?: boolean; ava
 /** A password input as SecretSlot sees it. */
 export function fakeInput(value = ''): SecretInput {
   return { value };
+}
+
+/** Object URLs as the previews use them: numbered fakes, recording which are still live. */
+export function fakeObjectUrls() {
+  let n = 0;
+  const live = new Set<string>();
+  return {
+    live,
+    createObjectURL: vi.fn((_blob: Blob) => {
+      const url = `blob:relay/${++n}`;
+      live.add(url);
+      return url;
+    }),
+    revokeObjectURL: vi.fn((url: string) => void live.delete(url)),
+  };
 }
