@@ -26,6 +26,7 @@ const fakeTransport: Transport = {
   presence: unused,
   importRecords: unused,
   readSpreadsheet: unused,
+  prepareAlertImage: unused,
   serviceStatus: unused,
   refreshServiceStatus: unused,
   radar: unused,

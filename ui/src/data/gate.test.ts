@@ -32,6 +32,7 @@ function manual() {
     importRecords: vi.fn(),
     syncServers: vi.fn(),
     readSpreadsheet: vi.fn(async (_f: Blob, sheet: string) => ({ sheet, columns: ['name'], rows: [{ name: 'A' }] })),
+    prepareAlertImage: vi.fn(async () => 'data:image/png;base64,AAAA'),
     heartbeat: vi.fn(async () => {}),
   } as unknown as Transport;
   return {
@@ -132,6 +133,14 @@ describe('WriteGate + connection generation', () => {
     await expect(stores.gated.readSpreadsheet(file, 'contacts')).resolves.toEqual({ sheet: 'contacts', columns: ['name'], rows: [{ name: 'A' }] });
     expect(t.readSpreadsheet).toHaveBeenCalledExactlyOnceWith(file, 'contacts');
     await expect(stores.gated.importRecords('contacts', [{ name: 'A' }], false)).rejects.toThrow(OFFLINE_WRITE_MESSAGE);
+  });
+
+  it('passes an alert image preparation through (it writes nothing; the alert record it lands in is gated)', async () => {
+    const { stores, t } = setup(() => false);
+    const file = new Blob([new Uint8Array([0x89, 0x50])]);
+    await expect(stores.gated.prepareAlertImage(file)).resolves.toBe('data:image/png;base64,AAAA');
+    expect(t.prepareAlertImage).toHaveBeenCalledExactlyOnceWith(file);
+    await expect(stores.gated.create('alert_history', { bodyHtml: '' })).rejects.toThrow(OFFLINE_WRITE_MESSAGE);
   });
 
   it('the generation only ever grows and ignores repeated states', () => {

@@ -354,6 +354,9 @@ export function gatedTransport(t: Transport, gate: WriteGate, queue: ((m: Offlin
     // Not a record write either: the server reads the workbook into rows and stores nothing (the
     // rows then go through importRecords / syncServers, which are gated).
     readSpreadsheet: (file, sheet) => t.readSpreadsheet(file, sheet),
+    // Not a record write: the server prepares the image and stores nothing (it reaches a record
+    // inside an alert body, through the gated create/update).
+    prepareAlertImage: (file) => t.prepareAlertImage(file),
     get serverUrl() {
       return t.serverUrl;
     },

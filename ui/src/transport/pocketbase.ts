@@ -46,6 +46,7 @@ export const RADAR_REFRESH_PATH = '/api/relay/radar/refresh';
 export const BRANDING_LOGO_PATH = '/api/relay/branding/logo/';
 export const SERVERS_SYNC_PATH = '/api/relay/servers/sync';
 export const SPREADSHEET_ROWS_PATH = '/api/relay/spreadsheet/rows';
+export const ALERT_IMAGE_PATH = '/api/relay/images/alert-body';
 export const XLSX_CONTENT_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 /** Records per page when fetching a whole collection. */
 export const FULL_LIST_BATCH = 1000;
@@ -405,6 +406,20 @@ export class PocketBaseTransport implements Transport {
         requestKey: null,
       }),
     );
+  }
+
+  /** A write with a raw body (the image's bytes): through the gateway it carries the CSRF token (beforeSend). */
+  async prepareAlertImage(file: Blob): Promise<string> {
+    const answer = await this.call(() =>
+      this.pb.send<{ dataUrl?: unknown }>(ALERT_IMAGE_PATH, {
+        method: 'POST',
+        body: file,
+        headers: { 'Content-Type': 'application/octet-stream' },
+        requestKey: null,
+      }),
+    );
+    if (typeof answer?.dataUrl !== 'string') throw new TransportError({ kind: 'server', status: 200, message: 'The server answered without an image.' });
+    return answer.dataUrl;
   }
 
   onStateChange(cb: (s: ConnectionState) => void): () => void {

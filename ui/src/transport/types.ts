@@ -275,6 +275,15 @@ export interface Transport {
    * repeated or unnamed column / too many rows, columns or cells / a cell error / damaged, 503 busy.
    */
   readSpreadsheet(file: Blob, sheet: string): Promise<SpreadsheetRows>;
+  /**
+   * POST /api/relay/images/alert-body: the raw bytes of a PNG, JPEG or WebP image (<= 5 MiB; a
+   * gateway write like any other) prepared by the server for an alert body: at most 516 px wide,
+   * a PNG stays PNG, anything else becomes JPEG. Resolves with its data URL
+   * (`data:image/png;base64,…` or `data:image/jpeg;base64,…`). Rejects with a TransportError
+   * carrying the server's operator-facing message: 413 too large, 415 not a PNG, JPEG or WebP,
+   * 422 too many pixels / truncated / animated / damaged, 503 busy.
+   */
+  prepareAlertImage(file: Blob): Promise<string>;
   /** GET /api/relay/status: the service-status snapshot (every mode, when signed in). */
   serviceStatus(): Promise<ServiceStatus>;
   /**

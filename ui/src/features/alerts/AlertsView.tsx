@@ -1,15 +1,26 @@
-// Alerts: severity cards, subject/body editor with a live card preview, history with pinned
-// templates, and alarms (alert_reminders): schedule, list, edit, done/dismiss, snooze.
-import { useEffect, useMemo, useState } from 'react';
+// Alerts: severity cards, subject/body editor (with inline images, ./AlertBodyImages) and a live
+// card preview, history with pinned templates, and alarms (alert_reminders): schedule, list,
+// edit, done/dismiss, snooze.
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { Confirm, Modal } from '../../components/Modal';
 import { errorMessage, useToast } from '../../components/Toasts';
 import { useCollection } from '../../data/store';
 import { defaultDue, dismissPatch, donePatch, effectiveDue, isOverdue, sortAlarms, TITLE_MAX, validateAlarm, type Alarm } from '../../lib/alarms';
-import { copyText } from '../../lib/clipboard';
+import { copyRich, copyText } from '../../lib/clipboard';
 import { formatDateTime, toApiDate, toLocalInput } from '../../lib/dates';
 import { useTransport } from '../../transport/context';
 import type { BaseRecord } from '../../transport/types';
-import { bodyToHtml, emptyDraft, htmlToBody, INPUT_MAX, onAlertLoad, SEVERITIES, severityColor, severityText, SUBJECT_WARN, type AlertDraft, type AlertHistory } from './alerts';
+import { AlertBodyPreview, InsertImage } from './AlertBodyImages';
+import { bodyHtmlError, bodyToHtml, emptyDraft, htmlToBody, INPUT_MAX, onAlertLoad, SEVERITIES, severityColor, severityText, SUBJECT_WARN, type AlertDraft, type AlertHistory } from './alerts';
+import { bodyHasImages, escapeHtml, insertImage, type BodyImage } from './bodyImages';
+
+/** The draft's body as stored HTML; throws the operator-facing reason when it is too large. */
+function draftHtml(draft: AlertDraft): string {
+  const html = bodyToHtml(draft.body, draft.images);
+  const err = bodyHtmlError(html, draft.body, draft.images);
+  if (err) throw new Error(err);
+  return html;
+}
 
 type AlarmRec = Alarm & BaseRecord;
 
@@ -29,7 +40,7 @@ function AlarmForm({ draft, editing, onClose }: { draft: AlertDraft; editing?: A
         ? await transport.update<AlarmRec>('alert_reminders', editing.id, { title: title.trim(), note, dueAt: toApiDate(when), snoozeUntil: '' })
         : await transport.create<AlarmRec>('alert_reminders', {
             title: title.trim(), note, dueAt: toApiDate(when), status: 'pending', severity: draft.severity,
-            alertSubject: draft.subject, alertBodyHtml: bodyToHtml(draft.body), createdBy: draft.sender,
+            alertSubject: draft.subject, alertBodyHtml: draftHtml(draft), createdBy: draft.sender,
           });
       store.upsertLocal(rec);
       onClose();
@@ -98,7 +109,7 @@ function HistoryModal({ onLoad, onClose }: { onLoad: (h: AlertHistory) => void; 
   const [q, setQ] = useState('');
   const [clearing, setClearing] = useState(false);
   const needle = q.trim().toLowerCase();
-  const match = (h: AlertHistory) => !needle || [h.label, h.subject, htmlToBody(h.bodyHtml), h.severity, h.sender, h.recipient].some((f) => f?.toLowerCase().includes(needle));
+  const match = (h: AlertHistory) => !needle || [h.label, h.subject, htmlToBody(h.bodyHtml).body, h.severity, h.sender, h.recipient].some((f) => f?.toLowerCase().includes(needle));
   const shown = col.items.filter(match);
   const pinned = shown.filter((h) => h.pinned && h.label);
   const recent = shown.filter((h) => !(h.pinned && h.label));
@@ -146,29 +157,53 @@ export default function AlertsView() {
   const [draft, setDraft] = useState<AlertDraft>(emptyDraft);
   const [modal, setModal] = useState<null | 'history' | 'alarms' | 'schedule' | 'pin' | { edit: AlarmRec }>(null);
   const [pinLabel, setPinLabel] = useState('');
+  // Where "Insert image" puts the placeholder: the body's caret, or the end when it has none.
+  const caret = useRef<number | null>(null);
   const history = useCollection<AlertHistory>('alert_history');
   const alarms = useCollection<AlarmRec>('alert_reminders').items;
   const templates = history.items.filter((h) => h.pinned && h.label);
-  useEffect(() => onAlertLoad((d) => setDraft(d)), []);
+  const replaceDraft = (d: AlertDraft) => {
+    caret.current = null;
+    setDraft(d);
+  };
+  useEffect(() => onAlertLoad(replaceDraft), []);
   const pending = useMemo(() => sortAlarms(alarms.filter((a) => a.status === 'pending')), [alarms]);
+  // Said before saving is tried: inline images make the stored body large.
+  const sizeError = useMemo(() => bodyHtmlError(bodyToHtml(draft.body, draft.images), draft.body, draft.images), [draft.body, draft.images]);
   const set = (p: Partial<AlertDraft>) => setDraft((d) => ({ ...d, ...p }));
+  const insert = (image: BodyImage) => {
+    const at = caret.current; // read once: the updater may run twice
+    setDraft((d) => {
+      const next = insertImage(d.body, d.images, image, at);
+      caret.current = next.caret;
+      return { ...d, body: next.body, images: next.images };
+    });
+  };
   const load = (h: AlertHistory) => {
-    setDraft({ severity: h.severity ?? 'INFO', subject: h.subject ?? '', body: htmlToBody(h.bodyHtml), sender: h.sender ?? '', recipient: h.recipient ?? '' });
+    replaceDraft({ severity: h.severity ?? 'INFO', subject: h.subject ?? '', ...htmlToBody(h.bodyHtml), sender: h.sender ?? '', recipient: h.recipient ?? '' });
     setModal(null);
   };
   async function saveHistory(extra: Partial<AlertHistory> = {}) {
     const rec = await transport.create<AlertHistory>('alert_history', {
-      severity: draft.severity, subject: draft.subject, bodyHtml: bodyToHtml(draft.body), sender: draft.sender, recipient: draft.recipient, pinned: false, label: '', ...extra,
+      severity: draft.severity, subject: draft.subject, bodyHtml: draftHtml(draft), sender: draft.sender, recipient: draft.recipient, pinned: false, label: '', ...extra,
     });
     history.store.upsertLocal(rec);
   }
   async function copyAlert() {
+    const head = `[${draft.severity}] ${draft.subject}`;
+    const text = `${head}\n\n${draft.body}`;
     try {
-      await copyText(`[${draft.severity}] ${draft.subject}\n\n${draft.body}`);
+      // With images, an HTML copy too, so they paste into mail; the plain text keeps the placeholders.
+      if (bodyHasImages(draft.body, draft.images)) await copyRich(text, `<p><strong>${escapeHtml(head)}</strong></p><p>${bodyToHtml(draft.body, draft.images)}</p>`);
+      else await copyText(text);
+    } catch (e) {
+      return toast('error', errorMessage(e));
+    }
+    try {
       await saveHistory();
       toast('success', 'Alert copied and saved to history.');
     } catch (e) {
-      toast('error', errorMessage(e));
+      toast('error', `Alert copied, not saved to history: ${errorMessage(e)}`);
     }
   }
   const color = severityColor(draft.severity);
@@ -178,7 +213,7 @@ export default function AlertsView() {
       <header className="view-header">
         <h1 className="view-title">Alerts</h1>
         <div className="row-wrap push-right">
-          <button type="button" className="button button-ghost" onClick={() => setDraft(emptyDraft)}>Reset</button>
+          <button type="button" className="button button-ghost" onClick={() => replaceDraft(emptyDraft)}>Reset</button>
           <button type="button" className="button button-ghost" data-testid="alert-history-open" onClick={() => setModal('history')}>History</button>
           <button type="button" className="button button-ghost" data-testid="alarms-open" onClick={() => setModal('alarms')}>Alarms ({pending.length})</button>
           <button type="button" className="button button-ghost" data-testid="alarm-schedule" onClick={() => setModal('schedule')}>Schedule alert alarm</button>
@@ -214,7 +249,11 @@ export default function AlertsView() {
           <label className="field-label" htmlFor="alert-subject">Subject <span className={draft.subject.length > SUBJECT_WARN ? 'warn-text' : 'muted'}>{draft.subject.length}/{SUBJECT_WARN}</span></label>
           <input id="alert-subject" className="input" data-testid="alert-subject" maxLength={INPUT_MAX} value={draft.subject} onChange={(e) => set({ subject: e.target.value })} />
           <label className="field-label" htmlFor="alert-body">Body</label>
-          <textarea id="alert-body" className="input textarea" rows={8} data-testid="alert-body" maxLength={INPUT_MAX} value={draft.body} onChange={(e) => set({ body: e.target.value })} />
+          <textarea id="alert-body" className="input textarea" rows={8} data-testid="alert-body" maxLength={INPUT_MAX} value={draft.body}
+            onSelect={(e) => { caret.current = e.currentTarget.selectionStart; }}
+            onChange={(e) => { caret.current = e.target.selectionStart; set({ body: e.target.value }); }} />
+          <InsertImage onInsert={insert} />
+          {sizeError && <p className="error-text" data-testid="alert-body-size">{sizeError}</p>}
           <h2>3 · Delivery</h2>
           <div className="row-wrap">
             <input className="input grow" aria-label="Sender" placeholder="Sender (IT)" value={draft.sender} onChange={(e) => set({ sender: e.target.value })} />
@@ -226,7 +265,7 @@ export default function AlertsView() {
             <span className="alert-sev">{draft.severity}</span>
             <h3>{draft.subject || 'Subject'}</h3>
           </div>
-          <div className="alert-card-body pre">{draft.body || 'Message body…'}</div>
+          <div className="alert-card-body pre" data-testid="alert-preview-body">{draft.body ? <AlertBodyPreview body={draft.body} images={draft.images} /> : 'Message body…'}</div>
           <div className="alert-card-foot muted small">From {draft.sender || 'IT'} · To {draft.recipient || 'All Employees'}</div>
         </div>
       </div>

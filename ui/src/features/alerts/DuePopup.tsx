@@ -121,7 +121,7 @@ function DueDialog({ a, more }: { a: AlarmRec; more: number }) {
           {hasSnapshot && (
             <button type="button" className="button button-ghost" disabled={busy}
               onClick={() => act(dismissPatch(new Date()), () => {
-                requestAlertLoad({ severity: (a.severity as Severity) || 'INFO', subject: a.alertSubject ?? '', body: htmlToBody(a.alertBodyHtml), sender: a.createdBy ?? '', recipient: '' });
+                requestAlertLoad({ severity: (a.severity as Severity) || 'INFO', subject: a.alertSubject ?? '', ...htmlToBody(a.alertBodyHtml), sender: a.createdBy ?? '', recipient: '' });
                 shell.go('alerts');
               })}>Load Alert</button>
           )}

@@ -1,5 +1,15 @@
+// Alert helpers: severity colours, and the plain-text body ⇄ stored HTML conversion with inline
+// images: placeholders round-trip through bodyToHtml/htmlToBody, unknown placeholders stay text,
+// foreign or hostile HTML comes back as text plus only sanitized images, and the size check names
+// the server's limit.
 import { describe, expect, it } from 'vitest';
-import { bodyToHtml, htmlToBody, severityColor } from './alerts';
+import { bodyHtmlError, bodyToHtml, htmlToBody, severityColor } from './alerts';
+
+const PNG = 'data:image/png;base64,iVBORw0KGgo=';
+const JPEG = 'data:image/jpeg;base64,/9j/4AAQSkZJRg==';
+const img = (src: string, alt = '') => `<img src="${src}" alt="${alt}" class="alert-body-image">`;
+/** Every tag in `html` is a <br> or a sanitized image. */
+const onlySafeTags = (html: string) => [...html.matchAll(/<[^>]*>/g)].every(([t]) => t === '<br>' || /^<img src="data:image\/(png|jpeg|jpg|gif|webp);base64,[A-Za-z0-9+/=]+" alt="[^"<>]*" class="alert-body-image">$/.test(t));
 
 describe('alert helpers', () => {
   it('maps severities to their colors, INFO by default', () => {
@@ -12,7 +22,70 @@ describe('alert helpers', () => {
     const body = 'Line <script>x</script> & more\nsecond';
     const html = bodyToHtml(body);
     expect(html).toBe('Line &lt;script&gt;x&lt;/script&gt; &amp; more<br>second');
-    expect(htmlToBody(html)).toBe(body);
-    expect(htmlToBody('<p>a</p><ul><li>b</li></ul><img src=x onerror=alert(1)>')).toBe('a\nb');
+    expect(htmlToBody(html)).toEqual({ body, images: {} });
+    expect(htmlToBody('<p>a</p><ul><li>b</li></ul><img src=x onerror=alert(1)>')).toEqual({ body: 'a\nb', images: {} });
+  });
+});
+
+describe('body images', () => {
+  const images = { 1: { src: PNG, alt: 'chart' }, 2: { src: JPEG, alt: 'photo "2"' } };
+
+  it('writes a placeholder line as the sanitized image and reads it back', () => {
+    const body = 'Intro\n[image 1]\n\nMiddle\n[image 2]\nEnd';
+    const html = bodyToHtml(body, images);
+    expect(html).toBe(`Intro<br>${img(PNG, 'chart')}<br><br>Middle<br>${img(JPEG, 'photo &quot;2&quot;')}<br>End`);
+    expect(htmlToBody(html)).toEqual({ body, images });
+    expect(bodyToHtml('[image 1]', images)).toBe(img(PNG, 'chart'));
+    expect(htmlToBody(img(PNG, 'chart'))).toEqual({ body: '[image 1]', images: { 1: images[1] } });
+  });
+
+  it('keeps unknown or inline placeholders as text, and a deleted placeholder drops its image', () => {
+    expect(bodyToHtml('[image 9]\nsee [image 1] here', images)).toBe('[image 9]<br>see [image 1] here');
+    expect(bodyToHtml('Intro\nEnd', images)).toBe('Intro<br>End');
+    expect(bodyToHtml('[image 1]', {})).toBe('[image 1]');
+  });
+
+  it('numbers loaded images after placeholders written literally in the text', () => {
+    const loaded = htmlToBody(`[image 1]<br>${img(PNG)}`);
+    expect(loaded).toEqual({ body: '[image 1]\n[image 2]', images: { 2: { src: PNG, alt: '' } } });
+    expect(bodyToHtml(loaded.body, loaded.images)).toBe(`[image 1]<br>${img(PNG)}`);
+  });
+
+  it('puts an image from foreign HTML on its own line', () => {
+    expect(htmlToBody(`<p>a<img src="${PNG}">b</p><div>c</div>`)).toEqual({ body: 'a\n[image 1]\nb\nc', images: { 1: { src: PNG, alt: '' } } });
+    expect(htmlToBody(`${img(PNG)}${img(JPEG)}`).body).toBe('[image 1]\n[image 2]');
+  });
+
+  it('reduces hostile HTML to text and sanitized images only', () => {
+    const hostile = [
+      '<img src="javascript:alert(1)">x',
+      `<img src="https://evil.example/t.png" onerror="alert(1)"><IMG SRC="${PNG}" ONERROR="alert(1)" STYLE="x">`,
+      '<svg onload=alert(1)><image href="data:image/svg+xml;base64,PHN2Zz4="/></svg>',
+      `<img alt="><script>alert(1)</script>" src="${PNG}">`,
+      '<a href="javascript:alert(1)">link</a><iframe src="https://evil.example"></iframe>',
+      '&lt;img src=x onerror=alert(1)&gt;',
+      '<<<<<<img src="data:image/png;base64,QUJD"',
+    ].join('<br>');
+    const loaded = htmlToBody(hostile);
+    expect(Object.values(loaded.images).map((i) => i.src)).toEqual([PNG, PNG]);
+    const again = bodyToHtml(loaded.body, loaded.images);
+    expect(onlySafeTags(again)).toBe(true);
+    expect(again).toContain(img(PNG, '&gt;&lt;script&gt;alert(1)&lt;/script&gt;'));
+    expect(again).toContain('&lt;img src=x onerror=alert(1)&gt;');
+    expect(again).not.toMatch(/<(script|svg|a|iframe)\b|https:/i);
+  });
+
+  it('scans a long run of bare < quickly', () => {
+    const t0 = Date.now();
+    expect(htmlToBody('<'.repeat(200_000)).body).toHaveLength(200_000);
+    expect(Date.now() - t0).toBeLessThan(2000);
+  });
+
+  it("checks the stored size against the server's limit, naming images when they are the cause", () => {
+    expect(bodyHtmlError('x'.repeat(50_000), '', {})).toBeNull();
+    expect(bodyHtmlError('x'.repeat(50_001), 'text', {})).toBe('Alert body must be at most 50,000 characters (now 50,001).');
+    expect(bodyHtmlError('x'.repeat(50_001), '[image 1]', images)).toBe(
+      'Alert body must be at most 50,000 characters (now 50,001). Images count toward it: use fewer or smaller images.',
+    );
   });
 });

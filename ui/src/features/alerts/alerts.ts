@@ -1,7 +1,10 @@
-// Alert composer shared bits: severities (colours from lib/palette.ts), history record shape, and a tiny
-// hand-off so the due popup can load an alarm's snapshot into the composer.
+// Alert composer shared bits: severities (colours from lib/palette.ts), the draft and history
+// record shapes, the plain-text body ⇄ stored HTML conversion (images through ./bodyImages), and
+// a tiny hand-off so the due popup can load an alarm's snapshot into the composer.
+import { fieldError, LIMITS } from '../../lib/limits';
 import { SEVERITY_COLORS } from '../../lib/palette';
 import type { BaseRecord } from '../../transport/types';
+import { bodyHasImages, imageTag, imageToken, lineImage, parseImgTag, tokenNumbers, decodeEntities, type BodyImage, type BodyImages } from './bodyImages';
 
 export const SEVERITIES = [
   { id: 'ISSUE', ...SEVERITY_COLORS.ISSUE, label: 'Issue' },
@@ -21,12 +24,14 @@ export const severityText = (s: string | undefined) => SEVERITIES.find((x) => x.
 export interface AlertDraft {
   severity: Severity;
   subject: string;
+  /** Plain text; a line `[image N]` shows images[N]. */
   body: string;
+  images: BodyImages;
   sender: string;
   recipient: string;
 }
 
-export const emptyDraft: AlertDraft = { severity: DEFAULT_SEVERITY, subject: '', body: '', sender: '', recipient: '' };
+export const emptyDraft: AlertDraft = { severity: DEFAULT_SEVERITY, subject: '', body: '', images: {}, sender: '', recipient: '' };
 
 export interface AlertHistory extends BaseRecord {
   severity?: Severity;
@@ -38,23 +43,70 @@ export interface AlertHistory extends BaseRecord {
   label?: string;
 }
 
-/** Plain-text body stored as minimal safe HTML (escaped, line breaks as <br>). */
-export function bodyToHtml(body: string): string {
-  return body.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\n/g, '<br>');
+/**
+ * Plain-text body stored as minimal safe HTML: text escaped, line breaks as <br>, and a line
+ * `[image N]` whose image is known as the sanitized `<img … class="alert-body-image">`
+ * (any other placeholder stays literal text).
+ */
+export function bodyToHtml(body: string, images: BodyImages = {}): string {
+  return body
+    .split('\n')
+    .map((line) => {
+      const hit = lineImage(line, images);
+      return (hit && imageTag(hit.image)) ?? line.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+    })
+    .join('<br>');
 }
 
-/** Inverse of bodyToHtml for loading history; strips any other markup to text. */
-export function htmlToBody(html: string | undefined): string {
-  return (html ?? '')
-    .replace(/<br\s*\/?>/gi, '\n')
-    .replace(/<\/(p|li)>/gi, '\n')
-    .replace(/<[^>]*>/g, '')
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'")
-    .replace(/&amp;/g, '&')
-    .replace(/\n+$/, '');
+// A tag (quoted attribute values may hold '<' and '>'; a bare '<' ends the attempt, which keeps
+// the scan linear), a run of text, or a lone '<'.
+const HTML_PIECE = /<(?:[^<>"']|"[^"]*"|'[^']*')*>|[^<]+|</g;
+
+/**
+ * Inverse of bodyToHtml for loading history, templates and alarm snapshots: each image whose tag
+ * passes the sanitizer becomes a placeholder line with its image beside the text (numbered
+ * after any placeholder written literally in the text); any other markup is stripped to text.
+ */
+export function htmlToBody(html: string | undefined): { body: string; images: BodyImages } {
+  const pieces: (string | BodyImage)[] = [];
+  for (const [piece] of (html ?? '').matchAll(HTML_PIECE)) {
+    if (piece.length > 1 && piece.startsWith('<')) {
+      if (/^<br[\s/>]/i.test(piece)) pieces.push('\n');
+      else if (/^<\/(p|li)[\s>]/i.test(piece)) pieces.push('\n');
+      else if (/^<img[\s/>]/i.test(piece)) {
+        const img = parseImgTag(piece);
+        if (img) pieces.push(img);
+      }
+    } else pieces.push(decodeEntities(piece));
+  }
+  const literal = tokenNumbers(pieces.map((p) => (typeof p === 'string' ? p : '\n')).join(''));
+  const images: Record<number, BodyImage> = {};
+  let n = 0;
+  let body = '';
+  let afterImage = false;
+  for (const p of pieces) {
+    if (typeof p === 'string') {
+      if (afterImage && p && !p.startsWith('\n')) body += '\n';
+      body += p;
+      afterImage = afterImage && !p;
+      continue;
+    }
+    do n++; while (literal.has(n));
+    images[n] = p;
+    if (body && !body.endsWith('\n')) body += '\n';
+    body += imageToken(n);
+    afterImage = true;
+  }
+  return { body: body.replace(/\n+$/, ''), images };
+}
+
+/**
+ * Why the stored HTML of a body is refused before saving (the server's limit for bodyHtml and
+ * alertBodyHtml, lib/limits.ts), or null.
+ */
+export function bodyHtmlError(html: string, body: string, images: BodyImages): string | null {
+  const err = fieldError(LIMITS.alert_history.bodyHtml, html);
+  return err && bodyHasImages(body, images) ? `${err} Images count toward it: use fewer or smaller images.` : err;
 }
 
 let pendingLoad: AlertDraft | null = null;

@@ -1,0 +1,73 @@
+// Alert composer image parts (issue #17): the "Insert image" control (a button opening a hidden
+// file input, "Preparing image…" while the server prepares the file, its refusal as role="alert";
+// the flow is ./bodyImages runImageInsert over the transport's prepareAlertImage) and the live
+// card preview's body, where a placeholder line shows its image. Images reach the DOM only as
+// React <img> elements whose src matched the sanitizer's data-URL pattern: no HTML string is
+// ever injected.
+import { Fragment, useRef, useState, type RefObject } from 'react';
+import { useTransport } from '../../transport/context';
+import { bodySegments, IDLE_INSERT, IMAGE_ACCEPT, PREPARING, runImageInsert, type BodyImage, type BodyImages, type InsertState } from './bodyImages';
+
+/** The control, drawn from its state (markup-tested without a DOM). */
+export function InsertImageView({ state, inputRef, onPick, onFile }: {
+  state: InsertState;
+  inputRef?: RefObject<HTMLInputElement | null>;
+  onPick: () => void;
+  onFile: (file: File) => void;
+}) {
+  return (
+    <div className="body-image-bar">
+      <div className="row-wrap">
+        <button type="button" className="button button-ghost small" data-testid="alert-insert-image" disabled={state.busy} onClick={onPick}>
+          Insert image
+        </button>
+        <span className="muted small">PNG, JPEG or WebP under 5 MB; it shows in the body as a line [image N].</span>
+        <input ref={inputRef} type="file" hidden accept={IMAGE_ACCEPT} data-testid="alert-image-file" disabled={state.busy}
+          onChange={(e) => {
+            const file = e.target.files?.[0];
+            e.target.value = '';
+            if (file) onFile(file);
+          }} />
+      </div>
+      <span className="muted small" role="status" data-testid="alert-image-status">{state.busy ? PREPARING : state.done ?? ''}</span>
+      {state.error && <p className="error-text" role="alert" data-testid="alert-image-error">{state.error}</p>}
+    </div>
+  );
+}
+
+/** "Insert image": prepares the picked file on the server and hands the image to `onInsert`. */
+export function InsertImage({ onInsert }: { onInsert: (image: BodyImage) => void }) {
+  const transport = useTransport();
+  const [state, setState] = useState<InsertState>(IDLE_INSERT);
+  const input = useRef<HTMLInputElement>(null);
+  const running = useRef(false);
+  async function onFile(file: File) {
+    if (running.current) return;
+    running.current = true;
+    try {
+      await runImageInsert(file, (f) => transport.prepareAlertImage(f), setState, onInsert);
+    } finally {
+      running.current = false;
+    }
+  }
+  return <InsertImageView state={state} inputRef={input} onPick={() => input.current?.click()} onFile={(f) => void onFile(f)} />;
+}
+
+/**
+ * The preview card's body: text as written (the card keeps white space), a known placeholder
+ * line as its image. A text run before an image keeps its line break, so blank lines show.
+ */
+export function AlertBodyPreview({ body, images }: { body: string; images: BodyImages }) {
+  const segments = bodySegments(body, images);
+  return (
+    <>
+      {segments.map((s, i) =>
+        s.kind === 'text' ? (
+          <Fragment key={i}>{segments[i + 1]?.kind === 'image' ? `${s.text}\n` : s.text}</Fragment>
+        ) : (
+          <img key={i} src={s.image.src} alt={s.image.alt} className="alert-body-image" data-testid="alert-preview-image" />
+        ),
+      )}
+    </>
+  );
+}
