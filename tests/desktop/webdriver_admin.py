@@ -29,7 +29,10 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import struct
 import time
+import urllib.request
+import zlib
 
 WORK = tempfile.mkdtemp(prefix="relay-desktop-admin-")
 os.environ.setdefault("DESKTOP_WEBDRIVER_LOG", os.path.join(WORK, "webdriver.log"))
@@ -294,6 +297,35 @@ def check_administrator(sid, data_dir):
         f"the refusal repeats its prefix: {err['message']!r}"
 
 
+def png(width, height):
+    """A real RGB PNG (filter byte 0, zlib-compressed rows), so the test needs no image library."""
+    raw = b"".join(b"\x00" + bytes((y % 256, x % 256, 128)[c] for x in range(width) for c in range(3))
+                   for y in range(height))
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b"")
+
+
+def check_logos(sid, server, secret):
+    """As the Administrator: a company logo set through the bridge is served (inside 400x400) to
+    signed-in clients; a file that is not an image is refused with the pipeline's message."""
+    wide = base64.b64encode(png(900, 120)).decode()
+    res = invoke(sid, "admin_set_logo", {"kind": "company", "imageBase64": wide})
+    stored = res.get("ok") or {}
+    assert stored.get("width") == 400 and stored.get("height", 0) <= 400, f"the logo was not resized into 400x400: {res}"
+    token = api(server, "POST", "/api/collections/users/auth-with-password",
+                {"identity": "relay", "password": secret})["token"]
+    req = urllib.request.Request(server + "/api/relay/branding/logo/company", headers={"Authorization": token})
+    with urllib.request.urlopen(req, timeout=20) as served:
+        assert served.headers["Content-Type"] == "image/png" and served.read(8) == b"\x89PNG\r\n\x1a\n"
+    bad = invoke(sid, "admin_set_logo", {"kind": "footer", "imageBase64": base64.b64encode(b"not an image").decode()})
+    assert (bad.get("err") or {}).get("message") == "Image must be a PNG, JPEG or WebP file", bad
+    print(f"ok   the Administrator set the company logo ({stored['width']}x{stored['height']}, served as PNG); "
+          f"a non-image was refused ({bad['err']['message']!r})")
+
+
 def check_idle_lock(sid, offset_file):
     with open(offset_file, "w", encoding="utf-8") as f:
         f.write("960000\n")
@@ -338,6 +370,7 @@ def main():
         pat = check_publisher(sid, data_dir)
         check_pairing(sid, pat, info["serverUrl"], secret)
         check_administrator(sid, data_dir)
+        check_logos(sid, info["serverUrl"], secret)
         check_idle_lock(sid, offset_file)
         no_secrets(sid, data_dir, "at the end")
         ok = True
