@@ -15,8 +15,9 @@ pub const FIELD_LEN: usize = 1000;
 pub const NAME_LEN: usize = 500;
 /// Limit for notes and comments.
 pub const NOTE_LEN: usize = 10_000;
-/// Limit for HTML bodies.
-pub const HTML_LEN: usize = 50_000;
+/// Limit for alert HTML bodies (`alert_history.bodyHtml`, `alert_reminders.alertBodyHtml`): room
+/// for inline images as data URLs, as in the original's newest version (raised from 50,000).
+pub const HTML_LEN: usize = 750_000;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum JsonShape {

@@ -34,8 +34,8 @@ async fn every_data_api_route_answers_an_oversized_body_with_the_json_problem() 
     let token = relay.token().await;
     let routes: &[(&str, &str, usize)] = &[
         ("POST", "/api/collections/users/auth-with-password", 512 * KIB),
-        ("POST", "/api/collections/contacts/records", 512 * KIB),
-        ("PATCH", "/api/collections/contacts/records/abc", 512 * KIB),
+        ("POST", "/api/collections/contacts/records", 1024 * KIB),
+        ("PATCH", "/api/collections/contacts/records/abc", 1024 * KIB),
         ("POST", "/api/realtime", 512 * KIB),
         ("POST", "/api/relay/presence/heartbeat", 512 * KIB),
         ("POST", "/api/relay/import/contacts", 32 * KIB * KIB),
@@ -71,7 +71,7 @@ async fn every_gateway_route_answers_an_oversized_body_with_the_json_problem() {
     let support::WebSession { cookie, csrf, token } = support::web_session(&base).await;
     let routes: &[(&str, usize)] = &[
         ("/web/api/logs", 16 * KIB),
-        ("/api/collections/contacts/records", 512 * KIB),
+        ("/api/collections/contacts/records", 1024 * KIB),
         ("/api/realtime", 512 * KIB),
         ("/api/relay/presence/heartbeat", 512 * KIB),
         ("/api/relay/import/contacts", 32 * KIB * KIB),

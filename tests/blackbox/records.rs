@@ -128,7 +128,7 @@ async fn validation_errors_are_typed_and_leave_data_unchanged() {
         let v: Value = res.json().await.unwrap();
         assert_eq!(v["status"], 400);
     }
-    let huge = json!({"name": "x".repeat(600 * 1024)});
+    let huge = json!({"name": "x".repeat(1100 * 1024)});
     let res = http.post(&base).header("Authorization", &token).json(&huge).send().await.unwrap();
     assert_eq!(res.status(), 413);
     assert_eq!(list_json(&relay, &token, "contacts", &[]).await["totalItems"], 1);
@@ -405,4 +405,28 @@ fn domain_time_in(secs: u64) -> String {
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap();
     let at = now.as_millis() as i64 + secs as i64 * 1000;
     domain::time::format_ms(at)
+}
+
+#[tokio::test]
+async fn an_alert_body_with_inline_images_fits_and_the_limit_holds() {
+    let relay = Relay::start();
+    let token = relay.token().await;
+    let base = relay.url("/api/collections/alert_history/records");
+    let image =
+        format!("<img src=\"data:image/png;base64,{}\" alt=\"\" class=\"alert-body-image\">", "A".repeat(700_000));
+    let res = client()
+        .post(&base)
+        .header("Authorization", &token)
+        .json(&json!({"severity": "INFO", "subject": "Inline", "bodyHtml": image}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200, "a 700,000-character body (a JSON body over 512 KiB) is accepted");
+    let stored: Value = res.json().await.unwrap();
+    assert_eq!(stored["bodyHtml"].as_str().map(str::len), Some(image.len()));
+    let over = json!({"severity": "INFO", "subject": "Too big", "bodyHtml": "x".repeat(750_001)});
+    let res = client().post(&base).header("Authorization", &token).json(&over).send().await.unwrap();
+    assert_eq!(res.status(), 400, "750,001 characters are refused");
+    let body: Value = res.json().await.unwrap();
+    assert!(body["data"]["bodyHtml"]["code"].as_str().unwrap().starts_with("validation_"), "{body}");
 }

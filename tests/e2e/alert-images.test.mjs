@@ -8,7 +8,7 @@
 // clipboard. A text file renamed .png shows the server's "Image must be a PNG, JPEG or WebP
 // file" and a file over 5 MB is refused before any request; neither inserts anything. Through the
 // Relay Web gateway the upload carries X-Relay-CSRF. An image that takes the stored body over the
-// server's 50,000-character bodyHtml limit is inserted, said to be too large, and not saved (Pin
+// server's 750,000-character bodyHtml limit is inserted, said to be too large, and not saved (Pin
 // sends nothing; Copy alert copies and says it was not saved).
 // Screenshot: alert-images.png (harness.mjs `screenshot`, into the ignored target/screenshots).
 import { before, describe, test } from 'node:test';
@@ -181,16 +181,16 @@ describe('Alert body images (data API)', { timeout: 120_000 }, () => {
     assert.equal(await page.getByTestId('alert-preview-image').count(), 0);
   });
 
-  test("an image that takes the stored body over the server's 50,000 characters is said so and not saved", async () => {
+  test("an image that takes the stored body over the server's 750,000 characters is said so and not saved", async () => {
     await page.getByRole('button', { name: 'Reset', exact: true }).click();
     await page.getByTestId('alert-subject').fill('Noisy');
     const answered = page.waitForResponse((r) => new URL(r.url()).pathname === PATH, { timeout: 15_000 });
-    await insertFile(page, { name: 'noise.png', mimeType: 'image/png', buffer: png(516, 40, true) });
+    await insertFile(page, { name: 'noise.png', mimeType: 'image/png', buffer: png(516, 520, true) });
     assert.equal((await answered).status(), 200);
     await previewImage(page);
     const size = page.getByTestId('alert-body-size');
     await size.waitFor();
-    assert.match(await size.innerText(), /^Alert body must be at most 50,000 characters \(now [\d,]+\)\. Images count toward it: use fewer or smaller images\.$/);
+    assert.match(await size.innerText(), /^Alert body must be at most 750,000 characters \(now [\d,]+\)\. Images count toward it: use fewer or smaller images\.$/);
     const rows = async () => (await api(client.relay, token, 'GET', '/api/collections/alert_history/records?perPage=1')).json.totalItems;
     const before = await rows();
     let sent = 0;
@@ -199,12 +199,12 @@ describe('Alert body images (data API)', { timeout: 120_000 }, () => {
     await page.getByTestId('alert-pin').click();
     await page.getByTestId('pin-label').fill('Too big');
     await page.getByTestId('pin-save').click();
-    await page.getByTestId('toasts').getByText(/Alert body must be at most 50,000 characters/).waitFor();
+    await page.getByTestId('toasts').getByText(/Alert body must be at most 750,000 characters/).waitFor();
     await page.keyboard.press('Escape');
     await page.getByTestId('pin-dialog').waitFor({ state: 'detached' });
     // Copy alert still copies; saving to history is refused the same way.
     await page.getByTestId('alert-copy').click();
-    await page.getByTestId('toasts').getByText(/^Alert copied, not saved to history: Alert body must be at most 50,000 characters/).waitFor();
+    await page.getByTestId('toasts').getByText(/^Alert copied, not saved to history: Alert body must be at most 750,000 characters/).waitFor();
     page.off('request', count);
     assert.equal(sent, 0, 'refused before sending');
     assert.equal(await rows(), before);

@@ -34,6 +34,9 @@ pub use error::{ApiError, Problem};
 
 /// Largest accepted JSON request body.
 pub const MAX_JSON_BODY: usize = 512 * 1024;
+/// Largest accepted record create/update body: an alert's HTML body of up to 750,000 characters
+/// (inline images) plus its other fields.
+pub const MAX_RECORD_BODY: usize = 1024 * 1024;
 /// Largest accepted import body (a 25 MB file plus JSON overhead).
 pub const MAX_IMPORT_BODY: usize = 32 * 1024 * 1024;
 

@@ -13,7 +13,7 @@ use actors::Handles;
 use domain::record::RawListParams;
 
 use crate::auth::Authenticated;
-use crate::error::ApiResult;
+use crate::error::{json_config, ApiResult};
 
 fn list_params(mut q: HashMap<String, String>) -> RawListParams {
     RawListParams {
@@ -77,10 +77,14 @@ async fn delete(
 
 pub fn routes(cfg: &mut web::ServiceConfig) {
     cfg.service(
-        web::resource("/collections/{collection}/records").route(web::get().to(list)).route(web::post().to(create)),
+        web::resource("/collections/{collection}/records")
+            .app_data(json_config(crate::MAX_RECORD_BODY))
+            .route(web::get().to(list))
+            .route(web::post().to(create)),
     )
     .service(
         web::resource("/collections/{collection}/records/{id}")
+            .app_data(json_config(crate::MAX_RECORD_BODY))
             .route(web::get().to(view))
             .route(web::patch().to(update))
             .route(web::delete().to(delete)),

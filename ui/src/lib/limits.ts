@@ -1,6 +1,6 @@
 // Field limits the server enforces, mirrored for field-level validation before save, and the
 // operator-facing names of fields (never "teamId: …"). The numbers come from
-// domain/src/collections.rs (NAME_LEN 500, FIELD_LEN 1000, NOTE_LEN 10_000, HTML_LEN 50_000, per-field literals)
+// domain/src/collections.rs (NAME_LEN 500, FIELD_LEN 1000, NOTE_LEN 10_000, HTML_LEN 750_000, per-field literals)
 // and domain/src/validation.rs (MAX_EMAIL_LEN 320, the email pattern); limits.test.ts reads
 // those files and fails when they drift. Lengths count Unicode code points, as Rust's
 // `chars().count()` does.
@@ -9,7 +9,7 @@ export const NAME_LEN = 500;
 export const FIELD_LEN = 1000;
 export const NOTE_LEN = 10_000;
 /** The stored alert body HTML (inline images included). */
-export const HTML_LEN = 50_000;
+export const HTML_LEN = 750_000;
 export const MAX_EMAIL_LEN = 320;
 
 export interface FieldLimit {

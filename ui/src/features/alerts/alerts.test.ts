@@ -75,17 +75,16 @@ describe('body images', () => {
     expect(again).not.toMatch(/<(script|svg|a|iframe)\b|https:/i);
   });
 
-  it('scans a long run of bare < quickly', () => {
-    const t0 = Date.now();
+  // A quadratic scan would run into the test timeout here; the speed itself is not asserted.
+  it('reads a long run of bare < as text', () => {
     expect(htmlToBody('<'.repeat(200_000)).body).toHaveLength(200_000);
-    expect(Date.now() - t0).toBeLessThan(2000);
   });
 
   it("checks the stored size against the server's limit, naming images when they are the cause", () => {
-    expect(bodyHtmlError('x'.repeat(50_000), '', {})).toBeNull();
-    expect(bodyHtmlError('x'.repeat(50_001), 'text', {})).toBe('Alert body must be at most 50,000 characters (now 50,001).');
-    expect(bodyHtmlError('x'.repeat(50_001), '[image 1]', images)).toBe(
-      'Alert body must be at most 50,000 characters (now 50,001). Images count toward it: use fewer or smaller images.',
+    expect(bodyHtmlError('x'.repeat(750_000), '', {})).toBeNull();
+    expect(bodyHtmlError('x'.repeat(750_001), 'text', {})).toBe('Alert body must be at most 750,000 characters (now 750,001).');
+    expect(bodyHtmlError('x'.repeat(750_001), '[image 1]', images)).toBe(
+      'Alert body must be at most 750,000 characters (now 750,001). Images count toward it: use fewer or smaller images.',
     );
   });
 });
