@@ -147,7 +147,12 @@ async fn a_refresh_reads_every_feed_through_the_fixed_endpoints_and_stores_only_
     let stored = records(&relay, &token, "cloud_status").await;
     let record = stored.iter().find(|r| r["provider"] == "salesforce").unwrap();
     assert!(record["error"].as_str().unwrap().contains("500"));
+    // Failing poll after poll is one warning per provider, not one per request.
+    refresh_and_wait(&relay, &token, third["lastUpdated"].as_str()).await;
     let output = relay.output();
+    let failing = |id: &str| output.lines().filter(|l| l.contains("status feed failing") && l.contains(id)).count();
+    assert_eq!((failing("salesforce"), failing("github")), (1, 0), "{output}");
+    assert!(!output.lines().any(|l| l.contains("WARN") && l.contains("outbound request failed")), "{output}");
     for path in ["/v1/incidents/active", "/incidents.json", "/api/v2/summary.json", "/community/s/sfsites/aura"] {
         assert!(!output.contains(path), "logs name origins only, never {path}");
     }

@@ -58,6 +58,7 @@ pub fn apply_polls(
             stored_hash: None,
         });
         state.checked_at = Some(now_ms);
+        let was = state.snapshot.error.clone();
         match poll.outcome {
             Ok(items) => {
                 fresh.insert(poll.provider);
@@ -67,12 +68,40 @@ pub fn apply_polls(
             }
             Err(message) => state.snapshot.error = Some(feed_error_message(&message)),
         }
+        log_state_change(poll.provider, was.as_deref(), state.snapshot.error.as_deref());
         let hash = state.snapshot.content_hash();
         if state.stored_hash.as_deref() != Some(hash.as_str()) {
             writes.push(StatusWrite { provider: poll.provider, body: record_body(state, &hash), hash });
         }
     }
     (fresh, writes)
+}
+
+/// What changed in a provider's health, if anything worth a log line: failures are logged once
+/// when they start or change, and recovery once (a feed failing every minute for a day is one
+/// line, not 1,440).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FeedLogLine {
+    Failing(String),
+    Recovered,
+}
+
+pub fn feed_log_line(was: Option<&str>, now: Option<&str>) -> Option<FeedLogLine> {
+    match (was, now) {
+        (_, Some(now)) if was != Some(now) => Some(FeedLogLine::Failing(now.to_string())),
+        (Some(_), None) => Some(FeedLogLine::Recovered),
+        _ => None,
+    }
+}
+
+fn log_state_change(provider: ProviderId, was: Option<&str>, now: Option<&str>) {
+    match feed_log_line(was, now) {
+        Some(FeedLogLine::Failing(error)) => {
+            tracing::warn!(provider = provider.as_str(), error = %error, "status feed failing");
+        }
+        Some(FeedLogLine::Recovered) => tracing::info!(provider = provider.as_str(), "status feed recovered"),
+        None => {}
+    }
 }
 
 /// A stored `cloud_status` record read back; `None` for a record that does not parse (it is
@@ -163,5 +192,15 @@ mod tests {
         assert_eq!(read, states[&ProviderId::Github]);
         assert!(state_from_record(&json!({"provider": "nope", "items": []})).is_none());
         assert!(state_from_record(&json!({"provider": "aws", "items": [{"bogus": 1}]})).is_none());
+    }
+
+    #[test]
+    fn a_failing_feed_is_logged_when_it_starts_or_changes_and_once_when_it_recovers() {
+        use super::{feed_log_line, FeedLogLine};
+        assert_eq!(feed_log_line(None, None), None);
+        assert_eq!(feed_log_line(None, Some("timed out")), Some(FeedLogLine::Failing("timed out".into())));
+        assert_eq!(feed_log_line(Some("timed out"), Some("timed out")), None, "the same failure again is quiet");
+        assert_eq!(feed_log_line(Some("timed out"), Some("HTTP 503")), Some(FeedLogLine::Failing("HTTP 503".into())));
+        assert_eq!(feed_log_line(Some("HTTP 503"), None), Some(FeedLogLine::Recovered));
     }
 }

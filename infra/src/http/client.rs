@@ -111,7 +111,7 @@ impl HttpClient {
         let origin = origin::describe(request.url());
         let result = self.guarded(request, &origin, cancel).await;
         if let Err(e) = &result {
-            log_failure(&origin, e);
+            log_failure(&origin, e, self.policy.failure_log);
         }
         result
     }
@@ -231,8 +231,11 @@ fn map_error(e: &reqwest::Error, origin: &str) -> HttpError {
     HttpError::Transport { origin }
 }
 
-fn log_failure(origin: &str, e: &HttpError) {
+fn log_failure(origin: &str, e: &HttpError, level: super::FailureLog) {
     match e {
+        _ if level == super::FailureLog::Debug => {
+            tracing::debug!(target: "relay::http", origin = %origin, code = e.code(), "outbound request failed: {e}");
+        }
         HttpError::Cancelled { .. } | HttpError::Status { .. } | HttpError::RateLimited { .. } => {
             tracing::debug!(target: "relay::http", origin = %origin, code = e.code(), "outbound request ended: {e}");
         }

@@ -58,6 +58,17 @@ pub struct HttpPolicy {
     pub max_retry_after_secs: u64,
     /// Reads the time for HTTP-date `Retry-After` values.
     pub clock: SharedClock,
+    /// How a failed request is logged: `Warn` (one line per failure) unless the caller reports
+    /// failures itself, throttled (the status feeds log once per provider state change).
+    pub failure_log: FailureLog,
+}
+
+/// The level a failed request is logged at by the client.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FailureLog {
+    Warn,
+    /// The caller reports failures itself; the client logs them at debug.
+    Debug,
 }
 
 impl HttpPolicy {
@@ -72,6 +83,7 @@ impl HttpPolicy {
             redirects: RedirectAllowlist::none(),
             max_retry_after_secs: 3600,
             clock: crate::clock::system(),
+            failure_log: FailureLog::Warn,
         }
     }
 

@@ -23,7 +23,7 @@ use url::Url;
 use super::{google, mist, proofpoint, rss, salesforce, statusgator, statusio, statuspage};
 use super::{CancellationToken, FeedParseError, FeedPoller, ProviderPoll};
 use crate::http::endpoints::{self, Endpoint};
-use crate::http::{origin, HttpClient, HttpError, HttpPolicy};
+use crate::http::{origin, FailureLog, HttpClient, HttpError, HttpPolicy};
 
 const ACCEPT_JSON: &str = "application/json";
 const ACCEPT_FEED: &str = "application/rss+xml, application/atom+xml, application/xml;q=0.9, text/xml;q=0.8";
@@ -119,9 +119,11 @@ impl StatusFeedClient {
     /// A client under `HttpPolicy::upstream()` with these deadlines and caps.
     pub fn with_limits(limits: FeedLimits) -> Result<StatusFeedClient, HttpError> {
         let upstream = HttpPolicy::upstream();
+        // The status feeds actor logs a failing provider once per state change.
         let base = HttpPolicy {
             timeout: limits.timeout,
             connect_timeout: upstream.connect_timeout.min(limits.timeout),
+            failure_log: FailureLog::Debug,
             ..upstream
         };
         let json = HttpPolicy { max_body_bytes: limits.json_max_bytes, ..base.clone() }.build()?;
