@@ -1,7 +1,7 @@
 //! Branding against the real `relay` binary: a logo set with `relay branding set-logo` is
 //! served over HTTP to a signed-in client as a PNG inside 400x400; without a token the logo is
 //! 401; a bad image is refused with its message and stable code and the previous logo is
-//! untouched; `remove-logo` makes it 404; alert-body images come back as data URLs.
+//! untouched; `remove-logo` makes it 204 (none set; an unknown kind is 404); alert-body images come back as data URLs.
 
 #[path = "../support/mod.rs"]
 mod support;
@@ -47,7 +47,7 @@ async fn a_logo_set_from_the_cli_is_served_to_signed_in_clients_only() {
 
     assert_eq!(get_logo(&relay, None, "company").await.status(), 401);
     assert_eq!(get_logo(&relay, Some("Bearer nonsense"), "company").await.status(), 401);
-    assert_eq!(get_logo(&relay, Some(&token), "footer").await.status(), 404);
+    assert_eq!(get_logo(&relay, Some(&token), "footer").await.status(), 204, "none set");
     assert_eq!(get_logo(&relay, Some(&token), "header").await.status(), 404);
 
     // A GIF saved as .png: refused with a clear, typed error; the previous logo stays.
@@ -66,7 +66,7 @@ async fn a_logo_set_from_the_cli_is_served_to_signed_in_clients_only() {
 
     let (ok, out) = relay_cli("branding", &relay.data_dir, &["remove-logo", "company"], "");
     assert!(ok && out.contains("company logo removed"), "{out}");
-    assert_eq!(get_logo(&relay, Some(&token), "company").await.status(), 404);
+    assert_eq!(get_logo(&relay, Some(&token), "company").await.status(), 204);
     assert!(relay.output().contains("branding.setLogo"), "operations are logged by name");
 }
 

@@ -14,8 +14,12 @@
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { deflateSync } from 'node:zlib';
-import { api, apiToken, screenshot, signedInSuite, until } from './harness.mjs';
+import { api, apiToken, relayBin, screenshot, signedInSuite, signInNewClient, until } from './harness.mjs';
 
 const PATH = '/api/relay/images/alert-body';
 const WRONG_TYPE = 'Image must be a PNG, JPEG or WebP file';
@@ -209,6 +213,32 @@ describe('Alert body images (data API)', { timeout: 120_000 }, () => {
     assert.equal(sent, 0, 'refused before sending');
     assert.equal(await rows(), before);
     assert.match(await page.evaluate(() => navigator.clipboard.readText()), /^\[INFO\] Noisy\n\n\[image 1\]$/);
+  });
+  test('the company and footer logos set on the server PC show on the card', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'relay-logo-'));
+    try {
+      const file = path.join(dir, 'logo.png');
+      await writeFile(file, png(1200, 300));
+      for (const kind of ['company', 'footer']) {
+        execFileSync(relayBin(), ['branding', '--data-dir', client.relay.dataDir, 'set-logo', kind, file], { stdio: 'pipe' });
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+    // Another client opening Alerts now reads them (this window learns of changes made in its own
+    // Settings; see ui/src/lib/logoChanges.ts).
+    const other = await signInNewClient(client.browser, client.relay);
+    await other.getByTestId('nav-alerts').click();
+    for (const id of ['alert-card-company-logo', 'alert-card-footer-logo']) {
+      const logo = other.getByTestId(id);
+      await logo.waitFor();
+      await until(() => logo.evaluate((el) => el.complete && el.naturalWidth > 0), `${id} decoded`);
+      const { width, src } = await logo.evaluate((el) => ({ width: el.naturalWidth, src: el.getAttribute('src') }));
+      assert.equal(width, 400, 'stored inside 400x400');
+      assert.match(src, /^blob:/, 'read with the app token into an object URL');
+    }
+    assert.deepEqual(other.relayErrors, [], 'no console errors');
+    await other.context().close();
   });
 });
 

@@ -88,6 +88,8 @@ export async function startRelay({ web = false, env = {} } = {}) {
     webUrl,
     passphrase,
     log,
+    /** The data directory, for server-local CLI steps (`relay branding --data-dir …`). */
+    dataDir,
     async stop() {
       if (child.exitCode === null && child.signalCode === null) {
         child.kill('SIGTERM');

@@ -1,6 +1,6 @@
 //! Branding and image routes; handlers only translate. `GET /api/relay/branding/logo/{kind}`
 //! (`company` or `footer`, any signed-in client) answers the stored PNG as `image/png` with
-//! `X-Content-Type-Options: nosniff`, or 404. `POST /api/relay/images/alert-body` (signed-in
+//! `X-Content-Type-Options: nosniff`, 204 when none is set, 404 for another kind. `POST /api/relay/images/alert-body` (signed-in
 //! client, raw body of at most 5 MiB) answers `{"dataUrl": "data:image/png;base64,…"}` (or
 //! `image/jpeg`). Setting and removing logos is not on HTTP: it is the server-local
 //! `relay branding` control operation. Refusals are `BrandingError`s answered through
@@ -24,7 +24,8 @@ fn branding(handles: &Handles) -> Result<&actix::Addr<actors::branding::Branding
 async fn logo(_: Authenticated, handles: web::Data<Handles>, kind: web::Path<String>) -> BrandingResult {
     let kind = LogoKind::parse(&kind).ok_or(BrandingError::NotFound)?;
     let png = branding(&handles)?.send(GetLogo { kind }).await.map_err(BrandingError::from)??;
-    let png = png.ok_or(BrandingError::NotFound)?;
+    // No logo set is an answer, not an error: 204 (a browser logs every 404 as a console error).
+    let Some(png) = png else { return Ok(HttpResponse::NoContent().finish()) };
     Ok(HttpResponse::Ok().content_type("image/png").insert_header(("X-Content-Type-Options", "nosniff")).body(png))
 }
 

@@ -24,7 +24,12 @@ describe('PocketBaseTransport brandingLogo', () => {
     expect(t.last()).toBe('connected');
   });
 
-  it('answers null when no logo is set (404)', async () => {
+  it('answers null when no logo is set (204)', async () => {
+    const t = await signedIn({ [`GET ${BRANDING_LOGO_PATH}footer`]: () => new Response(null, { status: 204 }) });
+    await expect(t.transport.brandingLogo('footer')).resolves.toBeNull();
+  });
+
+  it("answers null on an older server's 404 for no logo", async () => {
     const t = await signedIn({ [`GET ${BRANDING_LOGO_PATH}company`]: png });
     await expect(t.transport.brandingLogo('footer')).resolves.toBeNull();
     expect(t.calls.some((c) => c.path === '/api/relay/branding/logo/footer')).toBe(true);

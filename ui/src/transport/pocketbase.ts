@@ -341,9 +341,9 @@ export class PocketBaseTransport implements Transport {
   }
 
   /**
-   * The logo's PNG bytes, or null on a 404 (none set). Binary, so not through `pb.send` (which
-   * reads every answer as JSON): the same observed fetch with the app token, and the same error
-   * mapping for anything but 200 and 404.
+   * The logo's PNG bytes, or null when none is set (204; an older server answered 404). Binary,
+   * so not through `pb.send` (which reads every answer as JSON): the same observed fetch with the
+   * app token, and the same error mapping for anything else.
    */
   async brandingLogo(kind: LogoKind): Promise<Blob | null> {
     const url = this.pb.buildURL(BRANDING_LOGO_PATH + encodeURIComponent(kind));
@@ -355,7 +355,7 @@ export class PocketBaseTransport implements Transport {
       const aborted = (err as { name?: unknown } | null)?.name === 'AbortError';
       throw toTransportError({ status: 0, isAbort: aborted });
     }
-    if (res.status === 404) return null;
+    if (res.status === 204 || res.status === 404) return null;
     if (!res.ok) {
       const body: unknown = await res.json().catch(() => ({}));
       const retry = res.status === 429 ? { [RETRY_AFTER_FIELD]: parseRetryAfter(res.headers.get('Retry-After'), this.now()) } : {};

@@ -12,6 +12,7 @@ import { LOCKED_MESSAGE } from './adminModel';
 import { LOCK_AT, PASSWORD, fakeAdminShell, fakeInput, fakeObjectUrls } from './adminTestkit';
 import { LogosController, showsLogos } from './logosController';
 import { LOGO_TOO_LARGE, MAX_LOGO_BYTES, base64Of, type LogoFile } from './logosModel';
+import { onLogosChanged } from '../../lib/logoChanges';
 
 const STORED = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 1, 2, 3]);
 
@@ -87,7 +88,11 @@ describe('choosing an image', () => {
   it('sends the file bytes base64, exactly, then notices the size and re-reads the preview', async () => {
     const { shell, admin, urls, logos } = await section({ logos: { company: STORED } });
     const bytes = imageBytes();
+    const told = vi.fn();
+    const off = onLogosChanged(told);
     await logos.choose('company', file(bytes));
+    off();
+    expect(told).toHaveBeenCalledTimes(1);
     expect(logoCalls(shell)).toEqual([['admin_set_logo', { kind: 'company', imageBase64: reference(bytes) }]]);
     expect(shell.state.logos.company).toEqual(bytes);
     expect(logos.getState().message).toEqual({ text: 'Company logo saved (400×100).', error: false });

@@ -9,6 +9,7 @@ import type { DesktopBridge, LogoKind } from '../../transport/desktop';
 import type { AdminController, AdminState, Notice } from './adminController';
 import { abilities } from './adminModel';
 import { LOGO_LABELS, LOGO_TOO_LARGE, MAX_LOGO_BYTES, base64Of, logoFailure, type LogoFile } from './logosModel';
+import { logosChanged } from '../../lib/logoChanges';
 
 export type LogosBridge = Pick<DesktopBridge, 'adminSetLogo' | 'adminRemoveLogo'>;
 export type LogosHost = Pick<AdminController, 'runPrivileged' | 'getState'>;
@@ -138,6 +139,7 @@ export class LogosController {
       () => this.bridge.adminSetLogo(kind, imageBase64),
       async (r) => {
         this.set({ message: { text: `${LOGO_LABELS[kind]} saved (${r.width}×${r.height}).`, error: false } });
+        logosChanged();
         await this.load(kind);
       },
       this.failed,
@@ -163,6 +165,7 @@ export class LogosController {
       () => this.bridge.adminRemoveLogo(kind),
       async () => {
         this.set({ message: { text: `${LOGO_LABELS[kind]} removed.`, error: false } });
+        logosChanged();
         await this.load(kind);
       },
       this.failed,

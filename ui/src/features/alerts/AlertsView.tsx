@@ -11,6 +11,7 @@ import { formatDateTime, toApiDate, toLocalInput } from '../../lib/dates';
 import { useTransport } from '../../transport/context';
 import type { BaseRecord } from '../../transport/types';
 import { AlertBodyPreview, InsertImage } from './AlertBodyImages';
+import { useBrandLogo } from './brandLogos';
 import { bodyHtmlError, bodyToHtml, emptyDraft, htmlToBody, INPUT_MAX, onAlertLoad, SEVERITIES, severityColor, severityText, SUBJECT_WARN, type AlertDraft, type AlertHistory } from './alerts';
 import { bodyHasImages, escapeHtml, insertImage, type BodyImage } from './bodyImages';
 
@@ -207,6 +208,8 @@ export default function AlertsView() {
     }
   }
   const color = severityColor(draft.severity);
+  const companyLogo = useBrandLogo('company');
+  const footerLogo = useBrandLogo('footer');
 
   return (
     <section className="view view-wide">
@@ -262,11 +265,15 @@ export default function AlertsView() {
         </div>
         <div className="alert-preview" data-testid="alert-preview" aria-label="Preview">
           <div className="alert-card-head" style={{ background: color, color: severityText(draft.severity) }}>
+            {companyLogo && <img className="alert-card-logo" src={companyLogo} alt="Company logo" data-testid="alert-card-company-logo" />}
             <span className="alert-sev">{draft.severity}</span>
             <h3>{draft.subject || 'Subject'}</h3>
           </div>
           <div className="alert-card-body pre" data-testid="alert-preview-body">{draft.body ? <AlertBodyPreview body={draft.body} images={draft.images} /> : 'Message body…'}</div>
-          <div className="alert-card-foot muted small">From {draft.sender || 'IT'} · To {draft.recipient || 'All Employees'}</div>
+          <div className="alert-card-foot muted small">
+            From {draft.sender || 'IT'} · To {draft.recipient || 'All Employees'}
+            {footerLogo && <img className="alert-card-footer-logo" src={footerLogo} alt="Footer logo" data-testid="alert-card-footer-logo" />}
+          </div>
         </div>
       </div>
       {modal === 'history' && <HistoryModal onLoad={load} onClose={() => setModal(null)} />}

@@ -1,0 +1,15 @@
+// A same-window signal that a logo was set or removed (Settings → Administration → Logos), so the
+// alert card, which stays mounted with its tab, reads the logos again at once. Other clients
+// read them when they next load the Alerts view.
+const listeners = new Set<() => void>();
+
+/** Calls `listener` after every change; returns the unsubscribe. */
+export function onLogosChanged(listener: () => void): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+/** Tells every listener that a logo changed. */
+export function logosChanged(): void {
+  for (const l of [...listeners]) l();
+}
