@@ -71,7 +71,8 @@ fn required(bridge: &Bridge) -> Result<Addr<PrivilegedActor>, BridgeError> {
     privileged_of(bridge).ok_or_else(|| BridgeError::Unavailable("administration is on the Relay server PC".into()))
 }
 
-fn stopped(_: actix::MailboxError) -> BridgeError {
+/// The privileged or branding actor went away (a restore restarts the server).
+pub(crate) fn stopped(_: actix::MailboxError) -> BridgeError {
     BridgeError::Unavailable("the server is restarting; retry in a moment".into())
 }
 

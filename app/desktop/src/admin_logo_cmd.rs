@@ -107,10 +107,7 @@ mod commands {
         let bytes = decode_image(&image_base64)?;
         let branding = branding_of(&bridge)?;
         authorize(&bridge, &session, "branding.setLogo", kind).await?;
-        let info = branding
-            .send(SetLogo { kind, bytes })
-            .await
-            .map_err(|_| BridgeError::Unavailable("the server is restarting; retry in a moment".into()))?;
+        let info = branding.send(SetLogo { kind, bytes }).await.map_err(admin_cmd::stopped)?;
         info.map(LogoSet::from).map_err(branding_refusal)
     }
 
@@ -125,10 +122,7 @@ mod commands {
         let kind = kind_of(&kind)?;
         let branding = branding_of(&bridge)?;
         authorize(&bridge, &session, "branding.removeLogo", kind).await?;
-        let removed = branding
-            .send(RemoveLogo { kind })
-            .await
-            .map_err(|_| BridgeError::Unavailable("the server is restarting; retry in a moment".into()))?;
+        let removed = branding.send(RemoveLogo { kind }).await.map_err(admin_cmd::stopped)?;
         removed.map_err(branding_refusal)
     }
 }
