@@ -207,6 +207,10 @@ describe('Relay web UI', { timeout: 240_000 }, () => {
     assert.equal(await page.locator('[data-team="network"] [data-testid="active-now"]').count(), 1);
     assert.equal(await page.locator('[data-team="database"] [data-testid="active-now"]').count(), 0);
     assert.match(await page.locator('[data-team="telecom"]').innerText(), /\+91 990 491 8167/);
+    // A phone number copies itself.
+    await page.locator('[data-team="telecom"] [data-testid="phone-copy"]').click();
+    await until(async () => (await page.evaluate(() => navigator.clipboard.readText())) === '+91 990 491 8167', 'the copied number');
+    await page.getByTestId('toasts').getByText('Copied +91 990 491 8167.').waitFor();
     const settingsOrder = async () => (await api(relay, token, 'GET', '/api/collections/oncall_board_settings/records')).json.items.find((s) => s.key === 'primary')?.teamOrder;
     // Native HTML5 drag: Telecom onto Database's slot.
     await page.locator('[data-team="telecom"]').dragTo(page.locator('[data-team="database"]'));

@@ -273,7 +273,16 @@ export default function OnCallView({ readOnly = false }: { readOnly?: boolean })
                       <strong>{r.name || '—'}</strong> <span className="muted small">{r.role}</span>
                       {isActiveNow(r.timeWindow, now) && <span className="pill pill-active" data-testid="active-now">ACTIVE NOW</span>}
                     </div>
-                    <div className="muted small">{[formatPhone(r.contact), r.timeWindow].filter(Boolean).join(' · ')}</div>
+                    <div className="muted small">
+                      {r.contact && (
+                        <button type="button" className="phone-copy" data-testid="phone-copy" aria-label={`Copy ${r.name || c.team} phone number ${formatPhone(r.contact)}`}
+                          onClick={() => copyText(formatPhone(r.contact)).then(() => toast('success', `Copied ${formatPhone(r.contact)}.`), () => toast('error', 'Could not copy the number.'))}>
+                          {formatPhone(r.contact)}
+                        </button>
+                      )}
+                      {r.contact && r.timeWindow && ' · '}
+                      {r.timeWindow}
+                    </div>
                   </div>
                 </li>
               ))}
