@@ -18,7 +18,6 @@ use domain::privileged_command::PrivilegedCommand;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::backend::BackendKind;
 use crate::bridge::{Access, Bridge, BridgeError, Command};
 
 pub const ADMIN_STATUS: Command = Command::new("admin_status", Access::MainOnly);
@@ -58,13 +57,7 @@ pub struct AdminStatus {
 
 /// The running server's privileged actor, if this desktop runs the server.
 fn privileged_of(bridge: &Bridge) -> Option<Addr<PrivilegedActor>> {
-    let backend = bridge.backend.lock().unwrap_or_else(|p| p.into_inner());
-    match backend.as_ref().map(|b| &b.kind) {
-        Some(BackendKind::Server { live, .. }) => {
-            live.lock().unwrap_or_else(|p| p.into_inner()).as_ref().map(|l| l.privileged.clone())
-        }
-        _ => None,
-    }
+    bridge.live_server().map(|l| l.privileged)
 }
 
 fn required(bridge: &Bridge) -> Result<Addr<PrivilegedActor>, BridgeError> {

@@ -13,7 +13,6 @@ use domain::roles::Capability;
 use serde::Serialize;
 
 use crate::admin_cmd::{self, AdminSession};
-use crate::backend::BackendKind;
 use crate::bridge::{Access, Bridge, BridgeError, Command};
 
 pub const ADMIN_SET_LOGO: Command = Command::new("admin_set_logo", Access::MainOnly);
@@ -63,12 +62,9 @@ fn branding_refusal(e: BrandingError) -> BridgeError {
 }
 
 fn branding_of(bridge: &Bridge) -> Result<actix::Addr<actors::branding::BrandingActor>, BridgeError> {
-    let backend = bridge.backend.lock().unwrap_or_else(|p| p.into_inner());
-    let live = match backend.as_ref().map(|b| &b.kind) {
-        Some(BackendKind::Server { live, .. }) => live.lock().unwrap_or_else(|p| p.into_inner()).clone(),
-        _ => None,
-    };
-    live.and_then(|l| l.branding)
+    bridge
+        .live_server()
+        .and_then(|l| l.branding)
         .ok_or_else(|| BridgeError::Unavailable("logos are managed on the Relay server PC".into()))
 }
 

@@ -11,7 +11,6 @@ use actors::backup::{
 };
 use domain::backup::status::{ArchiveListing, BackupStatus, CreatedBackup, RestoreStaged, VerifiedBackup};
 
-use crate::backend::BackendKind;
 use crate::bridge::{Access, Bridge, BridgeError, Command};
 
 pub const BACKUP_STATUS: Command = Command::new("backup_status", Access::MainOnly);
@@ -22,16 +21,12 @@ pub const BACKUP_RESTORE: Command = Command::new("backup_restore", Access::MainO
 
 /// The server-mode backup actor, if this desktop runs the server.
 fn backup_of(bridge: &Bridge) -> Result<Addr<BackupActor>, BridgeError> {
-    let backend = bridge.backend.lock().unwrap_or_else(|p| p.into_inner());
-    match backend.as_ref().map(|b| &b.kind) {
-        Some(BackendKind::Server { live, .. }) => {
-            let live = live.lock().unwrap_or_else(|p| p.into_inner());
-            live.as_ref().and_then(|l| l.backup.clone()).ok_or_else(|| {
-                BridgeError::Unavailable("the server is restarting (a backup restore); retry in a moment".into())
-            })
-        }
-        _ => Err(BridgeError::Unavailable("backups are managed on the Relay server PC".into())),
+    if !bridge.is_server_mode() {
+        return Err(BridgeError::Unavailable("backups are managed on the Relay server PC".into()));
     }
+    bridge.live_server().and_then(|l| l.backup).ok_or_else(|| {
+        BridgeError::Unavailable("the server is restarting (a backup restore); retry in a moment".into())
+    })
 }
 
 fn refused(e: BackupError) -> BridgeError {

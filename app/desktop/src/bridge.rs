@@ -178,8 +178,9 @@ pub struct Bridge {
     pub backend: Mutex<Option<Backend>>,
     server_url: String,
     passphrase: Option<String>,
-    /// Server mode: the running server generation (its health actor answers `health`).
-    health: Option<crate::backend::SharedLive>,
+    /// Server mode: the running server generation (its actors answer `health`, the backup,
+    /// Administration and logo commands); see [`Bridge::live_server`].
+    live: Option<crate::backend::SharedLive>,
     coordinator: Option<actix::Addr<actors::auth_coordinator::AuthCoordinator>>,
     /// Client mode: the offline cache, queue and replay.
     offline: Option<actix::Addr<actors::offline_replay::OfflineReplayActor>>,
@@ -198,7 +199,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 impl Bridge {
     pub fn new(trusted_origin: &str, backend: Option<Backend>) -> Bridge {
-        let (server_url, passphrase, health, coordinator, offline) = match backend.as_ref().map(|b| &b.kind) {
+        let (server_url, passphrase, live, coordinator, offline) = match backend.as_ref().map(|b| &b.kind) {
             Some(BackendKind::Server { url, passphrase, live, .. }) => {
                 (url.clone(), Some(passphrase.clone()), Some(live.clone()), None, None)
             }
@@ -217,7 +218,7 @@ impl Bridge {
             backend: Mutex::new(backend),
             server_url,
             passphrase,
-            health,
+            live,
             coordinator,
             offline,
             http,
@@ -303,7 +304,7 @@ impl Bridge {
 
     pub fn connection_info(&self) -> ConnectionInfo {
         ConnectionInfo {
-            mode: match (self.health.is_some(), self.server_url.is_empty()) {
+            mode: match (self.is_server_mode(), self.server_url.is_empty()) {
                 (true, _) => "server",
                 (false, true) => "setup",
                 (false, false) => "client",
@@ -348,11 +349,22 @@ impl Bridge {
         }
     }
 
+    /// Whether this desktop runs the server (its actors may still be restarting).
+    pub fn is_server_mode(&self) -> bool {
+        self.live.is_some()
+    }
+
+    /// Server mode: the running server generation's addresses; `None` while a restore restarts
+    /// the server, and outside server mode ([`Bridge::is_server_mode`] tells them apart).
+    pub fn live_server(&self) -> Option<crate::backend::LiveServer> {
+        self.live.as_ref().and_then(|live| lock(live).clone())
+    }
+
     pub async fn health(&self) -> Result<serde_json::Value, BridgeError> {
-        if let Some(live) = &self.health {
-            let addr = lock(live)
-                .as_ref()
-                .map(|l| l.health.clone())
+        if self.is_server_mode() {
+            let addr = self
+                .live_server()
+                .map(|l| l.health)
                 .ok_or_else(|| BridgeError::Unavailable("the server is restarting (a backup restore)".into()))?;
             let snapshot = addr
                 .send(actors::health::GetHealth)
