@@ -35,25 +35,27 @@ diesel::table! {
 
 use pending_changes as pc;
 
-type Row = (i64, String, String, String, String, Option<String>, i64, String, String, i64, String);
+/// One `pending_changes` row as stored (`action` and `data` still text).
+#[derive(Queryable)]
+struct Row {
+    id: i64,
+    mutation_id: String,
+    collection: String,
+    record_id: String,
+    action: String,
+    data: Option<String>,
+    timestamp_ms: i64,
+    base_updated: String,
+    expected_fingerprint: String,
+    version: i64,
+    sync_error: String,
+}
 
 fn from_row(row: Row) -> Result<PendingChange, OfflineStoreError> {
-    let (
-        id,
-        mutation_id,
-        collection,
-        record_id,
-        action,
-        data,
-        timestamp_ms,
-        base_updated,
-        expected_fingerprint,
-        version,
-        sync_error,
-    ) = row;
-    let action = MutationAction::parse(&action)
+    let id = row.id;
+    let action = MutationAction::parse(&row.action)
         .ok_or_else(|| unavailable(format!("queued change {id} has an unknown action")))?;
-    let data = match data {
+    let data = match row.data {
         None => None,
         Some(text) => match serde_json::from_str(&text) {
             Ok(Value::Object(map)) => Some(map),
@@ -62,16 +64,16 @@ fn from_row(row: Row) -> Result<PendingChange, OfflineStoreError> {
     };
     Ok(PendingChange {
         id,
-        mutation_id,
-        collection,
-        record_id,
+        mutation_id: row.mutation_id,
+        collection: row.collection,
+        record_id: row.record_id,
         action,
         data,
-        timestamp_ms,
-        base_updated,
-        expected_fingerprint,
-        version,
-        sync_error,
+        timestamp_ms: row.timestamp_ms,
+        base_updated: row.base_updated,
+        expected_fingerprint: row.expected_fingerprint,
+        version: row.version,
+        sync_error: row.sync_error,
     })
 }
 
