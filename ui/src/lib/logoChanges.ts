@@ -1,6 +1,14 @@
-// A same-window signal that a logo was set or removed (Settings → Administration → Logos), so the
-// alert card, which stays mounted with its tab, reads the logos again at once. Other clients
-// read them when they next load the Alerts view.
+// What the logo readers share: a same-window signal that a logo was set or removed (Settings →
+// Administration → Logos), so the alert card, which stays mounted with its tab, reads the logos
+// again at once (other clients read them when they next load the Alerts view); and the object-URL
+// interface both the card and the Settings previews show them through.
+
+/** Object URLs for logo images (the browser's `URL`, or a fake in tests). */
+export interface ObjectUrls {
+  createObjectURL(blob: Blob): string;
+  revokeObjectURL(url: string): void;
+}
+
 const listeners = new Set<() => void>();
 
 /** Calls `listener` after every change; returns the unsubscribe. */

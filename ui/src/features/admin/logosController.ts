@@ -9,16 +9,10 @@ import type { DesktopBridge, LogoKind } from '../../transport/desktop';
 import type { AdminController, AdminState, Notice } from './adminController';
 import { abilities } from './adminModel';
 import { LOGO_LABELS, LOGO_TOO_LARGE, MAX_LOGO_BYTES, base64Of, logoFailure, type LogoFile } from './logosModel';
-import { logosChanged } from '../../lib/logoChanges';
+import { logosChanged, type ObjectUrls } from '../../lib/logoChanges';
 
 export type LogosBridge = Pick<DesktopBridge, 'adminSetLogo' | 'adminRemoveLogo'>;
 export type LogosHost = Pick<AdminController, 'runPrivileged' | 'getState'>;
-
-/** Object URLs for the previews (the browser's `URL`, or a fake in tests). */
-export interface ObjectUrls {
-  createObjectURL(blob: Blob): string;
-  revokeObjectURL(url: string): void;
-}
 
 export interface LogoPreview {
   /** loading: not read yet; none: no logo set; set: `url` shows it; failed: `error` says why. */

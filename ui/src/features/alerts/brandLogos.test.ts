@@ -1,14 +1,15 @@
 // loadLogo: a stored logo becomes an object URL for the card, none (or a failed read) shows
 // nothing, and the cleanup revokes the URL and drops an answer that arrives after it.
 import { describe, expect, it, vi } from 'vitest';
-import { loadLogo, type UrlMaker } from './brandLogos';
+import type { ObjectUrls } from '../../lib/logoChanges';
+import { loadLogo } from './brandLogos';
 
 const flush = () => new Promise((r) => setTimeout(r, 0));
 
 function fakeUrls() {
   let n = 0;
   const revoked: string[] = [];
-  const urls: UrlMaker = { create: () => `blob:logo-${++n}`, revoke: (u) => revoked.push(u) };
+  const urls: ObjectUrls = { createObjectURL: () => `blob:logo-${++n}`, revokeObjectURL: (u) => void revoked.push(u) };
   return { urls, revoked };
 }
 

@@ -3,37 +3,29 @@
 // view first shows and again after a logo change in this window (lib/logoChanges); the previous
 // URL is revoked. No logo set, no connection or a refused read simply shows no logo.
 import { useEffect, useMemo, useState } from 'react';
-import { onLogosChanged } from '../../lib/logoChanges';
+import { onLogosChanged, type ObjectUrls } from '../../lib/logoChanges';
 import { useTransport } from '../../transport/context';
 import type { LogoKind } from '../../transport/types';
 
 export type LogoReader = (kind: LogoKind) => Promise<Blob | null>;
 
-/** Object URLs (the browser's, or a test's fake). */
-export interface UrlMaker {
-  create(blob: Blob): string;
-  revoke(url: string): void;
-}
-
-const BROWSER_URLS: UrlMaker = { create: (b) => URL.createObjectURL(b), revoke: (u) => URL.revokeObjectURL(u) };
-
 /**
  * Reads `kind`'s logo and hands its URL to `show` (nothing when none is set or the read fails).
  * Returns the cleanup: it revokes the URL, and an answer arriving after it is dropped unseen.
  */
-export function loadLogo(read: LogoReader, kind: LogoKind, show: (url: string) => void, urls: UrlMaker = BROWSER_URLS): () => void {
+export function loadLogo(read: LogoReader, kind: LogoKind, show: (url: string) => void, urls: ObjectUrls = URL): () => void {
   let live = true;
   let made: string | null = null;
   read(kind)
     .then((blob) => {
       if (!live || !blob) return;
-      made = urls.create(blob);
+      made = urls.createObjectURL(blob);
       show(made);
     })
     .catch(() => {});
   return () => {
     live = false;
-    if (made) urls.revoke(made);
+    if (made) urls.revokeObjectURL(made);
   };
 }
 
