@@ -14,6 +14,7 @@ pub mod backup;
 pub mod branding;
 pub mod control;
 pub mod discovery;
+pub mod dynatrace;
 pub mod health;
 pub mod kit;
 pub mod metrics;

@@ -64,7 +64,40 @@ pub struct RelayConfig {
     pub status_feeds: StatusFeedsSettings,
     /// The radar actor's timing and where it reads the Radar page.
     pub radar: RadarSettings,
+    /// The Dynatrace sync: its timing, token vault and Grail client (`start_from_data_dir`
+    /// sets it; without it `dynatrace.*` commands are refused and nothing syncs).
+    pub dynatrace: Option<DynatraceSettings>,
     pub clock: SharedClock,
+}
+
+/// How the Dynatrace actor works: its timing, where the platform token lives, and the client.
+#[derive(Clone)]
+pub struct DynatraceSettings {
+    pub config: crate::dynatrace::DynatraceConfig,
+    pub vault: Arc<dyn infra::dynatrace::TokenVault>,
+    pub client: infra::dynatrace::GrailClient,
+}
+
+impl DynatraceSettings {
+    /// Production settings for a data directory: a headless `relay serve`'s vault (the desktop
+    /// replaces the vault with its own policy).
+    pub fn production(data_dir: &DataDir) -> Result<DynatraceSettings, infra::http::HttpError> {
+        let vault = infra::dynatrace::token::SecretStoreVault::new(
+            data_dir,
+            infra::dynatrace::token::VaultHost::HeadlessServer,
+        );
+        Ok(DynatraceSettings {
+            config: crate::dynatrace::DynatraceConfig::default(),
+            vault: Arc::new(vault),
+            client: infra::dynatrace::GrailClient::new()?,
+        })
+    }
+}
+
+impl std::fmt::Debug for DynatraceSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DynatraceSettings").field("config", &self.config).finish_non_exhaustive()
+    }
 }
 
 /// How the status-feeds actor polls: its timing, and the poller (production: the fixed feed
@@ -236,6 +269,7 @@ impl RelayConfig {
             backup: None,
             status_feeds: StatusFeedsSettings::production(),
             radar: RadarSettings::production(None),
+            dynatrace: None,
             clock,
         }
     }
@@ -258,6 +292,8 @@ pub struct Handles {
     pub backup: Option<Addr<BackupActor>>,
     pub status_feeds: Addr<StatusFeedsActor>,
     pub radar: Addr<RadarActor>,
+    /// The Dynatrace sync (when the configuration has `dynatrace`).
+    pub dynatrace: Option<Addr<crate::dynatrace::DynatraceActor>>,
     /// Logos and the image pipeline (with a data directory, like `backup`).
     pub branding: Option<Addr<crate::branding::BrandingActor>>,
     /// Reads uploaded `.xlsx` workbooks into rows (Data Manager import, Servers sync).
@@ -328,6 +364,9 @@ pub fn start_from_data_dir(
     config.backup = Some(backup.with_test_overrides());
     config.status_feeds = config.status_feeds.with_test_overrides();
     config.radar = RadarSettings::production(Some(data_dir.root().join("secrets")));
+    config.dynatrace = DynatraceSettings::production(data_dir)
+        .map_err(|e| tracing::error!(error = %e, "the Dynatrace client cannot be set up; Dynatrace stays off"))
+        .ok();
     adjust(&mut config);
     let clock = config.clock.clone();
     let mut handles = start_server(config)?;
@@ -337,6 +376,7 @@ pub fn start_from_data_dir(
         backup: handles.backup.clone(),
         branding: handles.branding.clone(),
         radar: handles.radar.clone(),
+        dynatrace: handles.dynatrace.clone(),
     };
     handles.control = Some(start_supervised(move |_| ControlActor::new(ctx, listener, targets)));
     Ok(handles)
@@ -374,7 +414,8 @@ pub fn start_server(config: RelayConfig) -> Result<Handles, StartError> {
     for table in &unmanaged_tables {
         tracing::warn!(table = %table, "unmanaged table found; leaving it in place");
     }
-    let privileged_service = PrivilegedService::new(pool.clone(), config.clock.clone());
+    let mut privileged_service = PrivilegedService::new(pool.clone(), config.clock.clone());
+    let dynatrace_pool = pool.clone();
     let backup_env = config.backup.as_ref().map(|b| BackupConfig {
         env: b.job_env(pool.clone()),
         schedule: b.schedule,
@@ -414,9 +455,29 @@ pub fn start_server(config: RelayConfig) -> Result<Handles, StartError> {
         let (ctx, store, presence) = (ctx.clone(), store.clone(), config.presence);
         move |_| PresenceActor::new(ctx, presence, store)
     });
+    let dynatrace = config.dynatrace.map(|settings| {
+        let source: Arc<dyn crate::dynatrace::SettingsSource> =
+            Arc::new(crate::dynatrace::Settings::new(dynatrace_pool, settings.vault.clone()));
+        let addr = start_supervised({
+            let (ctx, store, config, client) =
+                (ctx.clone(), store.clone(), settings.config.clone(), settings.client.clone());
+            move |_| crate::dynatrace::DynatraceActor::new(ctx, config, store, source, client)
+        });
+        let hooks =
+            crate::privileged::DynatraceHooks { vault: settings.vault, changed: Some(addr.clone().recipient()) };
+        privileged_service = privileged_service.clone().with_dynatrace(hooks);
+        addr
+    });
     let privileged = start_supervised({
         let (ctx, limits) = (ctx.clone(), config.privileged_limits);
-        move |_| PrivilegedActor::new(ctx, privileged_service, limits).persisting(rate_limits)
+        let test = dynatrace.clone().map(|a| a.recipient());
+        move |_| {
+            let actor = PrivilegedActor::new(ctx, privileged_service, limits).persisting(rate_limits);
+            match test {
+                Some(test) => actor.with_dynatrace_test(test),
+                None => actor,
+            }
+        }
     });
 
     let branding = config.backup.as_ref().map(|b| crate::branding::start(&ctx, b.data_root.clone()));
@@ -441,6 +502,7 @@ pub fn start_server(config: RelayConfig) -> Result<Handles, StartError> {
         backup,
         status_feeds,
         radar,
+        dynatrace,
         branding,
         spreadsheet,
         health,

@@ -44,6 +44,18 @@ pub enum Command {
     Branding(BrandingArgs),
     /// Server-local Dispatcher Radar session: sign-in, sign-out (run on the Relay server PC).
     Radar(RadarArgs),
+    /// Server-local Dynatrace settings and sync: status, configure, set-token, remove-token,
+    /// test, sync (run on the Relay server PC while it serves).
+    Dynatrace(DynatraceArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct DynatraceArgs {
+    /// Data directory of the server.
+    #[arg(long, env = "RELAY_DATA_DIR")]
+    pub data_dir: PathBuf,
+    #[command(subcommand)]
+    pub command: crate::dynatrace::DynatraceCommand,
 }
 
 #[derive(Debug, Args)]

@@ -12,6 +12,7 @@ mod branding;
 mod cli;
 mod control_client;
 mod device;
+mod dynatrace;
 mod radar;
 mod secret_input;
 mod serve;
@@ -37,6 +38,7 @@ fn main() -> std::process::ExitCode {
         cli::Command::Backup(args) => backup::run(&args.data_dir, args.command),
         cli::Command::Branding(args) => branding::run(&args.data_dir, args.command),
         cli::Command::Radar(args) => radar::run(&args.data_dir, args.command),
+        cli::Command::Dynatrace(args) => dynatrace::run(&args.data_dir, args.command),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

@@ -87,9 +87,35 @@ pub struct CollectionSpec {
 pub enum Writes {
     /// Any signed-in client may create, update and delete (subject to validation).
     Clients,
+    /// Clients create and update but never delete (e.g. a Dynatrace problem's addressed state:
+    /// the record outlives every toggle); deletes answer 403.
+    CreateUpdate,
+    /// Clients only append (e.g. Dynatrace problem notes); updates and deletes answer 403.
+    AppendOnly,
     /// Only the server writes it (e.g. `client_presence`, written by the heartbeat route with the
     /// server clock); record API writes answer 403.
     ServerOnly,
+}
+
+/// One kind of client write, for [`Writes::permits`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WriteOp {
+    Create,
+    Update,
+    Delete,
+}
+
+impl Writes {
+    /// Whether a client may perform `op` on the collection through the record API (or replay it
+    /// from the offline queue).
+    pub fn permits(self, op: WriteOp) -> bool {
+        match self {
+            Writes::Clients => true,
+            Writes::CreateUpdate => op != WriteOp::Delete,
+            Writes::AppendOnly => op == WriteOp::Create,
+            Writes::ServerOnly => false,
+        }
+    }
 }
 
 impl CollectionSpec {
@@ -350,6 +376,89 @@ pub static CLOUD_STATUS_NOTICES: CollectionSpec = CollectionSpec {
     writes: Writes::ServerOnly,
 };
 
+pub const DYNATRACE_STATUSES: &[&str] = &["OPEN", "CLOSED"];
+pub const DYNATRACE_SEVERITIES: &[&str] =
+    &["AVAILABILITY", "CUSTOM_ALERT", "ERROR", "INFO", "MONITORING_UNAVAILABLE", "PERFORMANCE", "RESOURCE_CONTENTION"];
+pub const DYNATRACE_IMPACT_LEVELS: &[&str] = &["APPLICATION", "INFRASTRUCTURE", "SERVICES", "ENVIRONMENT"];
+/// Longest Dynatrace problem id Relay stores.
+pub const DYNATRACE_PROBLEM_ID_LEN: usize = 200;
+
+/// Server-owned Dynatrace problems (`dynatrace` actor), one record per problem id. The e-mail
+/// subject is shown only while `emailSubjectStatus` equals `status`.
+pub static DYNATRACE_PROBLEMS: CollectionSpec = CollectionSpec {
+    name: "dynatrace_problems",
+    id: "pbc_dynatrace_problems",
+    fields: &[
+        required_text("problemId", DYNATRACE_PROBLEM_ID_LEN),
+        text("displayId", 100),
+        text("title", 1000),
+        select("status", DYNATRACE_STATUSES, true),
+        select("severity", DYNATRACE_SEVERITIES, true),
+        select("impactLevel", DYNATRACE_IMPACT_LEVELS, true),
+        date("startTime", true),
+        date("endTime", false),
+        text("rootCauseId", 500),
+        text("rootCauseName", 1000),
+        FieldSpec {
+            name: "affectedEntities",
+            kind: FieldKind::Json { shape: JsonShape::ObjectArray { max_items: 100, max_bytes: 160 * 1024 } },
+            required: false,
+        },
+        string_array("alertingProfiles", 100, 512),
+        text("emailSubject", 1000),
+        select("emailSubjectStatus", DYNATRACE_STATUSES, false),
+        text("environmentUrl", 200),
+        date("syncedAt", false),
+    ],
+    unique: &["problemId"],
+    writes: Writes::ServerOnly,
+};
+
+/// Server-owned state of the Dynatrace sync: one record, `key` = `problems`.
+pub static DYNATRACE_PROBLEM_SYNC: CollectionSpec = CollectionSpec {
+    name: "dynatrace_problem_sync",
+    id: "pbc_dynatrace_problem_sync",
+    fields: &[
+        required_text("key", 50),
+        select("state", &["disabled", "syncing", "ok", "error"], true),
+        date("lastAttemptAt", false),
+        date("lastSuccessAt", false),
+        date("lastReconciledAt", false),
+        date("staleSince", false),
+        date("nextRetryAt", false),
+        text("error", 500),
+        number("consecutiveFailures", 0.0, 1e9, true),
+        boolean("resultTruncated"),
+        select("scopeSource", &["all", "alerting-profile", "custom-dql"], false),
+        number("openCount", 0.0, 1e9, true),
+    ],
+    unique: &["key"],
+    writes: Writes::ServerOnly,
+};
+
+/// Operators' addressed flag per Dynatrace problem: created and updated by clients, never deleted.
+pub static DYNATRACE_PROBLEM_STATES: CollectionSpec = CollectionSpec {
+    name: "dynatrace_problem_states",
+    id: "pbc_dynatrace_problem_states",
+    fields: &[
+        required_text("problemId", DYNATRACE_PROBLEM_ID_LEN),
+        boolean("addressed"),
+        date("addressedAt", false),
+        text("addressedBy", 200),
+    ],
+    unique: &["problemId"],
+    writes: Writes::CreateUpdate,
+};
+
+/// Operators' notes on Dynatrace problems: append-only.
+pub static DYNATRACE_PROBLEM_NOTES: CollectionSpec = CollectionSpec {
+    name: "dynatrace_problem_notes",
+    id: "pbc_dynatrace_problem_notes",
+    fields: &[required_text("problemId", DYNATRACE_PROBLEM_ID_LEN), required_text("note", 4000), text("author", 200)],
+    unique: &[],
+    writes: Writes::AppendOnly,
+};
+
 /// Every collection Relay manages, in a stable order.
 pub static MANAGED: &[&CollectionSpec] = &[
     &CONTACTS,
@@ -367,6 +476,10 @@ pub static MANAGED: &[&CollectionSpec] = &[
     &CLIENT_PRESENCE,
     &CLOUD_STATUS,
     &CLOUD_STATUS_NOTICES,
+    &DYNATRACE_PROBLEMS,
+    &DYNATRACE_PROBLEM_SYNC,
+    &DYNATRACE_PROBLEM_STATES,
+    &DYNATRACE_PROBLEM_NOTES,
 ];
 
 /// Looks up a managed collection by name; anything else is not reachable.
@@ -380,7 +493,7 @@ mod tests {
 
     #[test]
     fn allowlist_contains_exactly_the_managed_collections() {
-        assert_eq!(MANAGED.len(), 15);
+        assert_eq!(MANAGED.len(), 19);
         assert!(collection("contacts").is_some());
         for name in ["users", "_superusers", "sqlite_master", "relay_meta", "Contacts", ""] {
             assert!(collection(name).is_none(), "{name}");
@@ -408,6 +521,23 @@ mod tests {
                 assert!(c.field(u).is_some());
             }
         }
+    }
+
+    #[test]
+    fn write_rules_permit_exactly_their_operations() {
+        use WriteOp::*;
+        let table = [
+            (Writes::Clients, [true, true, true]),
+            (Writes::CreateUpdate, [true, true, false]),
+            (Writes::AppendOnly, [true, false, false]),
+            (Writes::ServerOnly, [false, false, false]),
+        ];
+        for (writes, expected) in table {
+            assert_eq!([Create, Update, Delete].map(|op| writes.permits(op)), expected, "{writes:?}");
+        }
+        assert_eq!(DYNATRACE_PROBLEM_STATES.writes, Writes::CreateUpdate);
+        assert_eq!(DYNATRACE_PROBLEM_NOTES.writes, Writes::AppendOnly);
+        assert_eq!(DYNATRACE_PROBLEMS.writes, Writes::ServerOnly);
     }
 
     #[test]

@@ -102,6 +102,28 @@ pub enum RadarOp {
     SignOut {},
 }
 
+/// `relay dynatrace ...`: the Dynatrace settings through the typed `dynatrace.*` privileged
+/// commands, authorised by an Owner's or Administrator's password, and an immediate sync.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "camelCase", deny_unknown_fields)]
+pub enum DynatraceOp {
+    /// One `dynatrace.*` command (`command` must name one) run as `actor`. A token travels in
+    /// `token` (never inside `payload`, whose `Debug` would show it).
+    Run {
+        actor: String,
+        password: SecretText,
+        command: String,
+        payload: serde_json::Value,
+        token: Option<SecretText>,
+        expected_revision: Option<i64>,
+    },
+    /// Sync now (joining a sync in flight) and report what it did.
+    Sync {},
+}
+
+/// How long a Dynatrace operation may take: one whole Grail query (60 s) plus its writes.
+pub const DYNATRACE_DEADLINE_MS: u64 = 5 * 60_000;
+
 /// How long a Radar operation may take: storing the session plus one read of the page (15 s).
 pub const RADAR_DEADLINE_MS: u64 = 30_000;
 
@@ -122,6 +144,7 @@ pub enum ControlOp {
     Backup(BackupOp),
     Branding(BrandingOp),
     Radar(RadarOp),
+    Dynatrace(DynatraceOp),
 }
 
 impl ControlRequest {
@@ -152,6 +175,7 @@ impl ControlRequest {
                 LONG_OPERATION_DEADLINE_MS
             }
             ControlOp::Radar(_) => RADAR_DEADLINE_MS,
+            ControlOp::Dynatrace(_) => DYNATRACE_DEADLINE_MS,
             _ => IO_DEADLINE_MS,
         }
     }
@@ -181,6 +205,10 @@ impl ControlRequest {
             ControlOp::Radar(op) => match op {
                 RadarOp::SignIn { .. } => "radar.signIn",
                 RadarOp::SignOut {} => "radar.signOut",
+            },
+            ControlOp::Dynatrace(op) => match op {
+                DynatraceOp::Run { .. } => "dynatrace.run",
+                DynatraceOp::Sync {} => "dynatrace.sync",
             },
         }
     }
@@ -214,11 +242,15 @@ pub enum AdminReply {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", content = "body", rename_all = "camelCase")]
 pub enum ControlReply {
-    Pong { version: String },
+    Pong {
+        version: String,
+    },
     Admin(AdminReply),
     Backup(BackupReply),
     Branding(BrandingReply),
     Radar(RadarReply),
+    /// The command's answer, or the sync summary.
+    Dynatrace(serde_json::Value),
 }
 
 /// The Radar after a session change: the board's colour, whether it still asks for sign-in,

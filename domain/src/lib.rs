@@ -13,6 +13,7 @@ pub mod collections;
 pub mod control;
 pub mod desktop_setup;
 pub mod discovery;
+pub mod dynatrace;
 pub mod envelope;
 pub mod external_links;
 pub mod filter;

@@ -81,6 +81,32 @@ pub enum PrivilegedCommand {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         reauth_proof: Option<String>,
     },
+    /// `dynatrace.status`: the Dynatrace configuration without the token (only whether one is
+    /// configured) and its revision.
+    #[serde(rename = "dynatrace.status")]
+    DynatraceStatus {},
+    /// `dynatrace.configure`: environment URL, scope (alerting profiles or a custom matcher) and
+    /// optional workflow id. Revision-checked; changing the environment removes the token.
+    #[serde(rename = "dynatrace.configure")]
+    DynatraceConfigure {
+        environment_url: Option<String>,
+        #[serde(default)]
+        alerting_profiles: Vec<String>,
+        #[serde(default)]
+        matcher: Option<String>,
+        #[serde(default)]
+        workflow_id: Option<String>,
+    },
+    /// `dynatrace.setToken`: replaces the platform token (kept in the secret store, never
+    /// returned). Revision-checked.
+    #[serde(rename = "dynatrace.setToken")]
+    DynatraceSetToken { token: SecretText },
+    /// `dynatrace.removeToken`: forgets the platform token. Revision-checked.
+    #[serde(rename = "dynatrace.removeToken")]
+    DynatraceRemoveToken {},
+    /// `dynatrace.testConnection`: one bounded query with the stored URL and token.
+    #[serde(rename = "dynatrace.testConnection")]
+    DynatraceTestConnection {},
 }
 
 /// The account a command acts on, before any record is loaded.
@@ -126,8 +152,23 @@ impl CommandParseError {
 
 /// Every payload field name of every command, so a serde "missing field" message maps back to
 /// a `&'static str` without echoing anything the caller sent.
-const PAYLOAD_FIELDS: &[&str] =
-    &["note", "deviceId", "username", "displayName", "kind", "accountId", "active", "reauthProof", "password", "label"];
+const PAYLOAD_FIELDS: &[&str] = &[
+    "note",
+    "deviceId",
+    "username",
+    "displayName",
+    "kind",
+    "accountId",
+    "active",
+    "reauthProof",
+    "password",
+    "label",
+    "environmentUrl",
+    "alertingProfiles",
+    "matcher",
+    "workflowId",
+    "token",
+];
 
 impl PrivilegedCommand {
     /// The allowlist: every command name, in declaration order.
@@ -143,6 +184,11 @@ impl PrivilegedCommand {
         "audit.verify",
         "ownership.transfer",
         "publisher.assign",
+        "dynatrace.status",
+        "dynatrace.configure",
+        "dynatrace.setToken",
+        "dynatrace.removeToken",
+        "dynatrace.testConnection",
     ];
 
     /// True when `name` has a variant.
@@ -178,6 +224,11 @@ impl PrivilegedCommand {
             C::AuditVerify {} => "audit.verify",
             C::OwnershipTransfer { .. } => "ownership.transfer",
             C::PublisherAssign { .. } => "publisher.assign",
+            C::DynatraceStatus {} => "dynatrace.status",
+            C::DynatraceConfigure { .. } => "dynatrace.configure",
+            C::DynatraceSetToken { .. } => "dynatrace.setToken",
+            C::DynatraceRemoveToken {} => "dynatrace.removeToken",
+            C::DynatraceTestConnection {} => "dynatrace.testConnection",
         }
     }
 
@@ -198,6 +249,11 @@ impl PrivilegedCommand {
             C::AuditVerify {} => Capability::AdminSnapshot,
             C::OwnershipTransfer { .. } => Capability::OwnershipTransfer,
             C::PublisherAssign { .. } => Capability::PublisherManage,
+            C::DynatraceStatus {}
+            | C::DynatraceConfigure { .. }
+            | C::DynatraceSetToken { .. }
+            | C::DynatraceRemoveToken {}
+            | C::DynatraceTestConnection {} => Capability::DynatraceManage,
         }
     }
 
@@ -216,7 +272,19 @@ impl PrivilegedCommand {
             | C::AccountsSetPassword { .. }
             | C::PairingStart { .. }
             | C::AuditVerify {} => false,
+            C::DynatraceStatus {}
+            | C::DynatraceConfigure { .. }
+            | C::DynatraceSetToken { .. }
+            | C::DynatraceRemoveToken {}
+            | C::DynatraceTestConnection {} => false,
         }
+    }
+
+    /// Commands that change the Dynatrace configuration: the expected revision they carry is the
+    /// configuration's revision (not the authority's), and it is required.
+    pub fn needs_dynatrace_revision(&self) -> bool {
+        use PrivilegedCommand as C;
+        matches!(self, C::DynatraceConfigure { .. } | C::DynatraceSetToken { .. } | C::DynatraceRemoveToken {})
     }
 
     /// The fresh-password proof an authority command carries, if any.
@@ -234,7 +302,12 @@ impl PrivilegedCommand {
             | C::AccountsSetActive { .. }
             | C::AccountsSetPassword { .. }
             | C::PairingStart { .. }
-            | C::AuditVerify {} => None,
+            | C::AuditVerify {}
+            | C::DynatraceStatus {}
+            | C::DynatraceConfigure { .. }
+            | C::DynatraceSetToken { .. }
+            | C::DynatraceRemoveToken {}
+            | C::DynatraceTestConnection {} => None,
         }
     }
 
@@ -253,7 +326,12 @@ impl PrivilegedCommand {
             | C::AccountsSetActive { .. }
             | C::AuditVerify {}
             | C::OwnershipTransfer { .. }
-            | C::PublisherAssign { .. } => false,
+            | C::PublisherAssign { .. }
+            | C::DynatraceStatus {}
+            | C::DynatraceConfigure { .. }
+            | C::DynatraceSetToken { .. }
+            | C::DynatraceRemoveToken {}
+            | C::DynatraceTestConnection {} => false,
         }
     }
 
@@ -267,7 +345,14 @@ impl PrivilegedCommand {
     pub fn target(&self) -> CommandTarget<'_> {
         use PrivilegedCommand as C;
         match self {
-            C::PrivilegedProbe { .. } | C::AdminSnapshot {} | C::AuditVerify {} => CommandTarget::None,
+            C::PrivilegedProbe { .. }
+            | C::AdminSnapshot {}
+            | C::AuditVerify {}
+            | C::DynatraceStatus {}
+            | C::DynatraceConfigure { .. }
+            | C::DynatraceSetToken { .. }
+            | C::DynatraceRemoveToken {}
+            | C::DynatraceTestConnection {} => CommandTarget::None,
             C::DevicesRevoke { device_id } => CommandTarget::DeviceOwner(device_id),
             C::AccountsCreate { username, display_name, kind } => {
                 CommandTarget::NewAccount { username, display_name, kind: *kind }

@@ -21,6 +21,14 @@ pub(crate) fn canonical() -> Vec<(&'static str, Value)> {
         ("audit.verify", json!({})),
         ("ownership.transfer", json!({"accountId": "acct00000000002", "reauthProof": "proof-1"})),
         ("publisher.assign", json!({"accountId": "publ00000000001", "reauthProof": "proof-2"})),
+        ("dynatrace.status", json!({})),
+        (
+            "dynatrace.configure",
+            json!({"environmentUrl": "https://abc12345.apps.dynatrace.com", "alertingProfiles": ["NOC"], "matcher": null, "workflowId": null}),
+        ),
+        ("dynatrace.setToken", json!({"token": "dt0s16.SAMPLE.TOKENVALUE"})),
+        ("dynatrace.removeToken", json!({})),
+        ("dynatrace.testConnection", json!({})),
     ]
 }
 
@@ -46,6 +54,11 @@ fn index(c: &PrivilegedCommand) -> usize {
         C::AuditVerify {} => 8,
         C::OwnershipTransfer { .. } => 9,
         C::PublisherAssign { .. } => 10,
+        C::DynatraceStatus {} => 11,
+        C::DynatraceConfigure { .. } => 12,
+        C::DynatraceSetToken { .. } => 13,
+        C::DynatraceRemoveToken {} => 14,
+        C::DynatraceTestConnection {} => 15,
     }
 }
 
@@ -77,6 +90,16 @@ fn every_command_parses_from_its_canonical_json() {
         C::AuditVerify {},
         C::OwnershipTransfer { account_id: "acct00000000002".into(), reauth_proof: Some("proof-1".into()) },
         C::PublisherAssign { account_id: Some("publ00000000001".into()), reauth_proof: Some("proof-2".into()) },
+        C::DynatraceStatus {},
+        C::DynatraceConfigure {
+            environment_url: Some("https://abc12345.apps.dynatrace.com".into()),
+            alerting_profiles: vec!["NOC".into()],
+            matcher: None,
+            workflow_id: None,
+        },
+        C::DynatraceSetToken { token: crate::control::SecretText("dt0s16.SAMPLE.TOKENVALUE".into()) },
+        C::DynatraceRemoveToken {},
+        C::DynatraceTestConnection {},
     ];
     assert_eq!(parsed, expected);
 }
@@ -116,9 +139,17 @@ fn capabilities_authority_and_targets() {
             DevicesManage,
             AdminSnapshot,
             OwnershipTransfer,
-            PublisherManage
+            PublisherManage,
+            DynatraceManage,
+            DynatraceManage,
+            DynatraceManage,
+            DynatraceManage,
+            DynatraceManage
         ]
     );
+    let dynatrace_revision: Vec<&str> =
+        PrivilegedCommand::NAMES.iter().copied().filter(|n| example(n).needs_dynatrace_revision()).collect();
+    assert_eq!(dynatrace_revision, ["dynatrace.configure", "dynatrace.setToken", "dynatrace.removeToken"]);
     let authority: Vec<&str> =
         PrivilegedCommand::NAMES.iter().copied().filter(|n| example(n).needs_authority_revision()).collect();
     assert_eq!(authority, ["ownership.transfer", "publisher.assign"]);

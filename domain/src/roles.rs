@@ -102,11 +102,13 @@ pub enum Capability {
     WikiManage,
     /// Company and footer logos (set and removed from the server PC's Settings).
     BrandingManage,
+    /// Dynatrace environment, token and scope (server-owned sync configuration).
+    DynatraceManage,
     Probe,
 }
 
 /// Owner: all; Administrator: AdminSnapshot, DevicesManage, PublisherManage, WikiManage,
-/// BrandingManage, Probe (account commands on Publisher-kind targets are granted through
+/// BrandingManage, DynatraceManage, Probe (account commands on Publisher-kind targets are granted through
 /// PublisherManage in [`authorize`]); Publisher: WikiManage, Probe.
 pub fn capabilities(role: Role) -> &'static [Capability] {
     use Capability::*;
@@ -119,9 +121,12 @@ pub fn capabilities(role: Role) -> &'static [Capability] {
             OwnershipTransfer,
             WikiManage,
             BrandingManage,
+            DynatraceManage,
             Probe,
         ],
-        Role::Administrator => &[AdminSnapshot, DevicesManage, PublisherManage, WikiManage, BrandingManage, Probe],
+        Role::Administrator => {
+            &[AdminSnapshot, DevicesManage, PublisherManage, WikiManage, BrandingManage, DynatraceManage, Probe]
+        }
         Role::Publisher => &[WikiManage, Probe],
     }
 }
@@ -273,6 +278,11 @@ pub fn authorize(
             }
             Ok(())
         }
+        C::DynatraceStatus {}
+        | C::DynatraceConfigure { .. }
+        | C::DynatraceSetToken { .. }
+        | C::DynatraceRemoveToken {}
+        | C::DynatraceTestConnection {} => require(actor, cap, "Dynatrace settings need an Owner or Administrator"),
     }
 }
 
@@ -333,9 +343,15 @@ mod tests {
             assert_eq!(serde_json::to_value(r).unwrap(), serde_json::json!(r.as_str()));
         }
         assert_eq!(Role::parse("admin"), None);
-        assert_eq!(capabilities(Role::Owner).len(), 8);
+        assert_eq!(capabilities(Role::Owner).len(), 9);
         assert!(has_capability(Role::Administrator, Capability::BrandingManage));
         assert!(!has_capability(Role::Publisher, Capability::BrandingManage));
+        for name in ["dynatrace.status", "dynatrace.configure", "dynatrace.setToken", "dynatrace.removeToken"] {
+            let state = state();
+            assert_eq!(authorize(&cmd(name), Role::Owner, None, &state), Ok(()), "{name}");
+            assert_eq!(authorize(&cmd(name), Role::Administrator, None, &state), Ok(()), "{name}");
+            assert!(authorize(&cmd(name), Role::Publisher, None, &state).is_err(), "{name}");
+        }
         assert!(!has_capability(Role::Administrator, Capability::AccountsManage));
         assert!(!has_capability(Role::Administrator, Capability::OwnershipTransfer));
         assert_eq!(capabilities(Role::Publisher), &[Capability::WikiManage, Capability::Probe]);

@@ -4,7 +4,8 @@
 //! log sink, the backup archive IO (`backup`: store snapshot, archive writer, disposable-restore
 //! verifier, health file), the image pipeline and logo files (`images`), the one outbound HTTP
 //! policy (`http`) every call to the outside goes through, the status feeds (`status_feeds`)
-//! fetched and parsed under it, and the Radar page parser and read (`radar`).
+//! fetched and parsed under it, the Radar page parser and read (`radar`), and the Dynatrace
+//! settings, token vault and Grail client (`dynatrace`).
 //! Actors own these resources; nothing here keeps global mutable state.
 
 pub mod backup;
@@ -13,6 +14,7 @@ pub mod control_socket;
 pub mod datadir;
 pub mod db;
 pub mod dir_lock;
+pub mod dynatrace;
 pub mod fault;
 pub mod http;
 pub mod ids;

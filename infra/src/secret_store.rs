@@ -32,6 +32,8 @@ const ENTRY_ATTRIBUTE: &str = "entry";
 fn item_label(entry: &str) -> &'static str {
     if entry.starts_with("device-key:") {
         "Relay device signing key"
+    } else if entry.starts_with("dynatrace-token:") {
+        "Relay Dynatrace platform token"
     } else {
         "Relay connection passphrase"
     }

@@ -91,6 +91,7 @@ impl Relay {
             // Every outside service points at a closed loopback port unless the test serves it
             // (a black-box test never reaches the real status pages).
             .envs(infra::status_feeds::testdata::override_env(CLOSED_UPSTREAM))
+            .env("RELAY_TEST_UPSTREAM_DYNATRACE", CLOSED_UPSTREAM)
             .envs(envs.iter().copied())
             .env_remove("RELAY_LOG")
             .stdout(Stdio::piped())
@@ -331,6 +332,16 @@ pub fn sample(collection: &str) -> Value {
         "cloud_status_notices" => {
             json!({"episode": "aws:forged", "provider": "aws", "itemId": "forged", "severity": "error", "title": "Fake outage"})
         }
+        "dynatrace_problems" => {
+            json!({"problemId": "forged-1", "title": "Forged", "status": "OPEN", "severity": "ERROR", "impactLevel": "SERVICES", "startTime": "2026-12-02T12:00:00Z"})
+        }
+        "dynatrace_problem_sync" => json!({"key": "problems", "state": "ok"}),
+        "dynatrace_problem_states" => {
+            json!({"problemId": "-123_456V2", "addressed": true, "addressedAt": "2026-12-02T12:00:00Z", "addressedBy": "noc-1"})
+        }
+        "dynatrace_problem_notes" => {
+            json!({"problemId": "-123_456V2", "note": "Called the DB team", "author": "noc-1"})
+        }
         other => panic!("no sample for {other}"),
     }
 }
@@ -389,7 +400,18 @@ pub const COLLECTIONS: &[&str] = &[
 ];
 
 /// Collections clients may read but only the server writes (record-API writes answer 403).
-pub const SERVER_OWNED: &[&str] = &["conflict_log", "client_presence", "cloud_status", "cloud_status_notices"];
+pub const SERVER_OWNED: &[&str] = &[
+    "conflict_log",
+    "client_presence",
+    "cloud_status",
+    "cloud_status_notices",
+    "dynatrace_problems",
+    "dynatrace_problem_sync",
+];
+
+/// Collections clients write only partly: the Dynatrace addressed state (create and update,
+/// never delete) and the append-only problem notes (create only).
+pub const PARTLY_WRITABLE: &[&str] = &["dynatrace_problem_states", "dynatrace_problem_notes"];
 
 /// A signed-in Relay Web browser session: the cookie pair, the CSRF token and the app token the
 /// gateway hands to the renderer.

@@ -38,6 +38,8 @@ pub struct ControlTargets {
     pub branding: Option<Addr<crate::branding::BrandingActor>>,
     /// The Radar session (`relay radar sign-in`).
     pub radar: Addr<crate::radar::RadarActor>,
+    /// The Dynatrace sync (`relay dynatrace sync`; absent without Dynatrace).
+    pub dynatrace: Option<Addr<crate::dynatrace::DynatraceActor>>,
 }
 
 pub struct ControlActor {
@@ -224,6 +226,45 @@ async fn dispatch(request: ControlRequest, targets: &ControlTargets) -> Result<C
                 sign_in_required: snapshot.sign_in_required,
                 error: snapshot.error,
             }))
+        }
+        ControlOp::Dynatrace(domain::control::DynatraceOp::Sync {}) => {
+            let dynatrace = targets.dynatrace.as_ref().ok_or_else(|| {
+                ControlError::new(ControlErrorCode::Unavailable, "Dynatrace is not available on this server")
+            })?;
+            let summary = dynatrace
+                .send(crate::dynatrace::SyncNow)
+                .await
+                .map_err(|_| {
+                    ControlError::new(ControlErrorCode::Unavailable, "the Dynatrace sync is restarting; retry")
+                })?
+                .map_err(|e| ControlError::new(ControlErrorCode::Unavailable, e.to_string()))?;
+            Ok(ControlReply::Dynatrace(crate::dynatrace::summary_json(&summary)))
+        }
+        ControlOp::Dynatrace(domain::control::DynatraceOp::Run {
+            actor,
+            password,
+            command,
+            payload,
+            token,
+            expected_revision,
+        }) => {
+            let run = crate::privileged::RunDynatrace { actor, password, command, payload, token, expected_revision };
+            let result = targets
+                .privileged
+                .send(run)
+                .await
+                .map_err(|_| {
+                    ControlError::new(ControlErrorCode::Unavailable, "the privileged runtime is restarting; retry")
+                })?
+                .map_err(|e| {
+                    let code = if matches!(e, crate::privileged::PrivError::Internal) {
+                        ControlErrorCode::Internal
+                    } else {
+                        ControlErrorCode::Refused
+                    };
+                    ControlError::new(code, e.to_string())
+                })?;
+            Ok(ControlReply::Dynatrace(result))
         }
     }
 }

@@ -25,6 +25,7 @@ async fn start() -> (tempfile::TempDir, Addr<ControlActor>) {
         backup: None,
         branding: None,
         radar: handles.radar.clone(),
+        dynatrace: None,
     };
     let control = start_supervised(move |_| ControlActor::new(ctx, listener, targets));
     (dir, control)

@@ -13,6 +13,7 @@ use domain::privileged_command::{CommandTarget, PrivilegedCommand};
 use domain::roles::{authorize, check_password_policy, effective_role, normalize_username, Account, Role};
 use infra::privileged::{self as store, AccountRow};
 
+use super::dynatrace_ops;
 use super::error::PrivError;
 use super::service::{Principal, PrivilegedService};
 
@@ -57,6 +58,13 @@ fn target_of(conn: &mut SqliteConnection, command: &PrivilegedCommand) -> Result
 pub fn check_allowed(conn: &mut SqliteConnection, who: &Principal, req: &CommandRequest<'_>) -> Result<(), PrivError> {
     let target = target_of(conn, req.command)?;
     authorize(req.command, who.role, target.as_ref(), &who.state)?;
+    if req.command.needs_dynatrace_revision() {
+        let current = super::dynatrace_ops::revision(conn)?;
+        return match req.expected_revision {
+            Some(expected) if expected == current => Ok(()),
+            _ => Err(PrivError::StaleRevision),
+        };
+    }
     match req.expected_revision {
         Some(expected) if expected != who.state.revision => Err(PrivError::StaleRevision),
         None if req.command.needs_authority_revision() => Err(PrivError::StaleRevision),
@@ -204,6 +212,28 @@ pub fn run(
             }
             let revision = store::save_state(conn, &who.state.owner_account_id, next)?;
             Ok(json!({"publisherAccountId": next, "revision": revision}))
+        }
+        C::DynatraceStatus {} => dynatrace_ops::status(conn, svc.dynatrace()?),
+        C::DynatraceConfigure { environment_url, alerting_profiles, matcher, workflow_id } => {
+            let change = dynatrace_ops::Configure {
+                environment_url: environment_url.as_deref(),
+                alerting_profiles,
+                matcher: matcher.as_deref(),
+                workflow_id: workflow_id.as_deref(),
+            };
+            dynatrace_ops::configure(conn, svc.dynatrace()?, change, &domain::time::format_ms(now))
+        }
+        C::DynatraceSetToken { token } => {
+            dynatrace_ops::set_token(conn, svc.dynatrace()?, token.expose(), &domain::time::format_ms(now))
+        }
+        C::DynatraceRemoveToken {} => {
+            dynatrace_ops::remove_token(conn, svc.dynatrace()?, &domain::time::format_ms(now))
+        }
+        // The test itself is a network call: the privileged actor runs it after this
+        // authorized, audited step (`PrivilegedActor::follow_up`).
+        C::DynatraceTestConnection {} => {
+            svc.dynatrace()?;
+            Ok(json!({"authorized": true}))
         }
     }
 }

@@ -22,7 +22,7 @@ pub enum PrivError {
     BadSignature,
     #[error("not permitted: {0}")]
     Forbidden(String),
-    #[error("the authority record changed; reload and retry")]
+    #[error("the record changed meanwhile; reload and retry")]
     StaleRevision,
     #[error("this request id was already used for a different request")]
     RequestConflict,

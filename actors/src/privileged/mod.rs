@@ -6,6 +6,7 @@
 
 pub mod admin_ops;
 pub mod commands;
+pub mod dynatrace_ops;
 pub mod error;
 pub mod pairing;
 pub mod service;
@@ -23,9 +24,10 @@ use domain::ratelimit::{BucketConfig, KeyedLimiter};
 
 use crate::kit::{guarded, PersistedLimits, Subsystem, SubsystemCtx, FLUSH_INTERVAL};
 pub use admin_ops::AdminOpError;
+pub use dynatrace_ops::DynatraceHooks;
 pub use error::PrivError;
 use infra::rate_limits::{RateLimitStore, ScopeSnapshot};
-pub use service::{CommandOutcome, PrivilegedService, Readiness};
+pub use service::{CommandOutcome, FollowUp, PrivilegedService, Readiness};
 use sessions::{Sessions, FRESH_PASSWORD_MS};
 
 pub const NAME: &str = "privileged";
@@ -159,6 +161,20 @@ pub struct LockLocalSession {
 #[rtype(result = "()")]
 pub struct ClearLocalSessions;
 
+/// Server-local `relay dynatrace ...`, delivered by the control socket (`actors::control`): one
+/// `dynatrace.*` command run as `actor` after a password check behind the local sign-in budget.
+/// Not reachable from HTTP.
+#[derive(Message)]
+#[rtype(result = "Result<Value, PrivError>")]
+pub struct RunDynatrace {
+    pub actor: String,
+    pub password: domain::control::SecretText,
+    pub command: String,
+    pub payload: Value,
+    pub token: Option<domain::control::SecretText>,
+    pub expected_revision: Option<i64>,
+}
+
 /// Server-local administration from `relay admin`, delivered by the control socket
 /// (`actors::control`). Not reachable from HTTP.
 #[derive(Message)]
@@ -174,6 +190,8 @@ pub struct PrivilegedActor {
     /// False until bootstrap or migration succeeded; every request is refused meanwhile.
     ready: bool,
     subsystem: SubsystemCtx,
+    /// Runs `dynatrace.testConnection` after its authorized step (absent without Dynatrace).
+    dynatrace_test: Option<Recipient<crate::dynatrace::TestConnection>>,
 }
 
 impl PrivilegedActor {
@@ -186,6 +204,31 @@ impl PrivilegedActor {
             sessions: Sessions::default(),
             ready: false,
             subsystem,
+            dynatrace_test: None,
+        }
+    }
+
+    /// Lets `dynatrace.testConnection` reach the Dynatrace actor.
+    pub fn with_dynatrace_test(mut self, test: Recipient<crate::dynatrace::TestConnection>) -> PrivilegedActor {
+        self.dynatrace_test = Some(test);
+        self
+    }
+
+    /// Finishes a command that needs network work after its authorized step.
+    fn follow_up(&self, follow_up: Option<FollowUp>, result: Value) -> ResponseFuture<Result<Value, PrivError>> {
+        match follow_up {
+            None => Box::pin(async move { Ok(result) }),
+            Some(FollowUp::DynatraceTestConnection) => {
+                let test = self.dynatrace_test.clone();
+                Box::pin(async move {
+                    let test =
+                        test.ok_or_else(|| PrivError::Invalid("Dynatrace is not available on this server".into()))?;
+                    match test.send(crate::dynatrace::TestConnection).await {
+                        Ok(Ok(outcome)) => Ok(serde_json::json!({"ok": outcome.ok, "message": outcome.message})),
+                        _ => Err(PrivError::Internal),
+                    }
+                })
+            }
         }
     }
 
@@ -340,15 +383,26 @@ impl Handler<Reauth> for PrivilegedActor {
 }
 
 impl Handler<ExecuteSigned> for PrivilegedActor {
-    type Result = Result<CommandOutcome, PrivError>;
+    type Result = ResponseFuture<Result<CommandOutcome, PrivError>>;
     fn handle(&mut self, msg: ExecuteSigned, ctx: &mut Context<Self>) -> Self::Result {
-        self.check_ready()?;
-        let result = guarded(self, ctx, |a| a.service.execute_signed(&msg.body)).unwrap_or(Err(PrivError::Internal));
-        if let Err(e) = &result {
-            tracing::warn!(code = e.code(), "signed privileged request refused");
-            self.fail(e);
+        if let Err(e) = self.check_ready() {
+            return Box::pin(async move { Err(e) });
         }
-        result
+        let result = guarded(self, ctx, |a| a.service.execute_signed(&msg.body)).unwrap_or(Err(PrivError::Internal));
+        match result {
+            Err(e) => {
+                tracing::warn!(code = e.code(), "signed privileged request refused");
+                self.fail(&e);
+                Box::pin(async move { Err(e) })
+            }
+            Ok(mut outcome) => {
+                let finish = self.follow_up(outcome.follow_up.take(), std::mem::take(&mut outcome.result));
+                Box::pin(async move {
+                    outcome.result = finish.await?;
+                    Ok(outcome)
+                })
+            }
+        }
     }
 }
 
@@ -403,8 +457,17 @@ impl Handler<ReconfirmLocalPassword> for PrivilegedActor {
 }
 
 impl Handler<LocalCommand> for PrivilegedActor {
-    type Result = Result<Value, PrivError>;
+    type Result = ResponseFuture<Result<Value, PrivError>>;
     fn handle(&mut self, msg: LocalCommand, _: &mut Context<Self>) -> Self::Result {
+        match self.run_local(msg) {
+            Ok((result, follow_up)) => self.follow_up(follow_up, result),
+            Err(e) => Box::pin(async move { Err(e) }),
+        }
+    }
+}
+
+impl PrivilegedActor {
+    fn run_local(&mut self, msg: LocalCommand) -> Result<(Value, Option<FollowUp>), PrivError> {
         self.check_ready()?;
         let now = self.subsystem.now_ms();
         let session = self.sessions.touch(&msg.session_id, now).ok_or(PrivError::ReauthRequired)?;
@@ -416,7 +479,8 @@ impl Handler<LocalCommand> for PrivilegedActor {
         let principal = service::Principal { account, role: session.role, state, device_id: None };
         let fresh = now - session.authenticated_ms < FRESH_PASSWORD_MS;
         let command = PrivilegedCommand::parse(&msg.command, &msg.payload)?;
-        self.service.execute_local(&principal, &command, msg.expected_revision, fresh)
+        let result = self.service.execute_local(&principal, &command, msg.expected_revision, fresh)?;
+        Ok((result, FollowUp::of(&command)))
     }
 }
 
@@ -443,6 +507,36 @@ impl Handler<LockLocalSession> for PrivilegedActor {
     type Result = ();
     fn handle(&mut self, msg: LockLocalSession, _: &mut Context<Self>) {
         self.sessions.lock(&msg.session_id);
+    }
+}
+
+impl Handler<RunDynatrace> for PrivilegedActor {
+    type Result = ResponseFuture<Result<Value, PrivError>>;
+    fn handle(&mut self, msg: RunDynatrace, _: &mut Context<Self>) -> Self::Result {
+        match self.run_dynatrace(msg) {
+            Ok((result, follow_up)) => self.follow_up(follow_up, result),
+            Err(e) => {
+                self.fail(&e);
+                Box::pin(async move { Err(e) })
+            }
+        }
+    }
+}
+
+impl PrivilegedActor {
+    fn run_dynatrace(&mut self, msg: RunDynatrace) -> Result<(Value, Option<FollowUp>), PrivError> {
+        self.check_ready()?;
+        if !msg.command.starts_with("dynatrace.") {
+            return Err(PrivError::Forbidden("only dynatrace.* commands run here".into()));
+        }
+        let mut payload = msg.payload;
+        if let (Some(token), Some(map)) = (msg.token, payload.as_object_mut()) {
+            map.insert("token".into(), Value::String(token.0));
+        }
+        let command = PrivilegedCommand::parse(&msg.command, &payload)?;
+        let principal = self.authenticate_locally(&msg.actor, msg.password.expose())?;
+        let result = self.service.execute_local(&principal, &command, msg.expected_revision, true)?;
+        Ok((result, FollowUp::of(&command)))
     }
 }
 

@@ -36,6 +36,22 @@ pub struct CommandOutcome {
     pub result: Value,
     /// True when this answer replays an earlier identical request.
     pub replayed: bool,
+    /// Work the actor does after the authorized, audited step (never serialized).
+    #[serde(skip)]
+    pub follow_up: Option<FollowUp>,
+}
+
+/// Network work a command needs after its authorized, audited database step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FollowUp {
+    /// `dynatrace.testConnection`: the Dynatrace actor runs the test.
+    DynatraceTestConnection,
+}
+
+impl FollowUp {
+    pub fn of(command: &PrivilegedCommand) -> Option<FollowUp> {
+        matches!(command, PrivilegedCommand::DynatraceTestConnection {}).then_some(FollowUp::DynatraceTestConnection)
+    }
 }
 
 /// What `ensure_ready` did.
@@ -59,6 +75,8 @@ pub enum LegacyPlan {
 pub struct PrivilegedService {
     pool: DbPool,
     clock: SharedClock,
+    /// The Dynatrace settings' token vault and sync actor (absent: `dynatrace.*` is refused).
+    dynatrace: Option<super::dynatrace_ops::DynatraceHooks>,
 }
 
 /// An authenticated principal after the pipeline's record checks.
@@ -71,7 +89,27 @@ pub struct Principal {
 
 impl PrivilegedService {
     pub fn new(pool: DbPool, clock: SharedClock) -> PrivilegedService {
-        PrivilegedService { pool, clock }
+        PrivilegedService { pool, clock, dynatrace: None }
+    }
+
+    /// Enables the `dynatrace.*` commands.
+    pub fn with_dynatrace(mut self, hooks: super::dynatrace_ops::DynatraceHooks) -> PrivilegedService {
+        self.dynatrace = Some(hooks);
+        self
+    }
+
+    /// The Dynatrace hooks, or the refusal a server without Dynatrace gives.
+    pub(super) fn dynatrace(&self) -> Result<&super::dynatrace_ops::DynatraceHooks, PrivError> {
+        self.dynatrace.as_ref().ok_or_else(|| PrivError::Invalid("Dynatrace is not available on this server".into()))
+    }
+
+    /// After a committed command: a Dynatrace settings change restarts the sync.
+    fn after_commit(&self, command: &PrivilegedCommand) {
+        if command.needs_dynatrace_revision() {
+            if let Some(changed) = self.dynatrace.as_ref().and_then(|h| h.changed.as_ref()) {
+                changed.do_send(crate::dynatrace::SettingsChanged);
+            }
+        }
     }
 
     pub fn now(&self) -> i64 {
@@ -374,7 +412,14 @@ impl PrivilegedService {
         });
         match outcome {
             Ok(result) => {
-                Ok(CommandOutcome { request_id: envelope.request_id, status: "done", result, replayed: false })
+                self.after_commit(&command);
+                Ok(CommandOutcome {
+                    request_id: envelope.request_id,
+                    status: "done",
+                    result,
+                    replayed: false,
+                    follow_up: FollowUp::of(&command),
+                })
             }
             Err(err) => {
                 conn.immediate_transaction(|c| {
@@ -446,8 +491,9 @@ impl PrivilegedService {
             self.audit(c, &who.account.id, None, command.name(), &request_id, "done")?;
             Ok::<Value, PrivError>(result)
         });
-        if let Err(e) = &result {
-            self.audit(&mut conn, &who.account.id, None, command.name(), &request_id, e.code())?;
+        match &result {
+            Ok(_) => self.after_commit(command),
+            Err(e) => self.audit(&mut conn, &who.account.id, None, command.name(), &request_id, e.code())?,
         }
         result
     }
@@ -474,13 +520,20 @@ fn replay(existing: RequestRow, attempt: &RequestRow) -> Result<CommandOutcome, 
     match existing.status.as_str() {
         "done" => {
             let result = existing.result.as_deref().and_then(|r| serde_json::from_str(r).ok()).unwrap_or(Value::Null);
-            Ok(CommandOutcome { request_id: existing.request_id, status: "done", result, replayed: true })
+            Ok(CommandOutcome {
+                request_id: existing.request_id,
+                status: "done",
+                result,
+                replayed: true,
+                follow_up: None,
+            })
         }
         "failed" => Ok(CommandOutcome {
             request_id: existing.request_id,
             status: "failed",
             result: json!({ "error": existing.error.unwrap_or_else(|| "failed".into()) }),
             replayed: true,
+            follow_up: None,
         }),
         _ => Err(PrivError::InProgress),
     }

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use actix::prelude::*;
 use serde_json::Value;
 
-use domain::collections::{collection, CollectionSpec, Writes};
+use domain::collections::{collection, CollectionSpec, WriteOp};
 use domain::import::{plan_import, ImportReport};
 use domain::record::{Action, ListPage, ListQuery, RecordError};
 use domain::validation::{validate_write, WriteMode};
@@ -61,13 +61,16 @@ fn spec_for(name: &str) -> Result<&'static CollectionSpec, RecordError> {
     collection(name).ok_or(RecordError::UnknownCollection)
 }
 
-/// The collection for a write that arrived through the record API: server-owned collections
-/// (written only by their actor through the server-internal messages) answer 403.
-fn client_writable(name: &str) -> Result<&'static CollectionSpec, RecordError> {
+/// The collection for a write that arrived through the record API: an operation the
+/// collection's write rule does not permit (every write to a server-owned collection, written
+/// only by its actor through the server-internal messages; a delete of an addressed state; an
+/// edit of an append-only note) answers 403.
+fn client_writable(name: &str, op: WriteOp) -> Result<&'static CollectionSpec, RecordError> {
     let spec = spec_for(name)?;
-    match spec.writes {
-        Writes::Clients => Ok(spec),
-        Writes::ServerOnly => Err(RecordError::Forbidden),
+    if spec.writes.permits(op) {
+        Ok(spec)
+    } else {
+        Err(RecordError::Forbidden)
     }
 }
 
@@ -96,7 +99,7 @@ impl Handler<CreateRecord> for StoreExecutor {
     type Result = Result<Value, RecordError>;
     fn handle(&mut self, msg: CreateRecord, _: &mut SyncContext<Self>) -> Self::Result {
         self.run(|s| {
-            let spec = client_writable(&msg.collection)?;
+            let spec = client_writable(&msg.collection, WriteOp::Create)?;
             let write = validate_write(spec, &msg.body, WriteMode::Create)?;
             let record = s.store.create(spec, &write, s.subsystem.now_ms())?;
             s.publish(spec, Action::Create, &record);
@@ -109,7 +112,7 @@ impl Handler<UpdateRecord> for StoreExecutor {
     type Result = Result<Value, RecordError>;
     fn handle(&mut self, msg: UpdateRecord, _: &mut SyncContext<Self>) -> Self::Result {
         self.run(|s| {
-            let spec = client_writable(&msg.collection)?;
+            let spec = client_writable(&msg.collection, WriteOp::Update)?;
             let write = validate_write(spec, &msg.body, WriteMode::Update)?;
             let record = s.store.update(spec, &msg.id, &write, s.subsystem.now_ms())?;
             s.publish(spec, Action::Update, &record);
@@ -122,7 +125,7 @@ impl Handler<DeleteRecord> for StoreExecutor {
     type Result = Result<(), RecordError>;
     fn handle(&mut self, msg: DeleteRecord, _: &mut SyncContext<Self>) -> Self::Result {
         self.run(|s| {
-            let spec = client_writable(&msg.collection)?;
+            let spec = client_writable(&msg.collection, WriteOp::Delete)?;
             let record = s.store.delete(spec, &msg.id)?;
             s.publish(spec, Action::Delete, &record);
             Ok(())

@@ -14,10 +14,11 @@ use serde_json::Value;
 
 use crate::canonical::{canonical_record_json, sha256_hex, CanonicalError};
 
-/// Collections a desktop client may change offline (the original's twelve minus the two
-/// Dynatrace collections, which arrive with the Dynatrace subsystem, plus Relay's standalone
-/// notes). Server-owned collections, the conflict log, presence and every protected or managed
-/// collection are never writable offline.
+/// Collections a desktop client may change offline (the original's twelve plus Relay's
+/// standalone notes). Server-owned collections, the conflict log, presence and every protected
+/// or managed collection are never writable offline; the two Dynatrace collections accept only
+/// what their write rule permits (`Writes::permits`: no delete of an addressed state, notes
+/// append-only).
 pub const OFFLINE_WRITABLE: &[&str] = &[
     "contacts",
     "servers",
@@ -30,6 +31,8 @@ pub const OFFLINE_WRITABLE: &[&str] = &[
     "standalone_notes",
     "oncall_dismissals",
     "oncall_board_settings",
+    "dynatrace_problem_states",
+    "dynatrace_problem_notes",
 ];
 
 /// Largest queued change (its `data` as JSON).

@@ -8,7 +8,7 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::collections::{collection, CollectionSpec};
+use crate::collections::{collection, CollectionSpec, WriteOp};
 use crate::problem::HttpProblem;
 use crate::record::FieldErrors;
 use crate::record::RecordError;
@@ -140,6 +140,13 @@ pub fn parse_replay_change(body: &Value) -> Result<ReplayChange, ReplayError> {
         "delete" => ReplayAction::Delete,
         _ => return Err(ReplayError::Invalid),
     };
+    let op = match action {
+        ReplayAction::Update => WriteOp::Update,
+        ReplayAction::Delete => WriteOp::Delete,
+    };
+    if !spec.writes.permits(op) {
+        return Err(ReplayError::Forbidden);
+    }
     let record_id = text(map, "recordId")?;
     if !is_record_id(record_id) {
         return Err(ReplayError::Invalid);

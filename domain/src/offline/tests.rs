@@ -100,9 +100,32 @@ fn every_malformed_change_is_refused_with_its_reason() {
 fn offline_writable_collections_are_managed_and_client_writable() {
     for name in OFFLINE_WRITABLE {
         let spec = crate::collections::collection(name).unwrap_or_else(|| panic!("{name} is not managed"));
-        assert_eq!(spec.writes, crate::collections::Writes::Clients, "{name}");
+        assert!(spec.writes.permits(crate::collections::WriteOp::Create), "{name}");
     }
     assert!(!is_offline_writable("conflict_log") && !is_offline_writable("cloud_status"));
+    assert!(!is_offline_writable("dynatrace_problems") && !is_offline_writable("dynatrace_problem_sync"));
+}
+
+#[test]
+fn replay_refuses_what_the_collection_write_rule_does_not_permit() {
+    let change = |collection: &str, action: &str| {
+        let mut body = json!({
+            "collection": collection,
+            "action": action,
+            "recordId": "abcdefghijklmno",
+            "expectedUpdated": "2026-12-04 10:00:00.000Z",
+            "expectedFingerprint": "0".repeat(64),
+        });
+        if action == "update" {
+            body["data"] = json!({"addressed": true});
+        }
+        parse_replay_change(&body).map(|_| ())
+    };
+    assert_eq!(change("dynatrace_problem_states", "update"), Ok(()));
+    assert_eq!(change("dynatrace_problem_states", "delete"), Err(ReplayError::Forbidden));
+    assert_eq!(change("dynatrace_problem_notes", "update"), Err(ReplayError::Forbidden));
+    assert_eq!(change("dynatrace_problem_notes", "delete"), Err(ReplayError::Forbidden));
+    assert_eq!(change("notes", "delete"), Ok(()));
 }
 
 #[test]

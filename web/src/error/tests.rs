@@ -58,7 +58,7 @@ async fn privileged_errors_carry_their_code() {
     assert_eq!((status, retry), (409, None));
     assert_eq!(
         body,
-        json!({"status": 409, "message": "the authority record changed; reload and retry",
+        json!({"status": 409, "message": "the record changed meanwhile; reload and retry",
             "data": {"code": "stale_revision"}})
     );
     let (status, _, body) = render(PrivError::Envelope(EnvelopeError::BadSignature)).await;
