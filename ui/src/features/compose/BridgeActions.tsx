@@ -7,6 +7,7 @@
 import { useId, useMemo, useState, type FormEvent } from 'react';
 import { Modal } from '../../components/Modal';
 import { errorMessage, useToast } from '../../components/Toasts';
+import { toLocalInput } from '../../lib/dates';
 import { downloadText } from '../../lib/download';
 import { externalOpener } from '../../lib/openExternal';
 import { plural } from '../../lib/text';
@@ -16,7 +17,6 @@ import {
   DEFAULT_DURATION,
   buildIcs,
   icsFileName,
-  localInputValue,
   nextHalfHour,
   parseLocalInput,
   scheduleSubject,
@@ -80,7 +80,7 @@ function StartBridge({ emails, onClose, onStarted }: { emails: string[]; onClose
 function ScheduleBridge({ attendees, onClose }: { attendees: BridgeAttendee[]; onClose: () => void }) {
   const toast = useToast();
   const id = useId();
-  const [start, setStart] = useState(() => localInputValue(nextHalfHour(new Date())));
+  const [start, setStart] = useState(() => toLocalInput(nextHalfHour(new Date())));
   const [duration, setDuration] = useState<number>(DEFAULT_DURATION);
   const [subject, setSubject] = useState(() => scheduleSubject(nextHalfHour(new Date())));
   const [organizer, setOrganizer] = useState(rememberedOrganizer);

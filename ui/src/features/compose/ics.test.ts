@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ICS_MAX_BYTES, bridgeUid, buildIcs, djb2, escapeText, foldLine, icsFileName, localInputValue, nextHalfHour, parseLocalInput, scheduleSubject, utcStamp, type BridgeInvite } from './ics';
+import { toLocalInput } from '../../lib/dates';
+import { ICS_MAX_BYTES, bridgeUid, buildIcs, djb2, escapeText, foldLine, icsFileName, nextHalfHour, parseLocalInput, scheduleSubject, utcStamp, type BridgeInvite } from './ics';
 
 const enc = new TextEncoder();
 const base: BridgeInvite = {
@@ -126,7 +127,7 @@ describe('helpers', () => {
 describe('datetime-local values', () => {
   it('round-trip in local time', () => {
     const d = new Date(2026, 0, 2, 3, 4);
-    expect(localInputValue(d)).toBe('2026-01-02T03:04');
+    expect(toLocalInput(d)).toBe('2026-01-02T03:04');
     expect(parseLocalInput('2026-01-02T03:04').getTime()).toBe(d.getTime());
     expect(Number.isNaN(parseLocalInput('').getTime())).toBe(true);
     expect(Number.isNaN(parseLocalInput('2026-01-02').getTime())).toBe(true);

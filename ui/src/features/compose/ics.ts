@@ -152,12 +152,6 @@ export function buildIcs(inv: BridgeInvite): IcsResult {
   return { ok: true, text, bytes, uid };
 }
 
-/** `YYYY-MM-DDTHH:MM` in local time, the value of a datetime-local input. */
-export function localInputValue(d: Date): string {
-  const p = (n: number) => String(n).padStart(2, '0');
-  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}`;
-}
-
 /** A datetime-local value read as local time; an invalid Date when it is not one. */
 export function parseLocalInput(v: string): Date {
   return /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/.test(v) ? new Date(`${v}:00`) : new Date(NaN);
