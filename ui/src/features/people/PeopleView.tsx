@@ -162,8 +162,12 @@ export default function PeopleView() {
                   </div>
                   <div className="vrow-meta">
                     {c.phone && <span className="muted small nowrap" data-testid="contact-row-phone">{formatPhone(c.phone)}</span>}
-                    {rel?.owns.length ? <span className="pill" data-testid="contact-row-owner">Owner {rel.owns.length}</span> : null}
-                    {rel?.supports.length ? <span className="pill" data-testid="contact-row-support">Support {rel.supports.length}</span> : null}
+                    {rel && (rel.owns.length > 0 || rel.supports.length > 0) && (
+                      <span className="nowrap" data-testid="contact-row-servers">
+                        {rel.owns.length > 0 && <span className="pill" data-testid="contact-row-owner">Owner {rel.owns.length}</span>}
+                        {rel.supports.length > 0 && <span className="pill" data-testid="contact-row-support">Support {rel.supports.length}</span>}
+                      </span>
+                    )}
                   </div>
                   <button type="button" className="button button-ghost small vrow-action" aria-label={added === c.id ? `Added: ${c.name}` : `Add to Composer: ${c.name}`}
                     onClick={(e) => { e.stopPropagation(); addToComposer(c); }}>
