@@ -1,4 +1,5 @@
-// Header search / command palette: 200 ms debounce, ≤ 15 results, ↑/↓/Enter/Esc.
+// Header search / command palette: 200 ms debounce, ≤ 15 results, ↑/↓/Enter/Esc; "No matches"
+// when a query finds nothing (list tabs show it in their own list instead).
 import { forwardRef, useEffect, useImperativeHandle, useMemo, useRef, useState } from 'react';
 import type { Contact } from '../people/contacts';
 import type { Server } from '../servers/servers';
@@ -119,6 +120,9 @@ export const GlobalSearch = forwardRef<SearchHandle, { query: string; setQuery: 
             }
           }}
         />
+        {open && results.length === 0 && debounced.trim() !== '' && !LIST_TABS.has(shell.tab) && (
+          <p id="search-results" className="search-results search-empty muted" role="status" data-testid="search-no-matches">No matches</p>
+        )}
         {open && results.length > 0 && (
           <ul id="search-results" className="search-results" role="listbox" data-testid="search-results">
             {results.map((r, i) => (
