@@ -62,6 +62,8 @@ export const GlobalSearch = forwardRef<SearchHandle, { query: string; setQuery: 
     }, [debounced, contacts, servers, groups, shell.tab]);
 
     useEffect(() => setSel(0), [results]);
+    // aria-controls names the listbox only while it is rendered.
+    const showList = open && results.length > 0;
 
     function choose(item: SearchItem) {
       setOpen(false);
@@ -93,8 +95,8 @@ export const GlobalSearch = forwardRef<SearchHandle, { query: string; setQuery: 
           placeholder="Search…  (Ctrl+K)"
           aria-label="Search"
           role="combobox"
-          aria-expanded={open}
-          aria-controls="search-results"
+          aria-expanded={showList}
+          aria-controls={showList ? 'search-results' : undefined}
           value={query}
           onFocus={() => setOpen(true)}
           onBlur={() => setTimeout(() => document.activeElement !== input.current && setOpen(false), 150)}
@@ -121,9 +123,9 @@ export const GlobalSearch = forwardRef<SearchHandle, { query: string; setQuery: 
           }}
         />
         {open && results.length === 0 && debounced.trim() !== '' && !LIST_TABS.has(shell.tab) && (
-          <p id="search-results" className="search-results search-empty muted" role="status" data-testid="search-no-matches">No matches</p>
+          <p className="search-results search-empty muted" role="status" data-testid="search-no-matches">No matches</p>
         )}
-        {open && results.length > 0 && (
+        {showList && (
           <ul id="search-results" className="search-results" role="listbox" data-testid="search-results">
             {results.map((r, i) => (
               <li
