@@ -38,6 +38,12 @@ pub enum DynatraceCommand {
         /// The NOC workflow whose notification e-mails name problems.
         #[arg(long)]
         workflow: Option<String>,
+        /// Take the scope from the workflow's DQL query task (needs --workflow).
+        #[arg(long)]
+        follow_workflow: bool,
+        /// The workflow's DQL query task to follow (default: its only one).
+        #[arg(long)]
+        workflow_task: Option<String>,
     },
     /// Store the platform token (read after the password, from a hidden prompt or stdin).
     SetToken {
@@ -127,9 +133,10 @@ pub fn run(data_dir: &std::path::Path, command: DynatraceCommand) -> Result<(), 
             let password = password_for(&actor)?;
             print_status(&run_command(data_dir, &actor, &password, "dynatrace.status", json!({}), None, None)?);
         }
-        DynatraceCommand::Configure { actor, url, profiles, matcher, workflow } => {
+        DynatraceCommand::Configure { actor, url, profiles, matcher, workflow, follow_workflow, workflow_task } => {
             let password = password_for(&actor)?;
-            let payload = json!({"environmentUrl": url, "alertingProfiles": profiles, "matcher": matcher, "workflowId": workflow});
+            let payload = json!({"environmentUrl": url, "alertingProfiles": profiles, "matcher": matcher, "workflowId": workflow,
+                "followWorkflow": follow_workflow, "workflowTask": workflow_task});
             print_status(&with_revision(data_dir, &actor, "dynatrace.configure", payload, None, &password)?);
         }
         DynatraceCommand::SetToken { actor } => {

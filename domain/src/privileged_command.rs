@@ -96,6 +96,12 @@ pub enum PrivilegedCommand {
         matcher: Option<String>,
         #[serde(default)]
         workflow_id: Option<String>,
+        /// Take the scope from the workflow's DQL query task ("follow workflow DQL").
+        #[serde(default)]
+        follow_workflow: bool,
+        /// The workflow's DQL query task to follow (none: its only one).
+        #[serde(default)]
+        workflow_task: Option<String>,
     },
     /// `dynatrace.setToken`: replaces the platform token (kept in the secret store, never
     /// returned). Revision-checked.

@@ -96,6 +96,8 @@ fn every_command_parses_from_its_canonical_json() {
             alerting_profiles: vec!["NOC".into()],
             matcher: None,
             workflow_id: None,
+            follow_workflow: false,
+            workflow_task: None,
         },
         C::DynatraceSetToken { token: crate::control::SecretText("dt0s16.SAMPLE.TOKENVALUE".into()) },
         C::DynatraceRemoveToken {},

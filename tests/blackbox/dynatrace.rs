@@ -495,3 +495,91 @@ async fn notification_subjects_read_at_most_25_executions_and_keep_only_a_valid_
     assert!(!stored.iter().any(|r| r.to_string().contains("noc-secret-list")), "only the subject is kept");
     assert_eq!(summary["subjectsWritten"], 1, "{summary}");
 }
+
+#[tokio::test]
+async fn a_followed_workflow_gives_the_scope_and_one_that_cannot_be_followed_changes_nothing() {
+    const WORKFLOW: &str = "3f2b1c9e-7d4a-4e2b-9c1d-0a1b2c3d4e5f";
+    let workflow_path = format!("/platform/automation/v1/workflows/{WORKFLOW}");
+    let workflow = |query: &str| {
+        json!({
+            "id": WORKFLOW,
+            "title": "NOC problems",
+            "trigger": {"eventTrigger": {"isActive": true, "triggerConfiguration": {"type": "davis-problem"}}},
+            "tasks": {"find_problems": {"action": "dynatrace.automations:execute-dql-query", "input": {"query": query}}},
+        })
+        .to_string()
+    };
+    let fake = FakeUpstream::start().await;
+    grail(&fake, vec![problem("-1001_2001V2", "ACTIVE", "Checkout down")], false);
+    fake.route(
+        "GET",
+        &workflow_path,
+        Reply::json(workflow(
+            "fetch events, from:-2h | filter event.kind == \"DAVIS_PROBLEM\" | filter matchesPhrase(event.name, \"checkout\") | fields event.id",
+        )),
+    );
+    let (relay, _tmp) = start(&fake);
+    let token = relay.token().await;
+    let admin = administrator(&relay, &token).await;
+    let (code, body) = command(
+        &relay,
+        &token,
+        &admin,
+        "dynatrace.configure",
+        json!({"environmentUrl": ENV_URL, "followWorkflow": true}),
+        Some(0),
+    )
+    .await;
+    assert_eq!(code, 400, "following needs a workflow id: {body}");
+    let configured = configure(
+        &relay,
+        &token,
+        &admin,
+        json!({"environmentUrl": ENV_URL, "workflowId": WORKFLOW, "followWorkflow": true}),
+    )
+    .await;
+    assert_eq!(configured["scope"]["kind"], "workflow", "{configured}");
+    set_token(&relay, &token, &admin).await;
+
+    let summary = wait_for_sync(&relay, |s| s["outcome"] == "ok").await;
+    assert_eq!(summary["reconciled"], true, "{summary}");
+    let query = queries(&fake)
+        .iter()
+        .filter_map(|q| q["query"].as_str())
+        .rfind(|q| q.starts_with("fetch dt.davis.problems"))
+        .unwrap()
+        .to_string();
+    assert!(
+        query.contains("(event.kind == \"DAVIS_PROBLEM\") and (matchesPhrase(event.name, \"checkout\"))"),
+        "{query}"
+    );
+    let workflow_reads = fake.requests().iter().filter(|r| r.path() == workflow_path).count();
+    assert!(workflow_reads >= 1);
+    assert!(
+        fake.requests().iter().all(|r| r.method == "GET" || r.path() == EXECUTE),
+        "the workflow is only read, never changed or run"
+    );
+    let before = records(&relay, &token, "dynatrace_problems").await;
+    let synced = records(&relay, &token, "dynatrace_problem_sync").await[0]["lastSuccessAt"].clone();
+
+    // The workflow now runs a second command: it cannot be followed, and nothing changes.
+    fake.route("GET", &workflow_path, Reply::json(workflow("fetch events | filter a == 1 | fetch logs | fields x")));
+    grail(&fake, vec![], false);
+    configure(
+        &relay,
+        &token,
+        &admin,
+        json!({"environmentUrl": ENV_URL, "workflowId": WORKFLOW, "followWorkflow": true, "workflowTask": "find_problems"}),
+    )
+    .await;
+    let summary = wait_for_sync(&relay, |s| s["outcome"] == "error").await;
+    assert_eq!(
+        summary["error"],
+        "Only filter commands may come before fields, sort, limit or summarize in the workflow query.",
+        "{summary}"
+    );
+    assert_eq!(records(&relay, &token, "dynatrace_problems").await, before, "nothing was written or removed");
+    let state = &records(&relay, &token, "dynatrace_problem_sync").await[0];
+    assert_eq!(state["lastSuccessAt"], synced, "the cursor did not move");
+    assert_eq!(state["state"], "error");
+}

@@ -8,9 +8,13 @@
 //! that started under an older generation writes nothing, and a write loop stops as soon as the
 //! generation moves. A truncated reconciliation writes and removes nothing. Failures back off
 //! (`domain::dynatrace::retry_delay_ms`, or Dynatrace's longer `Retry-After`) and are shown in
-//! plain words in the sync record, never with a token or a URL. The actor never writes to
-//! Dynatrace.
+//! plain words in the sync record, never with a token or a URL. With "follow workflow DQL" the
+//! scope is read from the administrator's workflow (read-only, again at every reconciliation);
+//! a workflow that cannot be followed fails the run without writing. After the problems, a
+//! subject job (`subjects`) reads notification e-mail subjects; storing is in `persist`. The
+//! actor never writes to Dynatrace.
 
+mod persist;
 pub mod plan;
 mod settings;
 pub mod subjects;
@@ -29,7 +33,6 @@ use domain::dynatrace::grail::QueryResult;
 use domain::dynatrace::problem::normalize_problem;
 use domain::dynatrace::scope::Scope;
 use domain::dynatrace::{EnvironmentUrl, POLL_INTERVAL_MS};
-use domain::filter::{CmpOp, Expr, Literal};
 use domain::problem::HttpProblem;
 use domain::record::{RawListParams, RecordError};
 use infra::dynatrace::client::QueryError;
@@ -37,10 +40,11 @@ use infra::dynatrace::GrailClient;
 use infra::http::CancellationToken;
 
 use crate::kit::{SharedRun, Subsystem, SubsystemCtx};
-use crate::store::{DeleteWhere, ListRecords, StoreActor, UpdateByKey, UpsertByKey};
-use plan::{changed_writes, dropped_by_reconcile, lookback, scope_of, ProblemWrite, SyncMemory};
+use crate::store::{ListRecords, StoreActor, UpsertByKey};
+use persist::{persist, Work};
+use plan::{changed_writes, lookback, scope_of, SyncMemory};
 pub use settings::{Settings, SettingsSource};
-use subjects::{subject_writes, SubjectJob, SubjectMemory, SubjectWrite};
+use subjects::{subject_writes, SubjectJob, SubjectMemory};
 
 pub const NAME: &str = "dynatrace";
 pub const PROBLEMS: &str = "dynatrace_problems";
@@ -141,6 +145,8 @@ pub struct DynatraceActor {
     /// problem id -> content hash of what this actor last wrote.
     written: HashMap<String, String>,
     subjects: SubjectMemory,
+    /// The scope read from the followed workflow (re-read on every reconciliation).
+    workflow_scope: Option<Scope>,
     generation: Arc<AtomicU64>,
     run: SharedRun<SyncSummary>,
     timer: Option<SpawnHandle>,
@@ -163,6 +169,7 @@ impl DynatraceActor {
             memory: SyncMemory::default(),
             written: HashMap::new(),
             subjects: SubjectMemory::default(),
+            workflow_scope: None,
             generation: Arc::new(AtomicU64::new(0)),
             run: SharedRun::default(),
             timer: None,
@@ -189,8 +196,13 @@ impl DynatraceActor {
         };
         let generation = self.generation.load(Ordering::SeqCst);
         let now = self.subsystem.now_ms();
-        let subjects_known = self.subjects.due(now).then(|| self.subjects.known.clone());
-        let fetch = fetch(self.settings.clone(), self.client.clone(), self.memory.clone(), subjects_known, now, cancel);
+        let inputs = RunInputs {
+            memory: self.memory.clone(),
+            subjects_known: self.subjects.due(now).then(|| self.subjects.known.clone()),
+            workflow_scope: self.workflow_scope.clone(),
+            now,
+        };
+        let fetch = fetch(self.settings.clone(), self.client.clone(), inputs, cancel);
         ctx.spawn(fetch.into_actor(self).map(move |fetched, act, ctx| act.commit(generation, fetched, ctx)));
         true
     }
@@ -236,7 +248,7 @@ impl DynatraceActor {
     }
 
     fn store_problems(&mut self, generation: u64, fetched: Fetched, now: i64, ctx: &mut Context<Self>) {
-        let Fetched { result, lookback, scope, environment, subjects: subject_job } = fetched;
+        let Fetched { result, lookback, scope, environment, subjects: subject_job, followed_workflow } = fetched;
         let reconciled = lookback == Lookback::Reconcile;
         let mut problems = Vec::with_capacity(result.records.len());
         let mut skipped = 0;
@@ -283,6 +295,7 @@ impl DynatraceActor {
                 subjects.written.insert(write.problem_id.clone(), (write.subject.clone(), write.status.clone()));
             }
             act.subjects = subjects;
+            act.workflow_scope = followed_workflow.then(|| scope.clone());
             for (id, hash) in persisted.stored {
                 act.written.insert(id, hash);
             }
@@ -351,18 +364,30 @@ struct Fetched {
     scope: Scope,
     environment: String,
     subjects: Option<SubjectJob>,
+    /// Whether `scope` was read from the followed workflow.
+    followed_workflow: bool,
+}
+
+/// What a run starts from.
+struct RunInputs {
+    memory: SyncMemory,
+    /// Executions already read, when a subject job is due.
+    subjects_known: Option<HashMap<String, Option<String>>>,
+    workflow_scope: Option<Scope>,
+    now: i64,
 }
 
 /// Reads the settings and token, then queries Grail for problems and (when a subject job is
-/// due: `subjects_known` is the executions already read) notification e-mail subjects.
+/// due) notification e-mail subjects. A followed workflow's scope is read again on every
+/// reconciliation; a workflow that cannot be followed fails the run (nothing written, the
+/// incremental cursor stays where it was).
 async fn fetch(
     settings: Arc<dyn SettingsSource>,
     client: GrailClient,
-    memory: SyncMemory,
-    subjects_known: Option<HashMap<String, Option<String>>>,
-    now: i64,
+    inputs: RunInputs,
     cancel: CancellationToken,
 ) -> Fetch {
+    let RunInputs { memory, subjects_known, workflow_scope, now } = inputs;
     let read = tokio::task::spawn_blocking(move || settings.read()).await;
     let (config, token) = match read {
         Ok(Ok(pair)) => pair,
@@ -383,8 +408,15 @@ async fn fetch(
             retry_after_ms: None,
         };
     };
-    let scope = scope_of(&config);
     let lookback = lookback(&memory, now);
+    let scope = match (config.follow_workflow, workflow_scope) {
+        (false, _) => scope_of(&config),
+        (true, Some(cached)) if lookback != Lookback::Reconcile => cached,
+        (true, _) => match followed_scope(&client, &environment, &token, &config, &cancel).await {
+            Ok(scope) => scope,
+            Err(failed) => return failed,
+        },
+    };
     let dql = problems_query(lookback, &scope);
     match client.query(&environment, &token, &dql, &cancel).await {
         Ok(result) => {
@@ -392,7 +424,8 @@ async fn fetch(
                 Some(known) => subjects::run_job(&client, &environment, &token, lookback, &known, &cancel).await,
                 None => None,
             };
-            Fetch::Fetched(Fetched { result, lookback, scope, environment: url, subjects })
+            let followed_workflow = config.follow_workflow;
+            Fetch::Fetched(Fetched { result, lookback, scope, environment: url, subjects, followed_workflow })
         }
         Err(e) => Fetch::Failed {
             retry_after_ms: e.retry_after_secs().map(|s| (s as i64).saturating_mul(1000)),
@@ -401,124 +434,31 @@ async fn fetch(
     }
 }
 
-/// What a run stores: changed problems, (complete reconciliation) the ids it returned, and
-/// new e-mail subjects.
-struct Work {
-    writes: Vec<ProblemWrite>,
-    returned: Option<BTreeSet<String>>,
-    subjects: Vec<SubjectWrite>,
-}
-
-#[derive(Default)]
-struct Persisted {
-    stored: Vec<(String, String)>,
-    removed: Vec<String>,
-    subjects: Vec<SubjectWrite>,
-    written: usize,
-    open_count: usize,
-    error: Option<RecordError>,
-}
-
-/// Writes the changed problems, then (complete reconciliation only) removes the stored ones it
-/// no longer returned, then sets new subjects on stored problems (never creating one), then
-/// counts the open ones. Stops as soon as the generation moves.
-async fn persist(store: Addr<StoreActor>, generation: Arc<AtomicU64>, started: u64, work: Work, now: i64) -> Persisted {
-    let Work { writes, returned, subjects } = work;
-    let mut done = Persisted::default();
-    let current = || generation.load(Ordering::SeqCst) == started;
-    for write in writes {
-        if !current() {
-            return done;
-        }
-        let upsert = UpsertByKey {
-            collection: PROBLEMS,
-            key_field: "problemId",
-            key_value: write.problem_id.clone(),
-            body: write.body,
-        };
-        match store.send(upsert).await.map_err(|_| RecordError::Unavailable).and_then(|r| r) {
-            Ok(_) => {
-                done.written += 1;
-                done.stored.push((write.problem_id, write.hash));
-            }
-            Err(e) => done.error = Some(e),
-        }
-    }
-    if let Some(returned) = returned {
-        match stored_problems(&store).await {
-            Ok(stored) => {
-                for id in dropped_by_reconcile(&stored, &returned, now) {
-                    if !current() {
-                        return done;
-                    }
-                    let filter =
-                        Expr::Cmp { field: "problemId".into(), op: CmpOp::Eq, value: Literal::Str(id.clone()) };
-                    match store.send(DeleteWhere { collection: PROBLEMS, filter, limit: 1 }).await {
-                        Ok(Ok(_)) => done.removed.push(id),
-                        Ok(Err(e)) => done.error = Some(e),
-                        Err(_) => done.error = Some(RecordError::Unavailable),
-                    }
-                }
-            }
-            Err(e) => done.error = Some(e),
-        }
-    }
-    for write in subjects {
-        if !current() {
-            return done;
-        }
-        let update = UpdateByKey {
-            collection: PROBLEMS,
-            key_field: "problemId",
-            key_value: write.problem_id.clone(),
-            body: write.body(),
-        };
-        match store.send(update).await.map_err(|_| RecordError::Unavailable).and_then(|r| r) {
-            Ok(Some(_)) => done.subjects.push(write),
-            Ok(None) => {}
-            Err(e) => done.error = Some(e),
-        }
-    }
-    let open = ListRecords {
-        collection: PROBLEMS.into(),
-        params: RawListParams {
-            per_page: Some("1".into()),
-            filter: Some("status='OPEN'".into()),
-            ..Default::default()
-        },
+/// Reads the followed workflow and turns its DQL query task into the matcher scope.
+async fn followed_scope(
+    client: &GrailClient,
+    environment: &EnvironmentUrl,
+    token: &str,
+    config: &infra::dynatrace::StoredConfig,
+    cancel: &CancellationToken,
+) -> Result<Scope, Fetch> {
+    let failed = |message: String| Fetch::Failed { message, retry_after_ms: None };
+    let Some(workflow_id) = config.workflow_id.as_deref() else {
+        return Err(failed("Enter the workflow whose DQL Relay should follow.".into()));
     };
-    if let Ok(Ok(page)) = store.send(open).await {
-        done.open_count = page.total_items.max(0) as usize;
-    }
-    done
-}
-
-/// Every stored problem's id and start time (pages of 500).
-async fn stored_problems(store: &Addr<StoreActor>) -> Result<Vec<(String, i64)>, RecordError> {
-    let mut out = Vec::new();
-    for page in 1..=1_000u32 {
-        let list = ListRecords {
-            collection: PROBLEMS.into(),
-            params: RawListParams {
-                page: Some(page.to_string()),
-                per_page: Some("500".into()),
-                sort: Some("id".into()),
-                skip_total: Some("1".into()),
-                ..Default::default()
-            },
-        };
-        let items = store.send(list).await.map_err(|_| RecordError::Unavailable)??.items;
-        let count = items.len();
-        out.extend(items.iter().filter_map(|r| {
-            let id = r["problemId"].as_str()?.to_string();
-            let start = domain::time::parse_datetime(r["startTime"].as_str()?).ok()?;
-            Some((id, start))
-        }));
-        if count < 500 {
-            break;
+    let workflow = match client.workflow(environment, token, workflow_id, cancel).await {
+        Ok(Some(workflow)) => workflow,
+        Ok(None) => return Err(failed("Dynatrace has no workflow with the configured id.".into())),
+        Err(e) => {
+            return Err(Fetch::Failed {
+                retry_after_ms: e.retry_after_secs().map(|s| (s as i64).saturating_mul(1000)),
+                message: settings::operator_message(&e),
+            })
         }
-    }
-    Ok(out)
+    };
+    domain::dynatrace::workflow_matcher(&workflow, config.workflow_task.as_deref())
+        .map(Scope::CustomMatcher)
+        .map_err(|e| failed(format!("{e}.")))
 }
 
 impl Subsystem for DynatraceActor {
@@ -548,6 +488,7 @@ impl Handler<SettingsChanged> for DynatraceActor {
         self.run.cancel();
         self.written.clear();
         self.subjects = SubjectMemory::default();
+        self.workflow_scope = None;
         self.memory.reconcile_pending = true;
         self.schedule(ctx, self.config.after_change_delay);
     }

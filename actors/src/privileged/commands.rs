@@ -214,12 +214,21 @@ pub fn run(
             Ok(json!({"publisherAccountId": next, "revision": revision}))
         }
         C::DynatraceStatus {} => dynatrace_ops::status(conn, svc.dynatrace()?),
-        C::DynatraceConfigure { environment_url, alerting_profiles, matcher, workflow_id } => {
+        C::DynatraceConfigure {
+            environment_url,
+            alerting_profiles,
+            matcher,
+            workflow_id,
+            follow_workflow,
+            workflow_task,
+        } => {
             let change = dynatrace_ops::Configure {
                 environment_url: environment_url.as_deref(),
                 alerting_profiles,
                 matcher: matcher.as_deref(),
                 workflow_id: workflow_id.as_deref(),
+                follow_workflow: *follow_workflow,
+                workflow_task: workflow_task.as_deref(),
             };
             dynatrace_ops::configure(conn, svc.dynatrace()?, change, &domain::time::format_ms(now))
         }

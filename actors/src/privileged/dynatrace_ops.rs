@@ -71,6 +71,7 @@ fn status_json(revision: i64, config: &StoredConfig, hooks: &DynatraceHooks) -> 
         SecretStorage::MemoryOnly => "memory_only",
     });
     let scope = match (&config.matcher, config.alerting_profiles.is_empty()) {
+        _ if config.follow_workflow => json!({"kind": "workflow", "task": config.workflow_task}),
         (Some(m), _) => json!({"kind": "custom-dql", "matcher": m}),
         (None, false) => json!({"kind": "alerting-profile", "profiles": config.alerting_profiles}),
         (None, true) => json!({"kind": "all"}),
@@ -91,6 +92,8 @@ pub struct Configure<'a> {
     pub alerting_profiles: &'a [String],
     pub matcher: Option<&'a str>,
     pub workflow_id: Option<&'a str>,
+    pub follow_workflow: bool,
+    pub workflow_task: Option<&'a str>,
 }
 
 fn non_empty(s: Option<&str>) -> Option<&str> {
@@ -108,6 +111,13 @@ pub fn configure(
     let profiles = validate_profile_names(change.alerting_profiles).map_err(invalid)?;
     let matcher = non_empty(change.matcher).map(validate_matcher).transpose().map_err(invalid)?;
     let workflow_id = non_empty(change.workflow_id).map(validate_workflow_id).transpose().map_err(invalid)?;
+    let workflow_task = non_empty(change.workflow_task).map(validate_task_name).transpose()?;
+    if change.follow_workflow && workflow_id.is_none() {
+        return Err(PrivError::Invalid("enter the workflow id to follow its DQL".into()));
+    }
+    if change.follow_workflow && matcher.is_some() {
+        return Err(PrivError::Invalid("follow the workflow's DQL or enter a matcher, not both".into()));
+    }
     let (revision, current) = load_config(conn)?;
     let environment_url = environment.map(|e| e.as_str().to_string());
     let moved = environment_url != current.environment_url;
@@ -115,9 +125,24 @@ pub fn configure(
     if moved && current.token_environment.is_some() {
         hooks.vault.delete().map_err(vault_error)?;
     }
-    let next = StoredConfig { environment_url, alerting_profiles: profiles, matcher, workflow_id, token_environment };
+    let next = StoredConfig {
+        environment_url,
+        alerting_profiles: profiles,
+        matcher,
+        workflow_id,
+        follow_workflow: change.follow_workflow,
+        workflow_task: workflow_task.filter(|_| change.follow_workflow),
+        token_environment,
+    };
     let revision = save_config(conn, revision, &next, updated).map_err(stored)?;
     Ok(status_json(revision, &next, hooks))
+}
+
+/// A workflow task name: 1..=100 printable characters (it becomes one escaped URL-free match
+/// against the workflow's task keys, never a path or query part).
+fn validate_task_name(name: &str) -> Result<String, PrivError> {
+    let ok = name.chars().count() <= 100 && !name.chars().any(char::is_control);
+    ok.then(|| name.to_string()).ok_or_else(|| PrivError::Invalid("the workflow task name is not valid".into()))
 }
 
 /// `dynatrace.setToken`: only for a configured environment.

@@ -1,6 +1,6 @@
-//! Read-only Automation API reads of workflow executions for notification e-mail subjects:
-//! `GET <env>/platform/automation/v1/executions/<id>/tasks` and
-//! `GET …/executions/<id>/tasks/<task>/input`, through the Grail client's outbound policy
+//! Read-only Automation API reads: a workflow definition (`GET <env>/platform/automation/v1/
+//! workflows/<id>`, for "follow workflow DQL"), and workflow executions for notification e-mail
+//! subjects (`GET …/executions/<id>/tasks` and `GET …/executions/<id>/tasks/<task>/input`), through the Grail client's outbound policy
 //! (no redirects, 15 s per request, byte cap, JSON only, token only as a bearer header). Ids
 //! and task names enter the URL only as escaped path segments, and an execution id must pass
 //! `domain::dynatrace::is_execution_id` first. A 404 (the execution's retention ended) is
@@ -11,7 +11,7 @@ use serde_json::Value;
 use url::Url;
 
 use domain::dynatrace::grail::GrailError;
-use domain::dynatrace::{is_execution_id, EnvironmentUrl};
+use domain::dynatrace::{is_execution_id, validate_workflow_id, EnvironmentUrl};
 
 use super::client::{base_for, classify, GrailClient, QueryError};
 use crate::http::{CancellationToken, HttpError};
@@ -20,6 +20,28 @@ use crate::http::{CancellationToken, HttpError};
 pub type ExecutionTasks = Option<Value>;
 
 impl GrailClient {
+    /// `GET …/workflows/<workflow_id>` (`None` when Dynatrace has no such workflow).
+    pub async fn workflow(
+        &self,
+        environment: &EnvironmentUrl,
+        token: &str,
+        workflow_id: &str,
+        cancel: &CancellationToken,
+    ) -> Result<Option<Value>, QueryError> {
+        let refused =
+            |reason| QueryError::Http(HttpError::InvalidUrl { origin: "<dynatrace-environment>".into(), reason });
+        validate_workflow_id(workflow_id).map_err(|_| refused("not a workflow id"))?;
+        let mut url = base_for(environment)?;
+        url.path_segments_mut().map_err(|_| refused("the environment URL has no path"))?.clear().extend([
+            "platform",
+            "automation",
+            "v1",
+            "workflows",
+            workflow_id,
+        ]);
+        self.read_json(url, token, cancel).await
+    }
+
     /// `GET …/executions/<execution_id>/tasks`.
     pub async fn execution_tasks(
         &self,
@@ -91,6 +113,15 @@ mod tests {
         assert_eq!(url.path(), "/platform/automation/v1/executions/exec-1_A/tasks/email%20noc%2F..%2Fx%3Fy%23z/input");
         assert_eq!(url.query(), None);
         assert_eq!(url.fragment(), None);
+    }
+
+    #[tokio::test]
+    async fn a_malformed_workflow_id_is_refused_before_any_request() {
+        let client = GrailClient::new().unwrap();
+        let cancel = CancellationToken::new();
+        for bad in ["../executions", "a/b", "a?b=c", ""] {
+            assert!(client.workflow(&env(), "t", bad, &cancel).await.is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -21,6 +21,12 @@ pub struct StoredConfig {
     pub matcher: Option<String>,
     #[serde(default)]
     pub workflow_id: Option<String>,
+    /// The scope comes from the workflow's DQL query task (then `matcher` is `None`).
+    #[serde(default)]
+    pub follow_workflow: bool,
+    /// The DQL query task to follow (`None`: the workflow's only one).
+    #[serde(default)]
+    pub workflow_task: Option<String>,
     /// The environment the stored token was entered for; `None` when no token is stored.
     #[serde(default)]
     pub token_environment: Option<String>,
