@@ -1,7 +1,7 @@
 // Signed-in layout: sidebar, header (breadcrumb, global search, world clock), the tabs
 // (each stays mounted after its first visit), the status bar, toasts, shortcuts, the
-// global alarm popup and the app-level service-status and Radar feeds (their toasts show on
-// every tab; the Radar colour is on its nav item), and in desktop client mode the review
+// global alarm popup and the app-level service-status and Radar feeds and new Dynatrace problem
+// toasts (their toasts show on every tab; the Radar colour is on its nav item), and in desktop client mode the review
 // dialog of the changes waiting to sync (opened from the status bar).
 import { Component, lazy, Suspense, useCallback, useEffect, useMemo, useReducer, useRef, useState, type ReactNode } from 'react';
 import { Modal, closeTopModal } from '../../components/Modal';
@@ -11,6 +11,7 @@ import { composeReducer, emptyCompose } from '../../lib/recipients';
 import { DuePopup } from '../alerts/DuePopup';
 import { ComposeView } from '../compose/ComposeView';
 import { PendingChangesModal } from '../offline/PendingChanges';
+import { ProblemToasts } from '../problems/ProblemToasts';
 import { ContactForm } from '../people/ContactForm';
 import { RadarNavIndicator } from '../radar/RadarNavIndicator';
 import { RadarFeedProvider } from '../radar/useRadarFeed';
@@ -190,6 +191,7 @@ export function Shell({ onSignOut }: { onSignOut: () => void }) {
             </Modal>
           )}
           <DuePopup />
+          <ProblemToasts />
         </RadarFeedProvider>
       </StatusFeedProvider>
     </ShellContext.Provider>
