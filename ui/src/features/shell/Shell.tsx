@@ -36,6 +36,7 @@ const LOADERS = {
   servers: () => import('../servers/ServersView'),
   settings: () => import('../settings/SettingsView'),
   radar: () => import('../radar/RadarView'),
+  problems: () => import('../problems/ProblemsView'),
 };
 const PREFETCH_DELAY_MS = 1_000;
 const AlertsView = lazy(LOADERS.alerts);
@@ -46,6 +47,7 @@ const PeopleView = lazy(LOADERS.people);
 const ServersView = lazy(LOADERS.servers);
 const SettingsView = lazy(LOADERS.settings);
 const RadarView = lazy(LOADERS.radar);
+const ProblemsView = lazy(LOADERS.problems);
 const NAV_INDICATORS = { radar: <RadarNavIndicator /> };
 
 /** A tab whose code could not be fetched (offline before it was ever loaded) says so. */
@@ -74,6 +76,7 @@ const VIEWS: Record<TabId, () => ReactNode> = {
   servers: () => <ServersView />,
   settings: () => <SettingsView />,
   radar: () => <RadarView />,
+  problems: () => <ProblemsView />,
 };
 
 export function Shell({ onSignOut }: { onSignOut: () => void }) {
