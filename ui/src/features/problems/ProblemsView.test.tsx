@@ -37,7 +37,7 @@ const props = (extra: Partial<ProblemsBoardProps> = {}): ProblemsBoardProps => (
   query: '',
   onFilter: () => {},
   onQuery: () => {},
-  pending: new Set(),
+  pending: new Map(),
   notesOpen: new Set(),
   onAddressed: () => {},
   onNotes: () => {},
@@ -76,10 +76,10 @@ describe('ProblemsBoard', () => {
   });
 
   it('the Addressed checkbox is labelled per problem and says who and when', () => {
-    const html = render({ pending: new Set(['p2']) });
+    const html = render({ pending: new Map([['p2', true]]) });
     expect(html).toMatch(/<label class="checkbox-row problem-addressed"><input type="checkbox" data-testid="problem-addressed" checked=""\/>Addressed<span class="visually-hidden"> \(P-1\)<\/span>/);
     expect(html).toMatch(/data-testid="problem-addressed-by">by Ann · 3 min ago</);
-    expect(html).toMatch(/<input type="checkbox" disabled="" aria-busy="true"[^>]*data-testid="problem-addressed"\/>Addressed<span class="visually-hidden"> \(P-2\)/);
+    expect(html).toMatch(/<input type="checkbox" disabled="" aria-busy="true"[^>]*data-testid="problem-addressed" checked=""\/>Addressed<span class="visually-hidden"> \(P-2\)/);
   });
 
   it('notes disclosure: aria-expanded and aria-controls; the notes render only when open', () => {

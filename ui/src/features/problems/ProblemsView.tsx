@@ -223,7 +223,8 @@ interface RowProps {
   problem: DynatraceProblem;
   state: ProblemState | undefined;
   now: number;
-  pending: boolean;
+  /** The value being written (shown at once), or undefined when no write runs. */
+  pending: boolean | undefined;
   notesOpen: boolean;
   onAddressed: (p: DynatraceProblem, next: boolean) => void;
   onNotes: (problemId: string) => void;
@@ -234,7 +235,9 @@ function ProblemRow({ problem: p, state, now, pending, notesOpen, onAddressed, o
   const label = problemLabel(p);
   const open = isOpen(p);
   const tone = severityTone(p.severity);
-  const addressed = state?.addressed === true;
+  const stored = state?.addressed === true;
+  const busy = pending !== undefined;
+  const addressed = busy ? pending : stored;
   const addressedAt = parseStamp(state?.addressedAt);
   const profiles = profilesOf(p);
   const key = p.id;
@@ -281,11 +284,11 @@ function ProblemRow({ problem: p, state, now, pending, notesOpen, onAddressed, o
         </dl>
         <div className="problem-actions">
           <label className="checkbox-row problem-addressed">
-            <input type="checkbox" checked={addressed} disabled={pending} aria-busy={pending || undefined} data-testid="problem-addressed"
+            <input type="checkbox" checked={addressed} disabled={busy} aria-busy={busy || undefined} data-testid="problem-addressed"
               onChange={(e) => onAddressed(p, e.target.checked)} />
             Addressed<span className="visually-hidden"> ({label})</span>
           </label>
-          {addressed && (state?.addressedBy || addressedAt !== null) && (
+          {addressed && stored && (state?.addressedBy || addressedAt !== null) && (
             <span className="muted small" data-testid="problem-addressed-by">
               {state?.addressedBy ? `by ${state.addressedBy}` : ''}
               {state?.addressedBy && addressedAt !== null ? ' · ' : ''}
@@ -319,7 +322,8 @@ export interface ProblemsBoardProps {
   query: string;
   onFilter: (f: StatusFilter) => void;
   onQuery: (q: string) => void;
-  pending: ReadonlySet<string>;
+  /** Addressed writes in flight: problem id → the value being written. */
+  pending: ReadonlyMap<string, boolean>;
   notesOpen: ReadonlySet<string>;
   onAddressed: (p: DynatraceProblem, next: boolean) => void;
   onNotes: (problemId: string) => void;
@@ -390,7 +394,7 @@ export function ProblemsBoard(props: ProblemsBoardProps) {
           {shown.length > 0 && (
             <ul className="problem-list" aria-label={`${shown.length} problem${shown.length === 1 ? '' : 's'}`} data-testid="problem-list">
               {shown.map((p) => (
-                <ProblemRow key={p.id} problem={p} state={states.get(p.problemId)} now={now} pending={props.pending.has(p.problemId)}
+                <ProblemRow key={p.id} problem={p} state={states.get(p.problemId)} now={now} pending={props.pending.get(p.problemId)}
                   notesOpen={props.notesOpen.has(p.problemId)} onAddressed={props.onAddressed} onNotes={props.onNotes} notes={props.renderNotes(p)} />
               ))}
             </ul>
@@ -418,14 +422,14 @@ export default function ProblemsView() {
   const [filter, setFilter] = useState<StatusFilter>('open');
   const [query, setQuery] = useState('');
   const [name, setName] = useState(readOperatorName);
-  const [pending, setPending] = useState<ReadonlySet<string>>(new Set());
+  const [pending, setPending] = useState<ReadonlyMap<string, boolean>>(new Map());
   const [notesOpen, setNotesOpen] = useState<ReadonlySet<string>>(new Set());
   const stateMap = useMemo(() => statesByProblem(states.items), [states.items]);
   const statesStore = states.store;
 
   const onAddressed = useCallback(
     async (p: DynatraceProblem, next: boolean) => {
-      setPending((s) => toggled(s, p.problemId, true));
+      setPending((m) => new Map(m).set(p.problemId, next));
       try {
         const stored = await setAddressed(transport, p.problemId, stateMap.get(p.problemId), next, name);
         if (stored && typeof stored.id === 'string') statesStore.upsertLocal(stored);
@@ -433,7 +437,11 @@ export default function ProblemsView() {
       } catch (e) {
         toast('error', `${problemLabel(p)} could not be marked ${next ? 'addressed' : 'not addressed'}: ${errorMessage(e)}`);
       } finally {
-        setPending((s) => toggled(s, p.problemId, false));
+        setPending((m) => {
+          const rest = new Map(m);
+          rest.delete(p.problemId);
+          return rest;
+        });
       }
     },
     [transport, stateMap, name, statesStore, toast],
