@@ -424,3 +424,74 @@ async fn failures_are_told_in_plain_words_and_back_off() {
     assert_eq!(body["result"]["ok"], false, "{body}");
     assert!(!body.to_string().contains("127.0.0.1"), "no origin in operator texts: {body}");
 }
+
+#[tokio::test]
+async fn notification_subjects_read_at_most_25_executions_and_keep_only_a_valid_subject() {
+    let fake = FakeUpstream::start().await;
+    let problems =
+        vec![problem("-1001_2001V2", "ACTIVE", "Checkout down"), problem("-1002_2002V2", "CLOSED", "Slow DB")];
+    // 26 notifications: the newest names problem 1001, the next one 1002, the rest problems
+    // Relay does not hold; e00 is the oldest and must wait for a later run.
+    let notifications: Vec<Value> = (0..26)
+        .map(|i| {
+            let problem_id = match i {
+                25 => "-1001_2001V2".to_string(),
+                24 => "-1002_2002V2".to_string(),
+                _ => format!("-9{i:03}_1V2"),
+            };
+            json!({
+                "problemId": problem_id,
+                "executionId": format!("e{i:02}"),
+                "notificationStatus": "ACTIVE",
+                "notificationTime": format!("2026-12-04T10:{i:02}:00.000000000Z"),
+            })
+        })
+        .collect();
+    let running = json!({"state": "RUNNING", "requestToken": "tok-1"}).to_string();
+    let done = |records: Vec<Value>| {
+        json!({"state": "SUCCEEDED", "result": {"records": records, "metadata": {"grail": {"notifications": []}}}})
+            .to_string()
+    };
+    fake.route("POST", EXECUTE, Reply::status(202).header("Content-Type", "application/json").body(running));
+    fake.route_sequence("GET", POLL, vec![Reply::json(done(problems)), Reply::json(done(notifications))]);
+    let email_tasks = json!({
+        "email_noc": {"name": "email_noc", "action": "dynatrace.email:send-email", "state": "SUCCESS"},
+        "run_query": {"name": "run_query", "action": "dynatrace.automations:execute-dql-query", "state": "SUCCESS"},
+    })
+    .to_string();
+    for i in 0..26 {
+        let tasks = format!("/platform/automation/v1/executions/e{i:02}/tasks");
+        fake.route("GET", &tasks, Reply::json(email_tasks.clone()));
+        let subject = match i {
+            25 => "Checkout down — NOC",
+            24 => "{{ event()['title'] }}",
+            _ => "Other problem",
+        };
+        let input = json!({"subject": subject, "to": ["noc-secret-list@example.test"], "content": "body text"});
+        fake.route("GET", &format!("{tasks}/email_noc/input"), Reply::json(input.to_string()));
+    }
+    let (relay, _tmp) = start(&fake);
+    let token = relay.token().await;
+    let admin = administrator(&relay, &token).await;
+    configure(&relay, &token, &admin, json!({"environmentUrl": ENV_URL})).await;
+    set_token(&relay, &token, &admin).await;
+
+    let summary = sync(&relay).await;
+    assert_eq!((summary["outcome"].as_str(), summary["subjectsRead"].as_u64()), (Some("ok"), Some(25)), "{summary}");
+    let task_reads: Vec<String> =
+        fake.requests().iter().filter(|r| r.path().ends_with("/tasks")).map(|r| r.path().to_string()).collect();
+    assert_eq!(task_reads.len(), 25, "{task_reads:?}");
+    assert!(!task_reads.iter().any(|p| p.contains("/e00/")), "the oldest execution waits: {task_reads:?}");
+    let dql = queries(&fake)[1]["query"].as_str().unwrap().to_string();
+    assert!(dql.starts_with("fetch bizevents"), "{dql}");
+
+    let stored = records(&relay, &token, "dynatrace_problems").await;
+    assert_eq!(stored.len(), 2, "a notification never creates a problem: {stored:?}");
+    assert_eq!(
+        (stored[0]["emailSubject"].as_str(), stored[0]["emailSubjectStatus"].as_str()),
+        (Some("Checkout down — NOC"), Some("OPEN"))
+    );
+    assert_eq!(stored[1]["emailSubject"], "", "a template subject is never kept");
+    assert!(!stored.iter().any(|r| r.to_string().contains("noc-secret-list")), "only the subject is kept");
+    assert_eq!(summary["subjectsWritten"], 1, "{summary}");
+}

@@ -119,6 +119,8 @@ describe('Accessibility (WCAG 2.2 AA)', { timeout: 240_000 }, () => {
     await dialog('group edit', () => page.locator('[data-testid="group-item"][data-name="NOC Core"] [data-testid="group-edit"]').click());
     await dialog('group delete', () => page.locator('[data-testid="group-item"][data-name="NOC Core"] [data-testid="group-delete"]').click());
     await dialog('bridge history', () => page.getByTestId('compose-history').click());
+    await dialog('start bridge', () => page.getByTestId('bridge-start').click());
+    await dialog('schedule bridge', () => page.getByTestId('bridge-schedule').click());
     await page.locator('[data-testid="group-item"][data-name="NOC Core"]').click({ button: 'right' });
     await page.getByTestId('context-menu').waitFor();
     await axe('group context menu');
@@ -159,6 +161,20 @@ describe('Accessibility (WCAG 2.2 AA)', { timeout: 240_000 }, () => {
     await go('oncall');
     await dialog('add card', () => page.getByTestId('board-add').click());
     await dialog('edit team', () => page.locator('[data-team="network"] [data-testid="card-edit"]').click());
+    await page.locator('[data-team="network"]').focus();
+    await page.keyboard.press('Shift+F10');
+    await page.getByTestId('context-menu').waitFor();
+    await axe('team card menu');
+    await page.getByRole('menuitem', { name: 'Rename Team' }).click();
+    await page.getByTestId('rename-team').waitFor();
+    await axe('rename team');
+    await page.keyboard.press('Escape');
+    await page.getByTestId('rename-team').waitFor({ state: 'detached' });
+    await page.getByTestId('board-kiosk').click();
+    await page.getByTestId('kiosk-exit').waitFor();
+    await axe('on-call kiosk');
+    await page.keyboard.press('Escape');
+    await page.getByTestId('kiosk-exit').waitFor({ state: 'detached' });
 
     await go('notes');
     await dialog('note new', () => page.getByTestId('note-new').click());
@@ -168,6 +184,12 @@ describe('Accessibility (WCAG 2.2 AA)', { timeout: 240_000 }, () => {
     await page.getByTestId('contact-row').first().click();
     await page.getByTestId('contact-detail').waitFor();
     await axe('people detail');
+    await page.getByTestId('tab-people').getByTestId('sort-name').click();
+    await axe('people sorted by name');
+    await page.getByTestId('global-search').fill('zzz-no-such-contact');
+    await page.getByTestId('people-no-matches').waitFor();
+    await axe('people no matches');
+    await page.getByTestId('global-search').fill('');
     await dialog('edit contact', () => page.getByTestId('contact-edit').click());
     await dialog('contact notes', () => page.getByTestId('contact-notes').click());
 

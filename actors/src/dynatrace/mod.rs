@@ -13,6 +13,7 @@
 
 pub mod plan;
 mod settings;
+pub mod subjects;
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -36,9 +37,10 @@ use infra::dynatrace::GrailClient;
 use infra::http::CancellationToken;
 
 use crate::kit::{SharedRun, Subsystem, SubsystemCtx};
-use crate::store::{DeleteWhere, ListRecords, StoreActor, UpsertByKey};
+use crate::store::{DeleteWhere, ListRecords, StoreActor, UpdateByKey, UpsertByKey};
 use plan::{changed_writes, dropped_by_reconcile, lookback, scope_of, ProblemWrite, SyncMemory};
 pub use settings::{Settings, SettingsSource};
+use subjects::{subject_writes, SubjectJob, SubjectMemory, SubjectWrite};
 
 pub const NAME: &str = "dynatrace";
 pub const PROBLEMS: &str = "dynatrace_problems";
@@ -94,6 +96,9 @@ pub struct SyncSummary {
     pub removed: usize,
     pub skipped_malformed: usize,
     pub truncated: bool,
+    /// Workflow executions read for e-mail subjects, and problems given a new subject.
+    pub subjects_read: usize,
+    pub subjects_written: usize,
     pub error: Option<String>,
 }
 
@@ -123,7 +128,7 @@ impl HttpProblem for DynatraceError {
 enum Fetch {
     Disabled,
     Failed { message: String, retry_after_ms: Option<i64> },
-    Fetched { result: QueryResult, lookback: Lookback, scope: Scope, environment: String },
+    Fetched(Fetched),
 }
 
 pub struct DynatraceActor {
@@ -135,6 +140,7 @@ pub struct DynatraceActor {
     memory: SyncMemory,
     /// problem id -> content hash of what this actor last wrote.
     written: HashMap<String, String>,
+    subjects: SubjectMemory,
     generation: Arc<AtomicU64>,
     run: SharedRun<SyncSummary>,
     timer: Option<SpawnHandle>,
@@ -156,6 +162,7 @@ impl DynatraceActor {
             client,
             memory: SyncMemory::default(),
             written: HashMap::new(),
+            subjects: SubjectMemory::default(),
             generation: Arc::new(AtomicU64::new(0)),
             run: SharedRun::default(),
             timer: None,
@@ -182,7 +189,8 @@ impl DynatraceActor {
         };
         let generation = self.generation.load(Ordering::SeqCst);
         let now = self.subsystem.now_ms();
-        let fetch = fetch(self.settings.clone(), self.client.clone(), self.memory.clone(), now, cancel);
+        let subjects_known = self.subjects.due(now).then(|| self.subjects.known.clone());
+        let fetch = fetch(self.settings.clone(), self.client.clone(), self.memory.clone(), subjects_known, now, cancel);
         ctx.spawn(fetch.into_actor(self).map(move |fetched, act, ctx| act.commit(generation, fetched, ctx)));
         true
     }
@@ -211,6 +219,7 @@ impl DynatraceActor {
             Fetch::Disabled => {
                 self.memory = SyncMemory::default();
                 self.written.clear();
+                self.subjects = SubjectMemory::default();
                 self.upsert_sync(ctx, plan::disabled_record());
                 self.finish(SyncSummary { outcome: "disabled", ..Default::default() }, poll, ctx);
             }
@@ -222,23 +231,12 @@ impl DynatraceActor {
                 let summary = SyncSummary { outcome: "error", error: Some(message), ..Default::default() };
                 self.finish(summary, Duration::from_millis(delay.max(1) as u64), ctx);
             }
-            Fetch::Fetched { result, lookback, scope, environment } => {
-                self.store_problems(generation, result, lookback, scope, environment, now, ctx)
-            }
+            Fetch::Fetched(fetched) => self.store_problems(generation, fetched, now, ctx),
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn store_problems(
-        &mut self,
-        generation: u64,
-        result: QueryResult,
-        lookback: Lookback,
-        scope: Scope,
-        environment: String,
-        now: i64,
-        ctx: &mut Context<Self>,
-    ) {
+    fn store_problems(&mut self, generation: u64, fetched: Fetched, now: i64, ctx: &mut Context<Self>) {
+        let Fetched { result, lookback, scope, environment, subjects: subject_job } = fetched;
         let reconciled = lookback == Lookback::Reconcile;
         let mut problems = Vec::with_capacity(result.records.len());
         let mut skipped = 0;
@@ -265,12 +263,26 @@ impl DynatraceActor {
                 reconciled.then(|| problems.iter().map(|p| p.problem_id.clone()).collect());
             (changed_writes(&problems, &self.written, &environment, now), returned)
         };
-        let persist = persist(self.store.clone(), self.generation.clone(), generation, writes, returned, now);
+        // Subjects are worked out on a copy, kept only if the run is still current when stored.
+        let mut subjects = self.subjects.clone();
+        let (subject_updates, subjects_read) = match &subject_job {
+            Some(job) => {
+                subjects.absorb(job, now);
+                (subject_writes(&job.notifications, &subjects), job.reads.len())
+            }
+            None => (Vec::new(), 0),
+        };
+        let work = Work { writes, returned, subjects: subject_updates };
+        let persist = persist(self.store.clone(), self.generation.clone(), generation, work, now);
         ctx.spawn(persist.into_actor(self).map(move |persisted, act, ctx| {
             if generation != act.generation.load(Ordering::SeqCst) {
                 let summary = SyncSummary { outcome: "discarded", ..Default::default() };
                 return act.finish(summary, act.config.after_change_delay, ctx);
             }
+            for write in &persisted.subjects {
+                subjects.written.insert(write.problem_id.clone(), (write.subject.clone(), write.status.clone()));
+            }
+            act.subjects = subjects;
             for (id, hash) in persisted.stored {
                 act.written.insert(id, hash);
             }
@@ -289,7 +301,13 @@ impl DynatraceActor {
             }
             let record = plan::success_record(&act.memory, &scope, truncated, persisted.open_count, now);
             act.upsert_sync(ctx, record);
-            let summary = SyncSummary { written: persisted.written, removed: persisted.removed.len(), ..base };
+            let summary = SyncSummary {
+                written: persisted.written,
+                removed: persisted.removed.len(),
+                subjects_read,
+                subjects_written: persisted.subjects.len(),
+                ..base
+            };
             act.finish(summary, Duration::from_millis(POLL_INTERVAL_MS as u64), ctx);
         }));
     }
@@ -326,11 +344,22 @@ impl DynatraceActor {
     }
 }
 
-/// Reads the settings and token, then queries Grail.
+/// What a run's queries returned.
+struct Fetched {
+    result: QueryResult,
+    lookback: Lookback,
+    scope: Scope,
+    environment: String,
+    subjects: Option<SubjectJob>,
+}
+
+/// Reads the settings and token, then queries Grail for problems and (when a subject job is
+/// due: `subjects_known` is the executions already read) notification e-mail subjects.
 async fn fetch(
     settings: Arc<dyn SettingsSource>,
     client: GrailClient,
     memory: SyncMemory,
+    subjects_known: Option<HashMap<String, Option<String>>>,
     now: i64,
     cancel: CancellationToken,
 ) -> Fetch {
@@ -358,7 +387,13 @@ async fn fetch(
     let lookback = lookback(&memory, now);
     let dql = problems_query(lookback, &scope);
     match client.query(&environment, &token, &dql, &cancel).await {
-        Ok(result) => Fetch::Fetched { result, lookback, scope, environment: url },
+        Ok(result) => {
+            let subjects = match subjects_known {
+                Some(known) => subjects::run_job(&client, &environment, &token, lookback, &known, &cancel).await,
+                None => None,
+            };
+            Fetch::Fetched(Fetched { result, lookback, scope, environment: url, subjects })
+        }
         Err(e) => Fetch::Failed {
             retry_after_ms: e.retry_after_secs().map(|s| (s as i64).saturating_mul(1000)),
             message: settings::operator_message(&e),
@@ -366,25 +401,29 @@ async fn fetch(
     }
 }
 
+/// What a run stores: changed problems, (complete reconciliation) the ids it returned, and
+/// new e-mail subjects.
+struct Work {
+    writes: Vec<ProblemWrite>,
+    returned: Option<BTreeSet<String>>,
+    subjects: Vec<SubjectWrite>,
+}
+
 #[derive(Default)]
 struct Persisted {
     stored: Vec<(String, String)>,
     removed: Vec<String>,
+    subjects: Vec<SubjectWrite>,
     written: usize,
     open_count: usize,
     error: Option<RecordError>,
 }
 
 /// Writes the changed problems, then (complete reconciliation only) removes the stored ones it
-/// no longer returned, then counts the open ones. Stops as soon as the generation moves.
-async fn persist(
-    store: Addr<StoreActor>,
-    generation: Arc<AtomicU64>,
-    started: u64,
-    writes: Vec<ProblemWrite>,
-    returned: Option<BTreeSet<String>>,
-    now: i64,
-) -> Persisted {
+/// no longer returned, then sets new subjects on stored problems (never creating one), then
+/// counts the open ones. Stops as soon as the generation moves.
+async fn persist(store: Addr<StoreActor>, generation: Arc<AtomicU64>, started: u64, work: Work, now: i64) -> Persisted {
+    let Work { writes, returned, subjects } = work;
     let mut done = Persisted::default();
     let current = || generation.load(Ordering::SeqCst) == started;
     for write in writes {
@@ -421,6 +460,22 @@ async fn persist(
                     }
                 }
             }
+            Err(e) => done.error = Some(e),
+        }
+    }
+    for write in subjects {
+        if !current() {
+            return done;
+        }
+        let update = UpdateByKey {
+            collection: PROBLEMS,
+            key_field: "problemId",
+            key_value: write.problem_id.clone(),
+            body: write.body(),
+        };
+        match store.send(update).await.map_err(|_| RecordError::Unavailable).and_then(|r| r) {
+            Ok(Some(_)) => done.subjects.push(write),
+            Ok(None) => {}
             Err(e) => done.error = Some(e),
         }
     }
@@ -492,6 +547,7 @@ impl Handler<SettingsChanged> for DynatraceActor {
         self.generation.fetch_add(1, Ordering::SeqCst);
         self.run.cancel();
         self.written.clear();
+        self.subjects = SubjectMemory::default();
         self.memory.reconcile_pending = true;
         self.schedule(ctx, self.config.after_change_delay);
     }

@@ -18,7 +18,7 @@ use infra::store::RecordStore;
 
 use super::{
     ApplyRetention, CreateRecord, DatabaseSize, DeleteRecord, DeleteWhere, GetRecord, ImportRecords, ListRecords,
-    UpdateRecord, UpsertByKey, MAX_PER_RECORD_IMPORT_EVENTS, NAME,
+    UpdateByKey, UpdateRecord, UpsertByKey, MAX_PER_RECORD_IMPORT_EVENTS, NAME,
 };
 use crate::kit::{panic_message, SubsystemCtx};
 use crate::realtime::Publish;
@@ -179,6 +179,22 @@ impl Handler<UpsertByKey> for StoreExecutor {
             };
             s.publish(spec, action, &record);
             Ok(record)
+        })
+    }
+}
+
+impl Handler<UpdateByKey> for StoreExecutor {
+    type Result = Result<Option<Value>, RecordError>;
+    fn handle(&mut self, msg: UpdateByKey, _: &mut SyncContext<Self>) -> Self::Result {
+        self.run(|s| {
+            let spec = spec_for(msg.collection)?;
+            let Some(id) = s.store.find_id_by(spec, msg.key_field, &msg.key_value)? else {
+                return Ok(None);
+            };
+            let write = validate_write(spec, &msg.body, WriteMode::Update)?;
+            let record = s.store.update(spec, &id, &write, s.subsystem.now_ms())?;
+            s.publish(spec, Action::Update, &record);
+            Ok(Some(record))
         })
     }
 }

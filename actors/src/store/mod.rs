@@ -86,6 +86,17 @@ pub struct UpsertByKey {
     pub body: Value,
 }
 
+/// Updates the record whose `key_field` equals `key_value`; `None` when there is none (nothing is
+/// created; server-internal).
+#[derive(Debug, Clone, Message)]
+#[rtype(result = "Result<Option<Value>, RecordError>")]
+pub struct UpdateByKey {
+    pub collection: &'static str,
+    pub key_field: &'static str,
+    pub key_value: String,
+    pub body: Value,
+}
+
 /// Data Manager import: preview (`apply: false`) or apply all-or-nothing.
 #[derive(Debug, Clone, Message)]
 #[rtype(result = "Result<domain::import::ImportReport, RecordError>")]
@@ -174,6 +185,7 @@ route!(DeleteRecord, (), true);
 route!(DeleteWhere, usize, true);
 route!(ApplyRetention, usize, true);
 route!(UpsertByKey, Value, true);
+route!(UpdateByKey, Option<Value>, true);
 route!(ImportRecords, domain::import::ImportReport, true);
 route!(DatabaseSize, infra::db::DatabaseSize, false);
 route!(ReplayOfflineChanges, Vec<Result<(), domain::offline::replay::ReplayError>>, true);

@@ -36,6 +36,8 @@ pub struct ServerSettings {
     pub ui_dir: Option<std::path::PathBuf>,
     /// Advertise on mDNS when LAN-bound (`--no-mdns` turns it off).
     pub mdns: bool,
+    /// The build's secret policy (where the Dynatrace platform token may be kept).
+    pub build: domain::secret_policy::BuildKind,
 }
 
 /// How long `Backend::stop` waits for the mDNS goodbye and daemon shutdown.
@@ -120,6 +122,7 @@ pub fn start_server(data_dir: &DataDir, settings: ServerSettings, store: &Secret
     }
     let listener = web::bind_listener(&web_config.bind, web_config.port)?;
     let bind = settings.bind;
+    let build = settings.build;
     let live: SharedLive = Arc::new(Mutex::new(None));
     let (tx, rx) = mpsc::channel();
     let quit = Arc::new(std::sync::atomic::AtomicBool::new(false));
@@ -135,6 +138,7 @@ pub fn start_server(data_dir: &DataDir, settings: ServerSettings, store: &Secret
             bind,
             advertise,
             live: thread_live,
+            build,
         };
         let mut started = Some(tx);
         let mut last_restore = None;
@@ -181,6 +185,7 @@ struct Generation {
     bind: IpAddr,
     advertise: bool,
     live: SharedLive,
+    build: domain::secret_policy::BuildKind,
 }
 
 type Started = mpsc::Sender<Result<String, String>>;
@@ -213,6 +218,12 @@ impl Generation {
                 if let Some(backup) = config.backup.as_mut() {
                     backup.restart = Some(restart_tx);
                     backup.last_restore = last_restore;
+                }
+                if let Some(dynatrace) = config.dynatrace.as_mut() {
+                    dynatrace.vault = Arc::new(infra::dynatrace::token::SecretStoreVault::new(
+                        &self.data_dir,
+                        infra::dynatrace::token::VaultHost::Desktop(self.build),
+                    ));
                 }
             })
             .map_err(|e| e.to_string())?;

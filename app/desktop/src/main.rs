@@ -96,6 +96,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
                 workers: cli.workers,
                 ui_dir: Some(ui_dir()),
                 mdns: !cli.no_mdns,
+                build: build_kind(),
             };
             backend::start_server(&data_dir, settings, &secret_store)?
         }

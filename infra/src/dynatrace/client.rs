@@ -50,7 +50,7 @@ impl QueryError {
 }
 
 /// Turns an HTTP failure into Grail's meaning where the status says it (401/403/404/429).
-fn classify(e: HttpError) -> QueryError {
+pub(super) fn classify(e: HttpError) -> QueryError {
     match &e {
         HttpError::Status { status, .. } => error_for_status(*status, None).map(QueryError::Grail).unwrap_or(e.into()),
         HttpError::RateLimited { retry_after_secs, .. } => {
@@ -83,6 +83,11 @@ impl GrailClient {
             poll_every: Duration::from_millis(POLL_EVERY_MS),
             overall: Duration::from_millis(OVERALL_QUERY_DEADLINE_MS),
         })
+    }
+
+    /// The HTTP client under Relay's outbound policy (the Automation reads share it).
+    pub(super) fn http(&self) -> &HttpClient {
+        &self.http
     }
 
     /// The same client with a shorter whole-query deadline (tests).

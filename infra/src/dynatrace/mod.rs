@@ -4,8 +4,10 @@
 //! client (`query:execute` then `query:poll`, through the one outbound HTTP policy: no
 //! redirects, byte caps, per-request and overall deadlines, `Retry-After` honoured). The rules
 //! themselves (URL checks, DQL, normalization, answer parsing) live in `domain::dynatrace`; this
-//! module decides nothing about what a problem means.
+//! module decides nothing about what a problem means. The Automation API reads of workflow
+//! executions (`automation`) fetch only what a notification e-mail subject needs.
 
+pub mod automation;
 pub mod client;
 pub mod config;
 pub mod token;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { groupTeams, moveItem, orderedCards, reconcileOrder, validateTeamName, weekRange, type OnCallRow } from './board';
+import { BOARD_CSV_COLUMNS, boardCsvFileName, boardCsvRecords, groupTeams, moveItem, orderedCards, reconcileOrder, renameInOrder, validateRename, validateTeamName, weekRange, type OnCallRow, type TeamCard } from './board';
+import { toCsv } from './csv';
 
 const r = (id: string, team: string, sortOrder = 0, teamId?: string): OnCallRow => ({ id, team, sortOrder, teamId });
 
@@ -35,5 +36,43 @@ describe('weekRange', () => {
     expect(sun.start.getMonth()).toBe(10);
     const mon = weekRange(new Date(2026, 11, 7, 0, 5));
     expect([mon.start.getDate(), mon.end.getDate()]).toEqual([7, 13]);
+  });
+});
+
+describe('board export and rename', () => {
+  const cards: TeamCard[] = [
+    { teamId: 'net', team: 'Net, Ops', rows: [{ id: '1', team: 'Net, Ops', role: 'Primary', name: '=cmd|x', contact: '5551234567', timeWindow: '24/7' }] },
+    { teamId: 'dba', team: 'DBA', rows: [{ id: '2', team: 'DBA', role: 'Backup', name: 'Ann "A"' }, { id: '3', team: 'DBA' }] },
+  ];
+  it('writes one record per row in board order with the five columns', () => {
+    const recs = boardCsvRecords(cards, (p) => (p ? `tel ${p}` : ''));
+    expect(recs.map((r) => Object.keys(r))).toEqual(Array(3).fill([...BOARD_CSV_COLUMNS]));
+    expect(recs.map((r) => r.Name)).toEqual(['=cmd|x', 'Ann "A"', '']);
+    expect(recs[0].Phone).toBe('tel 5551234567');
+  });
+  it('is RFC 4180 quoted and formula-guarded through toCsv', () => {
+    const csv = toCsv(boardCsvRecords(cards));
+    expect(csv.split('\r\n')).toEqual([
+      'Team,Role,Name,Phone,Time Window',
+      '"Net, Ops",Primary,\'=cmd|x,5551234567,24/7',
+      'DBA,Backup,"Ann ""A""",,',
+      'DBA,,,,',
+      '',
+    ]);
+    expect(toCsv(boardCsvRecords([{ teamId: 'x', team: '+x', rows: [{ id: '1', team: '+x', name: '@a', role: '-r', timeWindow: '\tt', contact: '\rc' }] }])).split('\r\n')[1])
+      .toBe('\'+x,\'-r,\'@a,"\'\rc",\'\tt');
+  });
+  it('names the file by local date', () => {
+    expect(boardCsvFileName(new Date(2026, 0, 9, 23, 59))).toBe('oncall-export-2026-01-09.csv');
+  });
+  it('validates a rename against the other cards only', () => {
+    expect(validateRename('DBA', 'dba', ['dba', 'net'])).toBeNull();
+    expect(validateRename('dba ', 'net', ['dba', 'net'])).toMatch(/already exists/);
+    expect(validateRename(' ', 'net', ['net'])).toMatch(/required/);
+  });
+  it('replaces the id in the saved order', () => {
+    expect(renameInOrder(['a', 'b', 'c'], 'b', 'z')).toEqual(['a', 'z', 'c']);
+    expect(renameInOrder(['a'], 'b', 'z')).toEqual(['a', 'z']);
+    expect(renameInOrder(['a', 'b'], 'b', 'a')).toEqual(['a']);
   });
 });

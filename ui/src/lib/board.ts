@@ -1,5 +1,7 @@
 // On-call board: group oncall rows into team cards, order cards by the board
-// settings' teamOrder, and reorder (drag / keyboard move).
+// settings' teamOrder, reorder (drag / keyboard move), rename a card's id in that order, and the
+// board's CSV export records (quoting and the formula guard are lib/csv's).
+import { localDateKey } from './dates';
 
 export interface OnCallRow {
   id: string;
@@ -80,4 +82,36 @@ export function weekRange(now: Date): { start: Date; end: Date } {
   const start = new Date(now.getFullYear(), now.getMonth(), now.getDate() - ((now.getDay() + 6) % 7));
   const end = new Date(start.getFullYear(), start.getMonth(), start.getDate() + 6);
   return { start, end };
+}
+
+/** Board export columns, in order (EXPORT → `oncall-export-YYYY-MM-DD.csv`). */
+export const BOARD_CSV_COLUMNS = ['Team', 'Role', 'Name', 'Phone', 'Time Window'] as const;
+
+/**
+ * One CSV record per row, cards in board order and rows in card order. `phone` formats the
+ * stored number for display. Quoting and the formula guard are lib/csv's `toCsv`.
+ */
+export function boardCsvRecords(cards: readonly TeamCard[], phone: (raw: string | undefined) => string = (p) => p ?? ''): Record<string, string>[] {
+  const out: Record<string, string>[] = [];
+  for (const c of cards) {
+    for (const r of c.rows) {
+      out.push({ Team: c.team, Role: r.role ?? '', Name: r.name ?? '', Phone: phone(r.contact), 'Time Window': r.timeWindow ?? '' });
+    }
+  }
+  return out;
+}
+
+export function boardCsvFileName(now: Date): string {
+  return `oncall-export-${localDateKey(now)}.csv`;
+}
+
+/** Null when `name` may replace team `fromId`'s name (other cards' ids must stay unique). */
+export function validateRename(name: string, fromId: string, existing: Iterable<string>): string | null {
+  return validateTeamName(name, [...existing].filter((id) => id !== fromId));
+}
+
+/** `order` with `fromId` replaced by `toId` in place (or appended when absent), no repeats. */
+export function renameInOrder(order: readonly string[], fromId: string, toId: string): string[] {
+  const next = order.includes(fromId) ? order.map((id) => (id === fromId ? toId : id)) : [...order, toId];
+  return next.filter((id, i) => next.indexOf(id) === i);
 }

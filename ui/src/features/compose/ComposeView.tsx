@@ -1,5 +1,6 @@
 // Compose: pick saved groups and contacts; recipients = (group emails ∪ manual adds) − manual
-// removes; Copy (emails joined by "; ") saves a bridge_history row; history; manage groups.
+// removes; Copy (emails joined by "; ") and Start Bridge (Teams draft, ./BridgeActions) save a
+// bridge_history row; Schedule Bridge saves an .ics invitation; history; manage groups.
 import { useMemo, useState } from 'react';
 import { ContextMenu } from '../../components/ContextMenu';
 import { Confirm, Modal } from '../../components/Modal';
@@ -15,6 +16,7 @@ import { plural } from '../../lib/text';
 import { useTransport } from '../../transport/context';
 import type { Contact } from '../people/contacts';
 import { useShell } from '../shell/ShellContext';
+import { BridgeActions } from './BridgeActions';
 import { initials, type BridgeHistory, type GroupRecord } from './groups';
 
 function GroupNameModal({
@@ -109,6 +111,10 @@ export function ComposeView() {
     } catch (e) {
       return toast('error', errorMessage(e, 'Copy failed.'));
     }
+    await saveHistory();
+  }
+
+  async function saveHistory() {
     try {
       const rec = await transport.create<BridgeHistory>('bridge_history', {
         note: '',
@@ -199,6 +205,7 @@ export function ComposeView() {
             <button type="button" className="button button-ghost" onClick={() => composeDispatch({ type: 'undo' })} disabled={compose.undo.length === 0}>Undo</button>
             <button type="button" className="button button-ghost" onClick={() => composeDispatch({ type: 'reset' })}>Reset</button>
             <button type="button" className="button button-ghost" data-testid="compose-history" onClick={() => setModal({ kind: 'history' })}>History</button>
+            <BridgeActions attendees={recipients.map((r) => ({ email: r.email, name: byEmail.get(r.email.toLowerCase())?.name }))} onStarted={saveHistory} />
             <button type="button" className="button button-primary" data-testid="compose-copy" onClick={copy}>Copy All ({recipients.length})</button>
           </div>
           <div className="sort-bar muted small">

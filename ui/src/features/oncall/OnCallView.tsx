@@ -1,12 +1,30 @@
 // On-Call board: team cards from `oncall` rows grouped by teamId, ordered by the "primary"
 // oncall_board_settings row (teamOrder, locked); drag or keyboard reorder writes teamOrder;
-// lock toggle; add card; edit rows; ACTIVE NOW from the time-window parser. `readOnly` is the
-// ?popout=board view.
-import { Fragment, useEffect, useMemo, useRef, useState } from 'react';
+// lock toggle; add card; edit rows; ACTIVE NOW from the time-window parser; Export (CSV, see
+// lib/board and lib/csv); a card menu (right-click, Shift+F10 or the ContextMenu key: copy, edit,
+// rename, remove); a phone number copies itself; Kiosk (wallboard: large type, no editing
+// controls, Esc or Exit kiosk leaves). `readOnly` is the ?popout=board view.
+import { Fragment, useEffect, useMemo, useRef, useState, type KeyboardEvent, type MouseEvent } from 'react';
+import { ContextMenu } from '../../components/ContextMenu';
 import { Confirm, Modal } from '../../components/Modal';
 import { errorMessage, useToast } from '../../components/Toasts';
 import { useCollection } from '../../data/store';
-import { moveItem, orderedCards, reconcileOrder, teamIdOf, validateTeamName, weekRange, type OnCallRow, type TeamCard } from '../../lib/board';
+import {
+  boardCsvFileName,
+  boardCsvRecords,
+  moveItem,
+  orderedCards,
+  reconcileOrder,
+  renameInOrder,
+  teamIdOf,
+  validateRename,
+  validateTeamName,
+  weekRange,
+  type OnCallRow,
+  type TeamCard,
+} from '../../lib/board';
+import { toCsv } from '../../lib/csv';
+import { downloadText } from '../../lib/download';
 import { formatDateTime, localDateKey } from '../../lib/dates';
 import { activeChips } from '../../lib/reminderChips';
 import { copyText } from '../../lib/clipboard';
@@ -125,6 +143,34 @@ function EditTeam({ card, onClose }: { card: TeamCard; onClose: () => void }) {
   );
 }
 
+function RenameTeam({ card, ids, onSave, onClose }: { card: TeamCard; ids: string[]; onSave: (name: string) => Promise<void>; onClose: () => void }) {
+  const [name, setName] = useState(card.team);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  return (
+    <Modal title={`Rename ${card.team}`} onClose={onClose} testId="rename-team">
+      <form className="form" onSubmit={async (e) => {
+        e.preventDefault();
+        const err = validateRename(name, card.teamId, ids) ?? teamNameError(name);
+        if (err) return setError(err);
+        setBusy(true);
+        try {
+          await onSave(name.trim());
+          onClose();
+        } catch (x) {
+          setError(errorMessage(x));
+          setBusy(false);
+        }
+      }}>
+        <label className="field-label" htmlFor="rename-team-name">Team name</label>
+        <input id="rename-team-name" className="input" data-testid="rename-team-name" value={name} onChange={(e) => { setName(e.target.value); setError(null); }} />
+        {error && <p className="error-text" role="alert" data-testid="rename-team-error">{error}</p>}
+        <div className="row-end"><button type="submit" className="button button-primary" data-testid="rename-team-save" disabled={busy}>Rename</button></div>
+      </form>
+    </Modal>
+  );
+}
+
 export default function OnCallView({ readOnly = false }: { readOnly?: boolean }) {
   const transport = useTransport();
   const toast = useToast();
@@ -132,7 +178,11 @@ export default function OnCallView({ readOnly = false }: { readOnly?: boolean })
   const settingsCol = useCollection<BoardSettings>('oncall_board_settings');
   const dismissCol = useCollection<Dismissal>('oncall_dismissals');
   const [now, setNow] = useState(() => new Date());
-  const [modal, setModal] = useState<null | 'add' | { edit: TeamCard } | { remove: TeamCard }>(null);
+  const [modal, setModal] = useState<null | 'add' | { edit: TeamCard } | { remove: TeamCard } | { rename: TeamCard }>(null);
+  const [menu, setMenu] = useState<{ x: number; y: number; card: TeamCard; from: HTMLElement } | null>(null);
+  const [kiosk, setKiosk] = useState(false);
+  const kioskButton = useRef<HTMLButtonElement>(null);
+  const wasKiosk = useRef(false);
   const [newTeam, setNewTeam] = useState('');
   const [addError, setAddError] = useState<string | null>(null);
   const [dragId, setDragId] = useState<string | null>(null);
@@ -157,13 +207,26 @@ export default function OnCallView({ readOnly = false }: { readOnly?: boolean })
       .finally(() => (creating.current = false));
   }, [readOnly, settingsCol.status, settingsCol.store, settings, transport]);
 
+  useEffect(() => {
+    if (!kiosk && wasKiosk.current) kioskButton.current?.focus(); // focus back where kiosk was entered
+    wasKiosk.current = kiosk;
+    if (!kiosk) return;
+    const onKey = (e: globalThis.KeyboardEvent) => {
+      if (e.key === 'Escape' && !e.defaultPrevented && !document.querySelector('[role="dialog"], [role="alertdialog"], [role="menu"]')) setKiosk(false);
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [kiosk]);
+
   const order = localOrder ?? settings?.teamOrder ?? [];
   const cards = useMemo(() => orderedCards(rowsCol.items, order), [rowsCol.items, order]);
   const connection = useConnectionState();
   // Offline before the first load (nothing cached) is "unavailable", never "Loading…" forever.
   const view = dataView([rowsCol.status, settingsCol.status], connection);
   const loading = view !== 'ready' || !settings;
-  const locked = readOnly || loading || Boolean(settings?.locked);
+  // Kiosk shows the board like the read-only popout: nothing on it edits.
+  const viewOnly = readOnly || kiosk;
+  const locked = viewOnly || loading || Boolean(settings?.locked);
   useEffect(() => setLocalOrder(null), [settings?.teamOrder]);
 
   async function writeOrder(next: string[]) {
@@ -194,8 +257,34 @@ export default function OnCallView({ readOnly = false }: { readOnly?: boolean })
     }
   }
 
+  function exportCsv() {
+    if (cards.length === 0) return toast('warning', 'The board has no teams to export.');
+    const records = boardCsvRecords(cards, formatPhone);
+    downloadText(boardCsvFileName(new Date()), toCsv(records), 'text/csv;charset=utf-8');
+    toast('success', `Exported ${plural(records.length, 'row')}.`);
+  }
+
+  function openMenu(e: MouseEvent<HTMLElement> | KeyboardEvent<HTMLElement>, card: TeamCard) {
+    e.preventDefault();
+    const el = e.currentTarget;
+    if ('clientX' in e) setMenu({ x: e.clientX, y: e.clientY, card, from: el });
+    else {
+      const r = el.getBoundingClientRect();
+      setMenu({ x: r.left + 24, y: r.top + 40, card, from: el });
+    }
+  }
+
+  function closeMenu() {
+    const from = menu?.from;
+    setMenu(null);
+    // Back to the card when the menu closed without moving focus elsewhere (Esc, outside click).
+    setTimeout(() => { if (from?.isConnected && (document.activeElement === document.body || !document.activeElement)) from.focus(); }, 0);
+  }
+
+  const copyCard = (c: TeamCard) => copyText(cardText(c)).then(() => toast('success', 'Copied.'), () => toast('error', 'Could not copy.'));
+
   return (
-    <section className={readOnly ? 'view view-wide popout' : 'view view-wide'}>
+    <section className={`view view-wide${readOnly ? ' popout' : ''}${kiosk ? ' kiosk' : ''}`} data-testid="oncall-view" aria-label={kiosk ? 'On-call wallboard' : undefined}>
       <header className="view-header">
         <h1 className="view-title">On-Call Board</h1>
         <span className="muted" data-testid="board-state">{view === 'unavailable' ? OFFLINE_NO_CACHE : loading ? 'Loading…' : plural(cards.length, 'team')}</span>
@@ -205,8 +294,16 @@ export default function OnCallView({ readOnly = false }: { readOnly?: boolean })
           {rowsCol.items.length > 0 && ` · Last updated ${formatDateTime(rowsCol.items.reduce((m, r) => (r.updated > m ? r.updated : m), ''))}`}
         </span>
         <div className="row-wrap push-right">
-          <button type="button" className="button button-ghost" onClick={() => copyText(cards.map(cardText).join('\n')).then(() => toast('success', 'Board copied.'))}>Copy all</button>
-          {!readOnly && (
+          {kiosk ? (
+            <button type="button" className="button button-primary" data-testid="kiosk-exit" autoFocus onClick={() => setKiosk(false)}>Exit kiosk</button>
+          ) : (
+            <>
+              <button type="button" className="button button-ghost" onClick={() => copyText(cards.map(cardText).join('\n')).then(() => toast('success', 'Board copied.'))}>Copy all</button>
+              <button type="button" className="button button-ghost" data-testid="board-export" disabled={loading} onClick={exportCsv}>Export CSV</button>
+              <button type="button" className="button button-ghost" data-testid="board-kiosk" ref={kioskButton} title="Wallboard view for a large screen (Esc exits)" onClick={() => setKiosk(true)}>Kiosk</button>
+            </>
+          )}
+          {!viewOnly && (
             <>
               <button type="button" className="button button-ghost" data-testid="board-popout" onClick={() => window.open('/?popout=board', 'relay-board', 'width=960,height=800')}>Pop out</button>
               <button type="button" className="button button-ghost" data-testid="board-lock" aria-pressed={locked} disabled={loading}
@@ -227,10 +324,10 @@ export default function OnCallView({ readOnly = false }: { readOnly?: boolean })
         return (
           <div className="chips" aria-label="Reminders">
             {chips.map((c) => (
-              <button key={c.alertType} type="button" className={c.urgent ? 'chip chip-urgent' : 'chip chip-reminder'} data-testid="reminder-chip" disabled={readOnly}
-                title={readOnly ? undefined : 'Dismiss for today'}
+              <button key={c.alertType} type="button" className={c.urgent ? 'chip chip-urgent' : 'chip chip-reminder'} data-testid="reminder-chip" disabled={viewOnly}
+                title={viewOnly ? undefined : 'Dismiss for today'}
                 onClick={() => transport.create<Dismissal>('oncall_dismissals', { alertType: c.alertType, dateKey: key }).then((r) => dismissCol.store.upsertLocal(r)).catch((e) => toast('error', errorMessage(e)))}>
-                {c.label}{readOnly ? '' : ' ✕'}
+                {c.label}{viewOnly ? '' : ' ✕'}
               </button>
             ))}
           </div>
@@ -249,6 +346,11 @@ export default function OnCallView({ readOnly = false }: { readOnly?: boolean })
             className={`team-card${dragId === c.teamId ? ' dragging' : ''}`}
             data-testid="team-card"
             data-team={c.teamId}
+            tabIndex={0}
+            aria-label={`${c.team} on-call card`}
+            aria-haspopup="menu"
+            onContextMenu={(e) => openMenu(e, c)}
+            onKeyDown={(e) => { if (e.target === e.currentTarget && (e.key === 'ContextMenu' || (e.shiftKey && e.key === 'F10'))) openMenu(e, c); }}
             style={{ borderTopColor: `hsl(${hue(c.team)} 65% 55%)` }}
             draggable={!locked}
             onDragStart={(e) => { setDragId(c.teamId); e.dataTransfer.setData('text/plain', c.teamId); e.dataTransfer.effectAllowed = 'move'; }}
@@ -288,8 +390,8 @@ export default function OnCallView({ readOnly = false }: { readOnly?: boolean })
               ))}
             </ul>
             <footer className="team-foot">
-              <button type="button" className="icon-btn" aria-label={`Copy ${c.team}`} onClick={() => copyText(cardText(c)).then(() => toast('success', 'Copied.'))}>Copy</button>
-              {!readOnly && (
+              <button type="button" className="icon-btn" aria-label={`Copy ${c.team}`} onClick={() => copyCard(c)}>Copy</button>
+              {!viewOnly && (
                 <>
                   <button type="button" className="icon-btn" aria-label={`Move ${c.team} earlier`} data-testid="card-move-up" disabled={locked || i === 0} onClick={() => move(i, i - 1)}>←</button>
                   <button type="button" className="icon-btn" aria-label={`Move ${c.team} later`} data-testid="card-move-down" disabled={locked || i === cards.length - 1} onClick={() => move(i, i + 1)}>→</button>
@@ -309,6 +411,26 @@ export default function OnCallView({ readOnly = false }: { readOnly?: boolean })
             <div className="row-end"><button type="submit" className="button button-primary" data-testid="add-card-save">Add</button></div>
           </form>
         </Modal>
+      )}
+      {menu && (
+        <ContextMenu x={menu.x} y={menu.y} onClose={closeMenu} items={[
+          { label: 'Copy On-Call Info', onSelect: () => copyCard(menu.card) },
+          ...(viewOnly ? [] : [
+            { label: 'Edit Team', onSelect: () => setModal({ edit: menu.card }) },
+            { label: 'Rename Team', onSelect: () => setModal({ rename: menu.card }) },
+            { label: 'Remove Team', danger: true, onSelect: () => setModal({ remove: menu.card }) },
+          ]),
+        ]} />
+      )}
+      {modal && typeof modal === 'object' && 'rename' in modal && (
+        <RenameTeam card={modal.rename} ids={ids} onClose={() => setModal(null)}
+          onSave={async (name) => {
+            const c = modal.rename;
+            const to = teamIdOf(name);
+            for (const r of c.rows) rowsCol.store.upsertLocal(await transport.update<Row>('oncall', r.id, { team: name, teamId: to }));
+            if (to !== c.teamId) await writeOrder(renameInOrder(ids, c.teamId, to));
+            toast('success', `Renamed ${c.team} to ${name}.`);
+          }} />
       )}
       {modal && typeof modal === 'object' && 'edit' in modal && <EditTeam card={modal.edit} onClose={() => setModal(null)} />}
       {modal && typeof modal === 'object' && 'remove' in modal && (

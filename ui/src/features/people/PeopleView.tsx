@@ -1,27 +1,39 @@
-// People: searchable (header query), filterable, virtualized directory (72 px rows) with a
-// detail panel: Add to Composer, Notes, Edit, Delete (with confirm). Live via realtime.
+// People: searchable (header query), filterable (Has …, Owns/Supports Server, note tag),
+// column-sortable, virtualized directory (72 px rows; ↑/↓ move, Enter opens) with "No matches"
+// when filters hide every contact, and a detail panel (groups, tags, server relationships):
+// Add to Composer, Notes, Edit, Delete (with confirm). Live via realtime.
 import { useEffect, useMemo, useState } from 'react';
 import { ContextMenu } from '../../components/ContextMenu';
+import { SortHeader } from '../../components/SortHeader';
 import { Confirm, Modal } from '../../components/Modal';
 import { errorMessage, useToast } from '../../components/Toasts';
 import { VirtualList } from '../../components/VirtualList';
 import { useCollection } from '../../data/store';
+import { groupsOf, hasTag, serverRelations, sortRows, tagChoices, type SortState } from '../../lib/directory';
 import { formatPhone } from '../../lib/phone';
 import { useTransport } from '../../transport/context';
-import { initials } from '../compose/groups';
+import { initials, type GroupRecord } from '../compose/groups';
 import { EntityNoteModal, useEntityNotes } from '../notes/EntityNoteModal';
 import { matchesQuery, type Server } from '../servers/servers';
 import { useShell } from '../shell/ShellContext';
 import { ContactForm } from './ContactForm';
 import type { Contact } from './contacts';
 
-type Filter = 'email' | 'phone' | 'title' | 'notes' | 'owns';
+type Filter = 'email' | 'phone' | 'title' | 'notes' | 'owns' | 'supports';
 const FILTERS: { id: Filter; label: string }[] = [
   { id: 'email', label: 'Has Email' },
   { id: 'phone', label: 'Has Phone' },
   { id: 'title', label: 'Has Title' },
   { id: 'notes', label: 'Has Notes' },
   { id: 'owns', label: 'Owns Server' },
+  { id: 'supports', label: 'Supports Server' },
+];
+type SortKey = 'name' | 'email' | 'title' | 'phone';
+const COLUMNS: { key: SortKey; label: string }[] = [
+  { key: 'name', label: 'Name' },
+  { key: 'email', label: 'Email' },
+  { key: 'title', label: 'Title' },
+  { key: 'phone', label: 'Phone' },
 ];
 
 export default function PeopleView() {
@@ -30,18 +42,18 @@ export default function PeopleView() {
   const shell = useShell();
   const col = useCollection<Contact>('contacts');
   const servers = useCollection<Server>('servers').items;
+  const groups = useCollection<GroupRecord>('bridge_groups').items;
   const { map: notes } = useEntityNotes('contact', col.items);
   const [filters, setFilters] = useState<Set<Filter>>(new Set());
+  const [tag, setTag] = useState('');
+  const [sort, setSort] = useState<SortState<SortKey> | null>(null);
   const [selected, setSelected] = useState<string | null>(null);
   const [modal, setModal] = useState<null | 'add' | 'edit' | 'delete' | 'note'>(null);
   const [added, setAdded] = useState<string | null>(null);
   const [menu, setMenu] = useState<{ x: number; y: number; id: string } | null>(null);
 
-  const owners = useMemo(() => {
-    const m = new Map<string, number>();
-    for (const s of servers) for (const k of [s.owner, s.contact]) if (k) m.set(k.trim().toLowerCase(), (m.get(k.trim().toLowerCase()) ?? 0) + 1);
-    return m;
-  }, [servers]);
+  const relations = useMemo(() => serverRelations(col.items, servers), [col.items, servers]);
+  const tags = useMemo(() => tagChoices(notes.values()), [notes]);
 
   const q = shell.listQuery.trim().toLowerCase();
   const visible = useMemo(
@@ -52,11 +64,15 @@ export default function PeopleView() {
         if (filters.has('phone') && !c.phone) return false;
         if (filters.has('title') && !c.title) return false;
         if (filters.has('notes') && !notes.get(c.id)?.note) return false;
-        if (filters.has('owns') && !owners.get((c.email ?? '').toLowerCase())) return false;
+        if (filters.has('owns') && !relations.get(c.id)?.owns.length) return false;
+        if (filters.has('supports') && !relations.get(c.id)?.supports.length) return false;
+        if (tag && !hasTag(notes.get(c.id), tag)) return false;
         return true;
       }),
-    [col.items, q, filters, notes, owners],
+    [col.items, q, filters, notes, relations, tag],
   );
+  const shown = useMemo(() => sortRows(visible, sort, (c, k) => c[k]), [visible, sort]);
+  const filtered = q !== '' || filters.size > 0 || tag !== '';
   const current = col.items.find((c) => c.id === selected) ?? null;
   useEffect(() => {
     if (selected && !current) setSelected(null);
@@ -92,19 +108,32 @@ export default function PeopleView() {
             {f.label}
           </button>
         ))}
+        {tags.length > 0 && (
+          <select className="input small" aria-label="Filter by tag" data-testid="people-tag-filter" value={tag} onChange={(e) => setTag(e.target.value)}>
+            <option value="">All tags</option>
+            {tags.map((t) => <option key={t} value={t}>#{t}</option>)}
+          </select>
+        )}
         {q && <span className="muted">Filtered by “{shell.listQuery}” (header search)</span>}
       </div>
+      <SortHeader label="Sort contacts" columns={COLUMNS} sort={sort} onSort={setSort} />
       {col.error && <p className="error-text" role="alert">{col.error}</p>}
       <div className="split">
         {col.status === 'ready' && col.items.length === 0 ? (
           <p className="muted empty">No contacts yet.</p>
+        ) : col.status === 'ready' && shown.length === 0 && filtered ? (
+          <div className="muted empty grow" role="status" data-testid="people-no-matches">
+            <p>No matches</p>
+            <button type="button" className="button button-ghost small" disabled={filters.size === 0 && !tag} onClick={() => { setFilters(new Set()); setTag(''); }}>Clear filters</button>
+          </div>
         ) : (
           <VirtualList
             label="Contacts"
             testId="contact-list"
-            items={visible}
-            render={(c) => {
-              const own = owners.get((c.email ?? '').toLowerCase());
+            items={shown}
+            onOpen={(c) => setSelected(c.id)}
+            render={(c, _i, rowProps) => {
+              const rel = relations.get(c.id);
               return (
                 <div
                   key={c.id}
@@ -112,11 +141,11 @@ export default function PeopleView() {
                   className={c.id === selected ? 'vrow vrow-sel' : 'vrow'}
                   data-testid="contact-row"
                   data-id={c.id}
-                  tabIndex={0}
+                  {...rowProps}
+                  aria-current={c.id === selected ? 'true' : undefined}
                   onClick={() => setSelected(c.id)}
                   onContextMenu={(e) => { e.preventDefault(); setSelected(c.id); setMenu({ x: e.clientX, y: e.clientY, id: c.id }); }}
                   onKeyDown={(e) => {
-                    if (e.key === 'Enter') setSelected(c.id);
                     if (e.key === 'ContextMenu' || (e.shiftKey && e.key === 'F10')) {
                       e.preventDefault();
                       const r = e.currentTarget.getBoundingClientRect();
@@ -133,7 +162,12 @@ export default function PeopleView() {
                   </div>
                   <div className="vrow-meta">
                     {c.phone && <span className="muted small nowrap" data-testid="contact-row-phone">{formatPhone(c.phone)}</span>}
-                    {own ? <span className="pill" data-testid="contact-row-servers">Servers {own}</span> : null}
+                    {rel && (rel.owns.length > 0 || rel.supports.length > 0) && (
+                      <span className="nowrap" data-testid="contact-row-servers">
+                        {rel.owns.length > 0 && <span className="pill" data-testid="contact-row-owner">Owner {rel.owns.length}</span>}
+                        {rel.supports.length > 0 && <span className="pill" data-testid="contact-row-support">Support {rel.supports.length}</span>}
+                      </span>
+                    )}
                   </div>
                   <button type="button" className="button button-ghost small vrow-action" aria-label={added === c.id ? `Added: ${c.name}` : `Add to Composer: ${c.name}`}
                     onClick={(e) => { e.stopPropagation(); addToComposer(c); }}>
@@ -157,6 +191,34 @@ export default function PeopleView() {
             <dl className="kv">
               <dt>Email</dt><dd>{current.email || '—'}</dd>
               <dt>Phone</dt><dd>{formatPhone(current.phone) || '—'}</dd>
+              <dt>Groups</dt>
+              <dd data-testid="contact-detail-groups">
+                {groupsOf(current.email, groups).map((g) => <span key={g} className="pill">{g}</span>)}
+                {groupsOf(current.email, groups).length === 0 && '—'}
+              </dd>
+              <dt>Tags</dt>
+              <dd data-testid="contact-detail-tags">
+                {(notes.get(current.id)?.tags ?? []).map((t) => <span key={t} className="pill">#{t}</span>)}
+                {(notes.get(current.id)?.tags ?? []).length === 0 && '—'}
+              </dd>
+              <dt>Servers</dt>
+              <dd data-testid="contact-detail-servers">
+                {(() => {
+                  const rel = relations.get(current.id);
+                  const list = [...(rel?.owns ?? []).map((s) => ({ s, role: 'Owner' })), ...(rel?.supports ?? []).map((s) => ({ s, role: 'Support' }))];
+                  if (list.length === 0) return '—';
+                  return (
+                    <ul className="plain-list">
+                      {list.map(({ s, role }) => (
+                        <li key={`${role}:${s.id}`}>
+                          <button type="button" className="link-button" onClick={() => shell.openRecord('servers', s.id)}>{s.name}</button>{' '}
+                          <span className="muted small">{role} · {[s.businessArea, s.lob, s.os].filter(Boolean).join(' · ') || '—'}</span>
+                        </li>
+                      ))}
+                    </ul>
+                  );
+                })()}
+              </dd>
               <dt>Note</dt><dd className="pre">{notes.get(current.id)?.note || '—'}</dd>
             </dl>
             <div className="row-wrap">

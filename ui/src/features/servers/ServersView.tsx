@@ -1,12 +1,15 @@
-// Servers: searchable, filterable, virtualized inventory with owner/support resolved to people;
-// detail panel with Notes, Edit, Delete (delete asks for confirmation); "Sync from file…" makes
-// the list equal a complete export (ServerSyncDialog).
+// Servers: searchable, filterable (incl. note tag), column-sortable, virtualized inventory
+// (↑/↓ move, Enter opens) with owner/support resolved to people and "No matches" when filters
+// hide every server; detail panel (tags, note) with Notes, Edit, Delete (delete asks for
+// confirmation); "Sync from file…" makes the list equal a complete export (ServerSyncDialog).
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { ContextMenu } from '../../components/ContextMenu';
+import { SortHeader } from '../../components/SortHeader';
 import { Confirm, Modal } from '../../components/Modal';
 import { errorMessage, useToast } from '../../components/Toasts';
 import { VirtualList } from '../../components/VirtualList';
 import { useCollection } from '../../data/store';
+import { hasTag, sortRows, tagChoices, type SortState } from '../../lib/directory';
 import { duplicateWarning } from '../../lib/duplicates';
 import { validateRecord } from '../../lib/limits';
 import { firstGraphemes } from '../../lib/text';
@@ -74,6 +77,14 @@ function ServerForm({ editing, onDone }: { editing?: Server; onDone: () => void 
 }
 
 type Filter = 'notes' | 'no-owner' | 'no-support' | 'comment' | 'linux' | 'windows';
+type SortKey = 'name' | 'businessArea' | 'lob' | 'owner' | 'os';
+const COLUMNS: { key: SortKey; label: string }[] = [
+  { key: 'name', label: 'Name' },
+  { key: 'businessArea', label: 'Business Area' },
+  { key: 'lob', label: 'LOB' },
+  { key: 'owner', label: 'Owner' },
+  { key: 'os', label: 'OS' },
+];
 
 export default function ServersView() {
   const transport = useTransport();
@@ -84,8 +95,11 @@ export default function ServersView() {
   const people = useMemo(() => contactIndex(contacts), [contacts]);
   const { map: notes } = useEntityNotes('server', col.items);
   const [filters, setFilters] = useState<Set<Filter>>(new Set());
+  const [tag, setTag] = useState('');
+  const [sort, setSort] = useState<SortState<SortKey> | null>(null);
   const [selected, setSelected] = useState<string | null>(null);
   const [modal, setModal] = useState<null | 'add' | 'edit' | 'delete' | 'note' | 'sync'>(null);
+  const tags = useMemo(() => tagChoices(notes.values()), [notes]);
   const [menu, setMenu] = useState<{ x: number; y: number } | null>(null);
 
   useEffect(() => {
@@ -115,10 +129,17 @@ export default function ServersView() {
         if (filters.has('comment') && !s.comment?.trim()) return false;
         if (filters.has('linux') && osFamily(s.os) !== 'linux') return false;
         if (filters.has('windows') && osFamily(s.os) !== 'windows') return false;
+        if (tag && !hasTag(notes.get(s.id), tag)) return false;
         return true;
       }),
-    [col.items, q, filters, notes],
+    [col.items, q, filters, notes, tag],
   );
+  // Owner sorts by the resolved person's name (as shown), else the stored reference.
+  const shown = useMemo(
+    () => sortRows(visible, sort, (s, k) => (k === 'owner' ? resolvePerson(s.owner, people)?.name ?? (isBlankRef(s.owner) ? '' : s.owner) : s[k])),
+    [visible, sort, people],
+  );
+  const filtered = q !== '' || filters.size > 0 || tag !== '';
   const current = col.items.find((s) => s.id === selected) ?? null;
   const person = (v?: string) => {
     const p = resolvePerson(v, people);
@@ -140,22 +161,34 @@ export default function ServersView() {
             {f.label}
           </button>
         ))}
+        {tags.length > 0 && (
+          <select className="input small" aria-label="Filter by tag" data-testid="server-tag-filter" value={tag} onChange={(e) => setTag(e.target.value)}>
+            <option value="">All tags</option>
+            {tags.map((t) => <option key={t} value={t}>#{t}</option>)}
+          </select>
+        )}
       </div>
+      <SortHeader label="Sort servers" columns={COLUMNS} sort={sort} onSort={setSort} />
       {col.error && <p className="error-text" role="alert">{col.error}</p>}
       <div className="split">
         {col.status === 'ready' && col.items.length === 0 ? (
           <p className="muted empty">No servers yet.</p>
+        ) : col.status === 'ready' && shown.length === 0 && filtered ? (
+          <div className="muted empty grow" role="status" data-testid="servers-no-matches">
+            <p>No matches</p>
+            <button type="button" className="button button-ghost small" disabled={filters.size === 0 && !tag} onClick={() => { setFilters(new Set()); setTag(''); }}>Clear filters</button>
+          </div>
         ) : (
           <VirtualList
             label="Servers"
             testId="server-list"
-            items={visible}
-            render={(s) => (
-              <div key={s.id} role="listitem" tabIndex={0} className={s.id === selected ? 'vrow vrow-sel' : 'vrow'} data-testid="server-row" data-name={s.name}
+            items={shown}
+            onOpen={(s) => setSelected(s.id)}
+            render={(s, _i, rowProps) => (
+              <div key={s.id} role="listitem" {...rowProps} aria-current={s.id === selected ? 'true' : undefined} className={s.id === selected ? 'vrow vrow-sel' : 'vrow'} data-testid="server-row" data-name={s.name}
                 onClick={() => setSelected(s.id)}
                 onContextMenu={(e) => { e.preventDefault(); setSelected(s.id); setMenu({ x: e.clientX, y: e.clientY }); }}
                 onKeyDown={(e) => {
-                  if (e.key === 'Enter') setSelected(s.id);
                   if (e.key === 'ContextMenu' || (e.shiftKey && e.key === 'F10')) {
                     e.preventDefault();
                     const r = e.currentTarget.getBoundingClientRect();
@@ -183,6 +216,11 @@ export default function ServersView() {
               <dt>Comment</dt><dd>{current.comment || '—'}</dd>
               <dt>Owner</dt><dd>{person(current.owner)}</dd>
               <dt>Support</dt><dd>{person(current.contact)}</dd>
+              <dt>Tags</dt>
+              <dd data-testid="server-detail-tags">
+                {(notes.get(current.id)?.tags ?? []).map((t) => <span key={t} className="pill">#{t}</span>)}
+                {(notes.get(current.id)?.tags ?? []).length === 0 && '—'}
+              </dd>
               <dt>Note</dt><dd className="pre">{notes.get(current.id)?.note || '—'}</dd>
             </dl>
             <div className="row-wrap">

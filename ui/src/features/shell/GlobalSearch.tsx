@@ -1,4 +1,5 @@
-// Header search / command palette: 200 ms debounce, ≤ 15 results, ↑/↓/Enter/Esc.
+// Header search / command palette: 200 ms debounce, ≤ 15 results, ↑/↓/Enter/Esc; "No matches"
+// when a query finds nothing (list tabs show it in their own list instead).
 import { forwardRef, useEffect, useImperativeHandle, useMemo, useRef, useState } from 'react';
 import type { Contact } from '../people/contacts';
 import type { Server } from '../servers/servers';
@@ -61,6 +62,8 @@ export const GlobalSearch = forwardRef<SearchHandle, { query: string; setQuery: 
     }, [debounced, contacts, servers, groups, shell.tab]);
 
     useEffect(() => setSel(0), [results]);
+    // aria-controls names the listbox only while it is rendered.
+    const showList = open && results.length > 0;
 
     function choose(item: SearchItem) {
       setOpen(false);
@@ -92,8 +95,8 @@ export const GlobalSearch = forwardRef<SearchHandle, { query: string; setQuery: 
           placeholder="Search…  (Ctrl+K)"
           aria-label="Search"
           role="combobox"
-          aria-expanded={open}
-          aria-controls="search-results"
+          aria-expanded={showList}
+          aria-controls={showList ? 'search-results' : undefined}
           value={query}
           onFocus={() => setOpen(true)}
           onBlur={() => setTimeout(() => document.activeElement !== input.current && setOpen(false), 150)}
@@ -119,7 +122,10 @@ export const GlobalSearch = forwardRef<SearchHandle, { query: string; setQuery: 
             }
           }}
         />
-        {open && results.length > 0 && (
+        {open && results.length === 0 && debounced.trim() !== '' && !LIST_TABS.has(shell.tab) && (
+          <p className="search-results search-empty muted" role="status" data-testid="search-no-matches">No matches</p>
+        )}
+        {showList && (
           <ul id="search-results" className="search-results" role="listbox" data-testid="search-results">
             {results.map((r, i) => (
               <li
