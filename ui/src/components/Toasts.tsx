@@ -1,28 +1,58 @@
-// Toasts: success / error / info / warning, auto-close after 4 s. The container is a polite live
-// region that is always in the document (a region inserted with its text is not announced), so
-// every toast is read out without interrupting; errors are role=alert (assertive).
-import { createContext, useCallback, useContext, useRef, useState, type ReactNode } from 'react';
+// Toasts: success / error / info / warning, each auto-closing 4 s after it shows. At most five
+// show at once, through the priority queue of ./toastQueue: Dynatrace problem toasts take
+// precedence over service-status toasts (and are deduped by problem id). The container is a
+// polite live region that is always in the document (a region inserted with its text is not
+// announced), so every toast is read out without interrupting; errors are role=alert (assertive).
+import { createContext, useCallback, useContext, useEffect, useRef, useState, type ReactNode } from 'react';
 import { fieldLabel } from '../lib/limits';
+import { EMPTY_QUEUE, TOAST_PRIORITY, dismiss, enqueue } from './toastQueue';
 
 export type ToastKind = 'success' | 'error' | 'info' | 'warning';
-interface Toast {
-  id: number;
-  kind: ToastKind;
-  message: string;
-}
 export const TOAST_MS = 4000;
 
-type ToastFn = (kind: ToastKind, message: string) => void;
+export interface ToastOptions {
+  /** TOAST_PRIORITY.normal unless said (status notices are lower, Dynatrace problems higher). */
+  priority?: number;
+  /** While a toast with this key shows or waits, another one with it is dropped. */
+  key?: string;
+}
+
+export type ToastFn = (kind: ToastKind, message: string, options?: ToastOptions) => void;
 const ToastContext = createContext<ToastFn>(() => {});
 
 export function ToastProvider({ children }: { children: ReactNode }) {
-  const [toasts, setToasts] = useState<Toast[]>([]);
+  const [queue, setQueue] = useState(EMPTY_QUEUE);
   const seq = useRef(0);
-  const push = useCallback<ToastFn>((kind, message) => {
+  const timers = useRef(new Map<number, ReturnType<typeof setTimeout>>());
+  const push = useCallback<ToastFn>((kind, message, options) => {
     const id = ++seq.current;
-    setToasts((t) => [...t.slice(-4), { id, kind, message }]);
-    setTimeout(() => setToasts((t) => t.filter((x) => x.id !== id)), TOAST_MS);
+    setQueue((q) => enqueue(q, { id, kind, message, priority: options?.priority ?? TOAST_PRIORITY.normal, key: options?.key ?? null }));
   }, []);
+  // Each toast's 4 s start when it shows; one sent back to wait starts again when it shows again.
+  useEffect(() => {
+    const held = timers.current;
+    for (const t of queue.visible) {
+      if (held.has(t.id)) continue;
+      held.set(t.id, setTimeout(() => {
+        held.delete(t.id);
+        setQueue((q) => dismiss(q, t.id));
+      }, TOAST_MS));
+    }
+    for (const [id, timer] of held) {
+      if (!queue.visible.some((t) => t.id === id)) {
+        clearTimeout(timer);
+        held.delete(id);
+      }
+    }
+  }, [queue.visible]);
+  useEffect(() => {
+    const held = timers.current;
+    return () => {
+      for (const timer of held.values()) clearTimeout(timer);
+      held.clear();
+    };
+  }, []);
+  const toasts = queue.visible;
   return (
     <ToastContext.Provider value={push}>
       {children}

@@ -3,7 +3,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { ConnectionState, RealtimeEvent, Transport } from '../transport/types';
 import { OFFLINE_WRITE_MESSAGE, SYNCING_WRITE_MESSAGE, WriteGate } from './gate';
-import { DataStores } from './store';
+import { DataStores, writeRuleRefusal } from './store';
 
 interface Rec { id: string; created: string; updated: string; name: string }
 const r = (id: string, name: string): Rec => ({ id, name, created: '2026-12-02 10:00:00.000Z', updated: '2026-12-02 10:00:00.000Z' });
@@ -125,6 +125,25 @@ describe('WriteGate + connection generation', () => {
     expect(t.remove).not.toHaveBeenCalled();
     expect(t.importRecords).not.toHaveBeenCalled();
     expect(t.syncServers).not.toHaveBeenCalled();
+  });
+
+  it('refuses, without a request, the writes the Dynatrace collections rules forbid (403 would read as a lost session)', async () => {
+    const { pending, stores, t } = setup(() => true);
+    pending[0].resolve([r('1', 'Al')]);
+    await flush();
+    await expect(stores.gated.update('dynatrace_problem_notes', 'n1', { note: 'x' })).rejects.toMatchObject({ kind: 'invalid' });
+    await expect(stores.gated.remove('dynatrace_problem_notes', 'n1')).rejects.toMatchObject({ kind: 'invalid' });
+    await expect(stores.gated.remove('dynatrace_problem_states', 's1')).rejects.toMatchObject({ kind: 'invalid' });
+    await expect(stores.gated.create('dynatrace_problems', {})).rejects.toMatchObject({ kind: 'invalid' });
+    await expect(stores.gated.update('dynatrace_problem_sync', 'x', {})).rejects.toMatchObject({ kind: 'invalid' });
+    await expect(stores.gated.importRecords('dynatrace_problem_notes', [], true)).rejects.toMatchObject({ kind: 'invalid' });
+    expect(t.create).not.toHaveBeenCalled();
+    expect(t.update).not.toHaveBeenCalled();
+    expect(t.remove).not.toHaveBeenCalled();
+    expect(t.importRecords).not.toHaveBeenCalled();
+    expect(writeRuleRefusal('dynatrace_problem_notes', 'create')).toBeNull();
+    expect(writeRuleRefusal('dynatrace_problem_states', 'update')).toBeNull();
+    expect(writeRuleRefusal('contacts', 'delete')).toBeNull();
   });
 
   it('passes a workbook read through (it writes nothing; the import or sync it feeds is gated)', async () => {

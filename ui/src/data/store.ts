@@ -288,13 +288,36 @@ export class DataStores {
 }
 
 /**
+ * Collections whose write rules the server enforces with a 403 (which the direct transport reads
+ * as a lost session): server-owned ones take no write at all, append-only ones no update or
+ * delete. The gated transport refuses those writes itself, without a request.
+ */
+export const SERVER_OWNED_COLLECTIONS: ReadonlySet<string> = new Set(['dynatrace_problems', 'dynatrace_problem_sync']);
+export const APPEND_ONLY_COLLECTIONS: ReadonlySet<string> = new Set(['dynatrace_problem_notes']);
+/** Create and update only (never delete). */
+export const NO_DELETE_COLLECTIONS: ReadonlySet<string> = new Set(['dynatrace_problem_states']);
+
+/** The refusal of a write the collection's rules forbid, or null. */
+export function writeRuleRefusal(collection: string, action: 'create' | 'update' | 'delete'): TransportError | null {
+  const forbidden =
+    SERVER_OWNED_COLLECTIONS.has(collection) ||
+    (action !== 'create' && APPEND_ONLY_COLLECTIONS.has(collection)) ||
+    (action === 'delete' && NO_DELETE_COLLECTIONS.has(collection));
+  return forbidden ? new TransportError({ kind: 'invalid', status: 0, message: `Relay does not ${action} records in ${collection}.` }) : null;
+}
+
+/**
  * The same transport, with create/update/remove/import/sync refused (no request) while the gate is
- * closed. With `queue` (desktop client mode), create/update/remove go to the shell's offline
+ * closed, and writes the collection's rules forbid refused always (see `writeRuleRefusal`). With `queue` (desktop client mode), create/update/remove go to the shell's offline
  * queue instead while the server is unreachable; import and sync are still refused then.
  */
 export function gatedTransport(t: Transport, gate: WriteGate, queue: ((m: OfflineMutation) => Promise<unknown>) | null = null): Transport {
   const guard = (collection?: string) => {
     const refusal = gate.refusal(collection);
+    if (refusal) throw refusal;
+  };
+  const allowed = (collection: string, action: 'create' | 'update' | 'delete') => {
+    const refusal = writeRuleRefusal(collection, action);
     if (refusal) throw refusal;
   };
   /** The queued write while offline in client mode, else null (the write goes online). */
@@ -305,18 +328,21 @@ export function gatedTransport(t: Transport, gate: WriteGate, queue: ((m: Offlin
     list: (c, o) => t.list(c, o),
     getFullList: (c, o) => t.getFullList(c, o),
     async create<T>(c: string, data: object): Promise<T> {
+      allowed(c, 'create');
       const q = offline({ collection: c, action: 'create', data });
       if (q) return (await q) as T;
       guard(c);
       return t.create<T>(c, data);
     },
     async update<T>(c: string, id: string, data: object): Promise<T> {
+      allowed(c, 'update');
       const q = offline({ collection: c, action: 'update', recordId: id, data });
       if (q) return (await q) as T;
       guard(c);
       return t.update<T>(c, id, data);
     },
     async remove(c: string, id: string): Promise<void> {
+      allowed(c, 'delete');
       const q = offline({ collection: c, action: 'delete', recordId: id });
       if (q) {
         await q;
@@ -326,6 +352,7 @@ export function gatedTransport(t: Transport, gate: WriteGate, queue: ((m: Offlin
       return t.remove(c, id);
     },
     async importRecords(c: string, records: object[], apply: boolean): Promise<ImportReport> {
+      if (SERVER_OWNED_COLLECTIONS.has(c) || APPEND_ONLY_COLLECTIONS.has(c)) allowed(c, 'update');
       guard(c);
       return t.importRecords(c, records, apply);
     },

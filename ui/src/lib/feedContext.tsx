@@ -20,6 +20,8 @@ export type FeedToast = { kind: 'error' | 'warning'; message: string };
 export function createFeedContext<F extends BindableFeed<S>, S>(
   name: string,
   make: (transport: Transport, toast: (t: FeedToast) => void) => F,
+  /** The toasts' priority (TOAST_PRIORITY); normal unless said. */
+  priority?: number,
 ) {
   const Context = createContext<F | null>(null);
 
@@ -28,7 +30,7 @@ export function createFeedContext<F extends BindableFeed<S>, S>(
     const toast = useToast();
     const toastRef = useRef(toast);
     toastRef.current = toast;
-    const feed = useMemo(() => make(transport, (t) => toastRef.current(t.kind, t.message)), [transport]);
+    const feed = useMemo(() => make(transport, (t) => toastRef.current(t.kind, t.message, priority === undefined ? undefined : { priority })), [transport]);
     useEffect(() => {
       feed.start();
       return () => feed.stop();

@@ -74,7 +74,12 @@ export type AdminCommandName =
   | 'pairing.start'
   | 'publisher.assign'
   | 'ownership.transfer'
-  | 'audit.verify';
+  | 'audit.verify'
+  | 'dynatrace.status'
+  | 'dynatrace.configure'
+  | 'dynatrace.setToken'
+  | 'dynatrace.removeToken'
+  | 'dynatrace.testConnection';
 
 const ADMIN_ROLES: readonly string[] = ['owner', 'administrator', 'publisher'];
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');

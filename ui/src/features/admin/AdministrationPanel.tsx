@@ -1,15 +1,18 @@
 // Settings → Administration (desktop server mode only): the server PC's administration screen.
 // Renders the controller's state — the sign-in form (username, password), or the session
 // (signed-in user and role, "Locks at HH:MM", Lock, Verify audit log, the accounts and devices,
-// the authority controls, the Logos for an Owner or Administrator) — its notices (role="status")
+// the authority controls, the Logos and Dynatrace for an Owner or Administrator) — its notices (role="status")
 // and errors (role="alert"), and the open dialog. `Administration` wires it to the desktop
 // bridge: it shows only when connection_info says server mode (as Data administration does) and
-// polls the admin status while mounted; the logos are read while the Logos section shows.
+// polls the admin status while mounted; the logos are read while the Logos section shows, the
+// Dynatrace settings while the Dynatrace section shows.
 import { useEffect, useState, useSyncExternalStore } from 'react';
 import { useTransport } from '../../transport/context';
 import { DesktopBridge } from '../../transport/desktop';
 import { AccountsTable } from './AccountsTable';
 import { AdminDialogView } from './AdminDialogs';
+import { DynatraceController, showsDynatrace, type DynatraceState } from './dynatraceController';
+import { DynatraceSection, type DynatracePanelController } from './DynatraceSection';
 import { AdminController, type AdminState } from './adminController';
 import { abilities, formatClock, roleLabel } from './adminModel';
 import { LogosSection, type LogosPanelController } from './LogosSection';
@@ -49,8 +52,14 @@ export interface LogosPanel {
   ctl: LogosPanelController;
 }
 
+/** The Dynatrace section's state and handlers, when the screen has them. */
+export interface DynatracePanel {
+  state: DynatraceState;
+  ctl: DynatracePanelController;
+}
+
 /** The screen for one state (pure rendering; the markup tests render it directly). */
-export function AdministrationView({ state, ctl, logos }: { state: AdminState; ctl: PanelController; logos?: LogosPanel }) {
+export function AdministrationView({ state, ctl, logos, dynatrace }: { state: AdminState; ctl: PanelController; logos?: LogosPanel; dynatrace?: DynatracePanel }) {
   const { phase, session, snapshot, busy, message } = state;
   const can = abilities(session);
   return (
@@ -88,6 +97,7 @@ export function AdministrationView({ state, ctl, logos }: { state: AdminState; c
         <AccountsTable snapshot={snapshot} actions={{ busy, can, request: ctl.request, open: ctl.open }} />
       )}
       {logos && showsLogos(state) && <LogosSection state={logos.state} busy={busy} ctl={logos.ctl} />}
+      {dynatrace && showsDynatrace(state) && <DynatraceSection state={dynatrace.state} busy={busy} ctl={dynatrace.ctl} />}
       {phase === 'session' && <AdminDialogView state={state} ctl={ctl} createKinds={can.createKinds} />}
     </div>
   );
@@ -127,5 +137,16 @@ function Wired({ bridge, ctl }: { bridge: DesktopBridge; ctl: AdminController })
     void logosCtl.start();
     return () => logosCtl.stop();
   }, [logosCtl, logosShown]);
-  return <AdministrationView state={state} ctl={ctl} logos={{ state: logosState, ctl: logosCtl }} />;
+  const [dynatraceCtl] = useState(() => new DynatraceController(bridge, ctl));
+  const dynatraceState = useSyncExternalStore(dynatraceCtl.subscribe, dynatraceCtl.getState);
+  const dynatraceShown = showsDynatrace(state);
+  useEffect(() => {
+    if (!dynatraceShown) return;
+    void dynatraceCtl.start();
+    return () => dynatraceCtl.stop();
+  }, [dynatraceCtl, dynatraceShown]);
+  return (
+    <AdministrationView state={state} ctl={ctl} logos={{ state: logosState, ctl: logosCtl }}
+      dynatrace={{ state: dynatraceState, ctl: dynatraceCtl }} />
+  );
 }

@@ -39,16 +39,18 @@ export interface Abilities {
   verifyAudit: boolean;
   /** Set and remove the company and footer logos. */
   manageLogos: boolean;
+  /** The Dynatrace environment, scope and platform token. */
+  manageDynatrace: boolean;
 }
 
 /**
  * Owner: everything. Administrator: Publisher-kind accounts, their devices (and its own), the
- * Publisher assignment, the logos. Publisher (or no session): nothing.
+ * Publisher assignment, the logos, Dynatrace. Publisher (or no session): nothing.
  */
 export function abilities(session: AdminSession | null): Abilities {
   const role = session?.role ?? null;
   if (role === 'owner') {
-    return { createKinds: ['publisher', 'administrator'], manageAccount: () => true, manageDevices: () => true, assignPublisher: true, transferOwnership: true, verifyAudit: true, manageLogos: true };
+    return { createKinds: ['publisher', 'administrator'], manageAccount: () => true, manageDevices: () => true, assignPublisher: true, transferOwnership: true, verifyAudit: true, manageLogos: true, manageDynatrace: true };
   }
   if (role === 'administrator') {
     const publisherKind = (a: AdminAccount) => a.kind === 'publisher';
@@ -60,9 +62,10 @@ export function abilities(session: AdminSession | null): Abilities {
       transferOwnership: false,
       verifyAudit: true,
       manageLogos: true,
+      manageDynatrace: true,
     };
   }
-  return { createKinds: [], manageAccount: () => false, manageDevices: () => false, assignPublisher: false, transferOwnership: false, verifyAudit: false, manageLogos: false };
+  return { createKinds: [], manageAccount: () => false, manageDevices: () => false, assignPublisher: false, transferOwnership: false, verifyAudit: false, manageLogos: false, manageDynatrace: false };
 }
 
 /** The account's devices, in the snapshot's order. */

@@ -1,5 +1,6 @@
 // Test fakes for the administration screen: a fake desktop shell whose `invoke` answers the five
-// admin bridge commands, the two logo commands (and connection_info) like the server-mode shell,
+// admin bridge commands (the dynatrace.* commands with a revision-checked configuration among
+// them), the two logo commands (and connection_info) like the server-mode shell,
 // records every call, and can refuse the next matching call with a bridge error (its logos are
 // read back through `fetchLogo`, as over HTTP); a snapshot fixture that carries extra
 // secret-looking fields the renderer must drop; and a fake password input for SecretSlot.
@@ -12,6 +13,8 @@ export const ADMIN_ID = 'acc_admin';
 export const PUB_ID = 'acc_pub';
 export const PUB2_ID = 'acc_pub2';
 export const REVISION = 7;
+/** The Dynatrace configuration's revision in the fake shell. */
+export const DYNATRACE_REVISION = 3;
 /** The signed-in user's password in the fakes. */
 export const PASSWORD = 'Correct-Horse-42';
 /** Secret-looking values the fake server puts in its snapshot; none may reach the screen. */
@@ -57,6 +60,35 @@ export function fakeAdminShell(opts: { role?: AdminRole; signedIn?: boolean; ava
     session: (opts.signedIn ?? true) ? { username, role, lockAtMs: LOCK_AT } : (null as null | { username: string; role: AdminRole; lockAtMs: number }),
     /** The stored logos' bytes. */
     logos: {} as Partial<Record<LogoKind, Uint8Array>>,
+    /** The Dynatrace configuration (the token itself is only ever "configured" in answers). */
+    dynatrace: {
+      revision: DYNATRACE_REVISION,
+      environmentUrl: 'https://abc12345.apps.dynatrace.com' as string | null,
+      profiles: ['NOC'] as string[],
+      matcher: null as string | null,
+      workflowId: null as string | null,
+      token: null as string | null,
+    },
+  };
+  const dynatraceStatus = () => {
+    const d = state.dynatrace;
+    const scope = d.matcher ? { kind: 'custom-dql', matcher: d.matcher } : d.profiles.length ? { kind: 'alerting-profile', profiles: d.profiles } : { kind: 'all' };
+    return {
+      revision: d.revision,
+      environmentUrl: d.environmentUrl,
+      token: d.token ? 'configured' : 'not_configured',
+      tokenStorage: d.token ? 'os_store' : null,
+      scope,
+      workflowId: d.workflowId,
+      // Never sent by the real server; here to prove the renderer drops it.
+      tokenValue: d.token,
+    };
+  };
+  const dynatraceChange = (expected: unknown, apply: () => void) => {
+    if (expected !== state.dynatrace.revision) throw { code: 'rejected', message: 'the record changed meanwhile; reload and retry' };
+    apply();
+    state.dynatrace.revision++;
+    return dynatraceStatus();
   };
   const refusals: { match: string; error: BridgeError }[] = [];
   const status = () => ({ available: state.available, session: state.available ? state.session : null });
@@ -103,6 +135,31 @@ export function fakeAdminShell(opts: { role?: AdminRole; signedIn?: boolean; ava
             return { code: 'K7QX2M9P', expiresAtMs: Date.now() + 600_000 };
           case 'audit.verify':
             return { ok: true, entries: 42 };
+          case 'dynatrace.status':
+            return dynatraceStatus();
+          case 'dynatrace.configure': {
+            const p = (args?.payload ?? {}) as Record<string, unknown>;
+            return dynatraceChange(args?.expectedRevision, () => {
+              const url = String(p.environmentUrl ?? '') || null;
+              if (url !== state.dynatrace.environmentUrl) state.dynatrace.token = null;
+              Object.assign(state.dynatrace, {
+                environmentUrl: url,
+                profiles: (p.alertingProfiles as string[]) ?? [],
+                matcher: (p.matcher as string | undefined) ?? null,
+                workflowId: (p.workflowId as string | undefined) ?? null,
+              });
+            });
+          }
+          case 'dynatrace.setToken':
+            return dynatraceChange(args?.expectedRevision, () => {
+              state.dynatrace.token = String((args?.payload as { token?: unknown })?.token);
+            });
+          case 'dynatrace.removeToken':
+            return dynatraceChange(args?.expectedRevision, () => {
+              state.dynatrace.token = null;
+            });
+          case 'dynatrace.testConnection':
+            return { ok: true, message: 'Dynatrace answered: 12 problems in the last 2 hours.' };
           default:
             return {};
         }

@@ -1,7 +1,7 @@
 // Signed-in layout: sidebar, header (breadcrumb, global search, world clock), the tabs
 // (each stays mounted after its first visit), the status bar, toasts, shortcuts, the
-// global alarm popup and the app-level service-status and Radar feeds (their toasts show on
-// every tab; the Radar colour is on its nav item), and in desktop client mode the review
+// global alarm popup and the app-level service-status and Radar feeds and new Dynatrace problem
+// toasts (their toasts show on every tab; the Radar colour is on its nav item), and in desktop client mode the review
 // dialog of the changes waiting to sync (opened from the status bar).
 import { Component, lazy, Suspense, useCallback, useEffect, useMemo, useReducer, useRef, useState, type ReactNode } from 'react';
 import { Modal, closeTopModal } from '../../components/Modal';
@@ -11,6 +11,7 @@ import { composeReducer, emptyCompose } from '../../lib/recipients';
 import { DuePopup } from '../alerts/DuePopup';
 import { ComposeView } from '../compose/ComposeView';
 import { PendingChangesModal } from '../offline/PendingChanges';
+import { ProblemToasts } from '../problems/ProblemToasts';
 import { ContactForm } from '../people/ContactForm';
 import { RadarNavIndicator } from '../radar/RadarNavIndicator';
 import { RadarFeedProvider } from '../radar/useRadarFeed';
@@ -35,6 +36,7 @@ const LOADERS = {
   servers: () => import('../servers/ServersView'),
   settings: () => import('../settings/SettingsView'),
   radar: () => import('../radar/RadarView'),
+  problems: () => import('../problems/ProblemsView'),
 };
 const PREFETCH_DELAY_MS = 1_000;
 const AlertsView = lazy(LOADERS.alerts);
@@ -45,6 +47,7 @@ const PeopleView = lazy(LOADERS.people);
 const ServersView = lazy(LOADERS.servers);
 const SettingsView = lazy(LOADERS.settings);
 const RadarView = lazy(LOADERS.radar);
+const ProblemsView = lazy(LOADERS.problems);
 const NAV_INDICATORS = { radar: <RadarNavIndicator /> };
 
 /** A tab whose code could not be fetched (offline before it was ever loaded) says so. */
@@ -73,6 +76,7 @@ const VIEWS: Record<TabId, () => ReactNode> = {
   servers: () => <ServersView />,
   settings: () => <SettingsView />,
   radar: () => <RadarView />,
+  problems: () => <ProblemsView />,
 };
 
 export function Shell({ onSignOut }: { onSignOut: () => void }) {
@@ -190,6 +194,7 @@ export function Shell({ onSignOut }: { onSignOut: () => void }) {
             </Modal>
           )}
           <DuePopup />
+          <ProblemToasts />
         </RadarFeedProvider>
       </StatusFeedProvider>
     </ShellContext.Provider>

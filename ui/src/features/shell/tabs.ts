@@ -9,6 +9,7 @@ export const TABS = [
   { id: 'people', label: 'People' },
   { id: 'servers', label: 'Servers' },
   { id: 'radar', label: 'Radar' },
+  { id: 'problems', label: 'Problems' },
   { id: 'settings', label: 'Settings' },
 ] as const;
 
