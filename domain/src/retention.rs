@@ -3,7 +3,9 @@
 //! of steps applied in order inside one write transaction. Bridge history keeps 30 days, then
 //! the newest 100; alert history drops unpinned entries older than 90 days, then keeps the
 //! newest 50 unpinned and 100 pinned; the conflict log keeps 90 days; on-call dismissals 7
-//! days. Pure data and the cutoff arithmetic; the store executes it.
+//! days; Dynatrace problems, their addressed states and notes keep 400 days (past the sync's
+//! 365-day reconciliation window, so nothing the sync still sees is dropped). Pure data and the
+//! cutoff arithmetic; the store executes it.
 
 const DAY_MS: i64 = 24 * 60 * 60 * 1000;
 
@@ -40,7 +42,7 @@ pub struct RetentionPlan {
 }
 
 /// The operational retention, in the order it runs.
-pub const OPERATIONAL_RETENTION: [RetentionPlan; 4] = [
+pub const OPERATIONAL_RETENTION: [RetentionPlan; 7] = [
     RetentionPlan {
         collection: "bridge_history",
         steps: &[
@@ -61,7 +63,13 @@ pub const OPERATIONAL_RETENTION: [RetentionPlan; 4] = [
         collection: "oncall_dismissals",
         steps: &[RetentionStep::OlderThan { days: 7, pinned: Pinned::Any }],
     },
+    RetentionPlan { collection: "dynatrace_problems", steps: &[DYNATRACE_HISTORY] },
+    RetentionPlan { collection: "dynatrace_problem_states", steps: &[DYNATRACE_HISTORY] },
+    RetentionPlan { collection: "dynatrace_problem_notes", steps: &[DYNATRACE_HISTORY] },
 ];
+
+/// Dynatrace problem history: longer than the 365-day reconciliation window.
+const DYNATRACE_HISTORY: RetentionStep = RetentionStep::OlderThan { days: 400, pinned: Pinned::Any };
 
 #[cfg(test)]
 mod tests {

@@ -67,6 +67,18 @@ export function DynatraceSection({ state, busy, ctl }: { state: DynatraceState; 
               <input className="input" autoComplete="off" spellCheck={false} value={form.workflowId} data-testid="admin-dynatrace-workflow"
                 onChange={(e) => ctl.edit({ workflowId: e.target.value })} />
             </label>
+            <label className="checkbox-row">
+              <input type="checkbox" checked={form.followWorkflow} data-testid="admin-dynatrace-follow"
+                onChange={(e) => ctl.edit({ followWorkflow: e.target.checked })} />
+              Follow the workflow's DQL query task (instead of profiles or a matcher)
+            </label>
+            {form.followWorkflow && (
+              <label className="field">
+                <span className="field-label">DQL query task (blank: the workflow's only one)</span>
+                <input className="input" autoComplete="off" spellCheck={false} value={form.workflowTask} data-testid="admin-dynatrace-task"
+                  onChange={(e) => ctl.edit({ workflowTask: e.target.value })} />
+              </label>
+            )}
             <div className="admin-actions">
               <button type="submit" className="button button-primary small" disabled={busy || !formChanged(form, status)} data-testid="admin-dynatrace-save">
                 Save settings

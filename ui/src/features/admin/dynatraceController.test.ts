@@ -14,6 +14,7 @@ import { DynatraceController, showsDynatrace } from './dynatraceController';
 import {
   STALE_TEXT,
   configurePayload,
+  EMPTY_FORM,
   dynatraceStatus,
   formChanged,
   formFromStatus,
@@ -46,11 +47,11 @@ describe('model', () => {
 
   it('profiles one per line, trimmed and deduplicated; a blank matcher or workflow id is left out', () => {
     expect(parseProfiles(' NOC \n\nDB team\r\nNOC\n')).toEqual(['NOC', 'DB team']);
-    expect(configurePayload({ environmentUrl: ' https://x.apps.dynatrace.com ', profiles: 'A\nB', matcher: '  ', workflowId: '' })).toEqual({
+    expect(configurePayload({ ...EMPTY_FORM, environmentUrl: ' https://x.apps.dynatrace.com ', profiles: 'A\nB', matcher: '  ' })).toEqual({
       environmentUrl: 'https://x.apps.dynatrace.com',
       alertingProfiles: ['A', 'B'],
     });
-    expect(configurePayload({ environmentUrl: '', profiles: '', matcher: ' event.category == "ERROR" ', workflowId: ' wf-1 ' })).toEqual({
+    expect(configurePayload({ ...EMPTY_FORM, matcher: ' event.category == "ERROR" ', workflowId: ' wf-1 ' })).toEqual({
       environmentUrl: '',
       alertingProfiles: [],
       matcher: 'event.category == "ERROR"',
@@ -61,10 +62,21 @@ describe('model', () => {
   it('the form from a status; changed only when the payload would differ', () => {
     const s = dynatraceStatus({ revision: 1, environmentUrl: 'https://x', token: 'not_configured', scope: { kind: 'custom-dql', matcher: 'm' }, workflowId: 'w' });
     const f = formFromStatus(s);
-    expect(f).toEqual({ environmentUrl: 'https://x', profiles: '', matcher: 'm', workflowId: 'w' });
+    expect(f).toEqual({ environmentUrl: 'https://x', profiles: '', matcher: 'm', workflowId: 'w', followWorkflow: false, workflowTask: '' });
     expect(formChanged(f, s)).toBe(false);
     expect(formChanged({ ...f, environmentUrl: ' https://x ' }, s)).toBe(false);
     expect(formChanged({ ...f, profiles: 'A' }, s)).toBe(true);
+  });
+
+  it('following a workflow: read from the status, sent only when chosen, with the task when named', () => {
+    const s = dynatraceStatus({ revision: 2, environmentUrl: 'https://x', scope: { kind: 'workflow', task: 'find_problems' }, workflowId: 'wf-1' });
+    expect(s.scope).toEqual({ kind: 'workflow', task: 'find_problems' });
+    const f = formFromStatus(s);
+    expect(f).toMatchObject({ followWorkflow: true, workflowTask: 'find_problems', workflowId: 'wf-1' });
+    expect(configurePayload(f)).toEqual({ environmentUrl: 'https://x', alertingProfiles: [], workflowId: 'wf-1', followWorkflow: true, workflowTask: 'find_problems' });
+    expect(configurePayload({ ...f, followWorkflow: false })).not.toHaveProperty('workflowTask');
+    expect(formChanged({ ...f, followWorkflow: false }, s)).toBe(true);
+    expect(scopeText(s.scope)).toMatch(/workflow's DQL query task find_problems/);
   });
 
   it('scope and token in words', () => {
@@ -85,7 +97,7 @@ describe('flow', () => {
     const s = dt.getState();
     expect(s.phase).toBe('ready');
     expect(s.status).toMatchObject({ revision: DYNATRACE_REVISION, environmentUrl: 'https://abc12345.apps.dynatrace.com', token: 'configured', tokenStorage: 'os_store' });
-    expect(s.form).toEqual({ environmentUrl: 'https://abc12345.apps.dynatrace.com', profiles: 'NOC', matcher: '', workflowId: '' });
+    expect(s.form).toEqual({ environmentUrl: 'https://abc12345.apps.dynatrace.com', profiles: 'NOC', matcher: '', workflowId: '', followWorkflow: false, workflowTask: '' });
     expect(JSON.stringify(s)).not.toContain('SECRET-TOKEN');
   });
 

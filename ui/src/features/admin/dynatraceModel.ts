@@ -9,7 +9,8 @@ import { describeFailure } from './adminModel';
 export type DynatraceScope =
   | { kind: 'all' }
   | { kind: 'alerting-profile'; profiles: string[] }
-  | { kind: 'custom-dql'; matcher: string };
+  | { kind: 'custom-dql'; matcher: string }
+  | { kind: 'workflow'; task: string };
 
 export type TokenStorage = 'os_store' | 'owner_only_file' | 'memory_only';
 
@@ -29,6 +30,10 @@ export interface DynatraceForm {
   profiles: string;
   matcher: string;
   workflowId: string;
+  /** Take the scope from the workflow's DQL query task ("follow workflow DQL"). */
+  followWorkflow: boolean;
+  /** The DQL query task to follow (blank: the workflow's only one). */
+  workflowTask: string;
 }
 
 export interface ConnectionTest {
@@ -49,6 +54,8 @@ export function dynatraceStatus(raw: unknown): DynatraceStatus {
     scope = { kind: 'alerting-profile', profiles: (Array.isArray(sc.profiles) ? sc.profiles : []).filter((p): p is string => typeof p === 'string') };
   } else if (sc.kind === 'custom-dql') {
     scope = { kind: 'custom-dql', matcher: str(sc.matcher) };
+  } else if (sc.kind === 'workflow') {
+    scope = { kind: 'workflow', task: str(sc.task) };
   }
   const configured = r.token === 'configured';
   return {
@@ -67,7 +74,14 @@ export function connectionTest(raw: unknown): ConnectionTest {
   return { ok, message: str(r.message) || (ok ? 'Dynatrace answered.' : 'Dynatrace did not answer.') };
 }
 
-export const EMPTY_FORM: DynatraceForm = { environmentUrl: '', profiles: '', matcher: '', workflowId: '' };
+export const EMPTY_FORM: DynatraceForm = {
+  environmentUrl: '',
+  profiles: '',
+  matcher: '',
+  workflowId: '',
+  followWorkflow: false,
+  workflowTask: '',
+};
 
 export function formFromStatus(s: DynatraceStatus): DynatraceForm {
   return {
@@ -75,6 +89,8 @@ export function formFromStatus(s: DynatraceStatus): DynatraceForm {
     profiles: s.scope.kind === 'alerting-profile' ? s.scope.profiles.join('\n') : '',
     matcher: s.scope.kind === 'custom-dql' ? s.scope.matcher : '',
     workflowId: s.workflowId,
+    followWorkflow: s.scope.kind === 'workflow',
+    workflowTask: s.scope.kind === 'workflow' ? s.scope.task : '',
   };
 }
 
@@ -93,6 +109,10 @@ export function configurePayload(f: DynatraceForm): Record<string, unknown> {
   const payload: Record<string, unknown> = { environmentUrl: f.environmentUrl.trim(), alertingProfiles: parseProfiles(f.profiles) };
   if (f.matcher.trim()) payload.matcher = f.matcher.trim();
   if (f.workflowId.trim()) payload.workflowId = f.workflowId.trim();
+  if (f.followWorkflow) {
+    payload.followWorkflow = true;
+    if (f.workflowTask.trim()) payload.workflowTask = f.workflowTask.trim();
+  }
   return payload;
 }
 
@@ -109,6 +129,8 @@ export function scopeText(scope: DynatraceScope): string {
       return `Problems of the alerting profile${scope.profiles.length === 1 ? '' : 's'} ${scope.profiles.join(', ')}`;
     case 'custom-dql':
       return 'Problems matching the custom DQL matcher (alerting profiles are ignored)';
+    case 'workflow':
+      return `Problems matching the workflow's DQL query task${scope.task ? ` ${scope.task}` : ''} (read again every day)`;
     default:
       return 'Every problem in the environment';
   }

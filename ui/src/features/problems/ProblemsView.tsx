@@ -39,6 +39,7 @@ import {
   profilesOf,
   severityLabel,
   severityTone,
+  shownSubject,
   statusCounts,
   syncBanner,
   syncRecord,
@@ -275,10 +276,10 @@ function ProblemRow({ problem: p, state, now, pending, notesOpen, onAddressed, o
               <dd>{profiles.join(', ')}</dd>
             </>
           )}
-          {p.emailSubject && (
+          {shownSubject(p) && (
             <>
               <dt>Notification</dt>
-              <dd>{p.emailSubject}</dd>
+              <dd>{shownSubject(p)}</dd>
             </>
           )}
         </dl>

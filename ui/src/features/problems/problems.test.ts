@@ -12,6 +12,7 @@ import {
   profilesOf,
   severityLabel,
   severityTone,
+  shownSubject,
   statusCounts,
   syncBanner,
   syncRecord,
@@ -136,5 +137,14 @@ describe('sync banner', () => {
   it('ok: up to date with the last check; syncing says so', () => {
     expect(syncBanner(sync(), NOW)).toMatchObject({ tone: 'ok', title: 'Up to date — checked 2 min ago', details: [] });
     expect(syncBanner(sync({ state: 'syncing' }), NOW)).toMatchObject({ tone: 'info', title: 'Checking Dynatrace…' });
+  });
+});
+
+describe('notification subject', () => {
+  it('is shown only while the notification recorded the problem\'s status', () => {
+    const open = problem({ status: 'OPEN', emailSubject: 'Checkout down', emailSubjectStatus: 'OPEN' });
+    expect(shownSubject(open)).toBe('Checkout down');
+    expect(shownSubject({ ...open, status: 'CLOSED' })).toBe('');
+    expect(shownSubject({ ...open, emailSubject: '' })).toBe('');
   });
 });

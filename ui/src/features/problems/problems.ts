@@ -129,6 +129,14 @@ export function compareProblems(a: DynatraceProblem, b: DynatraceProblem): numbe
   return a.problemId < b.problemId ? -1 : a.problemId > b.problemId ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
 
+/**
+ * The notification e-mail subject to show: only while the status the notification recorded is
+ * the problem's status (a subject sent for the opening is not shown once the problem closed).
+ */
+export function shownSubject(p: Pick<DynatraceProblem, 'emailSubject' | 'emailSubjectStatus' | 'status'>): string {
+  return p.emailSubject && p.emailSubjectStatus === p.status ? p.emailSubject : '';
+}
+
 export type StatusFilter = 'open' | 'closed' | 'all';
 export const STATUS_FILTERS: readonly { id: StatusFilter; label: string }[] = [
   { id: 'open', label: 'Open' },
@@ -146,7 +154,7 @@ function haystack(p: DynatraceProblem): string {
     severityLabel(p.severity),
     p.impactLevel,
     p.rootCauseName,
-    p.emailSubject,
+    shownSubject(p),
     ...entitiesOf(p).map((e) => e.name),
     ...profilesOf(p),
   ]
