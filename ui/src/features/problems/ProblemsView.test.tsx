@@ -8,7 +8,7 @@ import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
 import type { ProblemNote, ProblemState } from './problems';
 import { MIN, NOW, problem, stamp, sync } from './problemsTestkit';
-import { NotesPanel, ProblemsBoard, type NotesState, type ProblemsBoardProps } from './ProblemsView';
+import { NotesPanel, ProblemsBoard, ROWS_PER_STEP, type NotesState, type ProblemsBoardProps } from './ProblemsView';
 
 const open1 = problem({ id: 'r1', problemId: 'p1', displayId: 'P-1', title: 'Checkout failures', startTime: stamp(NOW - 65 * MIN) });
 const open2 = problem({
@@ -89,6 +89,16 @@ describe('ProblemsBoard', () => {
     const openHtml = render({ notesOpen: new Set(['p1']) });
     expect(openHtml).toMatch(/aria-expanded="true" aria-controls="problem-notes-r1"[^>]*>Hide notes/);
     expect(openHtml).toMatch(/<div id="problem-notes-r1"><p data-testid="notes-stub">notes of p1<\/p><\/div>/);
+  });
+
+  it('a long list renders the first rows and offers the rest', () => {
+    const many = Array.from({ length: ROWS_PER_STEP + 50 }, (_, i) => problem({ problemId: `m${i}`, status: 'OPEN' }));
+    const html = render({ problems: many, filter: 'all' });
+    expect(html.match(/data-problem-id=/g)).toHaveLength(ROWS_PER_STEP);
+    expect(html).toContain(`aria-label="${ROWS_PER_STEP + 50} problems"`);
+    expect(html).toMatch(new RegExp(`data-testid="problems-shown">Showing ${ROWS_PER_STEP} of ${ROWS_PER_STEP + 50}<`));
+    expect(html).toMatch(/data-testid="problems-more">Show 50 more</);
+    expect(render()).not.toContain('problems-more');
   });
 
   it('filter and search narrow the list; empty results say so', () => {

@@ -331,13 +331,19 @@ export interface ProblemsBoardProps {
   renderNotes: (p: DynatraceProblem) => ReactNode;
 }
 
+/** Rows rendered at first and added by each "Show more" (the list stays quick at 10,000 problems). */
+export const ROWS_PER_STEP = 200;
+
 const EMPTY_TEXT: Record<StatusFilter, string> = { open: 'No open problems.', closed: 'No closed problems.', all: 'No problems.' };
 
 export function ProblemsBoard(props: ProblemsBoardProps) {
   const { status, error, problems, states, sync, syncLoaded, now, filter, query } = props;
   const banner = syncLoaded ? syncBanner(sync, now) : null;
   const counts = statusCounts(problems);
-  const shown = filterProblems(problems, filter, query);
+  const matching = filterProblems(problems, filter, query);
+  const [limit, setLimit] = useState(ROWS_PER_STEP);
+  useEffect(() => setLimit(ROWS_PER_STEP), [filter, query]);
+  const shown = matching.slice(0, limit);
   const notConfigured = banner?.notConfigured === true && problems.length === 0;
   return (
     <section className="view problems-view" data-testid="problems-view">
@@ -393,12 +399,23 @@ export function ProblemsBoard(props: ProblemsBoardProps) {
             </p>
           )}
           {shown.length > 0 && (
-            <ul className="problem-list" aria-label={`${shown.length} problem${shown.length === 1 ? '' : 's'}`} data-testid="problem-list">
+            <ul className="problem-list" aria-label={`${matching.length} problem${matching.length === 1 ? '' : 's'}`} data-testid="problem-list">
               {shown.map((p) => (
                 <ProblemRow key={p.id} problem={p} state={states.get(p.problemId)} now={now} pending={props.pending.get(p.problemId)}
                   notesOpen={props.notesOpen.has(p.problemId)} onAddressed={props.onAddressed} onNotes={props.onNotes} notes={props.renderNotes(p)} />
               ))}
             </ul>
+          )}
+          {matching.length > shown.length && (
+            <div className="problems-more">
+              <span className="muted small" data-testid="problems-shown">
+                Showing {shown.length} of {matching.length}
+              </span>
+              <button type="button" className="button small" data-testid="problems-more"
+                onClick={() => setLimit((n) => n + ROWS_PER_STEP)}>
+                Show {Math.min(ROWS_PER_STEP, matching.length - shown.length)} more
+              </button>
+            </div>
           )}
         </>
       )}
