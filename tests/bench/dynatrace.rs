@@ -43,10 +43,15 @@ fn problem(i: usize, status: &str) -> Value {
     })
 }
 
+/// Grail answers every query with `rows` problems; a reconciliation's next page (after the
+/// last id) is empty.
 fn answer(fake: &FakeUpstream, rows: usize, status: &str) {
+    let done = |records: Vec<Value>| {
+        json!({"state": "SUCCEEDED", "progress": 100,
+            "result": {"records": records, "metadata": {"grail": {"notifications": []}}}})
+        .to_string()
+    };
     let records: Vec<Value> = (0..rows).map(|i| problem(i, status)).collect();
-    let done = json!({"state": "SUCCEEDED", "progress": 100,
-        "result": {"records": records, "metadata": {"grail": {"notifications": []}}}});
     fake.route(
         "POST",
         EXECUTE,
@@ -54,7 +59,7 @@ fn answer(fake: &FakeUpstream, rows: usize, status: &str) {
             .header("Content-Type", "application/json")
             .body(json!({"state": "RUNNING", "requestToken": "bench"}).to_string()),
     );
-    fake.route("GET", POLL, Reply::json(done.to_string()));
+    fake.route_sequence("GET", POLL, vec![Reply::json(done(records)), Reply::json(done(Vec::new()))]);
 }
 
 fn cli(data_dir: &std::path::Path, args: &[&str], stdin: &str) -> String {
@@ -96,9 +101,11 @@ fn main() {
     let idle = rss_kib(server.pid());
 
     let mut lines = Vec::new();
-    for (label, status) in
-        [("reconcile, all new", "ACTIVE"), ("next sync, nothing changed", "ACTIVE"), ("every problem closed", "CLOSED")]
-    {
+    for (label, status) in [
+        ("reconcile (2 pages), all new", "ACTIVE"),
+        ("next sync, nothing changed", "ACTIVE"),
+        ("every problem closed", "CLOSED"),
+    ] {
         answer(&fake, rows, status);
         let started = Instant::now();
         let out = cli(&data, &["dynatrace", "sync"], "");

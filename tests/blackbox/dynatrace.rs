@@ -583,3 +583,40 @@ async fn a_followed_workflow_gives_the_scope_and_one_that_cannot_be_followed_cha
     assert_eq!(state["lastSuccessAt"], synced, "the cursor did not move");
     assert_eq!(state["state"], "error");
 }
+
+#[tokio::test]
+async fn a_reconciliation_larger_than_one_answer_reads_the_next_page_after_the_last_id() {
+    let fake = FakeUpstream::start().await;
+    let page = |from: usize, count: usize| -> Vec<Value> {
+        (from..from + count)
+            .map(|i| {
+                json!({"problemId": format!("-{i:07}_1V2"), "displayId": format!("P-{i}"), "title": "t", "status": "CLOSED",
+                    "severity": "ERROR", "startTime": "2026-12-04T10:00:00Z", "endTime": "2026-12-04T11:00:00Z"})
+            })
+            .collect()
+    };
+    let done = |records: Vec<Value>| {
+        json!({"state": "SUCCEEDED", "result": {"records": records, "metadata": {"grail": {"notifications": []}}}})
+            .to_string()
+    };
+    let running = json!({"state": "RUNNING", "requestToken": "tok-1"}).to_string();
+    fake.route("POST", EXECUTE, Reply::status(202).header("Content-Type", "application/json").body(running));
+    fake.route_sequence("GET", POLL, vec![Reply::json(done(page(0, 10_000))), Reply::json(done(page(10_000, 3)))]);
+    let (relay, _tmp) = start(&fake);
+    let token = relay.token().await;
+    let admin = administrator(&relay, &token).await;
+    configure(&relay, &token, &admin, json!({"environmentUrl": ENV_URL})).await;
+    set_token(&relay, &token, &admin).await;
+
+    let summary = wait_for_sync(&relay, |s| s["outcome"] == "ok").await;
+    assert_eq!((summary["fetched"].as_u64(), summary["truncated"].as_bool()), (Some(10_003), Some(false)), "{summary}");
+    let pages: Vec<String> = queries(&fake).iter().filter_map(|q| q["query"].as_str().map(str::to_string)).collect();
+    assert!(pages[0].contains("| sort problemId asc") && !pages[0].contains("event.id >"), "{}", pages[0]);
+    assert!(
+        pages[1].contains(r#"| filter event.id > "-0009999_1V2""#),
+        "the next page starts after the last id: {}",
+        pages[1]
+    );
+    let page = relay.get_json(&token, "/api/collections/dynatrace_problems/records?perPage=1").await;
+    assert_eq!(page["totalItems"], 10_003);
+}

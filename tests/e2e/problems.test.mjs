@@ -10,72 +10,12 @@
 // toast. Screenshot: problems.png (harness.mjs `screenshot`, into the ignored target/screenshots).
 import { before, after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { createServer } from 'node:http';
-import { api, apiToken, count, relayBin, screenshot, signInNewClient, signedInSuite, until } from './harness.mjs';
+import { api, apiToken, count, screenshot, signInNewClient, signedInSuite, until } from './harness.mjs';
+import { cli, fakeGrail, grailProblem } from './fakeGrail.mjs';
 
 const OWNER_PW = 'owner-password-e2e-0001';
 const TOKEN = 'dt0s16.E2ETEST.SECRETPART0123456789';
 const ENV_URL = 'https://abc12345.apps.dynatrace.com';
-
-/** A problem as the problems DQL projects it. */
-function grailProblem(id, displayId, title, minutesAgo, severity = 'AVAILABILITY') {
-  return {
-    problemId: id,
-    displayId,
-    title,
-    status: 'ACTIVE',
-    severity,
-    impactLevel: 'SERVICES',
-    startTime: new Date(Date.now() - minutesAgo * 60_000).toISOString(),
-    endTime: null,
-    rootCause: 'HOST-42',
-    rootCauseEntityName: 'db-01',
-    affectedEntityIds: ['SERVICE-1'],
-    affectedEntityNames: ['checkout'],
-    affectedEntityTypes: ['SERVICE'],
-    alertingProfiles: ['NOC'],
-  };
-}
-
-/** The fake Grail: every query answers RUNNING, then its poll SUCCEEDED with `records`. */
-async function fakeGrail() {
-  const records = [];
-  const server = createServer((req, res) => {
-    const path = new URL(req.url, 'http://x').pathname;
-    req.resume();
-    res.setHeader('Content-Type', 'application/json');
-    if (req.method === 'POST' && path === '/platform/storage/query/v1/query:execute') {
-      res.statusCode = 202;
-      res.end(JSON.stringify({ state: 'RUNNING', requestToken: 'tok-1', ttlSeconds: 120 }));
-    } else if (req.method === 'GET' && path === '/platform/storage/query/v1/query:poll') {
-      res.end(JSON.stringify({ state: 'SUCCEEDED', progress: 100, result: { records, metadata: { grail: { notifications: [] } } } }));
-    } else {
-      res.statusCode = 404;
-      res.end('{}');
-    }
-  });
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  return { records, origin: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((r) => server.close(r)) };
-}
-
-/** `relay <args> --data-dir D` with `stdin`; resolves with its output, rejects on failure (bounded). */
-function cli(dataDir, args, stdin = '') {
-  return new Promise((resolve, reject) => {
-    const [command, ...rest] = args;
-    const child = spawn(relayBin(), [command, '--data-dir', dataDir, ...rest], { stdio: ['pipe', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (out += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      if (code === 0) resolve(out);
-      else reject(new Error(`relay ${args.join(' ')} failed (${code}): ${out}`));
-    });
-    child.stdin.end(stdin);
-  });
-}
 
 const grail = await fakeGrail();
 

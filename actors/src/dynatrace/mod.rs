@@ -16,6 +16,7 @@
 
 mod persist;
 pub mod plan;
+mod query;
 mod settings;
 pub mod subjects;
 
@@ -412,13 +413,16 @@ async fn fetch(
     let scope = match (config.follow_workflow, workflow_scope) {
         (false, _) => scope_of(&config),
         (true, Some(cached)) if lookback != Lookback::Reconcile => cached,
-        (true, _) => match followed_scope(&client, &environment, &token, &config, &cancel).await {
+        (true, _) => match query::followed_scope(&client, &environment, &token, &config, &cancel).await {
             Ok(scope) => scope,
             Err(failed) => return failed,
         },
     };
-    let dql = problems_query(lookback, &scope);
-    match client.query(&environment, &token, &dql, &cancel).await {
+    let answer = match lookback {
+        Lookback::Reconcile => query::reconcile_pages(&client, &environment, &token, &scope, &cancel).await,
+        Lookback::Minutes(_) => client.query(&environment, &token, &problems_query(lookback, &scope), &cancel).await,
+    };
+    match answer {
         Ok(result) => {
             let subjects = match subjects_known {
                 Some(known) => subjects::run_job(&client, &environment, &token, lookback, &known, &cancel).await,
@@ -432,33 +436,6 @@ async fn fetch(
             message: settings::operator_message(&e),
         },
     }
-}
-
-/// Reads the followed workflow and turns its DQL query task into the matcher scope.
-async fn followed_scope(
-    client: &GrailClient,
-    environment: &EnvironmentUrl,
-    token: &str,
-    config: &infra::dynatrace::StoredConfig,
-    cancel: &CancellationToken,
-) -> Result<Scope, Fetch> {
-    let failed = |message: String| Fetch::Failed { message, retry_after_ms: None };
-    let Some(workflow_id) = config.workflow_id.as_deref() else {
-        return Err(failed("Enter the workflow whose DQL Relay should follow.".into()));
-    };
-    let workflow = match client.workflow(environment, token, workflow_id, cancel).await {
-        Ok(Some(workflow)) => workflow,
-        Ok(None) => return Err(failed("Dynatrace has no workflow with the configured id.".into())),
-        Err(e) => {
-            return Err(Fetch::Failed {
-                retry_after_ms: e.retry_after_secs().map(|s| (s as i64).saturating_mul(1000)),
-                message: settings::operator_message(&e),
-            })
-        }
-    };
-    domain::dynatrace::workflow_matcher(&workflow, config.workflow_task.as_deref())
-        .map(Scope::CustomMatcher)
-        .map_err(|e| failed(format!("{e}.")))
 }
 
 impl Subsystem for DynatraceActor {
