@@ -2,7 +2,7 @@
 // view's fields too), and where Alt+↓/↑ land (next unaddressed in list order, wrapping, skipping
 // addressed ones, pending writes as shown) and which problem Alt+N writes on.
 import { describe, expect, it } from 'vitest';
-import { nextUnaddressed, noteTarget, problemKeyAction, shownAddressed, type ProblemKeyLike } from './problemKeys';
+import { isTypingTarget, nextUnaddressed, noteTarget, problemKeyAction, shownAddressed, type ProblemKeyLike } from './problemKeys';
 
 const ids = (...xs: string[]) => xs.map((problemId) => ({ problemId }));
 const addr = (...xs: string[]) => new Map(xs.map((id) => [id, { addressed: true }]));
@@ -44,6 +44,24 @@ describe('problemKeyAction', () => {
   it('Alt+N works in a field of the view, not in a field outside it', () => {
     expect(problemKeyAction(key('n'), { typing: true, inView: true })).toBe('note');
     expect(problemKeyAction(key('n'), { typing: true, inView: false })).toBeNull();
+  });
+});
+
+describe('isTypingTarget', () => {
+  it('text fields, textareas, selects and contenteditable are typing', () => {
+    expect(isTypingTarget({ tagName: 'INPUT', type: 'text' })).toBe(true);
+    expect(isTypingTarget({ tagName: 'INPUT', type: 'search' })).toBe(true);
+    expect(isTypingTarget({ tagName: 'INPUT' })).toBe(true);
+    expect(isTypingTarget({ tagName: 'TEXTAREA' })).toBe(true);
+    expect(isTypingTarget({ tagName: 'SELECT' })).toBe(true);
+    expect(isTypingTarget({ tagName: 'DIV', isContentEditable: true })).toBe(true);
+  });
+  it('checkboxes, buttons, rows and nothing focused are not', () => {
+    expect(isTypingTarget({ tagName: 'INPUT', type: 'checkbox' })).toBe(false);
+    expect(isTypingTarget({ tagName: 'INPUT', type: 'submit' })).toBe(false);
+    expect(isTypingTarget({ tagName: 'BUTTON' })).toBe(false);
+    expect(isTypingTarget({ tagName: 'ARTICLE', isContentEditable: false })).toBe(false);
+    expect(isTypingTarget(null)).toBe(false);
   });
 });
 

@@ -24,8 +24,18 @@ export interface ProblemKeyContext {
 
 /** The help line shown in the view (and what the screen reader hears). */
 export const PROBLEM_KEYS_HINT = 'Alt+↓/↑ next unaddressed problem, Alt+N add a note';
-/** The `aria-keyshortcuts` value of the view. */
-export const PROBLEM_KEYS_ARIA = 'Alt+ArrowDown Alt+ArrowUp Alt+N';
+
+/** Input types that take no typing (the Addressed checkbox): the arrows still move from them. */
+const NO_TYPING_INPUTS = new Set(['checkbox', 'radio', 'button', 'submit', 'reset', 'range', 'color', 'file', 'image']);
+
+/** Whether focus on `el` means typing: a text input, textarea, select or contenteditable. */
+export function isTypingTarget(el: { tagName?: string; type?: string; isContentEditable?: boolean } | null | undefined): boolean {
+  if (!el) return false;
+  if (el.isContentEditable) return true;
+  const tag = (el.tagName ?? '').toUpperCase();
+  if (tag === 'TEXTAREA' || tag === 'SELECT') return true;
+  return tag === 'INPUT' && !NO_TYPING_INPUTS.has((el.type ?? 'text').toLowerCase());
+}
 
 /**
  * The shortcut `e` is, or null. Alt alone (no Ctrl, Cmd or Shift). The arrows are ignored while
