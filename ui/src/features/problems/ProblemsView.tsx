@@ -25,7 +25,7 @@ import {
   setAddressed,
   statesByProblem,
 } from './problemActions';
-import { PROBLEM_KEYS_HINT, isTypingTarget, nextUnaddressed, noteTarget, problemKeyAction } from './problemKeys';
+import { PROBLEM_KEYS_HINT, isTypingTarget, planProblemKey, problemKeyAction } from './problemKeys';
 import {
   MAX_AUTHOR_CHARS,
   MAX_NOTE_CHARS,
@@ -388,16 +388,20 @@ export function ProblemsBoard(props: ProblemsBoardProps) {
       const action = problemKeyAction(e, { typing: isTypingTarget(active), inView });
       if (!action) return;
       const currentId = (inView && active.closest<HTMLElement>('[data-problem-id]')?.dataset.problemId) || null;
-      const target =
-        action === 'note'
-          ? noteTarget(matching, states, currentId, props.pending)
-          : nextUnaddressed(matching, states, currentId, action === 'next' ? 1 : -1, props.pending);
-      if (target === null) return;
+      const plan = planProblemKey(action, {
+        order: matching,
+        states,
+        pending: props.pending,
+        notesOpen: props.notesOpen,
+        currentId,
+        limit,
+        step: ROWS_PER_STEP,
+      });
+      if (!plan) return;
       e.preventDefault();
-      const index = matching.findIndex((p) => p.problemId === target);
-      if (index >= limit) setLimit(Math.ceil((index + 1) / ROWS_PER_STEP) * ROWS_PER_STEP);
-      if (action === 'note' && !props.notesOpen.has(target)) props.onNotes(target);
-      const want: FocusRequest = { id: target, what: action === 'note' ? 'note' : 'row', at: Date.now() };
+      if (plan.limit !== limit) setLimit(plan.limit);
+      if (plan.openNotes) props.onNotes(plan.id);
+      const want: FocusRequest = { id: plan.id, what: plan.focus, at: Date.now() };
       focusWanted.current = applyFocus(view, want) ? null : want;
     };
   });

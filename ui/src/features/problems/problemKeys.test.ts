@@ -2,7 +2,7 @@
 // view's fields too), and where Alt+↓/↑ land (next unaddressed in list order, wrapping, skipping
 // addressed ones, pending writes as shown) and which problem Alt+N writes on.
 import { describe, expect, it } from 'vitest';
-import { isTypingTarget, nextUnaddressed, noteTarget, problemKeyAction, shownAddressed, type ProblemKeyLike } from './problemKeys';
+import { isTypingTarget, nextUnaddressed, noteTarget, planProblemKey, problemKeyAction, shownAddressed, type ProblemKeyLike, type ProblemKeyScene } from './problemKeys';
 
 const ids = (...xs: string[]) => xs.map((problemId) => ({ problemId }));
 const addr = (...xs: string[]) => new Map(xs.map((id) => [id, { addressed: true }]));
@@ -173,5 +173,51 @@ describe('noteTarget', () => {
     expect(noteTarget(order, addr('a'), 'gone')).toBe('b');
     expect(noteTarget(order, addr('a', 'b', 'c'), null)).toBeNull();
     expect(noteTarget([], addr(), null)).toBeNull();
+  });
+});
+
+describe('planProblemKey', () => {
+  const order = Array.from({ length: 450 }, (_, i) => ({ problemId: `p${i}` }));
+  const scene = (extra: Partial<ProblemKeyScene> = {}): ProblemKeyScene => ({
+    order,
+    states: addr(),
+    notesOpen: new Set(),
+    currentId: null,
+    limit: 200,
+    step: 200,
+    ...extra,
+  });
+  const addressedUpTo = (n: number) => new Map(order.slice(0, n).map((p) => [p.problemId, { addressed: true }]));
+
+  it('a rendered target keeps the limit and focuses the row', () => {
+    expect(planProblemKey('next', scene({ currentId: 'p3' }))).toEqual({ id: 'p4', focus: 'row', limit: 200, openNotes: false });
+    expect(planProblemKey('prev', scene({ currentId: 'p3' }))).toEqual({ id: 'p2', focus: 'row', limit: 200, openNotes: false });
+  });
+
+  it('a target past the rendered rows raises the limit in whole steps to show it', () => {
+    expect(planProblemKey('next', scene({ states: addressedUpTo(200), currentId: 'p5' }))).toMatchObject({ id: 'p200', limit: 400 });
+    expect(planProblemKey('next', scene({ states: addressedUpTo(420), currentId: 'p5' }))).toMatchObject({ id: 'p420', limit: 600 });
+    // Alt+↑ from nothing wraps to the last problem, far past the first 200 rows.
+    expect(planProblemKey('prev', scene())).toMatchObject({ id: 'p449', limit: 600 });
+    // Already shown after a "Show more": the limit stays.
+    expect(planProblemKey('next', scene({ states: addressedUpTo(200), currentId: 'p5', limit: 400 }))).toMatchObject({ id: 'p200', limit: 400 });
+    // The last row of the rendered ones needs no more.
+    expect(planProblemKey('next', scene({ states: addressedUpTo(199), currentId: 'p5' }))).toMatchObject({ id: 'p199', limit: 200 });
+  });
+
+  it('Alt+N: the focused problem, its notes opened when closed', () => {
+    expect(planProblemKey('note', scene({ currentId: 'p7' }))).toEqual({ id: 'p7', focus: 'note', limit: 200, openNotes: true });
+    expect(planProblemKey('note', scene({ currentId: 'p7', notesOpen: new Set(['p7']) }))).toEqual({ id: 'p7', focus: 'note', limit: 200, openNotes: false });
+  });
+
+  it('Alt+N without a focused problem: the first unaddressed, rendered if needed', () => {
+    expect(planProblemKey('note', scene({ states: addressedUpTo(3) }))).toMatchObject({ id: 'p3', focus: 'note', openNotes: true });
+    expect(planProblemKey('note', scene({ states: addressedUpTo(250) }))).toMatchObject({ id: 'p250', limit: 400 });
+  });
+
+  it('nothing to do: all addressed, or an empty list', () => {
+    expect(planProblemKey('next', scene({ states: addressedUpTo(450) }))).toBeNull();
+    expect(planProblemKey('note', scene({ states: addressedUpTo(450) }))).toBeNull();
+    expect(planProblemKey('prev', scene({ order: [] }))).toBeNull();
   });
 });

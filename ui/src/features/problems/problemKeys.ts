@@ -1,6 +1,8 @@
 // Problems tab keyboard shortcuts (no React, no DOM): which key does what (Alt+↓/↑ next or
 // previous unaddressed problem, Alt+N add a note), and which problem the move lands on — the
-// next unaddressed one in list order, wrapping around, addressed ones skipped.
+// next unaddressed one in list order, wrapping around, addressed ones skipped — and the whole
+// plan of a key (the problem, row or note field, the rendered-row limit that shows it, whether
+// its notes must open), which the view then carries out on the DOM.
 
 /** What a handled shortcut asks for. */
 export type ProblemKeyAction = 'next' | 'prev' | 'note';
@@ -102,4 +104,38 @@ export function noteTarget(
 ): string | null {
   if (currentId !== null && order.some((p) => p.problemId === currentId)) return currentId;
   return nextUnaddressed(order, states, null, 1, pending);
+}
+
+export interface ProblemKeyPlan {
+  /** The problem to focus. */
+  id: string;
+  /** Its row, or its note field. */
+  focus: 'row' | 'note';
+  /** The rendered-row limit that shows it (the old limit when it is already rendered). */
+  limit: number;
+  /** Its notes panel must be opened first. */
+  openNotes: boolean;
+}
+
+export interface ProblemKeyScene {
+  /** The problems in list order (filtered and sorted, all of them, not only the rendered rows). */
+  order: readonly { problemId: string }[];
+  states: ReadonlyMap<string, { addressed: boolean }>;
+  pending?: ReadonlyMap<string, boolean>;
+  notesOpen: ReadonlySet<string>;
+  /** The problem whose row holds focus, or null. */
+  currentId: string | null;
+  /** Rows rendered now, and the step "Show more" adds. */
+  limit: number;
+  step: number;
+}
+
+/** What a shortcut does in `scene`, or null when there is nothing to do (the key is then not handled). */
+export function planProblemKey(action: ProblemKeyAction, scene: ProblemKeyScene): ProblemKeyPlan | null {
+  const { order, states, pending, currentId } = scene;
+  const id = action === 'note' ? noteTarget(order, states, currentId, pending) : nextUnaddressed(order, states, currentId, action === 'next' ? 1 : -1, pending);
+  if (id === null) return null;
+  const index = order.findIndex((p) => p.problemId === id);
+  const limit = index < scene.limit ? scene.limit : Math.ceil((index + 1) / scene.step) * scene.step;
+  return { id, focus: action === 'note' ? 'note' : 'row', limit, openNotes: action === 'note' && !scene.notesOpen.has(id) };
 }
