@@ -3,7 +3,8 @@
 // words, age and duration, root cause, entities with "and N more", the labelled Addressed
 // checkbox with who and when, the notes disclosure (aria-expanded/controls), the sync banner
 // (error as an alert, truncated warning, ok line) and the "not configured" empty state; notes
-// newest first with their author, the labelled note form.
+// newest first with their author, the labelled note form; the keyboard hint and the focusable
+// problem cards the Alt+↓/↑ shortcuts land on.
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
 import type { ProblemNote, ProblemState } from './problems';
@@ -89,6 +90,13 @@ describe('ProblemsBoard', () => {
     const openHtml = render({ notesOpen: new Set(['p1']) });
     expect(openHtml).toMatch(/aria-expanded="true" aria-controls="problem-notes-r1"[^>]*>Hide notes/);
     expect(openHtml).toMatch(/<div id="problem-notes-r1"><p data-testid="notes-stub">notes of p1<\/p><\/div>/);
+  });
+
+  it('keys: the hint in the toolbar; each problem card is focusable (not a tab stop) for Alt+↓/↑', () => {
+    const html = render();
+    expect(html).toMatch(/<p class="muted small problems-keys" id="problems-keys" data-testid="problems-keys">Keys: Alt\+↓\/↑ next unaddressed problem, Alt\+N add a note<\/p>/);
+    expect(html.match(/<article class="problem-card" tabindex="-1" aria-labelledby="problem-title-r\d"/g)).toHaveLength(3);
+    expect(render({ problems: [], sync: sync({ state: 'disabled' }) })).not.toContain('problems-keys');
   });
 
   it('a long list renders the first rows and offers the rest', () => {

@@ -5,8 +5,10 @@
 // affected entities, alerting profiles, the Addressed checkbox (`dynatrace_problem_states`) and
 // its notes (`dynatrace_problem_notes`, append-only, newest first, author shown). Every rule lives
 // in ./problems and ./problemActions; `ProblemsBoard` and `NotesPanel` are props-in markup so the
-// tests render them without a transport.
-import { useCallback, useEffect, useMemo, useState, type FormEvent, type ReactNode } from 'react';
+// tests render them without a transport. Keys (./problemKeys, while the tab is shown): Alt+↓/↑
+// focus the next / previous unaddressed problem (its row, scrolled into view, more rows rendered
+// when it lies past them), Alt+N focuses the note field of the focused or first unaddressed one.
+import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { errorMessage, useToast } from '../../components/Toasts';
 import { useCollection } from '../../data/store';
 import { useNow } from '../../lib/useNow';
@@ -23,6 +25,7 @@ import {
   setAddressed,
   statesByProblem,
 } from './problemActions';
+import { PROBLEM_KEYS_HINT, isTypingTarget, planProblemKey, problemKeyAction } from './problemKeys';
 import {
   MAX_AUTHOR_CHARS,
   MAX_NOTE_CHARS,
@@ -244,7 +247,7 @@ function ProblemRow({ problem: p, state, now, pending, notesOpen, onAddressed, o
   const key = p.id;
   return (
     <li className={`problem problem-${open ? 'open' : 'closed'}`} data-testid="problem" data-problem-id={p.problemId}>
-      <article aria-labelledby={`problem-title-${key}`}>
+      <article className="problem-card" tabIndex={-1} aria-labelledby={`problem-title-${key}`}>
         <div className="problem-head">
           <span className={`problem-sev problem-sev-${tone}`} data-testid="problem-severity">
             <span className="visually-hidden">Severity: </span>
@@ -336,6 +339,30 @@ export const ROWS_PER_STEP = 200;
 
 const EMPTY_TEXT: Record<StatusFilter, string> = { open: 'No open problems.', closed: 'No closed problems.', all: 'No problems.' };
 
+/** A focus asked for by a shortcut, applied once its row (or note field) is rendered. */
+interface FocusRequest {
+  id: string;
+  what: 'row' | 'note';
+  at: number;
+}
+/** A request whose row never rendered (the list changed meanwhile) is dropped after this. */
+const FOCUS_REQUEST_MS = 2_000;
+
+/** The row of `problemId` in `root`, if rendered. */
+function rowOf(root: HTMLElement, problemId: string): HTMLElement | undefined {
+  return Array.from(root.querySelectorAll<HTMLElement>('[data-problem-id]')).find((el) => el.dataset.problemId === problemId);
+}
+
+/** Focuses and scrolls to what `want` asks for; false while it is not rendered yet. */
+function applyFocus(root: HTMLElement, want: FocusRequest): boolean {
+  const row = rowOf(root, want.id);
+  const el = want.what === 'note' ? row?.querySelector<HTMLElement>('[data-testid="problem-note-input"]') : row?.querySelector<HTMLElement>('.problem-card');
+  if (!row || !el) return false;
+  el.focus({ preventScroll: true });
+  (want.what === 'note' ? el : row).scrollIntoView({ block: 'nearest' });
+  return true;
+}
+
 export function ProblemsBoard(props: ProblemsBoardProps) {
   const { status, error, problems, states, sync, syncLoaded, now, filter, query } = props;
   const banner = syncLoaded ? syncBanner(sync, now) : null;
@@ -345,8 +372,54 @@ export function ProblemsBoard(props: ProblemsBoardProps) {
   useEffect(() => setLimit(ROWS_PER_STEP), [filter, query]);
   const shown = matching.slice(0, limit);
   const notConfigured = banner?.notConfigured === true && problems.length === 0;
+
+  // ---- keys: one window listener; the handler reads this render's list through a ref.
+  const viewRef = useRef<HTMLElement>(null);
+  const focusWanted = useRef<FocusRequest | null>(null);
+  const onKeyRef = useRef<(e: KeyboardEvent) => void>(() => {});
+  useEffect(() => {
+    onKeyRef.current = (e: KeyboardEvent) => {
+      const view = viewRef.current;
+      // Only while this tab is shown (hidden tabs stay mounted) and no dialog or menu is over it.
+      if (!view || !view.isConnected || view.closest('[hidden]')) return;
+      if (document.querySelector('[role="dialog"], [role="alertdialog"], [role="menu"]')) return;
+      const active = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+      const inView = active !== null && view.contains(active);
+      const action = problemKeyAction(e, { typing: isTypingTarget(active), inView });
+      if (!action) return;
+      const currentId = (inView && active.closest<HTMLElement>('[data-problem-id]')?.dataset.problemId) || null;
+      const plan = planProblemKey(action, {
+        order: matching,
+        states,
+        pending: props.pending,
+        notesOpen: props.notesOpen,
+        currentId,
+        limit,
+        step: ROWS_PER_STEP,
+      });
+      if (!plan) return;
+      e.preventDefault();
+      if (plan.limit !== limit) setLimit(plan.limit);
+      if (plan.openNotes) props.onNotes(plan.id);
+      const want: FocusRequest = { id: plan.id, what: plan.focus, at: Date.now() };
+      focusWanted.current = applyFocus(view, want) ? null : want;
+    };
+  });
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => onKeyRef.current(e);
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
+  // After each render: a row (or notes panel) a shortcut asked for may have rendered now.
+  useEffect(() => {
+    const want = focusWanted.current;
+    const view = viewRef.current;
+    if (!want || !view) return;
+    if (Date.now() - want.at > FOCUS_REQUEST_MS || applyFocus(view, want)) focusWanted.current = null;
+  });
+
   return (
-    <section className="view problems-view" data-testid="problems-view">
+    <section className="view problems-view" data-testid="problems-view" ref={viewRef}>
       <header className="view-header">
         <h1 className="view-title">Problems</h1>
         <span className="muted small">Dynatrace</span>
@@ -382,6 +455,9 @@ export function ProblemsBoard(props: ProblemsBoardProps) {
               <input className="input" type="search" value={query} data-testid="problems-search" placeholder="Title, id, entity, root cause…"
                 onChange={(e) => props.onQuery(e.target.value)} />
             </label>
+            <p className="muted small problems-keys" id="problems-keys" data-testid="problems-keys">
+              Keys: {PROBLEM_KEYS_HINT}
+            </p>
           </div>
           {status === 'loading' && problems.length === 0 && (
             <p className="muted" role="status" data-testid="problems-loading">
