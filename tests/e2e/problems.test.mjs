@@ -7,7 +7,8 @@
 // entities; the Addressed checkbox writes `dynatrace_problem_states` (a second client sees it
 // checked); a note is appended with its author (`dynatrace_problem_notes`, create only) and the
 // session stays signed in; a problem created by a later sync raises a "New Dynatrace problem"
-// toast. Screenshot: problems.png (harness.mjs `screenshot`, into the ignored target/screenshots).
+// toast; Alt+↓ walks the unaddressed problems and Alt+N reaches the note field.
+// Screenshot: problems.png (harness.mjs `screenshot`, into the ignored target/screenshots).
 import { before, after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { api, apiToken, count, screenshot, signInNewClient, signedInSuite, until } from './harness.mjs';
@@ -104,6 +105,25 @@ describe('Problems tab against a fake Dynatrace', { timeout: 180_000 }, () => {
     const toast = page.getByTestId('toast').filter({ hasText: 'New Dynatrace problem P-0002' });
     await toast.waitFor({ timeout: 15_000 });
     assert.match(await toast.innerText(), /Slowdown\): Payments slow/);
+    assert.deepEqual(page.relayErrors, []);
+  });
+
+  test('Alt+↓ walks the unaddressed problems in list order; Alt+N goes to the note field', async () => {
+    await page.getByTestId('problems-view').locator('h1').click();
+    const focused = () =>
+      page.evaluate(() => document.activeElement?.closest('[data-testid="problem"]')?.getAttribute('data-problem-id') ?? null);
+    await page.keyboard.press('Alt+ArrowDown');
+    await until(async () => (await focused()) === '-2222_0002V2', 'the newest unaddressed problem focused');
+    await page.keyboard.press('Alt+ArrowDown');
+    await until(async () => (await focused()) === '-1111_0001V2', 'the next unaddressed problem focused');
+    await page.keyboard.press('Alt+ArrowDown');
+    await until(async () => (await focused()) === '-2222_0002V2', 'the walk wraps around');
+    await page.keyboard.press('Alt+n');
+    await until(
+      async () => (await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))) === 'problem-note-input',
+      'the note field focused',
+    );
+    assert.equal(await focused(), '-2222_0002V2', 'the note field of the focused problem');
     assert.deepEqual(page.relayErrors, []);
   });
 });
