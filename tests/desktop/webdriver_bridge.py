@@ -14,6 +14,7 @@ import http.client
 import json
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -244,6 +245,52 @@ def check_popout_borrows_the_session(sid):
           "aux_session aux-only")
 
 
+def popout_storage_probe(sid, popout, value):
+    """In the popout: returns what its own storage held for the probe key, then stores `value`
+    (localStorage and a cookie), and asks for a permission (Notification)."""
+    call("POST", f"/session/{sid}/window", {"handle": popout})
+    probe = ("const done = arguments[arguments.length - 1];"
+             "let held = null; try { held = localStorage.getItem('relay-isolation-probe'); } catch (e) { held = 'no-storage'; }"
+             "try { localStorage.setItem('relay-isolation-probe', arguments[0]); } catch (e) {}"
+             "document.cookie = 'relay_probe=' + arguments[0] + '; path=/; max-age=3600; secure';"
+             "const ask = (window.Notification && Notification.requestPermission) ? Notification.requestPermission() : Promise.resolve('none');"
+             "Promise.race([ask, new Promise(r => setTimeout(() => r('timeout'), 3000))])"
+             "  .then(p => done({held, cookie: document.cookie, permission: p, origin: location.origin}), e => done({held, error: String(e)}));")
+    return call("POST", f"/session/{sid}/execute/async", {"script": probe, "args": [value]})["value"]
+
+
+def check_dynatrace_session_isolation(sid, data_dir):
+    """The popout keeps its browser data in its own store (DATA/webviews/dynatrace-<n>, 0700),
+    never the app's: what it stores is invisible to the main window's storage; a permission
+    request there is denied (and logged by kind); "Clear Dynatrace session" closes the popout and
+    the next popout starts with an empty, new store."""
+    url = "https://abc12345.live.dynatrace.com/ui/dashboards"
+    main_handle, before, popout = open_window(sid, "open_dynatrace", {"url": url}, "dynatrace", "the Dynatrace popout")
+    first = popout_storage_probe(sid, popout, "first-session")
+    store = os.path.join(data_dir, "webviews", "dynatrace-0")
+    assert os.path.isdir(store), f"the popout's own store is missing: {os.listdir(data_dir)}"
+    assert stat.S_IMODE(os.stat(store).st_mode) == 0o700, oct(os.stat(store).st_mode)
+    wait_for("WebKit writing the popout's data into its own store", lambda: os.listdir(store), timeout=15)
+    assert first.get("permission") in ("denied", "default", "none", "timeout"), first
+    call("POST", f"/session/{sid}/window", {"handle": main_handle})
+    main_view = call("POST", f"/session/{sid}/execute/sync", {
+        "script": "return [localStorage.getItem('relay-isolation-probe'), document.cookie];", "args": []})["value"]
+    assert "first-session" not in json.dumps(main_view), f"the app's storage sees the popout's data: {main_view}"
+    cleared = invoke(sid, "clear_dynatrace_session")
+    assert "ok" in cleared, cleared
+    wait_for("the popout closed by the clear",
+             lambda: set(call("GET", f"/session/{sid}/window/handles")["value"]) == before, timeout=10)
+    assert not os.path.exists(store), "the old store survived the clear"
+    _, _, again = open_window(sid, "open_dynatrace", {"url": url}, "dynatrace", "the Dynatrace popout again")
+    second = popout_storage_probe(sid, again, "second-session")
+    assert second.get("held") in (None, "no-storage"), f"the new session still holds the old data: {second}"
+    assert os.path.isdir(os.path.join(data_dir, "webviews", "dynatrace-1"))
+    call("DELETE", f"/session/{sid}/window")
+    call("POST", f"/session/{sid}/window", {"handle": main_handle})
+    print(f"ok   Dynatrace popout: own 0700 store, invisible to the app, permission {first.get('permission')}, "
+          f"cleared to a new empty store ({first.get('origin')}, held after clear: {second.get('held')})")
+
+
 def check_dynatrace_popout(sid):
     """open_dynatrace builds the popout with the Dynatrace navigation rule (not the app lockdown
     and not none): a navigation off Dynatrace from inside the popout is refused by the Dynatrace
@@ -412,6 +459,7 @@ def main():
 
         check_window_open_handler(sid)
         check_dynatrace_popout(sid)
+        check_dynatrace_session_isolation(sid, data_dir)
         check_connect_src(sid, info["ok"]["serverUrl"])
         sign_in_flow(sid, info["ok"]["serverUrl"], secret)
 

@@ -482,6 +482,7 @@ mod commands {
         app: tauri::AppHandle<R>,
         webview: Webview<R>,
         bridge: State<'_, Bridge>,
+        session: State<'_, crate::dynatrace_cmd::DynatraceSession>,
         url: String,
     ) -> Result<String, BridgeError> {
         caller(OPEN_DYNATRACE, &webview, &bridge)?;
@@ -492,11 +493,15 @@ mod commands {
             let _ = w.set_focus();
             return Ok(label.into());
         }
+        let store = session.store_dir().map_err(|e| {
+            tracing::warn!(error = %e, "the Dynatrace session store is unusable");
+            BridgeError::Unavailable("the Dynatrace session store is unusable".into())
+        })?;
         let builder = tauri::WebviewWindowBuilder::new(&app, label, tauri::WebviewUrl::External(url))
             .title("Relay — Dynatrace")
             .inner_size(1200.0, 800.0)
             .min_inner_size(400.0, 600.0);
-        crate::lockdown::apply_dynatrace(builder)
+        crate::lockdown::apply_dynatrace(builder, store)
             .build()
             .map(|_| label.to_string())
             .map_err(|e| BridgeError::Unavailable(format!("could not open the window: {e}")))

@@ -74,14 +74,25 @@ pub fn allow_dynatrace_navigation(target: &str) -> bool {
     }
 }
 
-/// Installs the Dynatrace navigation and new-window handlers on the popout's builder.
+/// Installs the Dynatrace popout's isolation on its builder: its own persistent data store
+/// (`store`, never the app's), every permission request denied (camera, microphone,
+/// geolocation, notifications, ...; logged by kind only), the Dynatrace navigation rule and the
+/// new-window refusal.
 pub fn apply_dynatrace<'a, R: Runtime, M: tauri::Manager<R>>(
     builder: WebviewWindowBuilder<'a, R, M>,
+    store: std::path::PathBuf,
 ) -> WebviewWindowBuilder<'a, R, M> {
-    builder.on_navigation(|url| allow_dynatrace_navigation(url.as_str())).on_new_window(|url, _features| {
-        refuse_new_window(&url);
-        NewWindowResponse::Deny
-    })
+    builder
+        .data_directory(store)
+        .on_permission_request(|_, kind| {
+            tracing::warn!(target: "relay::security", kind = ?kind, "dynatrace popout permission request denied");
+            tauri::webview::PermissionResponse::Deny
+        })
+        .on_navigation(|url| allow_dynatrace_navigation(url.as_str()))
+        .on_new_window(|url, _features| {
+            refuse_new_window(&url);
+            NewWindowResponse::Deny
+        })
 }
 
 #[cfg(test)]

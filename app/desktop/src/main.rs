@@ -14,6 +14,7 @@ mod bridge;
 mod cli;
 mod csp;
 mod discovery_cmd;
+mod dynatrace_cmd;
 mod fatal_dialog;
 mod guards;
 mod lockdown;
@@ -130,6 +131,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         .manage(secrets)
         .manage(session_cmd::SharedSession::default())
         .manage(admin_cmd::AdminSession::default())
+        .manage(dynatrace_cmd::DynatraceSession::new(data_dir.root()))
         .manage(setup_cmd::SetupStore::new(data_dir))
         .invoke_handler(registry::handler())
         .on_window_event(|window, event| {

@@ -40,4 +40,5 @@ pub const COMMANDS: &[&str] = &[
     "admin_command",
     "admin_set_logo",
     "admin_remove_logo",
+    "clear_dynatrace_session",
 ];

@@ -14,12 +14,13 @@ use tauri::{WebviewUrl, WebviewWindow, WebviewWindowBuilder};
 use super::COMMANDS;
 use crate::bridge::{self, Access, Bridge, Command};
 use crate::{
-    admin_cmd, admin_logo_cmd, backup_cmd, discovery_cmd, guards, offline_cmd, secrets_cmd, session_cmd, setup_cmd,
+    admin_cmd, admin_logo_cmd, backup_cmd, discovery_cmd, dynatrace_cmd, guards, offline_cmd, secrets_cmd, session_cmd,
+    setup_cmd,
 };
 
 /// Registered commands the shared renderer does not invoke yet. `tests/desktop/webdriver_bridge.py`
 /// exercises them; wiring one into `ui/src/transport/desktop.ts` means removing it here.
-const NOT_INVOKED_BY_THE_UI: &[&str] = &["open_service_desk", "open_aux_window", "open_dynatrace", "health"];
+const NOT_INVOKED_BY_THE_UI: &[&str] = &["open_service_desk", "open_aux_window", "health"];
 
 /// Every command's descriptor, with a payload that passes argument parsing but that the command
 /// itself refuses or answers harmlessly (never opening a browser or restarting), so a missing
@@ -63,6 +64,7 @@ fn table() -> Vec<(Command, Value)> {
         (admin_cmd::ADMIN_COMMAND, json!({"command": "admin.snapshot", "payload": {}, "expectedRevision": null})),
         (admin_logo_cmd::ADMIN_SET_LOGO, json!({"kind": "company", "imageBase64": "AAAA"})),
         (admin_logo_cmd::ADMIN_REMOVE_LOGO, json!({"kind": "footer"})),
+        (dynatrace_cmd::CLEAR_DYNATRACE_SESSION, json!({})),
     ]
 }
 
@@ -232,6 +234,7 @@ fn mock_app(tmp: &tempfile::TempDir) -> tauri::App<MockRuntime> {
         .manage(Arc::new(secrets_cmd::Secrets::new(store, None).unwrap()))
         .manage(session_cmd::SharedSession::default())
         .manage(admin_cmd::AdminSession::default())
+        .manage(dynatrace_cmd::DynatraceSession::new(tmp.path()))
         .manage(setup_cmd::SetupStore::new(dir))
         .invoke_handler(super::handler())
         .build(mock_context(noop_assets()))
