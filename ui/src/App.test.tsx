@@ -33,6 +33,7 @@ const fakeTransport: Transport = {
   refreshRadar: unused,
   brandingLogo: unused,
   syncServers: unused,
+  openDynatraceDashboard: unused,
   authIdentity: () => null,
   serverUrl: 'http://relay.test',
 };

@@ -384,6 +384,9 @@ export function gatedTransport(t: Transport, gate: WriteGate, queue: ((m: Offlin
     // Not a record write: the server prepares the image and stores nothing (it reaches a record
     // inside an alert body, through the gated create/update).
     prepareAlertImage: (file) => t.prepareAlertImage(file),
+    // Local to this device (a window or browser tab), never a record write.
+    openDynatraceDashboard: (url) => t.openDynatraceDashboard(url),
+    clearDynatraceSession: t.clearDynatraceSession ? () => t.clearDynatraceSession!() : undefined,
     get serverUrl() {
       return t.serverUrl;
     },

@@ -9,6 +9,7 @@ import { PocketBaseTransport, type PocketBaseTransportOptions } from './pocketba
 import type {
   CachedCollection,
   ChangeReview,
+  DynatraceBridge,
   LogoKind,
   OfflineBridge,
   OfflineMutation,
@@ -232,7 +233,7 @@ function serverCopy(raw: unknown): ServerCopy {
  * replay, review) commands. The bridge refuses with
  * `{ code, message }`; these reject with a BridgeRefusal carrying both.
  */
-export class DesktopBridge implements OfflineBridge {
+export class DesktopBridge implements OfflineBridge, DynatraceBridge {
   constructor(private readonly tauri: TauriGlobal) {}
 
   static of(w: unknown): DesktopBridge | null {
@@ -392,6 +393,20 @@ export class DesktopBridge implements OfflineBridge {
     await this.call('open_external', { url });
   }
 
+  /**
+   * Main window: opens the Dynatrace dashboard at `url` in the shell's Dynatrace window (one per
+   * dashboard; the shell checks the URL again). Resolves with the window's label.
+   */
+  async openDynatrace(url: string): Promise<string | null> {
+    const label = await this.call('open_dynatrace', { url });
+    return typeof label === 'string' && label !== '' ? label : null;
+  }
+
+  /** Main window: clears the Dynatrace windows' browsing storage (their sign-in). */
+  async clearDynatraceSession(): Promise<void> {
+    await this.call('clear_dynatrace_session');
+  }
+
   info(): Promise<DesktopConnectionInfo | null> {
     return detectDesktop({ __TAURI__: this.tauri });
   }
@@ -496,7 +511,9 @@ export async function createTransport(env: CreateTransportEnv): Promise<PocketBa
     const shellSignIn = client ? (passphrase: string | null) => tauri.core.invoke('sign_in', { passphrase }) : undefined;
     // Client mode keeps working through an outage on the shell's cache and write queue.
     const offline = client ? new DesktopBridge(tauri) : null;
-    return new PocketBaseTransport({ ...base, origin: desktop.serverUrl, desktop: true, onSession: share, shellSignIn, offline });
+    // Dynatrace windows are opened from the main window only (never from a popout above).
+    const dynatrace = new DesktopBridge(tauri);
+    return new PocketBaseTransport({ ...base, origin: desktop.serverUrl, desktop: true, onSession: share, shellSignIn, offline, dynatrace });
   }
   const origin = env.window.location.origin;
   return new PocketBaseTransport({ ...base, origin, web: await detectWebMode(origin, env.fetch) });

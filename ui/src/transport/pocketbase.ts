@@ -18,6 +18,7 @@ import type {
   ListOptions,
   ListResult,
   LogoKind,
+  DynatraceBridge,
   OfflineBridge,
   RadarSnapshot,
   RealtimeEvent,
@@ -81,6 +82,10 @@ export interface PocketBaseTransportOptions {
   events?: Pick<Window, 'addEventListener' | 'removeEventListener'> | null;
   /** Desktop client mode (main window): the shell's offline cache and write queue. */
   offline?: OfflineBridge | null;
+  /** Desktop main window: the shell's Dynatrace window commands. */
+  dynatrace?: DynatraceBridge | null;
+  /** Where a web Dynatrace dashboard opens (`open`); defaults to the global window. */
+  opener?: Pick<Window, 'open'> | null;
 }
 
 interface Topic {
@@ -114,6 +119,9 @@ export class PocketBaseTransport implements Transport {
   readonly web: WebSession | null;
   readonly mode: TransportMode;
   readonly offline: OfflineBridge | null;
+  readonly clearDynatraceSession?: () => Promise<void>;
+  private readonly dynatrace: DynatraceBridge | null;
+  private readonly opener: Pick<Window, 'open'> | null;
   private readonly shellSignIn?: (passphrase: string | null) => Promise<unknown>;
   private readonly resetListeners = new Set<() => void>();
   /** Grows on every token change (sign-in, refresh, re-authentication, sign-out): see authIdentity. */
@@ -139,6 +147,10 @@ export class PocketBaseTransport implements Transport {
     this.mode = opts.web ? 'relay-web' : opts.desktop ? 'desktop' : 'direct';
     this.shellSignIn = opts.shellSignIn;
     this.offline = opts.offline ?? null;
+    this.dynatrace = opts.dynatrace ?? null;
+    this.opener = opts.opener !== undefined ? opts.opener : typeof window === 'undefined' ? null : window;
+    const dynatrace = this.dynatrace;
+    if (dynatrace) this.clearDynatraceSession = () => dynatrace.clearDynatraceSession();
     this.pb.authStore.onChange(() => {
       this.tokenGeneration++;
     });
@@ -249,6 +261,15 @@ export class PocketBaseTransport implements Transport {
     this.probing = true;
     this.conn.dispatch({ type: 'sign-in-ok' });
     this.scheduleProbe();
+  }
+
+  /** See Transport.openDynatraceDashboard. */
+  async openDynatraceDashboard(url: string): Promise<string | null> {
+    if (this.dynatrace) return this.dynatrace.openDynatrace(url);
+    if (this.mode === 'desktop') throw new Error('Open Dynatrace dashboards from the main Relay window.');
+    if (!this.opener) throw new Error('This browser cannot open a new tab here.');
+    this.opener.open(url, '_blank', 'noopener,noreferrer');
+    return null;
   }
 
   authIdentity(): string | null {

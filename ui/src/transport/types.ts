@@ -315,6 +315,18 @@ export interface Transport {
    * null when signed out: it changes whenever the token is replaced or cleared.
    */
   authIdentity(): string | null;
+  /**
+   * Opens a Dynatrace dashboard (a URL already validated by features/dynatrace/dashboards): in the
+   * desktop main window the shell's own Dynatrace window (`open_dynatrace`; resolves with its
+   * window label), elsewhere a new browser tab with noopener (resolves with null). Rejects with
+   * the shell's refusal, or in a desktop auxiliary window (the command is main-window only).
+   */
+  openDynatraceDashboard(url: string): Promise<string | null>;
+  /**
+   * Desktop main window only: clears the Dynatrace windows' browsing storage (sign-in cookies;
+   * `clear_dynatrace_session`). Absent elsewhere: in a browser that storage is the user's own.
+   */
+  readonly clearDynatraceSession?: () => Promise<void>;
   /** Where this transport's data lives, for display (the server origin for the web build). */
   readonly serverUrl: string;
   /**
@@ -425,6 +437,14 @@ export type Resolution = 'server' | 'retry';
 
 /** The most records `offline_cache_put` keeps for one collection. */
 export const OFFLINE_CACHE_MAX_RECORDS = 100_000;
+
+/** The desktop shell's Dynatrace window commands (main window only). */
+export interface DynatraceBridge {
+  /** `open_dynatrace { url }`: opens (or focuses) the dashboard's window; resolves with its label. */
+  openDynatrace(url: string): Promise<string | null>;
+  /** `clear_dynatrace_session`: clears the Dynatrace windows' browsing storage. */
+  clearDynatraceSession(): Promise<void>;
+}
 
 /** The desktop shell's offline commands (app/desktop: cache, queue, replay and review). */
 export interface OfflineBridge {

@@ -1,10 +1,11 @@
 // Settings: connection info, System health (read-only operator dashboard), Data administration
 // (backups) and Administration (accounts, devices, authority) — both desktop server mode only —,
-// appearance (accent colors), Data Manager.
+// appearance (accent colors), this device's Dynatrace dashboards, Data Manager.
 import { useState } from 'react';
 import { ACCENTS, ACCENT_KEY, applyAccent, readAccent } from '../../lib/accent';
 import { useConnectionState, useTransport } from '../../transport/context';
 import { Administration } from '../admin/AdministrationPanel';
+import { DashboardsSettings } from '../dynatrace/DashboardsSettings';
 import { CONNECTION_LABELS } from '../shell/connectionLabel';
 import { DataAdministration } from './DataAdministration';
 import { DataManager } from './DataManager';
@@ -50,6 +51,7 @@ export default function SettingsView() {
           ))}
         </div>
       </div>
+      <DashboardsSettings />
       <DataManager />
     </section>
   );

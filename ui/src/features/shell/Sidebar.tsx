@@ -1,9 +1,11 @@
 // Left navigation: one button per tab (Tab reaches it, ↑/↓/Home/End move between tabs, Enter
-// opens one), the connected-client count, Settings and sign-out. A tab may carry an indicator
+// opens one), the connected-client count, the Dynatrace dashboards launcher (only when this
+// device has dashboards; outside the nav list, so its arrow keys do not reach it) and sign-out. A tab may carry an indicator
 // after its label (the Radar colour) that says the tab's whole name in words ("Radar: red"), so
 // the visible label is hidden from assistive tech there; `data-label` keeps the plain label.
 import type { PresenceSnapshot } from '../../transport/types';
 import type { KeyboardEvent, ReactNode } from 'react';
+import { DashboardsLauncher } from '../dynatrace/DashboardsLauncher';
 import { navKeyTarget, TABS, type TabId } from './tabs';
 
 export function Sidebar({
@@ -54,6 +56,7 @@ export function Sidebar({
         <div className="client-count muted" data-testid="client-count" title={hosts}>
           {presence ? `${presence.activeCount} ${presence.activeCount === 1 ? 'client' : 'clients'}` : '— clients'}
         </div>
+        <DashboardsLauncher />
         <button type="button" className="button button-ghost" data-testid="sign-out" onClick={onSignOut}>
           Sign out
         </button>
