@@ -293,18 +293,29 @@ def check_dynatrace_popout(sid, data_dir):
         "script": "return localStorage.getItem('relay-probe');", "args": []})["value"]
     assert app_storage is None, f"the app's storage holds the popout's data: {app_storage}"
     assert "dt-query-777" not in log_text(), "full URLs logged"
+    states = invoke(sid, "dynatrace_popouts").get("ok")
+    assert states == {"": "blocked"}, f"the probe's blocked navigation is the popout's state: {states}"
+    # A dashboard's own popout, closed by key (a removed dashboard).
+    keyed = invoke(sid, "open_dynatrace", {"url": url, "key": "dt_webdriver-1"})
+    assert keyed.get("ok") == "dynatrace-dt_webdriver-1", keyed
+    assert invoke(sid, "open_dynatrace", {"url": url, "key": "../main"}).get("err", {}).get("code") == "invalid"
+    assert "ok" in invoke(sid, "close_dynatrace", {"key": "dt_webdriver-1"})
+    wait_for("the keyed popout closed", lambda: invoke(sid, "dynatrace_popouts").get("ok", {}).get("dt_webdriver-1") == "closed",
+             timeout=10)
     # Clear: the popout closes, the store is deleted, the next popout starts empty.
     assert "ok" in invoke(sid, "clear_dynatrace_session")
     wait_for("the clear in the log", lambda: "the Dynatrace session was cleared" in log_text(), timeout=10)
     assert not os.path.exists(store), "the old store survived the clear"
+    wait_for("the cleared popout closed", lambda: invoke(sid, "dynatrace_popouts").get("ok", {}).get("") == "closed", timeout=10)
     mark = len(log_text().splitlines())
     assert invoke(sid, "open_dynatrace", {"url": url}).get("ok") == "dynatrace"
     fresh = probe_results(mark)
     assert fresh["held"] == ("empty" if storage else "nostorage"), fresh
     assert os.path.isdir(os.path.join(data_dir, "webviews", "dynatrace-1"))
     invoke(sid, "clear_dynatrace_session")
-    print(f"ok   Dynatrace popout: own context and 0700 store (not in the app's handles), {first}, storage kept "
-          f"across navigations and emptied by Clear Dynatrace session")
+    kept = "page storage kept, then emptied by the clear" if storage else "no page storage on the offline error page"
+    print(f"ok   Dynatrace popout: own context and 0700 store (not in the app's handles), {first}, {kept}; "
+          f"states blocked/closed read by dynatrace_popouts; a keyed popout closed by close_dynatrace; cleared to dynatrace-1")
 
 
 def check_data_administration(sid, data_dir):

@@ -484,27 +484,40 @@ mod commands {
         bridge: State<'_, Bridge>,
         session: State<'_, crate::dynatrace_cmd::DynatraceSession>,
         url: String,
+        key: Option<String>,
     ) -> Result<String, BridgeError> {
         caller(OPEN_DYNATRACE, &webview, &bridge)?;
         let url = check_dynatrace_url(&url)?;
-        let label = crate::lockdown::DYNATRACE_LABEL;
-        if let Some(w) = app.get_webview_window(label) {
+        let key = crate::dynatrace_cmd::check_dashboard_key(key.as_deref())?;
+        let label = crate::dynatrace_cmd::popout_label(&key);
+        if let Some(w) = app.get_webview_window(&label) {
             let _ = w.navigate(url);
             let _ = w.set_focus();
-            return Ok(label.into());
+            return Ok(label);
         }
         let store = session.store_dir().map_err(|e| {
             tracing::warn!(error = %e, "the Dynatrace session store is unusable");
             BridgeError::Unavailable("the Dynatrace session store is unusable".into())
         })?;
-        let builder = tauri::WebviewWindowBuilder::new(&app, label, tauri::WebviewUrl::External(url))
+        let builder = tauri::WebviewWindowBuilder::new(&app, &label, tauri::WebviewUrl::External(url))
             .title("Relay — Dynatrace")
-            .inner_size(1200.0, 800.0)
+            .inner_size(1440.0, 900.0)
             .min_inner_size(400.0, 600.0);
-        crate::lockdown::with_dynatrace_test_probe(crate::lockdown::apply_dynatrace(builder, store))
-            .build()
-            .map(|_| label.to_string())
-            .map_err(|e| BridgeError::Unavailable(format!("could not open the window: {e}")))
+        let states = session.states();
+        let on_state = {
+            let (states, key) = (states.clone(), key.clone());
+            move |nav| states.navigated(&key, nav)
+        };
+        let window =
+            crate::lockdown::with_dynatrace_test_probe(crate::lockdown::apply_dynatrace(builder, store, on_state))
+                .build()
+                .map_err(|e| BridgeError::Unavailable(format!("could not open the window: {e}")))?;
+        window.on_window_event(move |event| {
+            if matches!(event, tauri::WindowEvent::Destroyed) {
+                states.closed(&key);
+            }
+        });
+        Ok(label)
     }
 
     #[tauri::command]

@@ -4,13 +4,74 @@
 //! the dashboard's. "Clear Dynatrace session" (`clear_dynatrace_session`, main window only)
 //! closes the popout and moves to a new generation, deleting every older store: the next popout
 //! starts signed out even though WebKit may keep the old store's context alive in memory until
-//! the app exits (a new directory is a new context).
+//! the app exits (a new directory is a new context). Each dashboard has its own popout
+//! (`dynatrace-<key>`); its state (live, signed out, blocked, closed), derived from the
+//! navigation rule's decisions, is read by the main window with `dynatrace_popouts`, and
+//! `close_dynatrace` closes one (a removed dashboard). The popouts have no IPC of their own.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use domain::windows::DynatraceNav;
 
 use crate::bridge::{Access, BridgeError, Command};
 
 pub const CLEAR_DYNATRACE_SESSION: Command = Command::new("clear_dynatrace_session", Access::MainOnly);
+pub const DYNATRACE_POPOUTS: Command = Command::new("dynatrace_popouts", Access::MainOnly);
+pub const CLOSE_DYNATRACE: Command = Command::new("close_dynatrace", Access::MainOnly);
+
+/// A dashboard key (the renderer's dashboard id): 1..=64 of `[A-Za-z0-9_-]`; none is `""`.
+pub fn check_dashboard_key(key: Option<&str>) -> Result<String, BridgeError> {
+    match key {
+        None => Ok(String::new()),
+        Some(k)
+            if (1..=64).contains(&k.len())
+                && k.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-') =>
+        {
+            Ok(k.to_string())
+        }
+        Some(_) => Err(BridgeError::Invalid("not a dashboard key".into())),
+    }
+}
+
+/// The popout window's label for a dashboard key.
+pub fn popout_label(key: &str) -> String {
+    if key.is_empty() {
+        crate::lockdown::DYNATRACE_LABEL.to_string()
+    } else {
+        format!("{}-{key}", crate::lockdown::DYNATRACE_LABEL)
+    }
+}
+
+/// Each open (or closed) popout's state by dashboard key, as the main window shows it.
+#[derive(Clone, Default)]
+pub struct PopoutStates(Arc<Mutex<BTreeMap<String, &'static str>>>);
+
+impl PopoutStates {
+    fn set(&self, key: &str, state: &'static str) {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).insert(key.to_string(), state);
+    }
+
+    /// A navigation the rule decided: Dynatrace is live, a sign-in page is "authenticating",
+    /// anything else was blocked (the page stays where it was, shown as blocked).
+    pub fn navigated(&self, key: &str, nav: DynatraceNav) {
+        let state = match nav {
+            DynatraceNav::Live => "live",
+            DynatraceNav::Authenticating => "authenticating",
+            DynatraceNav::Blocked => "blocked",
+        };
+        self.set(key, state);
+    }
+
+    pub fn closed(&self, key: &str) {
+        self.set(key, "closed");
+    }
+
+    pub fn snapshot(&self) -> BTreeMap<String, &'static str> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+}
 
 const PREFIX: &str = "dynatrace-";
 const GENERATION_FILE: &str = "dynatrace-generation";
@@ -18,12 +79,18 @@ const GENERATION_FILE: &str = "dynatrace-generation";
 /// Where the popout's data store lives (managed by Tauri).
 pub struct DynatraceSession {
     root: PathBuf,
+    states: PopoutStates,
 }
 
 impl DynatraceSession {
     /// `data_root` is the data directory; the stores go under `webviews/`.
     pub fn new(data_root: &Path) -> DynatraceSession {
-        DynatraceSession { root: data_root.join("webviews") }
+        DynatraceSession { root: data_root.join("webviews"), states: PopoutStates::default() }
+    }
+
+    /// The popouts' states (shared with their navigation and close handlers).
+    pub fn states(&self) -> PopoutStates {
+        self.states.clone()
     }
 
     fn generation(&self) -> u64 {
@@ -98,11 +165,40 @@ mod commands {
         session: State<'_, DynatraceSession>,
     ) -> Result<(), BridgeError> {
         caller(CLEAR_DYNATRACE_SESSION, &webview, &bridge)?;
-        if let Some(popout) = app.get_webview_window(crate::lockdown::DYNATRACE_LABEL) {
-            let _ = popout.destroy();
+        for (label, popout) in app.webview_windows() {
+            if label == crate::lockdown::DYNATRACE_LABEL || label.starts_with("dynatrace-") {
+                let _ = popout.destroy();
+            }
         }
         session.clear().map_err(unavailable)?;
         tracing::info!("the Dynatrace session was cleared");
+        Ok(())
+    }
+
+    /// Every dashboard popout's state by key (`""` is the keyless popout).
+    #[tauri::command]
+    pub async fn dynatrace_popouts<R: tauri::Runtime>(
+        webview: Webview<R>,
+        bridge: State<'_, Bridge>,
+        session: State<'_, DynatraceSession>,
+    ) -> Result<BTreeMap<String, &'static str>, BridgeError> {
+        caller(DYNATRACE_POPOUTS, &webview, &bridge)?;
+        Ok(session.states().snapshot())
+    }
+
+    /// Closes one dashboard's popout (a removed dashboard); nothing when it is not open.
+    #[tauri::command]
+    pub async fn close_dynatrace<R: tauri::Runtime>(
+        app: tauri::AppHandle<R>,
+        webview: Webview<R>,
+        bridge: State<'_, Bridge>,
+        key: String,
+    ) -> Result<(), BridgeError> {
+        caller(CLOSE_DYNATRACE, &webview, &bridge)?;
+        let key = check_dashboard_key(Some(&key))?;
+        if let Some(popout) = app.get_webview_window(&popout_label(&key)) {
+            let _ = popout.destroy();
+        }
         Ok(())
     }
 }
@@ -130,6 +226,30 @@ mod tests {
         assert!(!first.exists(), "the old store is deleted");
         assert_eq!(std::fs::read_dir(&second).unwrap().count(), 0, "the new store starts empty");
         assert_eq!(session.store_dir().unwrap(), second, "stable until the next clear");
+    }
+
+    #[test]
+    fn dashboard_keys_are_short_words_and_name_their_own_popout() {
+        assert_eq!(check_dashboard_key(None).unwrap(), "");
+        assert_eq!(popout_label(""), "dynatrace");
+        let key = check_dashboard_key(Some("dt_3f2b1c9e-7d4a-4e2b-9c1d-0a1b2c3d4e5f")).unwrap();
+        assert_eq!(popout_label(&key), "dynatrace-dt_3f2b1c9e-7d4a-4e2b-9c1d-0a1b2c3d4e5f");
+        for bad in ["", "../main", "a b", "main\n", "x/y", "aux-1:2", &"k".repeat(65)] {
+            assert!(check_dashboard_key(Some(bad)).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn popout_states_follow_the_navigation_rule_and_the_close() {
+        let states = PopoutStates::default();
+        states.navigated("a", DynatraceNav::Live);
+        states.navigated("b", DynatraceNav::Authenticating);
+        states.navigated("c", DynatraceNav::Blocked);
+        states.closed("a");
+        let snap = states.snapshot();
+        assert_eq!(snap.get("a"), Some(&"closed"));
+        assert_eq!(snap.get("b"), Some(&"authenticating"));
+        assert_eq!(snap.get("c"), Some(&"blocked"));
     }
 
     #[test]

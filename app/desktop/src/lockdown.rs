@@ -92,6 +92,7 @@ const DYNATRACE_PROBE: &str = r#"(() => {
 
 /// Label of the Dynatrace dashboard popout. It is not in any capability, so its (remote) pages
 /// get no IPC at all.
+/// The popout's label without a dashboard key, and the prefix of every dashboard popout's label.
 pub const DYNATRACE_LABEL: &str = "dynatrace";
 
 /// The Dynatrace popout's navigation rule: Dynatrace and Microsoft sign-in pages load,
@@ -117,6 +118,7 @@ pub fn allow_dynatrace_navigation(target: &str) -> bool {
 pub fn apply_dynatrace<'a, R: Runtime, M: tauri::Manager<R>>(
     builder: WebviewWindowBuilder<'a, R, M>,
     store: std::path::PathBuf,
+    on_state: impl Fn(DynatraceNav) + Send + 'static,
 ) -> WebviewWindowBuilder<'a, R, M> {
     builder
         .data_directory(store)
@@ -124,7 +126,11 @@ pub fn apply_dynatrace<'a, R: Runtime, M: tauri::Manager<R>>(
             tracing::warn!(target: "relay::security", kind = ?kind, "dynatrace popout permission request denied");
             tauri::webview::PermissionResponse::Deny
         })
-        .on_navigation(|url| allow_dynatrace_navigation(url.as_str()))
+        .on_navigation(move |url| {
+            let allowed = allow_dynatrace_navigation(url.as_str());
+            on_state(dynatrace_navigation(url.as_str()));
+            allowed
+        })
         .on_new_window(|url, _features| {
             refuse_new_window(&url);
             NewWindowResponse::Deny

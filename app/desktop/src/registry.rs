@@ -55,6 +55,8 @@ pub fn handler<R: tauri::Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + 
         admin_logo_cmd::admin_set_logo,
         admin_logo_cmd::admin_remove_logo,
         dynatrace_cmd::clear_dynatrace_session,
+        dynatrace_cmd::dynatrace_popouts,
+        dynatrace_cmd::close_dynatrace,
     ]
 }
 

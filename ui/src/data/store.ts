@@ -385,8 +385,10 @@ export function gatedTransport(t: Transport, gate: WriteGate, queue: ((m: Offlin
     // inside an alert body, through the gated create/update).
     prepareAlertImage: (file) => t.prepareAlertImage(file),
     // Local to this device (a window or browser tab), never a record write.
-    openDynatraceDashboard: (url) => t.openDynatraceDashboard(url),
+    openDynatraceDashboard: (url, key) => t.openDynatraceDashboard(url, key),
     clearDynatraceSession: t.clearDynatraceSession ? () => t.clearDynatraceSession!() : undefined,
+    dynatracePopouts: t.dynatracePopouts ? () => t.dynatracePopouts!() : undefined,
+    closeDynatraceDashboard: t.closeDynatraceDashboard ? (key) => t.closeDynatraceDashboard!(key) : undefined,
     get serverUrl() {
       return t.serverUrl;
     },

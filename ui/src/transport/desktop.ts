@@ -397,9 +397,24 @@ export class DesktopBridge implements OfflineBridge, DynatraceBridge {
    * Main window: opens the Dynatrace dashboard at `url` in the shell's Dynatrace window (one per
    * dashboard; the shell checks the URL again). Resolves with the window's label.
    */
-  async openDynatrace(url: string): Promise<string | null> {
-    const label = await this.call('open_dynatrace', { url });
+  async openDynatrace(url: string, key?: string): Promise<string | null> {
+    const label = await this.call('open_dynatrace', key ? { url, key } : { url });
     return typeof label === 'string' && label !== '' ? label : null;
+  }
+
+  /** Main window: each dashboard popout's state by key (only string states are kept). */
+  async popouts(): Promise<Record<string, string>> {
+    const raw = await this.call('dynatrace_popouts');
+    const out: Record<string, string> = {};
+    if (raw && typeof raw === 'object' && !Array.isArray(raw)) {
+      for (const [k, v] of Object.entries(raw as Record<string, unknown>)) if (typeof v === 'string') out[k] = v;
+    }
+    return out;
+  }
+
+  /** Main window: closes one dashboard's popout. */
+  async close(key: string): Promise<void> {
+    await this.call('close_dynatrace', { key });
   }
 
   /** Main window: clears the Dynatrace windows' browsing storage (their sign-in). */

@@ -120,6 +120,8 @@ export class PocketBaseTransport implements Transport {
   readonly mode: TransportMode;
   readonly offline: OfflineBridge | null;
   readonly clearDynatraceSession?: () => Promise<void>;
+  readonly dynatracePopouts?: () => Promise<Record<string, string>>;
+  readonly closeDynatraceDashboard?: (key: string) => Promise<void>;
   private readonly dynatrace: DynatraceBridge | null;
   private readonly opener: Pick<Window, 'open'> | null;
   private readonly shellSignIn?: (passphrase: string | null) => Promise<unknown>;
@@ -150,7 +152,11 @@ export class PocketBaseTransport implements Transport {
     this.dynatrace = opts.dynatrace ?? null;
     this.opener = opts.opener !== undefined ? opts.opener : typeof window === 'undefined' ? null : window;
     const dynatrace = this.dynatrace;
-    if (dynatrace) this.clearDynatraceSession = () => dynatrace.clearDynatraceSession();
+    if (dynatrace) {
+      this.clearDynatraceSession = () => dynatrace.clearDynatraceSession();
+      this.dynatracePopouts = () => dynatrace.popouts();
+      this.closeDynatraceDashboard = (key) => dynatrace.close(key);
+    }
     this.pb.authStore.onChange(() => {
       this.tokenGeneration++;
     });
@@ -264,8 +270,8 @@ export class PocketBaseTransport implements Transport {
   }
 
   /** See Transport.openDynatraceDashboard. */
-  async openDynatraceDashboard(url: string): Promise<string | null> {
-    if (this.dynatrace) return this.dynatrace.openDynatrace(url);
+  async openDynatraceDashboard(url: string, key?: string): Promise<string | null> {
+    if (this.dynatrace) return this.dynatrace.openDynatrace(url, key);
     if (this.mode === 'desktop') throw new Error('Open Dynatrace dashboards from the main Relay window.');
     if (!this.opener) throw new Error('This browser cannot open a new tab here.');
     this.opener.open(url, '_blank', 'noopener,noreferrer');

@@ -321,12 +321,19 @@ export interface Transport {
    * window label), elsewhere a new browser tab with noopener (resolves with null). Rejects with
    * the shell's refusal, or in a desktop auxiliary window (the command is main-window only).
    */
-  openDynatraceDashboard(url: string): Promise<string | null>;
+  openDynatraceDashboard(url: string, key?: string): Promise<string | null>;
   /**
    * Desktop main window only: clears the Dynatrace windows' browsing storage (sign-in cookies;
    * `clear_dynatrace_session`). Absent elsewhere: in a browser that storage is the user's own.
    */
   readonly clearDynatraceSession?: () => Promise<void>;
+  /**
+   * Desktop main window only: each dashboard popout's state by dashboard key (`live`,
+   * `authenticating`, `blocked`, `closed`; `dynatrace_popouts`). Absent elsewhere.
+   */
+  readonly dynatracePopouts?: () => Promise<Record<string, string>>;
+  /** Desktop main window only: closes one dashboard's popout (`close_dynatrace`). Absent elsewhere. */
+  readonly closeDynatraceDashboard?: (key: string) => Promise<void>;
   /** Where this transport's data lives, for display (the server origin for the web build). */
   readonly serverUrl: string;
   /**
@@ -441,9 +448,13 @@ export const OFFLINE_CACHE_MAX_RECORDS = 100_000;
 /** The desktop shell's Dynatrace window commands (main window only). */
 export interface DynatraceBridge {
   /** `open_dynatrace { url }`: opens (or focuses) the dashboard's window; resolves with its label. */
-  openDynatrace(url: string): Promise<string | null>;
+  openDynatrace(url: string, key?: string): Promise<string | null>;
   /** `clear_dynatrace_session`: clears the Dynatrace windows' browsing storage. */
   clearDynatraceSession(): Promise<void>;
+  /** `dynatrace_popouts`: each dashboard popout's state by key. */
+  popouts(): Promise<Record<string, string>>;
+  /** `close_dynatrace { key }`: closes one dashboard's popout. */
+  close(key: string): Promise<void>;
 }
 
 /** The desktop shell's offline commands (app/desktop: cache, queue, replay and review). */

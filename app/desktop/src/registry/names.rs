@@ -41,4 +41,6 @@ pub const COMMANDS: &[&str] = &[
     "admin_set_logo",
     "admin_remove_logo",
     "clear_dynatrace_session",
+    "dynatrace_popouts",
+    "close_dynatrace",
 ];

@@ -65,6 +65,8 @@ fn table() -> Vec<(Command, Value)> {
         (admin_logo_cmd::ADMIN_SET_LOGO, json!({"kind": "company", "imageBase64": "AAAA"})),
         (admin_logo_cmd::ADMIN_REMOVE_LOGO, json!({"kind": "footer"})),
         (dynatrace_cmd::CLEAR_DYNATRACE_SESSION, json!({})),
+        (dynatrace_cmd::DYNATRACE_POPOUTS, json!({})),
+        (dynatrace_cmd::CLOSE_DYNATRACE, json!({"key": "../main"})),
     ]
 }
 

@@ -7,6 +7,7 @@ import { ContextMenu, type MenuCloseReason } from '../../components/ContextMenu'
 import { useToast } from '../../components/Toasts';
 import { useTransport } from '../../transport/context';
 import type { DynatraceDashboard } from './dashboards';
+import { usePopoutStates } from './popoutStates';
 import { useDashboards } from './useDashboards';
 
 const MENU_ITEM_PX = 34;
@@ -64,11 +65,18 @@ export function DashboardsLauncher() {
   const transport = useTransport();
   const toast = useToast();
   const dashboards = useDashboards();
+  // A dashboard window that lands on a sign-in page warns once (desktop main window only).
+  usePopoutStates((keys) => {
+    for (const key of keys) {
+      const d = dashboards.find((x) => x.id === key);
+      toast('warning', `Dynatrace dashboard signed out${d ? `: ${d.name}` : ''}`);
+    }
+  });
   return (
     <DashboardsLauncherView
       dashboards={dashboards}
       onOpen={(d) => {
-        transport.openDynatraceDashboard(d.url).catch((e: unknown) =>
+        transport.openDynatraceDashboard(d.url, d.id).catch((e: unknown) =>
           toast('error', `Could not open ${d.name}: ${e instanceof Error && e.message ? e.message : String(e)}`),
         );
       }}

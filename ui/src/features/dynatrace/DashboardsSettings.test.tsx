@@ -126,3 +126,11 @@ describe('the Settings section markup', () => {
     expect(render({ canClearSession: true })).toMatch(/<button type="button"[^>]*data-testid="dt-clear-session"[^>]*>Clear Dynatrace session<\/button>/);
   });
 });
+
+describe('popout states in the list', () => {
+  it('a dashboard shows its window state in words; one never opened shows none', () => {
+    const html = render({ states: { [ID1]: 'authenticating' } });
+    expect(html).toMatch(new RegExp(`data-testid="dt-dashboard-state-${ID1}">Signed out<`));
+    expect(html).not.toContain(`dt-dashboard-state-${ID2}`);
+  });
+});

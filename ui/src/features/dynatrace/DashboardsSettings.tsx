@@ -8,6 +8,7 @@ import { useToast } from '../../components/Toasts';
 import { useTransport } from '../../transport/context';
 import { MAX_DASHBOARDS, MAX_NAME_LENGTH, MAX_URL_LENGTH, loadDashboards, removeDashboard, saveDashboards, type DynatraceDashboard } from './dashboards';
 import { EMPTY_FORM, editField, editForm, submitForm, type DashboardFormState } from './dashboardForm';
+import { popoutStateLabel, usePopoutStates } from './popoutStates';
 import { useDashboards } from './useDashboards';
 
 export const SESSION_CLEARED = 'Dynatrace session cleared';
@@ -18,6 +19,8 @@ export interface DashboardsSettingsProps {
   form: DashboardFormState;
   /** Show "Clear Dynatrace session" (desktop main window). */
   canClearSession: boolean;
+  /** The desktop popouts' states by dashboard id (empty elsewhere). */
+  states?: Readonly<Record<string, string>>;
   busy?: boolean;
   onOpen: (d: DynatraceDashboard) => void;
   onEdit: (d: DynatraceDashboard) => void;
@@ -52,6 +55,11 @@ export function DashboardsSettingsView(p: DashboardsSettingsProps) {
             <li key={d.id} className="dt-dashboard-row" data-testid={`dt-dashboard-${d.id}`}>
               <div className="dt-dashboard-text">
                 <span className="dt-dashboard-name">{d.name}</span>
+                {popoutStateLabel(p.states?.[d.id]) && (
+                  <span className={`chip small dt-state dt-state-${p.states?.[d.id]}`} data-testid={`dt-dashboard-state-${d.id}`}>
+                    {popoutStateLabel(p.states?.[d.id])}
+                  </span>
+                )}
                 <span className="muted small dt-dashboard-url" title={d.url}>{d.url}</span>
               </div>
               <div className="admin-actions">
@@ -153,16 +161,18 @@ export function DashboardsSettings({ confirm = (text: string) => window.confirm(
   }, [dashboards, form.editingId]);
 
   const clear = transport.clearDynatraceSession;
+  const states = usePopoutStates();
   return (
     <DashboardsSettingsView
       dashboards={dashboards}
       form={form}
       canClearSession={typeof clear === 'function'}
+      states={states}
       busy={busy}
       nameRef={nameRef}
       urlRef={urlRef}
       onOpen={(d) => {
-        transport.openDynatraceDashboard(d.url).catch((e: unknown) => toast('error', `Could not open ${d.name}: ${message(e)}`));
+        transport.openDynatraceDashboard(d.url, d.id).catch((e: unknown) => toast('error', `Could not open ${d.name}: ${message(e)}`));
       }}
       onEdit={(d) => {
         setForm(editForm(d));
@@ -177,6 +187,9 @@ export function DashboardsSettings({ confirm = (text: string) => window.confirm(
           return;
         }
         toast('success', `Removed ${d.name}`);
+        transport.closeDynatraceDashboard?.(d.id).catch(() => {
+          /* not open, or the shell is restarting: nothing to close */
+        });
         if (form.editingId === d.id) setForm(EMPTY_FORM);
         focusAfter.current = () => nameRef.current?.focus();
       }}
