@@ -585,38 +585,55 @@ async fn a_followed_workflow_gives_the_scope_and_one_that_cannot_be_followed_cha
 }
 
 #[tokio::test]
-async fn a_reconciliation_larger_than_one_answer_reads_the_next_page_after_the_last_id() {
+async fn a_reconciliation_larger_than_one_answer_pages_after_an_escaped_last_id_and_a_failed_page_moves_nothing() {
+    // The last id of the first page is hostile: it comes back into the next page's DQL only as
+    // one escaped string literal. A failed second page writes nothing and moves no cursor.
+    const HOSTILE: &str = r#"-9999999_1V2" | fetch logs | filter "x"#;
     let fake = FakeUpstream::start().await;
-    let page = |from: usize, count: usize| -> Vec<Value> {
-        (from..from + count)
-            .map(|i| {
-                json!({"problemId": format!("-{i:07}_1V2"), "displayId": format!("P-{i}"), "title": "t", "status": "CLOSED",
-                    "severity": "ERROR", "startTime": "2026-12-04T10:00:00Z", "endTime": "2026-12-04T11:00:00Z"})
-            })
-            .collect()
+    let record = |id: String| -> Value {
+        json!({"problemId": id, "displayId": "P-1", "title": "t\" | summarize count()", "status": "CLOSED",
+            "severity": "ERROR", "startTime": "2026-12-04T10:00:00Z", "endTime": "2026-12-04T11:00:00Z"})
     };
-    let done = |records: Vec<Value>| {
-        json!({"state": "SUCCEEDED", "result": {"records": records, "metadata": {"grail": {"notifications": []}}}})
-            .to_string()
+    let mut first: Vec<Value> = (0..9_999).map(|i| record(format!("-{i:07}_1V2"))).collect();
+    first.push(record(HOSTILE.to_string()));
+    let second: Vec<Value> = (0..3).map(|i| record(format!("-a{i:06}_1V2"))).collect();
+    let done = |records: &Vec<Value>| {
+        Reply::json(
+            json!({"state": "SUCCEEDED", "result": {"records": records, "metadata": {"grail": {"notifications": []}}}})
+                .to_string(),
+        )
     };
     let running = json!({"state": "RUNNING", "requestToken": "tok-1"}).to_string();
     fake.route("POST", EXECUTE, Reply::status(202).header("Content-Type", "application/json").body(running));
-    fake.route_sequence("GET", POLL, vec![Reply::json(done(page(0, 10_000))), Reply::json(done(page(10_000, 3)))]);
+    fake.route_sequence("GET", POLL, vec![done(&first), Reply::status(500).body("{}"), done(&first), done(&second)]);
     let (relay, _tmp) = start(&fake);
     let token = relay.token().await;
     let admin = administrator(&relay, &token).await;
     configure(&relay, &token, &admin, json!({"environmentUrl": ENV_URL})).await;
     set_token(&relay, &token, &admin).await;
 
+    let failed = wait_for_sync(&relay, |s| s["outcome"] == "error").await;
+    assert_eq!(failed["written"], 0, "{failed}");
+    let none = relay.get_json(&token, "/api/collections/dynatrace_problems/records?perPage=1").await;
+    assert_eq!(none["totalItems"], 0, "a failed page writes nothing");
+    let state = &records(&relay, &token, "dynatrace_problem_sync").await[0];
+    assert_eq!(
+        (state["lastSuccessAt"].as_str(), state["lastReconciledAt"].as_str()),
+        (Some(""), Some("")),
+        "no cursor moved"
+    );
+
     let summary = wait_for_sync(&relay, |s| s["outcome"] == "ok").await;
     assert_eq!((summary["fetched"].as_u64(), summary["truncated"].as_bool()), (Some(10_003), Some(false)), "{summary}");
     let pages: Vec<String> = queries(&fake).iter().filter_map(|q| q["query"].as_str().map(str::to_string)).collect();
     assert!(pages[0].contains("| sort problemId asc") && !pages[0].contains("event.id >"), "{}", pages[0]);
+    let next = &pages[1];
     assert!(
-        pages[1].contains(r#"| filter event.id > "-0009999_1V2""#),
-        "the next page starts after the last id: {}",
-        pages[1]
+        next.contains(r#"| filter event.id > "-9999999_1V2\" | fetch logs | filter \"x""#),
+        "one escaped literal: {next}"
     );
+    let commands: Vec<&str> = next.lines().filter_map(|l| l.strip_prefix("| ")).collect();
+    assert!(commands.iter().all(|c| !c.starts_with("fetch")), "no second command: {next}");
     let page = relay.get_json(&token, "/api/collections/dynatrace_problems/records?perPage=1").await;
     assert_eq!(page["totalItems"], 10_003);
 }
