@@ -304,14 +304,24 @@ pub struct Handles {
     pub unmanaged_tables: Vec<String>,
 }
 
+/// How long a stopping server waits for the Dynatrace sync's run in flight to stop writing.
+pub const SYNC_DRAIN: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// How long a stopping server waits for control replies in flight.
 pub const CONTROL_DRAIN: std::time::Duration = std::time::Duration::from_secs(2);
 
 impl Handles {
-    /// The first part of stopping a server, shared by its hosts: realtime streams are closed
+    /// The first part of stopping a server, shared by its hosts: the Dynatrace sync is paused
+    /// and drained (no run writes into a store about to be swapped), realtime streams are closed
     /// and the control replies in flight are delivered (the one that asked for a restore
     /// included). The host then stops its HTTP servers (draining requests) and the System.
     pub async fn prepare_stop(&self) {
+        if let Some(dynatrace) = &self.dynatrace {
+            let pause = dynatrace.send(crate::dynatrace::PauseSync);
+            if tokio::time::timeout(SYNC_DRAIN, pause).await.is_err() {
+                tracing::warn!("the Dynatrace sync did not drain in time; stopping anyway");
+            }
+        }
         let _ = self.realtime.send(crate::realtime::CloseAll).await;
         if let Some(control) = &self.control {
             let _ = control.send(crate::control::Drain { within: CONTROL_DRAIN }).await;

@@ -11,8 +11,9 @@
 //! plain words in the sync record, never with a token or a URL. With "follow workflow DQL" the
 //! scope is read from the administrator's workflow (read-only, again at every reconciliation);
 //! a workflow that cannot be followed fails the run without writing. After the problems, a
-//! subject job (`subjects`) reads notification e-mail subjects; storing is in `persist`. The
-//! actor never writes to Dynatrace.
+//! subject job (`subjects`) reads notification e-mail subjects; storing is in `persist`. A
+//! stopping host (a restore's swap) pauses it first ([`PauseSync`]): no new run, the run in
+//! flight cancelled and drained. The actor never writes to Dynatrace.
 
 mod persist;
 pub mod plan;
@@ -84,6 +85,13 @@ pub struct SettingsChanged;
 #[rtype(result = "Result<SyncSummary, DynatraceError>")]
 pub struct SyncNow;
 
+/// From a stopping host (`Handles::prepare_stop`, before a restore's swap or a shutdown): no run
+/// starts any more, the run in flight is cancelled and its writes stop at the next step;
+/// resolves once that run has finished.
+#[derive(Debug, Clone, Copy, Message)]
+#[rtype(result = "()")]
+pub struct PauseSync;
+
 /// `dynatrace.testConnection`: one small query with the stored URL and token.
 #[derive(Debug, Clone, Copy, Message)]
 #[rtype(result = "Result<ConnectionTest, DynatraceError>")]
@@ -151,6 +159,12 @@ pub struct DynatraceActor {
     generation: Arc<AtomicU64>,
     run: SharedRun<SyncSummary>,
     timer: Option<SpawnHandle>,
+    /// Set by [`PauseSync`]: no run starts again in this actor's life.
+    paused: bool,
+    /// A run's future is alive (until its `finish`, even after a cancel).
+    alive: bool,
+    /// [`PauseSync`] callers waiting for the live run to finish.
+    drained: Vec<tokio::sync::oneshot::Sender<()>>,
 }
 
 impl DynatraceActor {
@@ -174,11 +188,14 @@ impl DynatraceActor {
             generation: Arc::new(AtomicU64::new(0)),
             run: SharedRun::default(),
             timer: None,
+            paused: false,
+            alive: false,
+            drained: Vec::new(),
         }
     }
 
     fn schedule(&mut self, ctx: &mut Context<Self>, after: Duration) {
-        if !self.config.scheduled {
+        if !self.config.scheduled || self.paused {
             return;
         }
         if let Some(handle) = self.timer.take() {
@@ -192,9 +209,13 @@ impl DynatraceActor {
 
     /// Starts a run unless one is in flight; returns whether one started.
     fn start_run(&mut self, ctx: &mut Context<Self>) -> bool {
+        if self.paused {
+            return false;
+        }
         let Some(cancel) = self.run.begin() else {
             return false;
         };
+        self.alive = true;
         let generation = self.generation.load(Ordering::SeqCst);
         let now = self.subsystem.now_ms();
         let inputs = RunInputs {
@@ -218,6 +239,10 @@ impl DynatraceActor {
             "dynatrace problems synced"
         );
         self.run.finish(&summary);
+        self.alive = false;
+        for waiter in self.drained.drain(..) {
+            let _ = waiter.send(());
+        }
         self.schedule(ctx, next);
     }
 
@@ -471,9 +496,32 @@ impl Handler<SettingsChanged> for DynatraceActor {
     }
 }
 
+impl Handler<PauseSync> for DynatraceActor {
+    type Result = ResponseFuture<()>;
+    fn handle(&mut self, _: PauseSync, ctx: &mut Context<Self>) -> Self::Result {
+        self.paused = true;
+        self.generation.fetch_add(1, Ordering::SeqCst);
+        self.run.cancel();
+        if let Some(handle) = self.timer.take() {
+            ctx.cancel_future(handle);
+        }
+        if !self.alive {
+            return Box::pin(async {});
+        }
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        self.drained.push(tx);
+        Box::pin(async move {
+            let _ = rx.await;
+        })
+    }
+}
+
 impl Handler<SyncNow> for DynatraceActor {
     type Result = ResponseFuture<Result<SyncSummary, DynatraceError>>;
     fn handle(&mut self, _: SyncNow, ctx: &mut Context<Self>) -> Self::Result {
+        if self.paused {
+            return Box::pin(async { Ok(SyncSummary { outcome: "paused", ..Default::default() }) });
+        }
         let rx = self.run.wait();
         self.start_run(ctx);
         Box::pin(async move { rx.await.map_err(|_| DynatraceError::Unavailable) })
@@ -521,3 +569,6 @@ pub fn describe(e: &QueryError) -> String {
 pub fn summary_json(summary: &SyncSummary) -> Value {
     json!(summary)
 }
+
+#[cfg(test)]
+mod tests;
