@@ -16,6 +16,8 @@ import os
 import shutil
 import stat
 import subprocess
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import sys
 import tempfile
 import time
@@ -318,6 +320,69 @@ def check_dynatrace_popout(sid, data_dir):
           f"states blocked/closed read by dynatrace_popouts; a keyed popout closed by close_dynatrace; cleared to dynatrace-1")
 
 
+RADAR_COOKIE = ".ASPXAUTH=wd-radar-session-7f3a"
+RADAR_PATH = "/CWDashboard/Home/Radar"
+
+
+class FakeRadar(BaseHTTPRequestHandler):
+    """The CW Dashboard's Radar page on 127.0.0.1: without the session cookie a sign-in page
+    that sets it (as the SSO round trip ends), with it the recorded board."""
+    seen = []
+
+    def do_GET(self):
+        cookie = self.headers.get("Cookie") or ""
+        FakeRadar.seen.append((self.path, cookie))
+        if self.path == RADAR_PATH and RADAR_COOKIE in cookie:
+            root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+            with open(os.path.join(root, "vectors", "radar", "board.html"), "rb") as f:
+                body = f.read()
+            self.send_response(200)
+        else:
+            body = b"<html><body><form id='login'><input type='password' name='p'></form></body></html>"
+            self.send_response(200)
+            self.send_header("Set-Cookie", f"{RADAR_COOKIE}; Path=/; HttpOnly")
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+def start_fake_radar():
+    server = ThreadingHTTPServer(("127.0.0.1", 0), FakeRadar)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def check_radar_sign_in(sid, data_dir):
+    """Settings-free Radar sign-in from the desktop server PC: open_radar_sign_in opens the
+    isolated sign-in window on the (test-overridden) Radar page, whose sign-in sets the session
+    cookie in that window's own store; finish_radar_sign_in hands it to the server's Radar
+    reader inside the shell (the answer carries no cookie) and closes the window; the reader
+    then reads the board with it. The cookie is in no log, not in the app's own cookies, and kept
+    owner-only in DATA/secrets/radar-session."""
+    opened = invoke(sid, "open_radar_sign_in")
+    assert opened.get("ok") == "radar-sign-in", opened
+    wait_for("the sign-in window loading the Radar page",
+             lambda: [p for p, c in FakeRadar.seen if p == RADAR_PATH and RADAR_COOKIE not in c], timeout=20)
+    finished = wait_for("the session handed over", lambda: (lambda r: r if "ok" in r else None)(
+        invoke(sid, "finish_radar_sign_in")), timeout=15)
+    assert finished["ok"] == {"signInRequired": False, "error": None}, finished
+    assert "wd-radar-session" not in json.dumps(finished)
+    assert [p for p, c in FakeRadar.seen if RADAR_COOKIE in c], "the reader never sent the session"
+    again = invoke(sid, "finish_radar_sign_in")
+    assert again.get("err", {}).get("code") == "invalid", f"the window was not closed: {again}"
+    secret = os.path.join(data_dir, "secrets", "radar-session")
+    assert stat.S_IMODE(os.stat(secret).st_mode) == 0o600, oct(os.stat(secret).st_mode)
+    app_cookies = call("POST", f"/session/{sid}/execute/sync", {"script": "return document.cookie;", "args": []})["value"]
+    assert "wd-radar-session" not in (app_cookies or ""), app_cookies
+    assert "wd-radar-session" not in log_text(), "the Radar cookie reached the log"
+    print("ok   Radar sign-in window: isolated store, cookie handed to the server's reader inside the shell, "
+          "board read with it, window closed, nothing logged or returned")
+
+
 def check_data_administration(sid, data_dir):
     """Settings → Data administration in the real server-mode window: "Backup now" writes and
     verifies a backup through the in-process backup actor and the real worker process, the
@@ -383,6 +448,8 @@ def main():
     os.environ["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=/nonexistent/relay-no-bus"
     # Debug builds only: the Dynatrace popout reports through its log (lockdown::DYNATRACE_PROBE).
     os.environ["RELAY_TEST_DYNATRACE_PROBE"] = "1"
+    radar = start_fake_radar()
+    os.environ["RELAY_TEST_UPSTREAM_RADAR"] = f"http://127.0.0.1:{radar.server_address[1]}"
     data_dir = tempfile.mkdtemp(prefix="relay-desktop-wd-")
     proc = start_driver()
     sid = None
@@ -458,6 +525,7 @@ def main():
         check_dynatrace_popout(sid, data_dir)
         check_connect_src(sid, info["ok"]["serverUrl"])
         sign_in_flow(sid, info["ok"]["serverUrl"], secret)
+        check_radar_sign_in(sid, data_dir)
 
         check_popout_borrows_the_session(sid)
         archive = check_data_administration(sid, data_dir)

@@ -64,6 +64,8 @@ pub struct LiveServer {
     pub branding: Option<Addr<actors::branding::BrandingActor>>,
     /// Protected identity: the Administration screen's local sessions and commands.
     pub privileged: Addr<actors::privileged::PrivilegedActor>,
+    /// The Dispatcher Radar reader (its session is set from the Radar sign-in window).
+    pub radar: Addr<actors::radar::RadarActor>,
     pub server: actix_web::dev::ServerHandle,
     pub discovery: Option<Addr<DiscoveryActor>>,
     pub system: actix::System,
@@ -253,6 +255,7 @@ impl Generation {
             backup: handles.backup.clone(),
             branding: handles.branding.clone(),
             privileged: handles.privileged.clone(),
+            radar: handles.radar.clone(),
             server: server.handle(),
             discovery: discovery.clone(),
             system: actix::System::current(),

@@ -79,13 +79,23 @@ const GENERATION_FILE: &str = "dynatrace-generation";
 /// Where the popout's data store lives (managed by Tauri).
 pub struct DynatraceSession {
     root: PathBuf,
+    data_root: PathBuf,
     states: PopoutStates,
 }
 
 impl DynatraceSession {
     /// `data_root` is the data directory; the stores go under `webviews/`.
     pub fn new(data_root: &Path) -> DynatraceSession {
-        DynatraceSession { root: data_root.join("webviews"), states: PopoutStates::default() }
+        DynatraceSession {
+            root: data_root.join("webviews"),
+            data_root: data_root.to_path_buf(),
+            states: PopoutStates::default(),
+        }
+    }
+
+    /// The data directory (other isolated windows keep their stores beside this one's).
+    pub fn data_root(&self) -> &Path {
+        &self.data_root
     }
 
     /// The popouts' states (shared with their navigation and close handlers).

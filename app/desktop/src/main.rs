@@ -19,6 +19,7 @@ mod fatal_dialog;
 mod guards;
 mod lockdown;
 mod offline_cmd;
+mod radar_cmd;
 mod registry;
 mod secrets_cmd;
 mod session_cmd;

@@ -389,6 +389,8 @@ export function gatedTransport(t: Transport, gate: WriteGate, queue: ((m: Offlin
     clearDynatraceSession: t.clearDynatraceSession ? () => t.clearDynatraceSession!() : undefined,
     dynatracePopouts: t.dynatracePopouts ? () => t.dynatracePopouts!() : undefined,
     closeDynatraceDashboard: t.closeDynatraceDashboard ? (key) => t.closeDynatraceDashboard!(key) : undefined,
+    openRadarSignIn: t.openRadarSignIn ? () => t.openRadarSignIn!() : undefined,
+    finishRadarSignIn: t.finishRadarSignIn ? () => t.finishRadarSignIn!() : undefined,
     get serverUrl() {
       return t.serverUrl;
     },

@@ -417,6 +417,17 @@ export class DesktopBridge implements OfflineBridge, DynatraceBridge {
     await this.call('close_dynatrace', { key });
   }
 
+  /** Main window, server mode: opens the Radar sign-in window. */
+  async openRadarSignIn(): Promise<void> {
+    await this.call('open_radar_sign_in');
+  }
+
+  /** Main window, server mode: uses the sign-in window's session for the Radar (never returned here). */
+  async finishRadarSignIn(): Promise<{ signInRequired: boolean; error: string | null }> {
+    const r = (await this.call('finish_radar_sign_in')) as { signInRequired?: unknown; error?: unknown } | null;
+    return { signInRequired: r?.signInRequired !== false, error: typeof r?.error === 'string' ? r.error : null };
+  }
+
   /** Main window: clears the Dynatrace windows' browsing storage (their sign-in). */
   async clearDynatraceSession(): Promise<void> {
     await this.call('clear_dynatrace_session');

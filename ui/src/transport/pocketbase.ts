@@ -82,7 +82,7 @@ export interface PocketBaseTransportOptions {
   events?: Pick<Window, 'addEventListener' | 'removeEventListener'> | null;
   /** Desktop client mode (main window): the shell's offline cache and write queue. */
   offline?: OfflineBridge | null;
-  /** Desktop main window: the shell's Dynatrace window commands. */
+  /** Desktop main window: the shell's Dynatrace and Radar sign-in window commands. */
   dynatrace?: DynatraceBridge | null;
   /** Where a web Dynatrace dashboard opens (`open`); defaults to the global window. */
   opener?: Pick<Window, 'open'> | null;
@@ -122,6 +122,8 @@ export class PocketBaseTransport implements Transport {
   readonly clearDynatraceSession?: () => Promise<void>;
   readonly dynatracePopouts?: () => Promise<Record<string, string>>;
   readonly closeDynatraceDashboard?: (key: string) => Promise<void>;
+  readonly openRadarSignIn?: () => Promise<void>;
+  readonly finishRadarSignIn?: () => Promise<{ signInRequired: boolean; error: string | null }>;
   private readonly dynatrace: DynatraceBridge | null;
   private readonly opener: Pick<Window, 'open'> | null;
   private readonly shellSignIn?: (passphrase: string | null) => Promise<unknown>;
@@ -156,6 +158,8 @@ export class PocketBaseTransport implements Transport {
       this.clearDynatraceSession = () => dynatrace.clearDynatraceSession();
       this.dynatracePopouts = () => dynatrace.popouts();
       this.closeDynatraceDashboard = (key) => dynatrace.close(key);
+      this.openRadarSignIn = () => dynatrace.openRadarSignIn();
+      this.finishRadarSignIn = () => dynatrace.finishRadarSignIn();
     }
     this.pb.authStore.onChange(() => {
       this.tokenGeneration++;

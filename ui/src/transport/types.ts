@@ -334,6 +334,16 @@ export interface Transport {
   readonly dynatracePopouts?: () => Promise<Record<string, string>>;
   /** Desktop main window only: closes one dashboard's popout (`close_dynatrace`). Absent elsewhere. */
   readonly closeDynatraceDashboard?: (key: string) => Promise<void>;
+  /**
+   * Desktop main window only: opens the Radar sign-in window (`open_radar_sign_in`; server mode,
+   * an isolated browser store held to the Radar origin). Absent elsewhere.
+   */
+  readonly openRadarSignIn?: () => Promise<void>;
+  /**
+   * Desktop main window only: hands the sign-in window's Radar session to the server and closes
+   * it (`finish_radar_sign_in`); resolves with whether the Radar still asks for a sign-in.
+   */
+  readonly finishRadarSignIn?: () => Promise<{ signInRequired: boolean; error: string | null }>;
   /** Where this transport's data lives, for display (the server origin for the web build). */
   readonly serverUrl: string;
   /**
@@ -455,6 +465,10 @@ export interface DynatraceBridge {
   popouts(): Promise<Record<string, string>>;
   /** `close_dynatrace { key }`: closes one dashboard's popout. */
   close(key: string): Promise<void>;
+  /** `open_radar_sign_in`: the Radar sign-in window (server mode). */
+  openRadarSignIn(): Promise<void>;
+  /** `finish_radar_sign_in`: hands its session to the server's Radar reader. */
+  finishRadarSignIn(): Promise<{ signInRequired: boolean; error: string | null }>;
 }
 
 /** The desktop shell's offline commands (app/desktop: cache, queue, replay and review). */

@@ -43,4 +43,6 @@ pub const COMMANDS: &[&str] = &[
     "clear_dynatrace_session",
     "dynatrace_popouts",
     "close_dynatrace",
+    "open_radar_sign_in",
+    "finish_radar_sign_in",
 ];

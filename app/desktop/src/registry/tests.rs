@@ -14,8 +14,8 @@ use tauri::{WebviewUrl, WebviewWindow, WebviewWindowBuilder};
 use super::COMMANDS;
 use crate::bridge::{self, Access, Bridge, Command};
 use crate::{
-    admin_cmd, admin_logo_cmd, backup_cmd, discovery_cmd, dynatrace_cmd, guards, offline_cmd, secrets_cmd, session_cmd,
-    setup_cmd,
+    admin_cmd, admin_logo_cmd, backup_cmd, discovery_cmd, dynatrace_cmd, guards, offline_cmd, radar_cmd, secrets_cmd,
+    session_cmd, setup_cmd,
 };
 
 /// Registered commands the shared renderer does not invoke yet. `tests/desktop/webdriver_bridge.py`
@@ -67,6 +67,8 @@ fn table() -> Vec<(Command, Value)> {
         (dynatrace_cmd::CLEAR_DYNATRACE_SESSION, json!({})),
         (dynatrace_cmd::DYNATRACE_POPOUTS, json!({})),
         (dynatrace_cmd::CLOSE_DYNATRACE, json!({"key": "../main"})),
+        (radar_cmd::OPEN_RADAR_SIGN_IN, json!({})),
+        (radar_cmd::FINISH_RADAR_SIGN_IN, json!({})),
     ]
 }
 

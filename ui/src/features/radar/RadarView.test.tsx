@@ -87,6 +87,18 @@ describe('RadarBoard', () => {
     expect(none).toMatch(/data-testid="radar-updated">Never updated</);
   });
 
+  it('on the desktop server PC the sign-in panel offers the sign-in window, never a link', () => {
+    const signIn = { onOpen: () => {}, onFinish: () => {}, busy: false, message: 'Signed in: the Radar is read with this session.' };
+    const html = renderToStaticMarkup(
+      <RadarBoard state={state({ data: neverRead({ signInRequired: true }) })} now={NOW} onRefresh={() => {}} onRetry={() => {}} signIn={signIn} />,
+    );
+    expect(html).toMatch(/data-testid="radar-signin-open">Open the Radar sign-in window</);
+    expect(html).toMatch(/data-testid="radar-signin-finish">I have signed in — use this session</);
+    expect(html).toMatch(/role="status" data-testid="radar-signin-message">Signed in/);
+    expect(html).not.toMatch(/<a |https?:/);
+    expect(render(state({ data: neverRead({ signInRequired: true }) }))).not.toContain('radar-signin-open');
+  });
+
   it('an error with data shows the last board, marked stale', () => {
     const html = render(state({ data: board({ error: 'Unrecognised Radar page' }) }));
     expect(html).toMatch(/data-testid="radar-stale"[^]*Showing the last board: Unrecognised Radar page/);

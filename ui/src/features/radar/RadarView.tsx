@@ -3,9 +3,10 @@
 // Refresh), the sign-in-needed and stale panels (the last board stays below), an empty state
 // before the first read, then the board: metrics, dispatcher cards with their queue tables,
 // PAPA, XCenter counts. Deep queues are marked in words, not only colour. Rules live in ./radar.
-import type { ReactNode } from 'react';
+import { useState, type ReactNode } from 'react';
 import { LoadErrorPanel, RefreshHeader, type FeedBoardProps } from '../../components/RefreshHeader';
 import { useNowSince } from '../../lib/useNow';
+import { useTransport } from '../../transport/context';
 import type { RadarColor, RadarQueue } from '../../transport/types';
 import { COLOR_LABELS, countText, hasBoard, isLargeDepth, neverRead, QUEUE_WARNING_DEPTH, radarUpdatedText } from './radar';
 import type { RadarFeedState } from './radarFeed';
@@ -67,10 +68,13 @@ function QueueTable({ caption, nameHeader, rows, testId }: { caption: string; na
   );
 }
 
-export type RadarBoardProps = FeedBoardProps<RadarFeedState>;
+export type RadarBoardProps = FeedBoardProps<RadarFeedState> & {
+  /** Desktop main window: the sign-in window's two steps (absent elsewhere). */
+  signIn?: { onOpen: () => void; onFinish: () => void; busy: boolean; message: string | null };
+};
 
 /** The board itself (props in, markup out), so it renders in tests without a feed. */
-export function RadarBoard({ state, now, onRefresh, onRetry }: RadarBoardProps) {
+export function RadarBoard({ state, now, onRefresh, onRetry, signIn }: RadarBoardProps) {
   const { data, loading, error } = state;
   const board = hasBoard(data);
   const stale = board && (!!data?.error || !!error || !!data?.signInRequired);
@@ -112,6 +116,21 @@ export function RadarBoard({ state, now, onRefresh, onRetry }: RadarBoardProps) 
       {data?.signInRequired && (
         <div className="panel radar-signin" role="alert" data-testid="radar-signin">
           <p className="radar-signin-text">Radar sign-in needed: sign in to the CW Dashboard on the Relay server PC.</p>
+          {signIn && (
+            <div className="admin-actions">
+              <button type="button" className="button small" disabled={signIn.busy} data-testid="radar-signin-open" onClick={signIn.onOpen}>
+                Open the Radar sign-in window
+              </button>
+              <button type="button" className="button button-primary small" disabled={signIn.busy} data-testid="radar-signin-finish" onClick={signIn.onFinish}>
+                I have signed in — use this session
+              </button>
+            </div>
+          )}
+          {signIn?.message && (
+            <p className="muted small" role="status" data-testid="radar-signin-message">
+              {signIn.message}
+            </p>
+          )}
           {board && <p className="muted small">The last board read is shown below and may be out of date.</p>}
         </div>
       )}
@@ -209,7 +228,33 @@ export default function RadarView() {
   const { feed, state } = useRadarFeed();
   // Re-render "ago" right after new data arrives, not only on the next tick.
   const now = useNowSince(state.data, TICK_MS);
-  return <RadarBoard state={state} now={now} onRefresh={() => void feed.refresh()} onRetry={() => void feed.load()} />;
+  const transport = useTransport();
+  const [busy, setBusy] = useState(false);
+  const [message, setMessage] = useState<string | null>(null);
+  const open = transport.openRadarSignIn;
+  const finish = transport.finishRadarSignIn;
+  const run = (step: () => Promise<string>) => {
+    setBusy(true);
+    step()
+      .then(setMessage, (e: unknown) => setMessage(e instanceof Error && e.message ? e.message : String(e)))
+      .finally(() => setBusy(false));
+  };
+  const signIn =
+    open && finish
+      ? {
+          busy,
+          message,
+          onOpen: () => run(() => open().then(() => 'Sign in to the CW Dashboard in the window that opened, then come back here.')),
+          onFinish: () =>
+            run(() =>
+              finish().then((r) => {
+                void feed.load();
+                return r.signInRequired ? `The Radar still asks for a sign-in${r.error ? `: ${r.error}` : '.'}` : 'Signed in: the Radar is read with this session.';
+              }),
+            ),
+        }
+      : undefined;
+  return <RadarBoard state={state} now={now} onRefresh={() => void feed.refresh()} onRetry={() => void feed.load()} signIn={signIn} />;
 }
 
 /** One titled board section (`radar-<name>`, labelled by its heading `radar-<name>-title`). */
