@@ -1,6 +1,7 @@
 // Global due popup (every client): the pending alarms whose effective time has come (polled every
 // 30 s and on realtime by attention/useDueAlarms), one at a time, oldest first (role=alertdialog);
-// the tone plays only when the operator's sound is on and armed by a gesture (attention/sound).
+// the tone plays only when the operator's sound is on and armed by a gesture (attention/sound),
+// and the popup carries its own Sound on/off toggle (it covers the header's).
 import { useState } from 'react';
 import { errorMessage, useToast } from '../../components/Toasts';
 import { useCollection } from '../../data/store';
@@ -8,6 +9,7 @@ import { dismissPatch, donePatch, effectiveDue, snoozePatch } from '../../lib/al
 import { formatDateTime } from '../../lib/dates';
 import { useTransport } from '../../transport/context';
 import { useAttention } from '../attention/AttentionContext';
+import { SoundToggle } from '../attention/AttentionUi';
 import { useAlarmTone } from '../attention/useAlarmTone';
 import { ALARMS, type AlarmRec } from '../attention/useDueAlarms';
 import { useShell } from '../shell/ShellContext';
@@ -74,6 +76,7 @@ function DueDialog({ a, more }: { a: AlarmRec; more: number }) {
           )}
           <button type="button" className="button button-ghost" data-testid="due-done" disabled={busy} onClick={() => act(donePatch(new Date()))}>Mark Done</button>
           <button type="button" className="button button-ghost" data-testid="due-dismiss" disabled={busy} onClick={() => act(dismissPatch(new Date()))}>Dismiss</button>
+          <SoundToggle testId="due-sound-toggle" />
         </div>
       </div>
     </div>

@@ -47,12 +47,17 @@ function useWindowSignals(a: Attention) {
   useEffect(() => () => void (document.title = stripPrefixes(document.title)), []);
 }
 
+function hadGesture(): boolean {
+  return typeof navigator !== 'undefined' && Boolean((navigator as { userActivation?: { hasBeenActive?: boolean } }).userActivation?.hasBeenActive);
+}
+
 export function AttentionProvider({ children }: { children: ReactNode }) {
   const due = useDueAlarms();
   const connection = useConnectionState();
   const [lostAt, setLostAt] = useState<number | null>(null);
   useEffect(() => setLostAt((prev) => nextLostAt(prev, connection, Date.now())), [connection]);
-  const [sound, dispatch] = useReducer(soundReducer, undefined, (): SoundState => ({ enabled: loadSoundEnabled(), armed: false }));
+  // A gesture before the shell mounted (the sign-in click) already counts: the browser's sticky activation.
+  const [sound, dispatch] = useReducer(soundReducer, undefined, (): SoundState => ({ enabled: loadSoundEnabled(), armed: hadGesture() }));
 
   // Armed by the first user gesture (capture phase, so a handler that stops propagation still counts).
   useEffect(() => {

@@ -18,11 +18,12 @@ export function ConnectionBanner() {
   );
 }
 
-export function SoundToggle() {
+/** `testId` tells the header's toggle from the one in the due popup (which covers the header). */
+export function SoundToggle({ testId = 'sound-toggle' }: { testId?: string }) {
   const { sound, toggleSound } = useAttention();
   const { text, hint } = soundLabel(sound);
   return (
-    <button type="button" className="button button-ghost sound-toggle" data-testid="sound-toggle" data-armed={sound.armed}
+    <button type="button" className="button button-ghost sound-toggle" data-testid={testId} data-armed={sound.armed}
       aria-pressed={sound.enabled} title={hint} onClick={toggleSound}>
       <span aria-hidden="true">{sound.enabled ? '🔔' : '🔕'}</span> {text}
     </button>
