@@ -1,8 +1,8 @@
-//! The window's attention signals, mounted once in the Shell: due alarms (./useDueAlarms) and
-//! connection loss change the window title and the favicon (./attention) and are restored when
-//! resolved; the time the connection was lost feeds the banner; the alarm sound's on/off choice
-//! (per device) and its arming by the first user gesture (./sound). Components read it with
-//! useAttention(); it renders nothing itself.
+// The window's attention signals, mounted once in the Shell: due alarms (./useDueAlarms) and
+// connection loss change the window title and the favicon (./attention) and are restored when
+// resolved; the time the connection was lost feeds the banner; the alarm sound's on/off choice
+// (per device) and its arming by the first user gesture (./sound). Components read it with
+// useAttention(); it renders nothing itself.
 import { createContext, useContext, useEffect, useMemo, useReducer, useState, type ReactNode } from 'react';
 import { useConnectionState } from '../../transport/context';
 import type { ConnectionState } from '../../transport/types';

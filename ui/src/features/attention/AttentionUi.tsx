@@ -1,6 +1,6 @@
-//! The visible attention controls: the connection-loss banner (role=alert, with the time the
-//! connection was lost; gone once it is back) and the header's "Sound on/off" toggle
-//! (aria-pressed, per device; its hint says when the browser still waits for a gesture).
+// The visible attention controls: the connection-loss banner (role=alert, with the time the
+// connection was lost; gone once it is back) and the header's "Sound on/off" toggle
+// (aria-pressed, per device; its hint says when the browser still waits for a gesture).
 import { CONNECTION_LABELS, cachedAt } from '../shell/connectionLabel';
 import { useAttention } from './AttentionContext';
 import { soundLabel } from './sound';

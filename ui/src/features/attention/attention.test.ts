@@ -1,4 +1,4 @@
-//! Tests for the attention rules: title prefix, favicon variant, and the connection-loss time.
+// Tests for the attention rules: title prefix, favicon variant, and the connection-loss time.
 import { describe, expect, it } from 'vitest';
 import {
   ALARM_PREFIX,

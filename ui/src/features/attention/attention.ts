@@ -1,7 +1,7 @@
-//! Attention signals for the whole window: from the app state (how many alarms are due, the
-//! connection state) to the window title prefix, the favicon variant (a red dot drawn into the
-//! app's SVG icon, as a data: URL) and the connection-loss time the banner shows. Pure: it
-//! reads no DOM and no clock (the caller passes `now`); ./useAttention applies the result.
+// Attention signals for the whole window: from the app state (how many alarms are due, the
+// connection state) to the window title prefix, the favicon variant (a red dot drawn into the
+// app's SVG icon, as a data: URL) and the connection-loss time the banner shows. Pure: it
+// reads no DOM and no clock (the caller passes `now`); ./useAttention applies the result.
 import type { ConnectionState } from '../../transport/types';
 
 export const ALARM_PREFIX = '⏰ Alarm due — ';

@@ -1,4 +1,4 @@
-//! Tests for alarm sound arming (first gesture), the on/off toggle and its per-device storage.
+// Tests for alarm sound arming (first gesture), the on/off toggle and its per-device storage.
 import { describe, expect, it } from 'vitest';
 import { loadSoundEnabled, saveSoundEnabled, shouldPlay, SOUND_KEY, soundLabel, soundReducer, type SoundState } from './sound';
 

@@ -1,7 +1,7 @@
-//! Alarm sound arming: browsers refuse audio until the page has seen a user gesture, so the
-//! sound is "armed" by the first gesture (or by turning it on, itself a gesture), and the
-//! operator's Sound on/off choice is kept per device in localStorage. A pure state machine
-//! plus the storage read/write; it plays nothing (./useAlarmSound does).
+// Alarm sound arming: browsers refuse audio until the page has seen a user gesture, so the
+// sound is "armed" by the first gesture (or by turning it on, itself a gesture), and the
+// operator's Sound on/off choice is kept per device in localStorage. A pure state machine
+// plus the storage read/write; it plays nothing (./useAlarmSound does).
 
 export const SOUND_KEY = 'relay-alarm-sound';
 

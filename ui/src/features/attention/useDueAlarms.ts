@@ -1,7 +1,7 @@
-//! Which alarms are due now (every client): polls `alert_reminders` every 30 s, re-checks on
-//! every realtime change, and wakes exactly when the next alarm becomes due. Returns the due
-//! pending alarms, oldest first (lib/alarms dueAlarms). Shows nothing: the due popup and the
-//! window's attention signals (./AttentionContext) both read this one list.
+// Which alarms are due now (every client): polls `alert_reminders` every 30 s, re-checks on
+// every realtime change, and wakes exactly when the next alarm becomes due. Returns the due
+// pending alarms, oldest first (lib/alarms dueAlarms). Shows nothing: the due popup and the
+// window's attention signals (./AttentionContext) both read this one list.
 import { useEffect, useState } from 'react';
 import { useCollection } from '../../data/store';
 import { dueAlarms, effectiveDue, POLL_MS, type Alarm } from '../../lib/alarms';

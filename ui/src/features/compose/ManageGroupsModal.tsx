@@ -1,6 +1,6 @@
-//! Manage Groups for one address (Compose's recipient menu): a checkbox per saved group, each
-//! change saved at once to that group's `contacts` (./recipientMenu withMembership), optimistic in
-//! the store and rolled back with an error toast when the server refuses. Creates no groups.
+// Manage Groups for one address (Compose's recipient menu): a checkbox per saved group, each
+// change saved at once to that group's `contacts` (./recipientMenu withMembership), optimistic in
+// the store and rolled back with an error toast when the server refuses. Creates no groups.
 import { useState } from 'react';
 import { Modal } from '../../components/Modal';
 import { errorMessage, useToast } from '../../components/Toasts';

@@ -1,5 +1,5 @@
-//! Tests for Compose's context-menu rules: menu keys, keyboard placement, the recipient and
-//! history entries' items, and group membership by email.
+// Tests for Compose's context-menu rules: menu keys, keyboard placement, the recipient and
+// history entries' items, and group membership by email.
 import { describe, expect, it } from 'vitest';
 import { HISTORY_ACTIONS, historyRecipientsText, isMember, isMenuKey, menuPointFor, recipientActions, withMembership } from './recipientMenu';
 

@@ -1,8 +1,8 @@
-//! Compose's context menus, as pure rules: which keys open a menu from the keyboard (the
-//! ContextMenu key, Shift+F10) and where it opens; what a recipient's menu offers (Save to
-//! Contacts only for an address no contact has; Manage Groups; Remove from List) and what a
-//! bridge history entry's menu offers; group membership edits by email. No React, no transport:
-//! ComposeView and ./ManageGroupsModal act on the answers.
+// Compose's context menus, as pure rules: which keys open a menu from the keyboard (the
+// ContextMenu key, Shift+F10) and where it opens; what a recipient's menu offers (Save to
+// Contacts only for an address no contact has; Manage Groups; Remove from List) and what a
+// bridge history entry's menu offers; group membership edits by email. No React, no transport:
+// ComposeView and ./ManageGroupsModal act on the answers.
 import type { BridgeHistory, GroupRecord } from './groups';
 
 /** The keyboard's "open the context menu" keys. */
