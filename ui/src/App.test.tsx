@@ -67,6 +67,9 @@ describe('App markup', () => {
     expect(html).toContain('<h1 class="view-title">Compose</h1>');
     expect(html).toContain('data-testid="global-search"');
     expect(html).toContain('data-testid="client-count"');
+    // Alarm sound: on by default, not yet armed (no gesture during a render); no loss banner while connecting.
+    expect(html).toMatch(/data-testid="sound-toggle" data-armed="false" aria-pressed="true"[^>]*>.*Sound on<\/button>/);
+    expect(html).not.toContain('data-testid="connection-banner"');
   });
 
   it('Relay Web mode shows the cleartext-HTTP warning on sign-in and in the status bar', () => {

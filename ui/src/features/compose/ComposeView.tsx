@@ -1,7 +1,11 @@
 // Compose: pick saved groups and contacts; recipients = (group emails ∪ manual adds) − manual
 // removes; Copy (emails joined by "; ") and Start Bridge (Teams draft, ./BridgeActions) save a
 // bridge_history row; Schedule Bridge saves an .ics invitation; history; manage groups.
-import { useMemo, useState } from 'react';
+// Context menus (right-click, Shift+F10 or the ContextMenu key; rules in ./recipientMenu): a
+// recipient offers Save to Contacts (unknown addresses: the Add contact form, prefilled), Manage
+// Groups (./ManageGroupsModal) and Remove from List; a bridge history entry offers Use again,
+// Copy recipients, Save as Group and Delete (confirmed).
+import { useMemo, useState, type KeyboardEvent, type MouseEvent } from 'react';
 import { ContextMenu } from '../../components/ContextMenu';
 import { Confirm, Modal } from '../../components/Modal';
 import { errorMessage, useToast } from '../../components/Toasts';
@@ -14,10 +18,32 @@ import { computeRecipients, recipientsText, sortRecipients, validateGroupName, t
 import { EMAIL_RE, rankSearch } from '../../lib/search';
 import { plural } from '../../lib/text';
 import { useTransport } from '../../transport/context';
+import { ContactForm } from '../people/ContactForm';
 import type { Contact } from '../people/contacts';
 import { useShell } from '../shell/ShellContext';
 import { BridgeActions } from './BridgeActions';
 import { initials, type BridgeHistory, type GroupRecord } from './groups';
+import { ManageGroupsModal } from './ManageGroupsModal';
+import { HISTORY_ACTIONS, historyRecipientsText, isMenuKey, menuPointFor, recipientActions } from './recipientMenu';
+
+type MenuAt<T> = { x: number; y: number; item: T } | null;
+
+/** Props opening a context menu on `item` from the mouse (right-click) or the keyboard (Shift+F10, ContextMenu key). */
+function menuTrigger<T>(item: T, open: (m: MenuAt<T>) => void) {
+  return {
+    onContextMenu: (e: MouseEvent<HTMLElement>) => {
+      e.preventDefault();
+      // The ContextMenu key also fires contextmenu (at 0,0 or the caret): place it at the element.
+      if (e.clientX === 0 && e.clientY === 0) open({ ...menuPointFor(e.currentTarget.getBoundingClientRect()), item });
+      else open({ x: e.clientX, y: e.clientY, item });
+    },
+    onKeyDown: (e: KeyboardEvent<HTMLElement>) => {
+      if (!isMenuKey(e)) return;
+      e.preventDefault();
+      open({ ...menuPointFor(e.currentTarget.getBoundingClientRect()), item });
+    },
+  };
+}
 
 function GroupNameModal({
   title,
@@ -75,8 +101,18 @@ export function ComposeView() {
   const historyStore = historyCol.store;
   const [pick, setPick] = useState('');
   const [modal, setModal] = useState<
-    null | { kind: 'new'; emails?: string[] } | { kind: 'rename'; g: GroupRecord } | { kind: 'delete'; g: GroupRecord } | { kind: 'history' } | { kind: 'clear-history' }
+    | null
+    | { kind: 'new'; emails?: string[] }
+    | { kind: 'rename'; g: GroupRecord }
+    | { kind: 'delete'; g: GroupRecord }
+    | { kind: 'history' }
+    | { kind: 'clear-history' }
+    | { kind: 'delete-history'; h: BridgeHistory }
+    | { kind: 'save-contact'; email: string }
+    | { kind: 'manage-groups'; email: string }
   >(null);
+  const [recipientMenu, setRecipientMenu] = useState<MenuAt<string>>(null);
+  const [historyMenu, setHistoryMenu] = useState<MenuAt<BridgeHistory>>(null);
   const [groupMenu, setGroupMenu] = useState<{ x: number; y: number; g: GroupRecord } | null>(null);
   const [sortKey, setSortKey] = useState<RecipientSortKey | null>(null);
   const [sortDir, setSortDir] = useState<'asc' | 'desc'>('asc');
@@ -232,7 +268,8 @@ export function ComposeView() {
               render={(r) => {
                 const c = byEmail.get(r.email.toLowerCase());
                 return (
-                  <div key={r.email} role="listitem" className="vrow" data-testid="recipient-row" data-email={r.email}>
+                  <div key={r.email} role="listitem" className="vrow" data-testid="recipient-row" data-email={r.email} tabIndex={0}
+                    aria-label={`${c?.name ?? r.email} (Shift+F10 for actions)`} {...menuTrigger(r.email, setRecipientMenu)}>
                     <span className="avatar">{initials(c?.name ?? r.email)}</span>
                     <div className="vrow-main">
                       <div className="vrow-title">{c?.name ?? r.email.split('@')[0]}</div>
@@ -250,6 +287,42 @@ export function ComposeView() {
           )}
         </div>
       </div>
+      {recipientMenu && (
+        <ContextMenu x={recipientMenu.x} y={recipientMenu.y} label={`Actions for ${recipientMenu.item}`} testId="recipient-menu" onClose={() => setRecipientMenu(null)}
+          items={recipientActions(byEmail.has(recipientMenu.item.toLowerCase())).map(({ action, label, danger }) => ({
+            label,
+            danger,
+            onSelect: () => {
+              const email = recipientMenu.item;
+              if (action === 'remove') composeDispatch({ type: 'remove', email });
+              else setModal({ kind: action, email });
+            },
+          }))} />
+      )}
+      {modal?.kind === 'save-contact' && (
+        <Modal title="New contact" onClose={() => setModal(null)} testId="save-contact">
+          <ContactForm initial={{ email: modal.email }} onDone={() => setModal(null)} />
+        </Modal>
+      )}
+      {modal?.kind === 'manage-groups' && <ManageGroupsModal email={modal.email} onClose={() => setModal(null)} />}
+      {modal?.kind === 'delete-history' && (
+        <Confirm
+          title="Delete bridge history entry"
+          message={`Delete the bridge of ${formatDateTime(modal.h.created)} (${plural(modal.h.recipientCount ?? modal.h.contacts?.length ?? 0, 'recipient')})?`}
+          confirmLabel="Delete"
+          onCancel={() => setModal({ kind: 'history' })}
+          onConfirm={async () => {
+            const h = modal.h;
+            setModal({ kind: 'history' });
+            try {
+              await transport.remove('bridge_history', h.id);
+              historyStore.removeLocal(h);
+            } catch (e) {
+              toast('error', errorMessage(e));
+            }
+          }}
+        />
+      )}
       {groupMenu && (
         <ContextMenu x={groupMenu.x} y={groupMenu.y} onClose={() => setGroupMenu(null)} items={[
           { label: 'Load Group', onSelect: () => composeDispatch({ type: 'load', groups: [groupMenu.g.id], adds: [] }) },
@@ -340,7 +413,7 @@ export function ComposeView() {
           <ul className="history-list">
             {history.slice(0, 200).map((h) => (
               <li key={h.id} className="history-item" data-testid="history-item">
-                <button type="button" className="history-load" onClick={() => loadHistory(h)}>
+                <button type="button" className="history-load" onClick={() => loadHistory(h)} title="Right-click or Shift+F10 for more" {...menuTrigger(h, setHistoryMenu)}>
                   <span>{formatDateTime(h.created)}</span>
                   <span className="muted">{plural(h.recipientCount ?? h.contacts?.length ?? 0, 'recipient')}</span>
                   <span className="pills">{(h.groups ?? []).map((g) => <span key={g} className="pill">{g}</span>)}</span>
@@ -350,6 +423,23 @@ export function ComposeView() {
               </li>
             ))}
           </ul>
+          {historyMenu && (
+            <ContextMenu x={historyMenu.x} y={historyMenu.y} label="Bridge history entry" testId="history-menu" onClose={() => setHistoryMenu(null)}
+              items={HISTORY_ACTIONS.map(({ action, label, danger }) => ({
+                label,
+                danger,
+                onSelect: () => {
+                  const h = historyMenu.item;
+                  if (action === 'use') loadHistory(h);
+                  else if (action === 'save-group') setModal({ kind: 'new', emails: h.contacts ?? [] });
+                  else if (action === 'delete') setModal({ kind: 'delete-history', h });
+                  else
+                    copyText(historyRecipientsText(h))
+                      .then(() => toast('success', `Copied ${plural(h.contacts?.length ?? 0, 'recipient')}.`))
+                      .catch((e) => toast('error', errorMessage(e, 'Copy failed.')));
+                },
+              }))} />
+          )}
         </Modal>
       )}
     </section>

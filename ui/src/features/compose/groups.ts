@@ -1,6 +1,9 @@
 // Record shapes used by Compose.
 import type { BaseRecord } from '../../transport/types';
 
+export const BRIDGE_GROUPS = 'bridge_groups';
+export const BRIDGE_HISTORY = 'bridge_history';
+
 export interface GroupRecord extends BaseRecord {
   name: string;
   contacts?: string[] | null;

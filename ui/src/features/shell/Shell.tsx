@@ -1,6 +1,7 @@
 // Signed-in layout: sidebar, header (breadcrumb, global search, world clock), the tabs
 // (each stays mounted after its first visit), the status bar, toasts, shortcuts, the
-// global alarm popup and the app-level service-status and Radar feeds and new Dynatrace problem
+// global alarm popup, the attention signals (window title, favicon, connection-loss banner,
+// alarm Sound on/off) and the app-level service-status and Radar feeds and new Dynatrace problem
 // toasts (their toasts show on every tab; the Radar colour is on its nav item), and in desktop client mode the review
 // dialog of the changes waiting to sync (opened from the status bar).
 import { Component, lazy, Suspense, useCallback, useEffect, useMemo, useReducer, useRef, useState, type ReactNode } from 'react';
@@ -9,6 +10,8 @@ import { useToast } from '../../components/Toasts';
 import { useStores } from '../../data/store';
 import { composeReducer, emptyCompose } from '../../lib/recipients';
 import { DuePopup } from '../alerts/DuePopup';
+import { AttentionProvider } from '../attention/AttentionContext';
+import { ConnectionBanner, SoundToggle } from '../attention/AttentionUi';
 import { ComposeView } from '../compose/ComposeView';
 import { PendingChangesModal } from '../offline/PendingChanges';
 import { ProblemToasts } from '../problems/ProblemToasts';
@@ -146,57 +149,61 @@ export function Shell({ onSignOut }: { onSignOut: () => void }) {
 
   return (
     <ShellContext.Provider value={api}>
-      <StatusFeedProvider>
-        <RadarFeedProvider>
-          <div className="shell">
-            <Sidebar active={tab} onSelect={go} onSignOut={onSignOut} presence={presence} indicators={NAV_INDICATORS} />
-            <header className="topbar" aria-label="Relay toolbar">
-              <div className="breadcrumb">
-                <span className="muted">Relay</span> / <span data-testid="breadcrumb-tab">{tabLabel(tab)}</span>
-              </div>
-              <GlobalSearch ref={search} query={query} setQuery={setQuery} onCreateContact={(e) => setCreateEmail(e)} />
-              <button type="button" className="button button-ghost" data-testid="shortcuts-open" onClick={() => setHelp(true)}>
-                Shortcuts
-              </button>
-              <WorldClock tab={tab} />
-            </header>
-            <main className="content" aria-label={tabLabel(tab)}>
-              <Suspense fallback={<p className="muted">Loading…</p>}>
-                {TABS.filter((t) => visited.has(t.id)).map((t) => (
-                  <div key={t.id} className="tab-pane" hidden={t.id !== tab} data-testid={`tab-${t.id}`}>
-                    <TabBoundary>{VIEWS[t.id]()}</TabBoundary>
-                  </div>
-                ))}
-              </Suspense>
-            </main>
-            <StatusBar tab={tab} onReviewChanges={() => setReviewing(true)} />
-          </div>
-          {help && (
-            <Modal title="Keyboard shortcuts" onClose={() => setHelp(false)} testId="shortcuts-help">
-              <table className="table">
-                <tbody>
-                  {SHORTCUT_HELP.map((s) => (
-                    <tr key={s.keys}>
-                      <td>
-                        <kbd>{s.keys}</kbd>
-                      </td>
-                      <td>{s.what}</td>
-                    </tr>
+      <AttentionProvider>
+        <StatusFeedProvider>
+          <RadarFeedProvider>
+            <div className="shell">
+              <Sidebar active={tab} onSelect={go} onSignOut={onSignOut} presence={presence} indicators={NAV_INDICATORS} />
+              <header className="topbar" aria-label="Relay toolbar">
+                <div className="breadcrumb">
+                  <span className="muted">Relay</span> / <span data-testid="breadcrumb-tab">{tabLabel(tab)}</span>
+                </div>
+                <GlobalSearch ref={search} query={query} setQuery={setQuery} onCreateContact={(e) => setCreateEmail(e)} />
+                <SoundToggle />
+                <button type="button" className="button button-ghost" data-testid="shortcuts-open" onClick={() => setHelp(true)}>
+                  Shortcuts
+                </button>
+                <WorldClock tab={tab} />
+              </header>
+              <main className="content" aria-label={tabLabel(tab)}>
+                <ConnectionBanner />
+                <Suspense fallback={<p className="muted">Loading…</p>}>
+                  {TABS.filter((t) => visited.has(t.id)).map((t) => (
+                    <div key={t.id} className="tab-pane" hidden={t.id !== tab} data-testid={`tab-${t.id}`}>
+                      <TabBoundary>{VIEWS[t.id]()}</TabBoundary>
+                    </div>
                   ))}
-                </tbody>
-              </table>
-            </Modal>
-          )}
-          {reviewing && offlineQueue && <PendingChangesModal queue={offlineQueue} onClose={() => setReviewing(false)} />}
-          {createEmail !== null && (
-            <Modal title="New contact" onClose={() => setCreateEmail(null)}>
-              <ContactForm initial={{ email: createEmail }} onDone={() => setCreateEmail(null)} />
-            </Modal>
-          )}
-          <DuePopup />
-          <ProblemToasts />
-        </RadarFeedProvider>
-      </StatusFeedProvider>
+                </Suspense>
+              </main>
+              <StatusBar tab={tab} onReviewChanges={() => setReviewing(true)} />
+            </div>
+            {help && (
+              <Modal title="Keyboard shortcuts" onClose={() => setHelp(false)} testId="shortcuts-help">
+                <table className="table">
+                  <tbody>
+                    {SHORTCUT_HELP.map((s) => (
+                      <tr key={s.keys}>
+                        <td>
+                          <kbd>{s.keys}</kbd>
+                        </td>
+                        <td>{s.what}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </Modal>
+            )}
+            {reviewing && offlineQueue && <PendingChangesModal queue={offlineQueue} onClose={() => setReviewing(false)} />}
+            {createEmail !== null && (
+              <Modal title="New contact" onClose={() => setCreateEmail(null)}>
+                <ContactForm initial={{ email: createEmail }} onDone={() => setCreateEmail(null)} />
+              </Modal>
+            )}
+            <DuePopup />
+            <ProblemToasts />
+          </RadarFeedProvider>
+        </StatusFeedProvider>
+      </AttentionProvider>
     </ShellContext.Provider>
   );
 }
