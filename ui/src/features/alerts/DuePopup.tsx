@@ -8,7 +8,7 @@ import { formatDateTime } from '../../lib/dates';
 import { useTransport } from '../../transport/context';
 import type { BaseRecord } from '../../transport/types';
 import { useShell } from '../shell/ShellContext';
-import { htmlToBody, requestAlertLoad, severityColor, type Severity } from './alerts';
+import { emptyDraft, htmlToBody, requestAlertLoad, severityColor, type Severity } from './alerts';
 
 type AlarmRec = Alarm & BaseRecord;
 
@@ -121,7 +121,7 @@ function DueDialog({ a, more }: { a: AlarmRec; more: number }) {
           {hasSnapshot && (
             <button type="button" className="button button-ghost" disabled={busy}
               onClick={() => act(dismissPatch(new Date()), () => {
-                requestAlertLoad({ severity: (a.severity as Severity) || 'INFO', subject: a.alertSubject ?? '', ...htmlToBody(a.alertBodyHtml), sender: a.createdBy ?? '', recipient: '' });
+                requestAlertLoad({ ...emptyDraft, severity: (a.severity as Severity) || 'INFO', subject: a.alertSubject ?? '', ...htmlToBody(a.alertBodyHtml), sender: a.createdBy ?? '', recipient: '' });
                 shell.go('alerts');
               })}>Load Alert</button>
           )}
