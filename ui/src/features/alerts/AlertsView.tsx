@@ -232,7 +232,7 @@ export default function AlertsView() {
       return toast('error', errorMessage(e));
     }
     setExporting(false);
-    const done = kind === 'png' ? 'Alert card saved as PNG' : 'Alert card copied for Outlook';
+    const done = kind === 'png' ? 'Alert card downloaded as PNG' : 'Alert card copied for Outlook';
     try {
       await saveHistory();
       toast('success', `${done} and saved to history.`);

@@ -38,14 +38,15 @@ describe('cardContent and cardPlainText', () => {
 });
 
 describe('cardInlineHtml', () => {
-  test('inline styles only, text escaped, body image kept as its data URL', () => {
+  test('styled by attributes only (no style attribute: the CSP), text escaped, body image kept as its data URL', () => {
     const html = cardInlineHtml(cardContent(draft()));
     expect(html).toContain('UPDATE #2 — Email &lt;outage&gt;');
-    expect(html).toContain('<strong>Start:</strong> Sun 8 Mar 2026, 01:00 CST (UTC-06:00)');
-    expect(html).toContain(`<img src="${PNG}" alt="graph" class="alert-body-image" style="display:block;max-width:100%;height:auto;margin:4px 0;">`);
-    expect(html).toContain('background:#d32f2f');
-    expect(html).toContain(`width:${EXPORT_WIDTH}px`);
-    expect(html).not.toMatch(/<outage>|<script|<style/);
+    expect(html).toContain('<b>Start:</b> Sun 8 Mar 2026, 01:00 CST (UTC-06:00)<br><b>End:</b> Sun 8 Mar 2026, 04:00 CDT (UTC-05:00)');
+    expect(html).toContain(`Mail is down.<br><img src="${PNG}" alt="graph" class="alert-body-image">`);
+    expect(html).toContain('<td bgcolor="#d32f2f">');
+    expect(html).toContain('color="#ffffff"');
+    expect(html).toMatch(new RegExp(`^<table role="presentation" width="${EXPORT_WIDTH}"`));
+    expect(html).not.toMatch(/\sstyle=|<outage>|<script|<style/);
     // Every img is a data: URL.
     expect([...html.matchAll(/<img [^>]*src="([^"]*)"/g)].every(([, src]) => src.startsWith('data:image/'))).toBe(true);
   });
@@ -59,7 +60,7 @@ describe('cardInlineHtml', () => {
     const c = cardContent(draft());
     expect(cardInlineHtml(c, { company: 'blob:http://x/1', footer: 'https://evil.example/l.png' })).not.toMatch(/blob:|evil/);
     const withLogo = cardInlineHtml(c, { company: PNG });
-    expect(withLogo).toContain(`<img src="${PNG}" alt="Company logo"`);
+    expect(withLogo).toContain(`<img src="${PNG}" alt="Company logo" height="40">`);
   });
 });
 

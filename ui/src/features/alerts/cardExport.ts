@@ -1,6 +1,6 @@
 // Exports of the alert card: the content shared by the preview and every export (heading with
-// "UPDATE #N", event time lines, sanitized body), the plain text, an HTML copy with inline styles
-// for Outlook, the clipboard payload (image/png + text/html + text/plain), the PNG file name, and
+// "UPDATE #N", event time lines, sanitized body), the plain text, an HTML copy for Outlook styled
+// by presentational attributes (no style attributes: see cardInlineHtml), the clipboard payload (image/png + text/html + text/plain), the PNG file name, and
 // the PNG itself: the card rendered at 640 px wide at 2x by html-to-image. Only sanitized content
 // goes out: the body through bodyToHtml (text escaped, images only as checked data: URLs) and the
 // logos only when they are such data URLs. Refuses nothing silently: a clipboard that will not
@@ -60,34 +60,33 @@ export interface CardLogos {
   footer?: string | null;
 }
 
-const FONT = "font-family:'Segoe UI',Arial,Helvetica,sans-serif;";
-const logoTag = (src: string | null | undefined, alt: string, style: string) =>
-  isSafeImageSrc(src) ? `<img src="${src}" alt="${alt}" style="${style}">` : '';
+const FACE = 'Segoe UI, Arial, Helvetica, sans-serif';
+const logoTag = (src: string | null | undefined, alt: string, height: number) =>
+  isSafeImageSrc(src) ? `<img src="${src}" alt="${alt}" height="${height}"><br>` : '';
+/** One padded band of the card: a full-width table whose single cell has `pad` px padding. */
+const band = (pad: number, inner: string, bg = '#ffffff') =>
+  `<tr><td bgcolor="${bg}"><table role="presentation" width="100%" cellpadding="${pad}" cellspacing="0" border="0"><tr><td>${inner}</td></tr></table></td></tr>`;
 
 /**
- * The card as one table with inline styles only (what Outlook keeps when pasting). Text is
- * escaped, the body is bodyToHtml's sanitized markup with its images styled inline, and a logo
- * appears only as a checked data: URL.
+ * The card as nested tables styled by presentational attributes only (bgcolor, cellpadding,
+ * <font>, <b>): what Outlook keeps when pasting. No `style` attribute: Chromium parses text/html
+ * on clipboard.write in the page's context, where Relay's CSP (style-src 'self') reports every
+ * inline style attribute as an error. Text is escaped, the body is bodyToHtml's sanitized markup
+ * (its images are at most 516 px wide, inside the 600 px text column), and a logo appears only as a
+ * checked data: URL.
  */
 export function cardInlineHtml(c: CardContent, logos: CardLogos = {}): string {
   const bg = severityColor(c.severity);
   const fg = severityText(c.severity);
-  const body = c.bodyHtml.replaceAll('class="alert-body-image">', 'class="alert-body-image" style="display:block;max-width:100%;height:auto;margin:4px 0;">');
-  const times = c.times.length
-    ? `<tr><td style="padding:12px 20px 0;font-size:14px;color:#1a1a1a;">${c.times.map((t) => `<strong>${t.label}:</strong> ${escapeHtml(t.text)}`).join('<br>')}</td></tr>`
-    : '';
+  const times = c.times.map((t) => `<b>${t.label}:</b> ${escapeHtml(t.text)}`).join('<br>');
   return [
-    `<table role="presentation" width="${EXPORT_WIDTH}" cellpadding="0" cellspacing="0" style="width:${EXPORT_WIDTH}px;border-collapse:collapse;background:#ffffff;color:#1a1a1a;${FONT}">`,
-    `<tr><td style="background:${bg};color:${fg};padding:16px 20px;">`,
-    logoTag(logos.company, 'Company logo', 'display:block;max-height:40px;max-width:160px;margin-bottom:8px;'),
-    `<div style="font-size:11px;font-weight:700;letter-spacing:0.1em;">${escapeHtml(c.severity)}</div>`,
-    `<div style="font-size:20px;font-weight:700;margin-top:4px;">${escapeHtml(c.heading || 'Subject')}</div>`,
-    `</td></tr>`,
-    times,
-    `<tr><td style="padding:20px;font-size:14px;line-height:1.5;color:#1a1a1a;">${body}</td></tr>`,
-    `<tr><td style="padding:10px 20px;border-top:1px solid #dddddd;color:#555555;font-size:12px;">From ${escapeHtml(c.sender)} · To ${escapeHtml(c.recipient)}`,
-    logoTag(logos.footer, 'Footer logo', 'display:block;max-height:32px;max-width:160px;margin-top:8px;'),
-    `</td></tr></table>`,
+    `<table role="presentation" width="${EXPORT_WIDTH}" cellpadding="0" cellspacing="0" border="0" bgcolor="#ffffff">`,
+    band(20, `${logoTag(logos.company, 'Company logo', 40)}<font face="${FACE}" color="${fg}" size="1"><b>${escapeHtml(c.severity)}</b></font><br><font face="${FACE}" color="${fg}" size="5"><b>${escapeHtml(c.heading || 'Subject')}</b></font>`, bg),
+    times ? band(20, `<font face="${FACE}" color="#1a1a1a" size="2">${times}</font>`) : '',
+    band(20, `<font face="${FACE}" color="#1a1a1a" size="3">${c.bodyHtml}</font>`),
+    `<tr><td bgcolor="#dddddd" height="1"></td></tr>`,
+    band(12, `<font face="${FACE}" color="#555555" size="2">From ${escapeHtml(c.sender)} · To ${escapeHtml(c.recipient)}</font>${logos.footer && isSafeImageSrc(logos.footer) ? `<br>${logoTag(logos.footer, 'Footer logo', 32)}` : ''}`),
+    `</table>`,
   ].join('');
 }
 
