@@ -303,23 +303,22 @@ export default function AlertsView() {
           <div className="row-wrap">
             <label className="check"><input type="checkbox" data-testid="alert-update-toggle" checked={draft.update >= 1} onChange={(e) => set({ update: e.target.checked ? 1 : 0 })} /> Update of an earlier alert</label>
             {draft.update >= 1 && (
-              <>
-                <label className="field-label" htmlFor="alert-update-n">Update number</label>
+              <label className="check push-right" htmlFor="alert-update-n">Update number
                 <input id="alert-update-n" className="input input-narrow" type="number" min={1} max={UPDATE_MAX} step={1} data-testid="alert-update-n"
                   value={draft.update} onChange={(e) => set({ update: clampUpdate(e.target.valueAsNumber) })} />
-              </>
+              </label>
             )}
           </div>
-          <div className="row-wrap">
-            <div className="grow">
+          <div className="alert-times">
+            <div>
               <label className="field-label" htmlFor="alert-start">Event start</label>
               <input id="alert-start" className="input" type="datetime-local" data-testid="alert-start" value={draft.start} onChange={(e) => set({ start: e.target.value })} />
             </div>
-            <div className="grow">
+            <div>
               <label className="field-label" htmlFor="alert-end">Event end</label>
               <input id="alert-end" className="input" type="datetime-local" data-testid="alert-end" value={draft.end} onChange={(e) => set({ end: e.target.value })} />
             </div>
-            <div className="grow">
+            <div className="alert-times-zone">
               <label className="field-label" htmlFor="alert-tz">Time zone</label>
               <select id="alert-tz" className="input" data-testid="alert-tz" value={draft.timeZone} onChange={(e) => set({ timeZone: e.target.value })}>
                 {(zones.includes(draft.timeZone) ? zones : [draft.timeZone, ...zones]).map((z) => <option key={z} value={z}>{z.replace(/_/g, ' ')}</option>)}
