@@ -5,11 +5,16 @@
 // (also 1280 wide), text/html styled by attributes (bgcolor, <font>; a style attribute would be
 // reported against the CSP when Chromium parses the HTML on write) and text/plain on the clipboard; both write an
 // alert_history row holding only the stored fields (the subject without the prefix: the collection
-// has no update or time fields). A clipboard that refuses the write shows a clear error toast.
+// has no update or time fields). With company and footer logos set on the server PC, both exports
+// work without a console error and the HTML carries the logos as data: URLs only. A clipboard that
+// refuses the write shows a clear error toast.
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
-import { api, apiToken, screenshot, signedInSuite, until } from './harness.mjs';
+import { execFileSync } from 'node:child_process';
+import { copyFile, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { api, apiToken, relayBin, screenshot, signedInSuite, signInNewClient, until } from './harness.mjs';
 
 const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 /** Width and height from a PNG's IHDR (signature, then length + "IHDR", then the two sizes). */
@@ -27,6 +32,7 @@ describe('Alert card exports: UPDATE #N, event times, Save PNG, Copy for Outlook
   const client = signedInSuite();
   let page;
   let token;
+  let savedPng;
   before(async () => {
     page = client.page;
     token = await apiToken(client.relay);
@@ -54,7 +60,8 @@ describe('Alert card exports: UPDATE #N, event times, Save PNG, Copy for Outlook
   test('Save PNG downloads alert-<date>.png, 1280 px wide (640 px at 2x)', async () => {
     const [dl] = await Promise.all([page.waitForEvent('download', { timeout: 30_000 }), page.getByTestId('alert-save-png').click()]);
     assert.match(dl.suggestedFilename(), /^alert-\d{4}-\d{2}-\d{2}\.png$/);
-    const size = pngSize(await readFile(await dl.path()));
+    savedPng = await dl.path();
+    const size = pngSize(await readFile(savedPng));
     assert.equal(size.width, 1280);
     assert.ok(size.height >= 300 && size.height % 2 === 0, `height ${size.height}`);
     await page.getByTestId('toasts').getByText('Alert card downloaded as PNG and saved to history.').waitFor();
@@ -93,6 +100,36 @@ describe('Alert card exports: UPDATE #N, event times, Save PNG, Copy for Outlook
       assert.equal(r.bodyHtml, 'Network maintenance in the data centre.<br>Expect short drops.');
     }
     assert.deepEqual(page.relayErrors, [], 'no page errors or console errors (CSP violations would show here)');
+  });
+
+  test('with logos set: the HTML carries them as data: URLs, the PNG is still 1280 wide, no console error', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'relay-logo-'));
+    try {
+      const file = path.join(dir, 'logo.png');
+      await copyFile(savedPng, file);
+      for (const kind of ['company', 'footer']) {
+        execFileSync(relayBin(), ['branding', '--data-dir', client.relay.dataDir, 'set-logo', kind, file], { stdio: 'pipe' });
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+    const other = await signInNewClient(client.browser, client.relay);
+    try {
+      await other.getByTestId('nav-alerts').click();
+      await other.getByTestId('alert-card-footer-logo').waitFor();
+      await until(() => other.getByTestId('alert-card-company-logo').evaluate((el) => el.complete && el.naturalWidth > 0), 'company logo decoded');
+      await other.getByTestId('alert-subject').fill('Branded');
+      const [dl] = await Promise.all([other.waitForEvent('download', { timeout: 30_000 }), other.getByTestId('alert-save-png').click()]);
+      assert.equal(pngSize(await readFile(await dl.path())).width, 1280);
+      await other.getByTestId('alert-copy-outlook').click();
+      await other.getByTestId('toasts').getByText('Alert card copied for Outlook and saved to history.').waitFor();
+      const html = await other.evaluate(async () => (await (await (await navigator.clipboard.read())[0].getType('text/html')).text()));
+      for (const alt of ['Company logo', 'Footer logo']) assert.match(html, new RegExp(`<img src="data:image/png;base64,[A-Za-z0-9+/=]+" alt="${alt}"`));
+      assert.doesNotMatch(html, /blob:/);
+      assert.deepEqual(other.relayErrors, [], 'no page errors or console errors');
+    } finally {
+      await other.context().close();
+    }
   });
 
   test('a clipboard that refuses the write shows a clear message', async () => {
