@@ -303,7 +303,7 @@ export default function AlertsView() {
           <div className="row-wrap">
             <label className="check"><input type="checkbox" data-testid="alert-update-toggle" checked={draft.update >= 1} onChange={(e) => set({ update: e.target.checked ? 1 : 0 })} /> Update of an earlier alert</label>
             {draft.update >= 1 && (
-              <label className="check push-right" htmlFor="alert-update-n">Update number
+              <label className="check" htmlFor="alert-update-n">Update number
                 <input id="alert-update-n" className="input input-narrow" type="number" min={1} max={UPDATE_MAX} step={1} data-testid="alert-update-n"
                   value={draft.update} onChange={(e) => set({ update: clampUpdate(e.target.valueAsNumber) })} />
               </label>
