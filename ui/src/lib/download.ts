@@ -1,7 +1,12 @@
-// Saves text as a file from the browser: a temporary object URL clicked through a hidden link
-// (revoked after 10 s). Used by the Data Manager's export and the Servers sync backup.
+// Saves text or a blob as a file from the browser: a temporary object URL clicked through a hidden
+// link (revoked after 10 s). Used by the Data Manager's export, the Servers sync backup and the
+// alert card's Save PNG.
 export function downloadText(name: string, text: string, type: string): void {
-  const url = URL.createObjectURL(new Blob([text], { type }));
+  downloadBlob(name, new Blob([text], { type }));
+}
+
+export function downloadBlob(name: string, blob: Blob): void {
+  const url = URL.createObjectURL(blob);
   const a = document.createElement('a');
   a.href = url;
   a.download = name;

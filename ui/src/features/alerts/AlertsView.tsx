@@ -1,6 +1,7 @@
-// Alerts: severity cards, subject/body editor (with inline images, ./AlertBodyImages) and a live
-// card preview, history with pinned templates, and alarms (alert_reminders): schedule, list,
-// edit, done/dismiss, snooze.
+// Alerts: severity cards, subject/body editor (with inline images, ./AlertBodyImages), the
+// "UPDATE #N" toggle and event times in a chosen zone (./eventTimes, draft only), a live card
+// preview with Save PNG and Copy for Outlook (./cardExport), history with pinned templates, and
+// alarms (alert_reminders): schedule, list, edit, done/dismiss, snooze.
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { Confirm, Modal } from '../../components/Modal';
 import { errorMessage, useToast } from '../../components/Toasts';
@@ -8,12 +9,16 @@ import { useCollection } from '../../data/store';
 import { defaultDue, dismissPatch, donePatch, effectiveDue, isOverdue, sortAlarms, TITLE_MAX, validateAlarm, type Alarm } from '../../lib/alarms';
 import { copyRich, copyText } from '../../lib/clipboard';
 import { formatDateTime, toApiDate, toLocalInput } from '../../lib/dates';
+import { downloadBlob } from '../../lib/download';
+import { plural } from '../../lib/text';
 import { useTransport } from '../../transport/context';
 import type { BaseRecord } from '../../transport/types';
 import { AlertBodyPreview, InsertImage } from './AlertBodyImages';
 import { useBrandLogo } from './brandLogos';
 import { bodyHtmlError, bodyToHtml, emptyDraft, htmlToBody, INPUT_MAX, onAlertLoad, SEVERITIES, severityColor, severityText, SUBJECT_WARN, type AlertDraft, type AlertHistory } from './alerts';
 import { bodyHasImages, escapeHtml, insertImage, type BodyImage } from './bodyImages';
+import { cardContent, cardPlainText, imageDataUrl, outlookPayload, pngFileName, renderCardPng, writeOutlookPayload } from './cardExport';
+import { clampUpdate, eventTimesError, UPDATE_MAX, zoneOptions } from './eventTimes';
 
 /** The draft's body as stored HTML; throws the operator-facing reason when it is too large. */
 function draftHtml(draft: AlertDraft): string {
@@ -135,7 +140,7 @@ function HistoryModal({ onLoad, onClose }: { onLoad: (h: AlertHistory) => void; 
         {col.items.length > 0 && <button type="button" className="button button-danger small push-right" onClick={() => setClearing(true)}>Clear all</button>}
       </div>
       {clearing && (
-        <Confirm title="Clear alert history" message={`Delete all ${col.items.length} entries, pinned templates included?`} confirmLabel="Clear all"
+        <Confirm title="Clear alert history" message={`Delete all ${plural(col.items.length, 'entry', 'entries')}, pinned templates included?`} confirmLabel="Clear all"
           onCancel={() => setClearing(false)}
           onConfirm={async () => {
             setClearing(false);
@@ -181,7 +186,7 @@ export default function AlertsView() {
     });
   };
   const load = (h: AlertHistory) => {
-    replaceDraft({ severity: h.severity ?? 'INFO', subject: h.subject ?? '', ...htmlToBody(h.bodyHtml), sender: h.sender ?? '', recipient: h.recipient ?? '' });
+    replaceDraft({ ...emptyDraft, severity: h.severity ?? 'INFO', subject: h.subject ?? '', ...htmlToBody(h.bodyHtml), sender: h.sender ?? '', recipient: h.recipient ?? '' });
     setModal(null);
   };
   async function saveHistory(extra: Partial<AlertHistory> = {}) {
@@ -191,11 +196,12 @@ export default function AlertsView() {
     history.store.upsertLocal(rec);
   }
   async function copyAlert() {
-    const head = `[${draft.severity}] ${draft.subject}`;
-    const text = `${head}\n\n${draft.body}`;
+    const card = cardContent(draft);
+    const head = `[${draft.severity}] ${card.heading}`;
+    const text = cardPlainText(card);
     try {
       // With images, an HTML copy too, so they paste into mail; the plain text keeps the placeholders.
-      if (bodyHasImages(draft.body, draft.images)) await copyRich(text, `<p><strong>${escapeHtml(head)}</strong></p><p>${bodyToHtml(draft.body, draft.images)}</p>`);
+      if (bodyHasImages(draft.body, draft.images)) await copyRich(text, `<p><strong>${escapeHtml(head)}</strong>${card.times.map((t) => `<br>${t.label}: ${escapeHtml(t.text)}`).join('')}</p><p>${bodyToHtml(draft.body, draft.images)}</p>`);
       else await copyText(text);
     } catch (e) {
       return toast('error', errorMessage(e));
@@ -207,6 +213,36 @@ export default function AlertsView() {
       toast('error', `Alert copied, not saved to history: ${errorMessage(e)}`);
     }
   }
+  // The card as drawn in the preview; Save PNG and Copy for Outlook render this element.
+  const cardRef = useRef<HTMLDivElement>(null);
+  const [exporting, setExporting] = useState(false);
+  async function exportCard(kind: 'png' | 'outlook') {
+    const node = cardRef.current;
+    if (!node || exporting) return;
+    setExporting(true);
+    try {
+      const png = await renderCardPng(node);
+      if (kind === 'png') downloadBlob(pngFileName(new Date()), png);
+      else {
+        const logos = { company: await imageDataUrl(companyLogo), footer: await imageDataUrl(footerLogo) };
+        await writeOutlookPayload(outlookPayload(png, cardContent(draft), logos));
+      }
+    } catch (e) {
+      setExporting(false);
+      return toast('error', errorMessage(e));
+    }
+    setExporting(false);
+    const done = kind === 'png' ? 'Alert card downloaded as PNG' : 'Alert card copied for Outlook';
+    try {
+      await saveHistory();
+      toast('success', `${done} and saved to history.`);
+    } catch (e) {
+      toast('error', `${done}, not saved to history: ${errorMessage(e)}`);
+    }
+  }
+  const card = cardContent(draft);
+  const timesError = eventTimesError(draft);
+  const zones = useMemo(() => zoneOptions(emptyDraft.timeZone), []);
   const color = severityColor(draft.severity);
   const companyLogo = useBrandLogo('company');
   const footerLogo = useBrandLogo('footer');
@@ -221,6 +257,8 @@ export default function AlertsView() {
           <button type="button" className="button button-ghost" data-testid="alarms-open" onClick={() => setModal('alarms')}>Alarms ({pending.length})</button>
           <button type="button" className="button button-ghost" data-testid="alarm-schedule" onClick={() => setModal('schedule')}>Schedule alert alarm</button>
           <button type="button" className="button button-ghost" data-testid="alert-pin" onClick={() => { setPinLabel(draft.subject.trim() || 'Untitled Template'); setModal('pin'); }}>Pin template</button>
+          <button type="button" className="button button-ghost" data-testid="alert-save-png" disabled={exporting} onClick={() => exportCard('png')}>Save PNG</button>
+          <button type="button" className="button button-ghost" data-testid="alert-copy-outlook" disabled={exporting} onClick={() => exportCard('outlook')}>Copy for Outlook</button>
           <button type="button" className="button button-primary" data-testid="alert-copy" onClick={copyAlert}>Copy alert</button>
         </div>
       </header>
@@ -262,13 +300,44 @@ export default function AlertsView() {
             <input className="input grow" aria-label="Sender" placeholder="Sender (IT)" value={draft.sender} onChange={(e) => set({ sender: e.target.value })} />
             <input className="input grow" aria-label="Recipient" placeholder="Recipient (All Employees)" value={draft.recipient} onChange={(e) => set({ recipient: e.target.value })} />
           </div>
+          <div className="row-wrap">
+            <label className="check"><input type="checkbox" data-testid="alert-update-toggle" checked={draft.update >= 1} onChange={(e) => set({ update: e.target.checked ? 1 : 0 })} /> Update of an earlier alert</label>
+            {draft.update >= 1 && (
+              <label className="check" htmlFor="alert-update-n">Update number
+                <input id="alert-update-n" className="input input-narrow" type="number" min={1} max={UPDATE_MAX} step={1} data-testid="alert-update-n"
+                  value={draft.update} onChange={(e) => set({ update: clampUpdate(e.target.valueAsNumber) })} />
+              </label>
+            )}
+          </div>
+          <div className="alert-times">
+            <div>
+              <label className="field-label" htmlFor="alert-start">Event start</label>
+              <input id="alert-start" className="input" type="datetime-local" data-testid="alert-start" value={draft.start} onChange={(e) => set({ start: e.target.value })} />
+            </div>
+            <div>
+              <label className="field-label" htmlFor="alert-end">Event end</label>
+              <input id="alert-end" className="input" type="datetime-local" data-testid="alert-end" value={draft.end} onChange={(e) => set({ end: e.target.value })} />
+            </div>
+            <div className="alert-times-zone">
+              <label className="field-label" htmlFor="alert-tz">Time zone</label>
+              <select id="alert-tz" className="input" data-testid="alert-tz" value={draft.timeZone} onChange={(e) => set({ timeZone: e.target.value })}>
+                {(zones.includes(draft.timeZone) ? zones : [draft.timeZone, ...zones]).map((z) => <option key={z} value={z}>{z.replace(/_/g, ' ')}</option>)}
+              </select>
+            </div>
+          </div>
+          {timesError && <p className="error-text" data-testid="alert-times-error">{timesError}</p>}
         </div>
-        <div className="alert-preview" data-testid="alert-preview" aria-label="Preview">
+        <div className="alert-preview" data-testid="alert-preview" aria-label="Preview" ref={cardRef}>
           <div className="alert-card-head" style={{ background: color, color: severityText(draft.severity) }}>
             {companyLogo && <img className="alert-card-logo" src={companyLogo} alt="Company logo" data-testid="alert-card-company-logo" />}
             <span className="alert-sev">{draft.severity}</span>
-            <h3>{draft.subject || 'Subject'}</h3>
+            <h3 data-testid="alert-preview-heading">{card.heading || 'Subject'}</h3>
           </div>
+          {card.times.length > 0 && (
+            <div className="alert-card-times" data-testid="alert-preview-times">
+              {card.times.map((t) => <div key={t.label}><strong>{t.label}:</strong> {t.text}</div>)}
+            </div>
+          )}
           <div className="alert-card-body pre" data-testid="alert-preview-body">{draft.body ? <AlertBodyPreview body={draft.body} images={draft.images} /> : 'Message body…'}</div>
           <div className="alert-card-foot muted small">
             From {draft.sender || 'IT'} · To {draft.recipient || 'All Employees'}

@@ -13,7 +13,7 @@ import { SoundToggle } from '../attention/AttentionUi';
 import { useAlarmTone } from '../attention/useAlarmTone';
 import { ALARMS, type AlarmRec } from '../attention/useDueAlarms';
 import { useShell } from '../shell/ShellContext';
-import { htmlToBody, requestAlertLoad, severityColor, type Severity } from './alerts';
+import { emptyDraft, htmlToBody, requestAlertLoad, severityColor, type Severity } from './alerts';
 
 export function DuePopup() {
   const due = useAttention().due;
@@ -70,7 +70,7 @@ function DueDialog({ a, more }: { a: AlarmRec; more: number }) {
           {hasSnapshot && (
             <button type="button" className="button button-ghost" disabled={busy}
               onClick={() => act(dismissPatch(new Date()), () => {
-                requestAlertLoad({ severity: (a.severity as Severity) || 'INFO', subject: a.alertSubject ?? '', ...htmlToBody(a.alertBodyHtml), sender: a.createdBy ?? '', recipient: '' });
+                requestAlertLoad({ ...emptyDraft, severity: (a.severity as Severity) || 'INFO', subject: a.alertSubject ?? '', ...htmlToBody(a.alertBodyHtml), sender: a.createdBy ?? '', recipient: '' });
                 shell.go('alerts');
               })}>Load Alert</button>
           )}

@@ -1,9 +1,12 @@
 // Alert composer shared bits: severities (colours from lib/palette.ts), the draft and history
 // record shapes, the plain-text body ⇄ stored HTML conversion (images through ./bodyImages), and
-// a tiny hand-off so the due popup can load an alarm's snapshot into the composer.
+// a tiny hand-off so the due popup can load an alarm's snapshot into the composer. The draft also
+// holds the "UPDATE #N" counter and the event times (./eventTimes), which are never stored: the
+// alert collections have no fields for them.
 import { fieldError, LIMITS } from '../../lib/limits';
 import { SEVERITY_COLORS } from '../../lib/palette';
 import type { BaseRecord } from '../../transport/types';
+import { browserTimeZone } from './eventTimes';
 import { bodyHasImages, imageTag, imageToken, lineImage, parseImgTag, tokenNumbers, decodeEntities, type BodyImage, type BodyImages } from './bodyImages';
 
 export const SEVERITIES = [
@@ -29,9 +32,17 @@ export interface AlertDraft {
   images: BodyImages;
   sender: string;
   recipient: string;
+  /** 0: not an update; N ≥ 1: the heading reads `UPDATE #N — subject`. Draft only. */
+  update: number;
+  /** Event start and end as datetime-local values in `timeZone`; blank when not set. Draft only. */
+  start: string;
+  end: string;
+  timeZone: string;
 }
 
-export const emptyDraft: AlertDraft = { severity: DEFAULT_SEVERITY, subject: '', body: '', images: {}, sender: '', recipient: '' };
+export const emptyDraft: AlertDraft = {
+  severity: DEFAULT_SEVERITY, subject: '', body: '', images: {}, sender: '', recipient: '', update: 0, start: '', end: '', timeZone: browserTimeZone(),
+};
 
 export interface AlertHistory extends BaseRecord {
   severity?: Severity;

@@ -1,0 +1,99 @@
+// Alert card exports: the PNG file name, the card content with "UPDATE #N" and zoned times, the
+// plain text, the inline-styled HTML for Outlook (escaped text, only data: images, logos only as
+// data URLs), the clipboard payload's three flavours, and the refused-clipboard message.
+import { describe, expect, test, vi } from 'vitest';
+import { emptyDraft, type AlertDraft } from './alerts';
+import { cardContent, cardInlineHtml, cardPlainText, CLIPBOARD_REFUSED, EXPORT_PIXEL_RATIO, EXPORT_WIDTH, outlookPayload, pngFileName, writeOutlookPayload } from './cardExport';
+
+const PNG = 'data:image/png;base64,iVBORw0KGgo=';
+const draft = (p: Partial<AlertDraft> = {}): AlertDraft => ({
+  ...emptyDraft, severity: 'ISSUE', subject: 'Email <outage>', body: 'Mail is down.\n[image 1]', images: { 1: { src: PNG, alt: 'graph' } },
+  update: 2, start: '2026-03-08T01:00', end: '2026-03-08T04:00', timeZone: 'America/Chicago', ...p,
+});
+
+describe('pngFileName', () => {
+  test('alert-<local date>.png', () => {
+    expect(pngFileName(new Date(2026, 2, 8, 23, 59))).toBe('alert-2026-03-08.png');
+    expect(pngFileName(new Date(2026, 11, 1, 0, 0))).toBe('alert-2026-12-01.png');
+  });
+  test('the export is 640 px wide at 2x', () => {
+    expect(EXPORT_WIDTH * EXPORT_PIXEL_RATIO).toBe(1280);
+  });
+});
+
+describe('cardContent and cardPlainText', () => {
+  test('the heading carries UPDATE #N and the times their zone', () => {
+    const c = cardContent(draft());
+    expect(c.heading).toBe('UPDATE #2 — Email <outage>');
+    expect(c.times.map((t) => t.text)).toEqual(['Sun 8 Mar 2026, 01:00 CST (UTC-06:00)', 'Sun 8 Mar 2026, 04:00 CDT (UTC-05:00)']);
+    expect(c.sender).toBe('IT');
+    expect(c.recipient).toBe('All Employees');
+    expect(cardPlainText(c)).toBe(
+      '[ISSUE] UPDATE #2 — Email <outage>\nStart: Sun 8 Mar 2026, 01:00 CST (UTC-06:00)\nEnd: Sun 8 Mar 2026, 04:00 CDT (UTC-05:00)\n\nMail is down.\n[image 1]',
+    );
+  });
+  test('without update or times, the old "[SEV] subject" text', () => {
+    expect(cardPlainText(cardContent(draft({ update: 0, start: '', end: '', body: 'x', images: {} })))).toBe('[ISSUE] Email <outage>\n\nx');
+  });
+});
+
+describe('cardInlineHtml', () => {
+  test('styled by attributes only (no style attribute: the CSP), text escaped, body image kept as its data URL', () => {
+    const html = cardInlineHtml(cardContent(draft()));
+    expect(html).toContain('UPDATE #2 — Email &lt;outage&gt;');
+    expect(html).toContain('<b>Start:</b> Sun 8 Mar 2026, 01:00 CST (UTC-06:00)<br><b>End:</b> Sun 8 Mar 2026, 04:00 CDT (UTC-05:00)');
+    expect(html).toContain(`Mail is down.<br><img src="${PNG}" alt="graph" class="alert-body-image">`);
+    expect(html).toContain('<td bgcolor="#d32f2f">');
+    expect(html).toContain('color="#ffffff"');
+    expect(html).toMatch(new RegExp(`^<table role="presentation" width="${EXPORT_WIDTH}"`));
+    expect(html).not.toMatch(/\sstyle=|<outage>|<script|<style/);
+    // Every img is a data: URL.
+    expect([...html.matchAll(/<img [^>]*src="([^"]*)"/g)].every(([, src]) => src.startsWith('data:image/'))).toBe(true);
+  });
+  test('hostile text stays text', () => {
+    const html = cardInlineHtml(cardContent(draft({ subject: '"><script>alert(1)</script>', body: '<img src=x onerror=alert(1)>', images: {}, sender: '<b>me</b>' })));
+    expect(html).not.toContain('<script');
+    expect(html).not.toContain('<img src=x');
+    expect(html).not.toContain('<b>me');
+  });
+  test('a logo appears only as a data URL', () => {
+    const c = cardContent(draft());
+    expect(cardInlineHtml(c, { company: 'blob:http://x/1', footer: 'https://evil.example/l.png' })).not.toMatch(/blob:|evil/);
+    const withLogo = cardInlineHtml(c, { company: PNG });
+    expect(withLogo).toContain(`<img src="${PNG}" alt="Company logo" height="40">`);
+  });
+});
+
+describe('outlookPayload and writeOutlookPayload', () => {
+  const png = new Blob([new Uint8Array([0x89, 0x50, 0x4e, 0x47])], { type: 'image/png' });
+  test('image/png, text/html and text/plain', async () => {
+    const p = outlookPayload(png, cardContent(draft()));
+    expect(Object.keys(p).sort()).toEqual(['image/png', 'text/html', 'text/plain']);
+    expect(p['image/png']).toBe(png);
+    expect(p['text/html'].type).toBe('text/html');
+    expect(await p['text/html'].text()).toContain('UPDATE #2 — ');
+    expect(await p['text/plain'].text()).toMatch(/^\[ISSUE\] UPDATE #2 — Email <outage>\n/);
+  });
+  test('an untyped PNG blob is typed image/png', () => {
+    expect(outlookPayload(new Blob([new Uint8Array([1])]), cardContent(draft()))['image/png'].type).toBe('image/png');
+  });
+  class FakeItem {
+    constructor(readonly parts: Record<string, Blob>) {}
+  }
+  const Item = FakeItem as unknown as typeof ClipboardItem;
+  test('writes one item holding every flavour', async () => {
+    const write = vi.fn(async () => {});
+    const payload = outlookPayload(png, cardContent(draft()));
+    await writeOutlookPayload(payload, { write }, Item);
+    expect(write).toHaveBeenCalledTimes(1);
+    const [[items]] = write.mock.calls as unknown as [[FakeItem[]]];
+    expect(items).toHaveLength(1);
+    expect(items[0].parts).toBe(payload);
+  });
+  test('a refusal, or no rich clipboard at all, says so clearly', async () => {
+    const payload = outlookPayload(png, cardContent(draft()));
+    await expect(writeOutlookPayload(payload, { write: async () => { throw new DOMException('denied', 'NotAllowedError'); } }, Item)).rejects.toThrow(CLIPBOARD_REFUSED);
+    await expect(writeOutlookPayload(payload, undefined, Item)).rejects.toThrow(CLIPBOARD_REFUSED);
+    await expect(writeOutlookPayload(payload, { write: async () => {} }, undefined)).rejects.toThrow(CLIPBOARD_REFUSED);
+  });
+});
