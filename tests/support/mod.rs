@@ -361,6 +361,7 @@ pub fn sample_update(collection: &str) -> (Value, &'static str) {
         "oncall_dismissals" => (json!({"dateKey": "2026-12-03"}), "dateKey"),
         "conflict_log" => (json!({"overwrittenBy": "server"}), "overwrittenBy"),
         "oncall_board_settings" => (json!({"locked": true}), "locked"),
+        "dynatrace_problem_states" => (json!({"addressed": false}), "addressed"),
         other => panic!("no update for {other}"),
     }
 }
