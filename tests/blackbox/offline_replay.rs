@@ -9,6 +9,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+use domain::collections::WriteOp;
 use domain::offline::record_fingerprint;
 use serde_json::{json, Value};
 use support::{client, sample, sample_update, web_session, Relay};
@@ -49,6 +50,17 @@ async fn every_offline_collection_replays_and_a_stale_change_conflicts_without_w
     let token = relay.token().await;
     for collection in OFFLINE_WRITABLE {
         let seen = relay.create(&token, collection, &sample(collection)).await;
+        let writes = domain::collections::collection(collection).unwrap().writes;
+        if !writes.permits(WriteOp::Update) {
+            // Append-only (Dynatrace problem notes): replay refuses updates and deletes alike.
+            for (action, data) in [("update", Some(json!({"note": "changed"}))), ("delete", None)] {
+                let (status, body) =
+                    post(&relay, &token, "/api/relay/offline/replay", &change(collection, action, &seen, data)).await;
+                assert_eq!(status, 403, "{collection} {action}: {body}");
+            }
+            assert_eq!(record(&relay, &token, collection, &seen["id"]).await.1, seen, "{collection}: nothing written");
+            continue;
+        }
         let (update, field) = sample_update(collection);
         let (status, body) = post(
             &relay,
@@ -60,10 +72,15 @@ async fn every_offline_collection_replays_and_a_stale_change_conflicts_without_w
         assert_eq!((status, &body), (200, &json!({"applied": true})), "{collection}");
         let (_, now) = record(&relay, &token, collection, &seen["id"]).await;
         assert_eq!(now[field], update[field], "{collection}");
-        // The same change again is stale: the record is no longer the one it was based on.
+        // A change based on the old record is stale: the record is no longer the one it was
+        // based on (a delete, or an update where the write rule allows no delete).
         let before = conflicts(&relay, &token).await.len();
-        let (status, body) =
-            post(&relay, &token, "/api/relay/offline/replay", &change(collection, "delete", &seen, None)).await;
+        let stale = if writes.permits(WriteOp::Delete) {
+            change(collection, "delete", &seen, None)
+        } else {
+            change(collection, "update", &seen, Some(update.clone()))
+        };
+        let (status, body) = post(&relay, &token, "/api/relay/offline/replay", &stale).await;
         assert_eq!(status, 409, "{collection}: {body}");
         assert_eq!(body["message"], "The server record changed. The offline change remains queued.");
         assert_eq!(record(&relay, &token, collection, &seen["id"]).await.1, now, "{collection}: nothing written");
@@ -71,6 +88,14 @@ async fn every_offline_collection_replays_and_a_stale_change_conflicts_without_w
         assert_eq!(log.len(), before + 1);
         let entry = log.iter().find(|e| e["recordId"] == seen["id"]).unwrap();
         assert_eq!((entry["collection"].as_str(), &entry["overwrittenData"]), (Some(*collection), &now));
+        if !writes.permits(WriteOp::Delete) {
+            // Create/update only (Dynatrace addressed states): a delete is refused.
+            let (status, body) =
+                post(&relay, &token, "/api/relay/offline/replay", &change(collection, "delete", &now, None)).await;
+            assert_eq!(status, 403, "{collection}: {body}");
+            assert_eq!(record(&relay, &token, collection, &seen["id"]).await.1, now, "{collection}: still there");
+            continue;
+        }
         // A delete based on the current record applies, and applies again idempotently.
         for _ in 0..2 {
             let (status, _) =
