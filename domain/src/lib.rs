@@ -2,9 +2,10 @@
 //! PocketBase filter and sort languages, the `~` contains-search rules, token-bucket rate
 //! limiting, log redaction, timestamp formatting, the backup rules (archive names, manifest,
 //! health file, retention gate, pruning, restore journal), the typed privileged commands with
-//! their authorization rules, the image and logo limits (`images`), and `problem`, the one
-//! trait every error answered over HTTP implements. Nothing in this crate performs IO or async work; callers pass time in as
-//! milliseconds so every rule is deterministic under test.
+//! their authorization rules, the image and logo limits (`images`), the wiki publisher's upload,
+//! search query and category rules (`wiki`), and `problem`, the one trait every error answered
+//! over HTTP implements. Nothing in this crate performs IO or async work; callers pass time in
+//! as milliseconds so every rule is deterministic under test.
 
 pub mod audit;
 pub mod backup;
@@ -41,4 +42,5 @@ pub mod text;
 pub mod time;
 pub mod validation;
 pub mod web_origin;
+pub mod wiki;
 pub mod windows;

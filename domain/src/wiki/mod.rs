@@ -1,0 +1,28 @@
+//! The pure rules of the wiki (knowledge base) publisher: the size, count and text limits the
+//! server and the desktop share ([`limits`]); how a PDF upload is planned into 4 MiB chunks, how
+//! one uploaded chunk is checked against its upload, which files a batch may hold and how an
+//! upload moves through its states ([`upload`]); which search queries are worth running
+//! ([`query`]); and how category names are normalized, which category may never be deleted and
+//! which document types exist ([`category`]). It refuses to perform IO, read a clock, parse PDFs
+//! or decide storage: the server's wiki actor does the file work and the writes, and passes
+//! every size, identifier and instant in.
+
+pub mod category;
+pub mod limits;
+pub mod query;
+pub mod upload;
+
+pub use category::{
+    can_delete, check_delete, normalize_category_name, CategoryError, CategoryName, DocumentType, UNCATEGORIZED_KEY,
+};
+pub use query::{check_query, is_function_word, QueryError, SearchQuery, FUNCTION_WORDS};
+pub use upload::{
+    check_batch, check_chunk, check_file_name, check_pdf_signature, expected_chunk_bytes, next, ChunkClaim, ChunkError,
+    TransitionError, UploadBinding, UploadError, UploadEvent, UploadPlan, UploadState,
+};
+
+/// Whether a character is refused in names a person authors (file names, category names): any
+/// control character (C0, DEL, C1) and the Unicode line and paragraph separators.
+pub(crate) fn is_forbidden_char(c: char) -> bool {
+    c.is_control() || c == '\u{2028}' || c == '\u{2029}'
+}
