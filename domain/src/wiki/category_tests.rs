@@ -1,9 +1,11 @@
 //! Category rules: name normalization (trim, collapse, length in characters, control
 //! characters refused), the lowercase key, the undeletable `uncategorized` category, and the
-//! document types with their stored values and labels.
+//! document types with their stored values and labels, and a property that normalization is
+//! idempotent.
 
 use super::*;
 use crate::problem::HttpProblem;
+use proptest::prelude::*;
 
 #[test]
 fn names_are_trimmed_and_inner_whitespace_collapsed() {
@@ -83,4 +85,17 @@ fn errors_have_stable_codes_and_do_not_echo_the_name() {
     }
     let refused = normalize_category_name(&format!("Secret{}", "x".repeat(200))).unwrap_err();
     assert!(!refused.to_string().contains("Secret"));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn normalization_is_idempotent(raw in "\\PC{0,160}") {
+        if let Ok(name) = normalize_category_name(&raw) {
+            prop_assert_eq!(normalize_category_name(&name.name), Ok(name.clone()));
+            prop_assert_eq!(name.key.clone(), name.name.to_lowercase());
+            prop_assert!(!name.name.starts_with(' ') && !name.name.ends_with(' ') && !name.name.contains("  "));
+        }
+    }
 }

@@ -17,8 +17,9 @@ pub use category::{
 };
 pub use query::{check_query, is_function_word, QueryError, SearchQuery, FUNCTION_WORDS};
 pub use upload::{
-    check_batch, check_chunk, check_file_name, check_pdf_signature, expected_chunk_bytes, next, ChunkClaim, ChunkError,
-    TransitionError, UploadBinding, UploadError, UploadEvent, UploadPlan, UploadState,
+    check_batch, check_chunk, check_file_name, check_pdf_signature, expected_chunk_bytes, is_sha256_hex, next,
+    ChunkClaim, ChunkError, TransitionError, UploadBinding, UploadError, UploadEvent, UploadPlan, UploadState,
+    INVALID_CHUNK_MESSAGE, PDF_SIGNATURE,
 };
 
 /// Whether a character is refused in names a person authors (file names, category names): any

@@ -1,9 +1,10 @@
 //! Search query eligibility: trimming, the 120 code point bound counted in characters (not
 //! bytes or UTF-16 units), the token shape, function-word-only and punctuation-only refusals,
-//! and stable codes.
+//! stable codes, and a property that an accepted query is trimmed, bounded and has a content word.
 
 use super::*;
 use crate::problem::HttpProblem;
+use proptest::prelude::*;
 
 #[test]
 fn a_query_is_trimmed_and_split_into_tokens() {
@@ -93,4 +94,17 @@ fn errors_have_stable_codes_and_do_not_echo_the_query() {
     }
     let refused = check_query(&format!("secret{}", "x".repeat(200))).unwrap_err();
     assert!(!refused.to_string().contains("secret"));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn an_accepted_query_is_trimmed_bounded_and_has_a_content_word(raw in "\\PC{0,200}") {
+        if let Ok(query) = check_query(&raw) {
+            prop_assert_eq!(query.text.as_str(), raw.trim());
+            prop_assert!(query.text.chars().count() <= MAX_QUERY_CHARS);
+            prop_assert!(query.tokens.iter().any(|t| !is_function_word(t)));
+        }
+    }
 }

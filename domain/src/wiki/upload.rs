@@ -245,7 +245,8 @@ pub struct UploadBinding<'a> {
 pub struct ChunkClaim<'a> {
     pub batch_id: &'a str,
     pub upload_id: &'a str,
-    /// The caller's account (from authentication, not the request body).
+    /// The `accountId` the chunk record carries. Whether the caller may act for it (the
+    /// owning active privileged account, or a superuser) is the actor's check, not this one.
     pub account_id: &'a str,
     pub device_id: &'a str,
     /// The 0-based chunk index as a JSON number: it must be a whole number.

@@ -1,10 +1,12 @@
 //! Upload rules: the size bounds and chunk plan (5 B, 50 MiB, 50 MiB + 1, a short last
 //! chunk), the chunk hook's refusals one by one (identity, owner, states, index, sizes,
 //! checksum) all with the same operator message, the PDF signature, and batch file names
-//! (count, duplicates ignoring case, extension, length, path separators, control characters).
+//! (count, duplicates ignoring case, extension, length, path separators, control characters),
+//! plus a property: for every accepted size, each planned chunk passes and they add up.
 
 use super::*;
 use crate::problem::HttpProblem;
+use proptest::prelude::*;
 
 const MIB: u64 = 1024 * 1024;
 const DIGEST: &str = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
@@ -260,4 +262,28 @@ fn upload_errors_have_stable_codes_and_do_not_echo_names() {
         assert_eq!(HttpProblem::status(&error), 400);
     }
     assert!(!check_batch(&["secret.pdf", "SECRET.pdf"]).unwrap_err().to_string().contains("secret"));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn every_planned_chunk_is_accepted_and_the_chunks_add_up(size in MIN_PDF_BYTES..=MAX_PDF_BYTES) {
+        let upload = binding(size);
+        let plan = upload.plan;
+        prop_assert_eq!(u64::from(plan.chunk_count()), size.div_ceil(UPLOAD_CHUNK_BYTES));
+        let mut total = 0;
+        for index in 0..plan.chunk_count() {
+            let bytes = expected_chunk_bytes(plan, index).unwrap();
+            prop_assert!(bytes > 0 && bytes <= UPLOAD_CHUNK_BYTES);
+            if index + 1 < plan.chunk_count() {
+                prop_assert_eq!(bytes, UPLOAD_CHUNK_BYTES);
+            }
+            prop_assert_eq!(check_chunk(&upload, &claim(f64::from(index), bytes)), Ok(index));
+            total += bytes;
+        }
+        prop_assert_eq!(total, size);
+        let past_end = f64::from(plan.chunk_count());
+        prop_assert_eq!(check_chunk(&upload, &claim(past_end, 1)), Err(ChunkError::IndexOutOfRange));
+    }
 }
