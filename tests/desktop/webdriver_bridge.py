@@ -86,7 +86,9 @@ def start_driver():
 def open_session(app, args):
     """A WebDriver session that launches `app` with `args` (30 s scripts, 10 s implicit waits)."""
     caps = {"capabilities": {"alwaysMatch": {"tauri:options": {"application": app, "args": args}}}}
-    sid = call("POST", "/session", caps, attempts=1)["value"]["sessionId"]
+    # A stale pooled connection inside tauri-driver fails the request before it reaches
+    # WebKitWebDriver (see `call`), so one more attempt cannot start a second app.
+    sid = call("POST", "/session", caps, attempts=2)["value"]["sessionId"]
     call("POST", f"/session/{sid}/timeouts", {"script": 30000, "implicit": 10000})
     return sid
 
