@@ -93,8 +93,9 @@ fn loose_mode(_meta: &fs::Metadata) -> bool {
     false
 }
 
-/// Creates `dir` (and parents) if needed and makes it owner-only.
-pub(crate) fn ensure_private_dir(dir: &Path) -> Result<(), DataDirError> {
+/// Creates `dir` (and parents) if needed and makes it owner-only; a link or a non-directory in
+/// its place is refused.
+pub fn ensure_private_dir(dir: &Path) -> Result<(), DataDirError> {
     match fs::symlink_metadata(dir) {
         Ok(meta) if meta.file_type().is_symlink() => return Err(DataDirError::NotRegular(dir.display().to_string())),
         Ok(meta) if !meta.is_dir() => return Err(DataDirError::NotRegular(dir.display().to_string())),

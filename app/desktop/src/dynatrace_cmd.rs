@@ -140,20 +140,9 @@ impl DynatraceSession {
     }
 }
 
-fn private_dir(dir: &Path) -> std::io::Result<()> {
-    match std::fs::symlink_metadata(dir) {
-        Ok(meta) if meta.file_type().is_symlink() || !meta.is_dir() => {
-            Err(std::io::Error::other("the Dynatrace session store is not a plain directory"))
-        }
-        Ok(_) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            let mut builder = std::fs::DirBuilder::new();
-            #[cfg(unix)]
-            std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-            builder.create(dir)
-        }
-        Err(e) => Err(e),
-    }
+/// An owner-only directory for a webview store (the data directory's own rule).
+pub(crate) fn private_dir(dir: &Path) -> std::io::Result<()> {
+    infra::datadir::ensure_private_dir(dir).map_err(std::io::Error::other)
 }
 
 fn unavailable(e: std::io::Error) -> BridgeError {

@@ -49,23 +49,11 @@ pub fn cookie_header<'a>(cookies: impl IntoIterator<Item = (&'a str, &'a str)>) 
 
 /// Where the sign-in window keeps its browser data (created owner-only; a link is refused).
 pub fn store_dir(data_root: &Path) -> std::io::Result<PathBuf> {
-    let webviews = data_root.join("webviews");
-    for dir in [webviews.clone(), webviews.join("radar")] {
-        match std::fs::symlink_metadata(&dir) {
-            Ok(meta) if meta.file_type().is_symlink() || !meta.is_dir() => {
-                return Err(std::io::Error::other("the Radar sign-in store is not a plain directory"))
-            }
-            Ok(_) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                let mut builder = std::fs::DirBuilder::new();
-                #[cfg(unix)]
-                std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-                builder.create(&dir)?;
-            }
-            Err(e) => return Err(e),
-        }
+    let dir = data_root.join("webviews").join("radar");
+    for owner_only in [data_root.join("webviews"), dir.clone()] {
+        crate::dynatrace_cmd::private_dir(&owner_only)?;
     }
-    Ok(webviews.join("radar"))
+    Ok(dir)
 }
 
 mod commands {
