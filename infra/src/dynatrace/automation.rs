@@ -28,17 +28,8 @@ impl GrailClient {
         workflow_id: &str,
         cancel: &CancellationToken,
     ) -> Result<Option<Value>, QueryError> {
-        let refused =
-            |reason| QueryError::Http(HttpError::InvalidUrl { origin: "<dynatrace-environment>".into(), reason });
         validate_workflow_id(workflow_id).map_err(|_| refused("not a workflow id"))?;
-        let mut url = base_for(environment)?;
-        url.path_segments_mut().map_err(|_| refused("the environment URL has no path"))?.clear().extend([
-            "platform",
-            "automation",
-            "v1",
-            "workflows",
-            workflow_id,
-        ]);
+        let url = automation_url(environment, &["workflows", workflow_id])?;
         self.read_json(url, token, cancel).await
     }
 
@@ -84,19 +75,28 @@ impl GrailClient {
 /// `<base>/platform/automation/v1/executions/<execution_id>/<rest…>`, every part one escaped
 /// path segment.
 fn execution_url(environment: &EnvironmentUrl, execution_id: &str, rest: &[&str]) -> Result<Url, QueryError> {
-    let refused = |reason| QueryError::Http(HttpError::InvalidUrl { origin: "<dynatrace-environment>".into(), reason });
     if !is_execution_id(execution_id) {
         return Err(refused("not a workflow execution id"));
     }
     if rest.iter().any(|part| part.is_empty() || part.len() > 200) {
         return Err(refused("not a task name"));
     }
+    automation_url(environment, &[&["executions", execution_id], rest].concat())
+}
+
+/// `<base>/platform/automation/v1/<parts…>`, every part one escaped path segment.
+fn automation_url(environment: &EnvironmentUrl, parts: &[&str]) -> Result<Url, QueryError> {
     let mut url = base_for(environment)?;
-    {
-        let mut segments = url.path_segments_mut().map_err(|_| refused("the environment URL has no path"))?;
-        segments.clear().extend(["platform", "automation", "v1", "executions", execution_id]).extend(rest);
-    }
+    url.path_segments_mut()
+        .map_err(|_| refused("the environment URL has no path"))?
+        .clear()
+        .extend(["platform", "automation", "v1"])
+        .extend(parts);
     Ok(url)
+}
+
+fn refused(reason: &'static str) -> QueryError {
+    QueryError::Http(HttpError::InvalidUrl { origin: "<dynatrace-environment>".into(), reason })
 }
 
 #[cfg(test)]
