@@ -478,6 +478,12 @@ pub fn start_server(config: RelayConfig) -> Result<Handles, StartError> {
         privileged_service = privileged_service.clone().with_dynatrace(hooks);
         addr
     });
+    // The Wiki commands need the data directory (for the library files) and realtime.
+    if let Some(backup) = &config.backup {
+        let files = infra::wiki::files::WikiFiles::new(&backup.data_root);
+        let hooks = crate::privileged::WikiHooks::new(files, Some(realtime.clone().recipient()));
+        privileged_service = privileged_service.with_wiki(hooks);
+    }
     let privileged = start_supervised({
         let (ctx, limits) = (ctx.clone(), config.privileged_limits);
         let test = dynatrace.clone().map(|a| a.recipient());

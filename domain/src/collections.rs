@@ -80,6 +80,30 @@ pub struct CollectionSpec {
     /// Who may create, update and delete records through the record API. Server-owned
     /// collections are readable by clients but written only by their actor.
     pub writes: Writes,
+    /// Which records clients may read through the record API and realtime.
+    pub reads: Reads,
+}
+
+/// Read access to a collection's records through the record API and realtime (the server's own
+/// actors read everything through their own queries).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reads {
+    /// Every record is visible to every signed-in client.
+    All,
+    /// Only records whose text `field` equals `value` are visible (e.g. active Wiki documents):
+    /// lists and views never return the others, and realtime delivers a change that leaves a
+    /// record invisible as a deletion carrying only its id.
+    FieldEquals { field: &'static str, value: &'static str },
+}
+
+impl Reads {
+    /// Whether a record (as JSON) is visible to clients.
+    pub fn admits(self, record: &serde_json::Value) -> bool {
+        match self {
+            Reads::All => true,
+            Reads::FieldEquals { field, value } => record.get(field).and_then(serde_json::Value::as_str) == Some(value),
+        }
+    }
 }
 
 /// Write access to a collection through the ordinary record API.
@@ -172,6 +196,7 @@ pub static CONTACTS: CollectionSpec = CollectionSpec {
     ],
     unique: &[],
     writes: Writes::Clients,
+    reads: Reads::All,
 };
 
 pub static SERVERS: CollectionSpec = CollectionSpec {
@@ -188,6 +213,7 @@ pub static SERVERS: CollectionSpec = CollectionSpec {
     ],
     unique: &[],
     writes: Writes::Clients,
+    reads: Reads::All,
 };
 
 pub static ONCALL: CollectionSpec = CollectionSpec {
@@ -204,6 +230,7 @@ pub static ONCALL: CollectionSpec = CollectionSpec {
     ],
     unique: &[],
     writes: Writes::Clients,
+    reads: Reads::All,
 };
 
 pub static BRIDGE_GROUPS: CollectionSpec = CollectionSpec {
@@ -212,6 +239,7 @@ pub static BRIDGE_GROUPS: CollectionSpec = CollectionSpec {
     fields: &[required_text("name", NAME_LEN), string_array("contacts", 200, 320)],
     unique: &[],
     writes: Writes::Clients,
+    reads: Reads::All,
 };
 
 pub static BRIDGE_HISTORY: CollectionSpec = CollectionSpec {
@@ -225,6 +253,7 @@ pub static BRIDGE_HISTORY: CollectionSpec = CollectionSpec {
     ],
     unique: &[],
     writes: Writes::Clients,
+    reads: Reads::All,
 };
 
 pub static ALERT_HISTORY: CollectionSpec = CollectionSpec {
@@ -241,6 +270,7 @@ pub static ALERT_HISTORY: CollectionSpec = CollectionSpec {
     ],
     unique: &[],
     writes: Writes::Clients,
+    reads: Reads::All,
 };
 
 pub static ALERT_REMINDERS: CollectionSpec = CollectionSpec {
@@ -261,6 +291,7 @@ pub static ALERT_REMINDERS: CollectionSpec = CollectionSpec {
     ],
     unique: &[],
     writes: Writes::Clients,
+    reads: Reads::All,
 };
 
 pub static NOTES: CollectionSpec = CollectionSpec {
@@ -274,6 +305,7 @@ pub static NOTES: CollectionSpec = CollectionSpec {
     ],
     unique: &[],
     writes: Writes::Clients,
+    reads: Reads::All,
 };
 
 pub static STANDALONE_NOTES: CollectionSpec = CollectionSpec {
@@ -282,6 +314,7 @@ pub static STANDALONE_NOTES: CollectionSpec = CollectionSpec {
     fields: &[text("title", 200), text("content", NOTE_LEN), select("color", NOTE_COLORS, false), TAGS, SORT_ORDER],
     unique: &[],
     writes: Writes::Clients,
+    reads: Reads::All,
 };
 
 pub static ONCALL_DISMISSALS: CollectionSpec = CollectionSpec {
@@ -290,6 +323,7 @@ pub static ONCALL_DISMISSALS: CollectionSpec = CollectionSpec {
     fields: &[required_text("alertType", 100), required_text("dateKey", 10)],
     unique: &[],
     writes: Writes::Clients,
+    reads: Reads::All,
 };
 
 /// Offline changes the server refused because the record changed meanwhile: the server copy
@@ -309,6 +343,7 @@ pub static CONFLICT_LOG: CollectionSpec = CollectionSpec {
     ],
     unique: &[],
     writes: Writes::ServerOnly,
+    reads: Reads::All,
 };
 
 pub static ONCALL_BOARD_SETTINGS: CollectionSpec = CollectionSpec {
@@ -317,6 +352,7 @@ pub static ONCALL_BOARD_SETTINGS: CollectionSpec = CollectionSpec {
     fields: &[required_text("key", 100), string_array("teamOrder", 500, NAME_LEN), boolean("locked")],
     unique: &["key"],
     writes: Writes::Clients,
+    reads: Reads::All,
 };
 
 pub static CLIENT_PRESENCE: CollectionSpec = CollectionSpec {
@@ -330,6 +366,7 @@ pub static CLIENT_PRESENCE: CollectionSpec = CollectionSpec {
     ],
     unique: &["sessionId"],
     writes: Writes::ServerOnly,
+    reads: Reads::All,
 };
 
 /// Server-owned service status: one record per status-feed provider (`status_feeds` actor).
@@ -357,6 +394,7 @@ pub static CLOUD_STATUS: CollectionSpec = CollectionSpec {
     ],
     unique: &["provider"],
     writes: Writes::ServerOnly,
+    reads: Reads::All,
 };
 
 /// Server-owned status toasts: one record per open toasted episode (`status_feeds` actor).
@@ -374,6 +412,7 @@ pub static CLOUD_STATUS_NOTICES: CollectionSpec = CollectionSpec {
     ],
     unique: &["episode"],
     writes: Writes::ServerOnly,
+    reads: Reads::All,
 };
 
 pub const DYNATRACE_STATUSES: &[&str] = &["OPEN", "CLOSED"];
@@ -412,6 +451,7 @@ pub static DYNATRACE_PROBLEMS: CollectionSpec = CollectionSpec {
     ],
     unique: &["problemId"],
     writes: Writes::ServerOnly,
+    reads: Reads::All,
 };
 
 /// Server-owned state of the Dynatrace sync: one record, `key` = `problems`.
@@ -434,6 +474,7 @@ pub static DYNATRACE_PROBLEM_SYNC: CollectionSpec = CollectionSpec {
     ],
     unique: &["key"],
     writes: Writes::ServerOnly,
+    reads: Reads::All,
 };
 
 /// Operators' addressed flag per Dynatrace problem: created and updated by clients, never deleted.
@@ -448,6 +489,7 @@ pub static DYNATRACE_PROBLEM_STATES: CollectionSpec = CollectionSpec {
     ],
     unique: &["problemId"],
     writes: Writes::CreateUpdate,
+    reads: Reads::All,
 };
 
 /// Operators' notes on Dynatrace problems: append-only.
@@ -457,6 +499,67 @@ pub static DYNATRACE_PROBLEM_NOTES: CollectionSpec = CollectionSpec {
     fields: &[required_text("problemId", DYNATRACE_PROBLEM_ID_LEN), required_text("note", 4000), text("author", 200)],
     unique: &[],
     writes: Writes::AppendOnly,
+    reads: Reads::All,
+};
+
+/// Wiki document types (`domain::wiki::DocumentType`): SOP Manual and Quick Guide.
+pub const WIKI_DOCUMENT_TYPES: &[&str] = &["sop", "cheatsheet"];
+pub const WIKI_LIFECYCLE_STATES: &[&str] = &["active", "trashed"];
+pub const WIKI_SEARCH_STATES: &[&str] = &["pending", "ready", "failed"];
+pub const WIKI_SEARCH_ERRORS: &[&str] = &["no-searchable-text", "extraction-failed", "storage-unavailable"];
+
+/// Wiki categories (`wiki.category.*` commands): read by every client, written only by the
+/// server. `systemKey` marks the built-in `uncategorized`, which cannot be deleted.
+pub static WIKI_CATEGORIES: CollectionSpec = CollectionSpec {
+    name: "wiki_categories",
+    id: "pbc_wiki_categories",
+    fields: &[
+        required_text("name", crate::wiki::limits::MAX_CATEGORY_NAME_CHARS),
+        required_text("normalizedName", crate::wiki::limits::MAX_CATEGORY_NAME_CHARS),
+        SORT_ORDER,
+        select("systemKey", &[crate::wiki::UNCATEGORIZED_KEY], false),
+    ],
+    unique: &["normalizedName"],
+    writes: Writes::ServerOnly,
+    reads: Reads::All,
+};
+
+/// Published Wiki documents (`wiki.publish` and the other `wiki.*` commands). Clients see only
+/// active ones; the PDF and cover are content-addressed files named by `checksum` and
+/// `coverChecksum`, served by the Wiki routes, never by the record API.
+pub static WIKI_DOCUMENTS: CollectionSpec = CollectionSpec {
+    name: "wiki_documents",
+    id: "pbc_wiki_documents",
+    fields: &[
+        required_text("sourceKey", crate::wiki::limits::MAX_SOURCE_KEY_CHARS),
+        required_text("categoryId", 15),
+        select("documentType", WIKI_DOCUMENT_TYPES, true),
+        required_text("title", crate::wiki::limits::MAX_TITLE_CHARS),
+        required_text("fileName", crate::wiki::limits::MAX_FILE_NAME_CHARS),
+        required_text("checksum", 64),
+        number("byteSize", 0.0, crate::wiki::limits::MAX_PDF_BYTES as f64, true),
+        number("pageCount", 0.0, crate::wiki::limits::MAX_PAGES as f64, true),
+        FieldSpec {
+            name: "outline",
+            kind: FieldKind::Json {
+                shape: JsonShape::ObjectArray { max_items: crate::wiki::limits::MAX_OUTLINE_NODES, max_bytes: 1024 * 1024 },
+            },
+            required: false,
+        },
+        text("coverChecksum", 64),
+        select("lifecycleState", WIKI_LIFECYCLE_STATES, true),
+        text("publishedByAccountId", 15),
+        text("publishedByName", 200),
+        date("publishedAt", false),
+        date("trashedAt", false),
+        text("trashedByName", 200),
+        select("searchIndexState", WIKI_SEARCH_STATES, false),
+        select("searchIndexError", WIKI_SEARCH_ERRORS, false),
+        date("searchIndexedAt", false),
+    ],
+    unique: &[],
+    writes: Writes::ServerOnly,
+    reads: Reads::FieldEquals { field: "lifecycleState", value: "active" },
 };
 
 /// Every collection Relay manages, in a stable order.
@@ -480,6 +583,8 @@ pub static MANAGED: &[&CollectionSpec] = &[
     &DYNATRACE_PROBLEM_SYNC,
     &DYNATRACE_PROBLEM_STATES,
     &DYNATRACE_PROBLEM_NOTES,
+    &WIKI_CATEGORIES,
+    &WIKI_DOCUMENTS,
 ];
 
 /// Looks up a managed collection by name; anything else is not reachable.
@@ -488,63 +593,5 @@ pub fn collection(name: &str) -> Option<&'static CollectionSpec> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn allowlist_contains_exactly_the_managed_collections() {
-        assert_eq!(MANAGED.len(), 19);
-        assert!(collection("contacts").is_some());
-        for name in ["users", "_superusers", "sqlite_master", "relay_meta", "Contacts", ""] {
-            assert!(collection(name).is_none(), "{name}");
-        }
-    }
-
-    #[test]
-    fn names_and_ids_are_unique_and_sql_safe() {
-        let ident = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-        let mut names: Vec<&str> = MANAGED.iter().map(|c| c.name).collect();
-        let mut ids: Vec<&str> = MANAGED.iter().map(|c| c.id).collect();
-        names.sort();
-        names.dedup();
-        ids.sort();
-        ids.dedup();
-        assert_eq!(names.len(), MANAGED.len());
-        assert_eq!(ids.len(), MANAGED.len());
-        for c in MANAGED {
-            assert!(ident(c.name));
-            for f in c.fields {
-                assert!(ident(f.name), "{}.{}", c.name, f.name);
-                assert!(!SYSTEM_FIELDS.contains(&f.name));
-            }
-            for u in c.unique {
-                assert!(c.field(u).is_some());
-            }
-        }
-    }
-
-    #[test]
-    fn write_rules_permit_exactly_their_operations() {
-        use WriteOp::*;
-        let table = [
-            (Writes::Clients, [true, true, true]),
-            (Writes::CreateUpdate, [true, true, false]),
-            (Writes::AppendOnly, [true, false, false]),
-            (Writes::ServerOnly, [false, false, false]),
-        ];
-        for (writes, expected) in table {
-            assert_eq!([Create, Update, Delete].map(|op| writes.permits(op)), expected, "{writes:?}");
-        }
-        assert_eq!(DYNATRACE_PROBLEM_STATES.writes, Writes::CreateUpdate);
-        assert_eq!(DYNATRACE_PROBLEM_NOTES.writes, Writes::AppendOnly);
-        assert_eq!(DYNATRACE_PROBLEMS.writes, Writes::ServerOnly);
-    }
-
-    #[test]
-    fn queryable_fields_include_system_fields_only_for_declared_collections() {
-        assert!(CONTACTS.is_queryable("created"));
-        assert!(CONTACTS.is_queryable("email"));
-        assert!(!CONTACTS.is_queryable("password"));
-        assert!(!CONTACTS.is_queryable("rowid"));
-    }
-}
+#[path = "collections_tests.rs"]
+mod tests;

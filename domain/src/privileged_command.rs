@@ -23,6 +23,7 @@ use serde_json::Value;
 
 use crate::control::SecretText;
 use crate::roles::{AccountKind, Capability};
+use crate::wiki::command::WikiCommand;
 
 /// One allowlisted privileged command with its typed payload. The serde form is adjacently
 /// tagged, `{"command": "<name>", "payload": {..}}`, with camelCase payload fields; use
@@ -113,6 +114,10 @@ pub enum PrivilegedCommand {
     /// `dynatrace.testConnection`: one bounded query with the stored URL and token.
     #[serde(rename = "dynatrace.testConnection")]
     DynatraceTestConnection {},
+    /// `wiki.*`: the Wiki library's commands ([`WikiCommand`], parsed by its own strict serde
+    /// form; this variant is never (de)serialized itself).
+    #[serde(skip)]
+    Wiki(WikiCommand),
 }
 
 /// The account a command acts on, before any record is loaded.
@@ -199,7 +204,12 @@ impl PrivilegedCommand {
 
     /// True when `name` has a variant.
     pub fn is_known(name: &str) -> bool {
-        Self::NAMES.contains(&name)
+        Self::NAMES.contains(&name) || WikiCommand::NAMES.contains(&name)
+    }
+
+    /// Every command name: [`Self::NAMES`] then the `wiki.*` names.
+    pub fn all_names() -> impl Iterator<Item = &'static str> {
+        Self::NAMES.iter().chain(WikiCommand::NAMES).copied()
     }
 
     /// Parses a command name and its payload (a JSON object). Unknown names are refused before
@@ -212,7 +222,12 @@ impl PrivilegedCommand {
             return Err(CommandParseError::NotAnObject);
         }
         let tagged = serde_json::json!({ "command": name, "payload": payload });
-        serde_json::from_value(tagged).map_err(|e| classify(&e))
+        if WikiCommand::NAMES.contains(&name) {
+            return serde_json::from_value(tagged)
+                .map(PrivilegedCommand::Wiki)
+                .map_err(|e| classify(&e, WikiCommand::PAYLOAD_FIELDS));
+        }
+        serde_json::from_value(tagged).map_err(|e| classify(&e, PAYLOAD_FIELDS))
     }
 
     /// The canonical (wire) name.
@@ -235,6 +250,7 @@ impl PrivilegedCommand {
             C::DynatraceSetToken { .. } => "dynatrace.setToken",
             C::DynatraceRemoveToken {} => "dynatrace.removeToken",
             C::DynatraceTestConnection {} => "dynatrace.testConnection",
+            C::Wiki(wiki) => wiki.name(),
         }
     }
 
@@ -260,6 +276,7 @@ impl PrivilegedCommand {
             | C::DynatraceSetToken { .. }
             | C::DynatraceRemoveToken {}
             | C::DynatraceTestConnection {} => Capability::DynatraceManage,
+            C::Wiki(_) => Capability::WikiManage,
         }
     }
 
@@ -282,7 +299,8 @@ impl PrivilegedCommand {
             | C::DynatraceConfigure { .. }
             | C::DynatraceSetToken { .. }
             | C::DynatraceRemoveToken {}
-            | C::DynatraceTestConnection {} => false,
+            | C::DynatraceTestConnection {}
+            | C::Wiki(_) => false,
         }
     }
 
@@ -314,6 +332,7 @@ impl PrivilegedCommand {
             | C::DynatraceSetToken { .. }
             | C::DynatraceRemoveToken {}
             | C::DynatraceTestConnection {} => None,
+            C::Wiki(wiki) => wiki.reauth_proof(),
         }
     }
 
@@ -337,14 +356,19 @@ impl PrivilegedCommand {
             | C::DynatraceConfigure { .. }
             | C::DynatraceSetToken { .. }
             | C::DynatraceRemoveToken {}
-            | C::DynatraceTestConnection {} => false,
+            | C::DynatraceTestConnection {}
+            | C::Wiki(_) => false,
         }
     }
 
     /// Sensitive commands that also need the local session's password to be fresh (5 minutes)
     /// besides the authority commands.
     pub fn needs_fresh_password(&self) -> bool {
-        matches!(self, PrivilegedCommand::AccountsSetPassword { .. }) || self.needs_authority_revision()
+        match self {
+            PrivilegedCommand::AccountsSetPassword { .. } => true,
+            PrivilegedCommand::Wiki(wiki) => wiki.needs_fresh_password(),
+            _ => self.needs_authority_revision(),
+        }
     }
 
     /// The account the command acts on.
@@ -358,7 +382,8 @@ impl PrivilegedCommand {
             | C::DynatraceConfigure { .. }
             | C::DynatraceSetToken { .. }
             | C::DynatraceRemoveToken {}
-            | C::DynatraceTestConnection {} => CommandTarget::None,
+            | C::DynatraceTestConnection {}
+            | C::Wiki(_) => CommandTarget::None,
             C::DevicesRevoke { device_id } => CommandTarget::DeviceOwner(device_id),
             C::AccountsCreate { username, display_name, kind } => {
                 CommandTarget::NewAccount { username, display_name, kind: *kind }
@@ -387,11 +412,11 @@ impl PrivilegedCommand {
 
 /// Maps serde's messages (written by `serde::de::Error`'s default methods) to typed errors,
 /// without keeping anything from the message that the caller supplied.
-fn classify(e: &serde_json::Error) -> CommandParseError {
+fn classify(e: &serde_json::Error, fields: &[&'static str]) -> CommandParseError {
     let msg = e.to_string();
     if let Some(rest) = msg.strip_prefix("missing field `") {
         let field = rest.split('`').next().unwrap_or_default();
-        return match PAYLOAD_FIELDS.iter().find(|f| **f == field) {
+        return match fields.iter().find(|f| **f == field) {
             Some(f) => CommandParseError::MissingField(f),
             None => CommandParseError::InvalidField,
         };

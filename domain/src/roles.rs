@@ -283,6 +283,7 @@ pub fn authorize(
         | C::DynatraceSetToken { .. }
         | C::DynatraceRemoveToken {}
         | C::DynatraceTestConnection {} => require(actor, cap, "Dynatrace settings need an Owner or Administrator"),
+        C::Wiki(_) => require(actor, cap, "Wiki publishing needs the Owner, an Administrator or the Publisher"),
     }
 }
 
@@ -385,12 +386,15 @@ mod tests {
 
     #[test]
     fn allowlist() {
-        for c in PrivilegedCommand::NAMES {
+        for c in PrivilegedCommand::all_names() {
             assert!(PrivilegedCommand::is_known(c));
         }
-        // The enum is the only allowlist: `wiki.*` names have no variant yet, so they are
-        // unknown commands like any other (they were allowlisted by prefix before).
+        // The enums are the only allowlist: `wiki.*` names are known one by one, never by
+        // prefix (they were allowlisted by prefix once).
         for c in ["wiki.publish", "wiki.category.rename"] {
+            assert!(PrivilegedCommand::is_known(c), "{c}");
+        }
+        for c in ["wiki.purge", "wiki.category", "wiki.upload.chunk"] {
             assert!(!PrivilegedCommand::is_known(c), "{c}");
         }
         for c in ["privileged.reauth.confirm", "settings.set", "wiki", "wiki.", "wiki.Bad", "accounts.delete", ""] {
@@ -482,6 +486,14 @@ mod tests {
         let any = acct("publ00000000001", AccountKind::Publisher, true);
         for c in PrivilegedCommand::NAMES.iter().filter(|c| **c != "privileged.probe") {
             assert!(authorize(&cmd(c), Role::Publisher, Some(&any), &s).is_err(), "{c}");
+        }
+        let publish = PrivilegedCommand::parse(
+            "wiki.publish",
+            &serde_json::json!({"uploadId": "u", "title": "T", "categoryId": "c", "documentType": "sop"}),
+        )
+        .unwrap();
+        for role in [Role::Owner, Role::Administrator, Role::Publisher] {
+            assert!(authorize(&publish, role, None, &s).is_ok(), "{role:?}");
         }
     }
 }

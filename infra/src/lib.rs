@@ -34,3 +34,4 @@ pub mod sql;
 pub mod status_feeds;
 pub mod store;
 pub mod token;
+pub mod wiki;

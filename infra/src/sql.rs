@@ -6,7 +6,7 @@
 //! pre-filter on the index AND the unchanged LIKE, so every [`SearchPlan`] selects exactly the
 //! rows of a scan; the caller decides term by term whether the index is used. `!~` always scans.
 
-use domain::collections::{CollectionSpec, FieldKind, JsonShape};
+use domain::collections::{CollectionSpec, FieldKind, JsonShape, Reads};
 use domain::filter::{CmpOp, Expr, Literal};
 use domain::search::{index_for, match_query, SearchIndex};
 use domain::sort::SortKey;
@@ -17,6 +17,20 @@ use domain::validation::SqlValue;
 pub struct Where {
     pub sql: String,
     pub binds: Vec<SqlValue>,
+}
+
+/// `clause` narrowed to the records clients may read (`CollectionSpec::reads`): the record API's
+/// lists and views always pass through here, so a hidden record is never listed, counted or
+/// viewed.
+pub fn readable(spec: &CollectionSpec, clause: Where) -> Where {
+    match spec.reads {
+        Reads::All => clause,
+        Reads::FieldEquals { field, value } => {
+            let mut binds = clause.binds;
+            binds.push(SqlValue::Text(value.to_string()));
+            Where { sql: format!("({}) AND {} = ?", clause.sql, quote_ident(field)), binds }
+        }
+    }
 }
 
 pub fn quote_ident(name: &str) -> String {

@@ -24,6 +24,8 @@ use crate::db::{DbConn, DbPool};
 mod offline;
 pub use offline::{PreparedReplay, PreparedSync, ReplayOutcome};
 mod retention;
+mod in_tx;
+pub use in_tx::{create_in, delete_in, get_in, select_in, update_in};
 #[cfg(test)]
 mod search_tests;
 use crate::sql::{compile_filter, compile_filter_with, order_by, quote_ident, record_json, SearchPlan, Where};
@@ -217,6 +219,7 @@ impl RecordStore {
             }
             None => Where { sql: "1".into(), binds: vec![] },
         };
+        let filter = crate::sql::readable(spec, filter);
         let order = order_by(spec, &q.sort).map_err(RecordError::BadRequest)?;
         let table = quote_ident(spec.name);
         let offset = (q.page as i64 - 1) * q.per_page as i64;
@@ -244,11 +247,14 @@ impl RecordStore {
         Ok(ListPage::new(q, total, items))
     }
 
+    /// One record a client may read (`CollectionSpec::reads`); a hidden one is `NotFound`.
     pub fn get(&self, spec: &CollectionSpec, id: &str) -> Result<Value, RecordError> {
         let mut conn = self.conn()?;
-        let sql = format!("SELECT {} AS data FROM {} WHERE id = ?", record_json(spec), quote_ident(spec.name));
-        let rows: Vec<JsonRow> =
-            diesel::sql_query(sql).bind::<Text, _>(id).load(&mut conn).map_err(|e| map_db_error(spec, e))?;
+        let clause = crate::sql::readable(spec, Where { sql: "id = ?".into(), binds: vec![SqlValue::Text(id.into())] });
+        let sql = format!("SELECT {} AS data FROM {} WHERE {}", record_json(spec), quote_ident(spec.name), clause.sql);
+        let rows: Vec<JsonRow> = bind_all(diesel::sql_query(sql).into_boxed(), &clause.binds)
+            .load(&mut conn)
+            .map_err(|e| map_db_error(spec, e))?;
         parse_rows(rows)?.pop().ok_or(RecordError::NotFound)
     }
 

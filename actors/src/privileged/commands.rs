@@ -84,7 +84,8 @@ fn require_proof(
     if local && req.command.needs_fresh_password() && !req.fresh_local_password {
         return Err(PrivError::ReauthRequired);
     }
-    if !req.command.needs_authority_revision() || (req.fresh_local_password && local) {
+    let needs_proof = req.command.needs_authority_revision() || req.command.needs_fresh_password();
+    if !needs_proof || (req.fresh_local_password && local) {
         return Ok(());
     }
     let proof = req.command.reauth_proof().ok_or(PrivError::ReauthRequired)?;
@@ -244,5 +245,6 @@ pub fn run(
             svc.dynatrace()?;
             Ok(json!({"authorized": true}))
         }
+        C::Wiki(wiki) => super::wiki_ops::run(conn, svc.wiki()?, who, wiki, now),
     }
 }

@@ -11,6 +11,8 @@ pub mod error;
 pub mod pairing;
 pub mod service;
 pub mod sessions;
+pub mod wiki_ops;
+pub mod wiki_upload_ops;
 
 use std::net::IpAddr;
 
@@ -25,6 +27,7 @@ use domain::ratelimit::{BucketConfig, KeyedLimiter};
 use crate::kit::{guarded, PersistedLimits, Subsystem, SubsystemCtx, FLUSH_INTERVAL};
 pub use admin_ops::AdminOpError;
 pub use dynatrace_ops::DynatraceHooks;
+pub use wiki_ops::WikiHooks;
 pub use error::PrivError;
 use infra::rate_limits::{RateLimitStore, ScopeSnapshot};
 pub use service::{CommandOutcome, FollowUp, PrivilegedService, Readiness};

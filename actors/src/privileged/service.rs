@@ -77,6 +77,8 @@ pub struct PrivilegedService {
     clock: SharedClock,
     /// The Dynatrace settings' token vault and sync actor (absent: `dynatrace.*` is refused).
     dynatrace: Option<super::dynatrace_ops::DynatraceHooks>,
+    /// The Wiki's files and realtime publisher (absent: `wiki.*` is refused).
+    wiki: Option<super::wiki_ops::WikiHooks>,
 }
 
 /// An authenticated principal after the pipeline's record checks.
@@ -89,13 +91,31 @@ pub struct Principal {
 
 impl PrivilegedService {
     pub fn new(pool: DbPool, clock: SharedClock) -> PrivilegedService {
-        PrivilegedService { pool, clock, dynatrace: None }
+        PrivilegedService { pool, clock, dynatrace: None, wiki: None }
     }
 
     /// Enables the `dynatrace.*` commands.
     pub fn with_dynatrace(mut self, hooks: super::dynatrace_ops::DynatraceHooks) -> PrivilegedService {
         self.dynatrace = Some(hooks);
         self
+    }
+
+    /// Enables the `wiki.*` commands.
+    pub fn with_wiki(mut self, hooks: super::wiki_ops::WikiHooks) -> PrivilegedService {
+        self.wiki = Some(hooks);
+        self
+    }
+
+    /// The Wiki hooks, or the refusal a server without a data directory gives.
+    pub(super) fn wiki(&self) -> Result<&super::wiki_ops::WikiHooks, PrivError> {
+        self.wiki.as_ref().ok_or_else(|| PrivError::Invalid("the Wiki is not available on this server".into()))
+    }
+
+    /// After a command's transaction: the Wiki's deferred work runs only when it committed.
+    fn after_transaction(&self, committed: bool) {
+        if let Some(wiki) = &self.wiki {
+            wiki.finish(committed);
+        }
     }
 
     /// The Dynatrace hooks, or the refusal a server without Dynatrace gives.
@@ -410,6 +430,7 @@ impl PrivilegedService {
             )?;
             Ok::<Value, PrivError>(result)
         });
+        self.after_transaction(outcome.is_ok());
         match outcome {
             Ok(result) => {
                 self.after_commit(&command);
@@ -491,6 +512,7 @@ impl PrivilegedService {
             self.audit(c, &who.account.id, None, command.name(), &request_id, "done")?;
             Ok::<Value, PrivError>(result)
         });
+        self.after_transaction(result.is_ok());
         match &result {
             Ok(_) => self.after_commit(command),
             Err(e) => self.audit(&mut conn, &who.account.id, None, command.name(), &request_id, e.code())?,

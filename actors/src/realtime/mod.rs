@@ -1,7 +1,8 @@
 //! Realtime fan-out in PocketBase's SSE protocol. A connecting client gets a random client id
 //! and a bounded frame queue; its first frame is `PB_CONNECT`. Authenticated clients set their
 //! topics (`contacts/*`, `contacts/<id>`, optionally with `?options=...`); record events are
-//! delivered as `{action, record}` frames named after the matching subscription.
+//! delivered as `{action, record}` frames named after the matching subscription, after the
+//! collection's read rule is applied to each event ([`visible_event`]).
 //!
 //! What it refuses ([`RealtimeLimits`]): more streams than the global cap (when full, the oldest
 //! stream that never authenticated is evicted; authenticated streams are never evicted to make
@@ -383,17 +384,36 @@ impl Handler<Sweep> for RealtimeActor {
     }
 }
 
+/// The event subscribers may see of a change (the collection's read rule applied per event, not
+/// only at subscribe time): a record clients may not read (a trashed Wiki document) is
+/// delivered as a deletion carrying only its id and collection, so it leaves every open list and
+/// none of its fields leak.
+pub fn visible_event(collection: &str, action: Action, record: &Arc<Value>) -> (Action, Arc<Value>) {
+    let reads = domain::collections::collection(collection).map(|spec| spec.reads);
+    if reads.is_none_or(|reads| reads.admits(record) || action == Action::Reload) {
+        return (action, Arc::clone(record));
+    }
+    let mut hidden = serde_json::Map::new();
+    for key in ["id", "collectionId", "collectionName"] {
+        if let Some(value) = record.get(key) {
+            hidden.insert(key.to_string(), value.clone());
+        }
+    }
+    (Action::Delete, Arc::new(Value::Object(hidden)))
+}
+
 impl Handler<Publish> for RealtimeActor {
     type Result = ();
     fn handle(&mut self, msg: Publish, _: &mut Context<Self>) {
         let id = msg.record.get("id").and_then(Value::as_str).unwrap_or_default();
+        let (action, record) = visible_event(msg.collection, msg.action, &msg.record);
         let mut body: Option<Bytes> = None;
         let mut deliveries = Vec::new();
         for (client_id, client) in &self.clients {
             for sub in client.subscriptions.iter().filter(|s| s.matches(msg.collection, id)) {
                 let body = body
                     .get_or_insert_with(|| {
-                        let data = serde_json::json!({ "action": msg.action, "record": &*msg.record });
+                        let data = serde_json::json!({ "action": action, "record": &*record });
                         frame_body(&data.to_string())
                     })
                     .clone();

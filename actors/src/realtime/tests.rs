@@ -238,3 +238,21 @@ async fn close_all_ends_every_stream() {
     assert!(rx_b.recv().await.is_none(), "stream ended");
     assert_eq!(rt.send(GetStats).await.unwrap().clients, 0);
 }
+
+#[actix_rt::test]
+async fn a_record_hidden_by_the_read_rule_is_delivered_as_an_id_only_deletion() {
+    let rt = RealtimeActor::new(TestCtx::at(0).ctx(), limits(8)).start();
+    let (a, mut rx) = connect(&rt).await;
+    subscribe(&rt, &a, &["wiki_documents/*"]).await.unwrap();
+    let doc = |state: &str| {
+        Arc::new(serde_json::json!({"id": "abcdefghij12345", "collectionName": "wiki_documents",
+            "title": "Core router runbook", "lifecycleState": state}))
+    };
+    rt.send(Publish { collection: "wiki_documents", action: Action::Update, record: doc("active") }).await.unwrap();
+    let visible = text(rx.recv().await.unwrap());
+    assert!(visible.contains("\"action\":\"update\"") && visible.contains("Core router runbook"), "{visible}");
+    rt.send(Publish { collection: "wiki_documents", action: Action::Update, record: doc("trashed") }).await.unwrap();
+    let hidden = text(rx.recv().await.unwrap());
+    assert!(hidden.contains("\"action\":\"delete\"") && hidden.contains("abcdefghij12345"), "{hidden}");
+    assert!(!hidden.contains("Core router runbook") && !hidden.contains("trashed"), "no field of a hidden record: {hidden}");
+}

@@ -3,11 +3,13 @@
 //! one uploaded chunk is checked against its upload, which files a batch may hold and how an
 //! upload moves through its states ([`upload`]); which search queries are worth running
 //! ([`query`]); and how category names are normalized, which category may never be deleted and
-//! which document types exist ([`category`]). It refuses to perform IO, read a clock, parse PDFs
+//! which document types exist ([`category`]); and the typed `wiki.*` privileged commands
+//! ([`command`]). It refuses to perform IO, read a clock, parse PDFs
 //! or decide storage: the server's wiki actor does the file work and the writes, and passes
 //! every size, identifier and instant in.
 
 pub mod category;
+pub mod command;
 pub mod limits;
 pub mod query;
 pub mod upload;
