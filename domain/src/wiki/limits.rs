@@ -56,6 +56,10 @@ pub const PASSAGE_TARGET_CHARS: usize = 900;
 pub const PASSAGE_MAX_CHARS: usize = 1_600;
 /// How far the next passage starts before the end of the previous one (characters).
 pub const PASSAGE_OVERLAP_CHARS: usize = 120;
+/// Longest passage heading id (characters).
+pub const MAX_HEADING_ID_CHARS: usize = 200;
+/// Longest passage heading (characters): an outline label.
+pub const MAX_HEADING_CHARS: usize = MAX_OUTLINE_LABEL_CHARS;
 /// Longest result excerpt (characters).
 pub const MAX_EXCERPT_CHARS: usize = 280;
 /// Most passages in the whole search index.
