@@ -3,3 +3,7 @@
 //! and the privileged commands decide what is written.
 
 pub mod files;
+
+#[cfg(test)]
+#[path = "fts_tests.rs"]
+mod fts_tests;
