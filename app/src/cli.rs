@@ -47,6 +47,18 @@ pub enum Command {
     /// Server-local Dynatrace settings and sync: status, configure, set-token, remove-token,
     /// test, sync (run on the Relay server PC while it serves).
     Dynatrace(DynatraceArgs),
+    /// Server-local Wiki library: categories, document title/type/trash/restore/delete, upload
+    /// batches (run on the Relay server PC while it serves).
+    Wiki(WikiArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct WikiArgs {
+    /// Data directory of the server.
+    #[arg(long, env = "RELAY_DATA_DIR")]
+    pub data_dir: PathBuf,
+    #[command(subcommand)]
+    pub command: crate::wiki::WikiCommand,
 }
 
 #[derive(Debug, Args)]

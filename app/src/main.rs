@@ -16,6 +16,7 @@ mod dynatrace;
 mod radar;
 mod secret_input;
 mod serve;
+mod wiki;
 
 use clap::Parser;
 
@@ -39,6 +40,7 @@ fn main() -> std::process::ExitCode {
         cli::Command::Branding(args) => branding::run(&args.data_dir, args.command),
         cli::Command::Radar(args) => radar::run(&args.data_dir, args.command),
         cli::Command::Dynatrace(args) => dynatrace::run(&args.data_dir, args.command),
+        cli::Command::Wiki(args) => wiki::run(&args.data_dir, args.command),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

@@ -542,7 +542,10 @@ pub static WIKI_DOCUMENTS: CollectionSpec = CollectionSpec {
         FieldSpec {
             name: "outline",
             kind: FieldKind::Json {
-                shape: JsonShape::ObjectArray { max_items: crate::wiki::limits::MAX_OUTLINE_NODES, max_bytes: 1024 * 1024 },
+                shape: JsonShape::ObjectArray {
+                    max_items: crate::wiki::limits::MAX_OUTLINE_NODES,
+                    max_bytes: 1024 * 1024,
+                },
             },
             required: false,
         },

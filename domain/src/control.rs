@@ -121,6 +121,15 @@ pub enum DynatraceOp {
     Sync {},
 }
 
+/// `relay wiki ...`: the Wiki library from the server PC.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "camelCase", rename_all_fields = "camelCase", deny_unknown_fields)]
+pub enum WikiOp {
+    /// One `wiki.*` command (`command` must name one) run as `actor`, whose password is
+    /// checked behind the local sign-in budget and counts as fresh for this one command.
+    Run { actor: String, password: SecretText, command: String, payload: serde_json::Value },
+}
+
 /// How long a Dynatrace operation may take: one whole Grail query (60 s) plus its writes.
 pub const DYNATRACE_DEADLINE_MS: u64 = 5 * 60_000;
 
@@ -145,6 +154,7 @@ pub enum ControlOp {
     Branding(BrandingOp),
     Radar(RadarOp),
     Dynatrace(DynatraceOp),
+    Wiki(WikiOp),
 }
 
 impl ControlRequest {
@@ -210,6 +220,7 @@ impl ControlRequest {
                 DynatraceOp::Run { .. } => "dynatrace.run",
                 DynatraceOp::Sync {} => "dynatrace.sync",
             },
+            ControlOp::Wiki(WikiOp::Run { .. }) => "wiki.run",
         }
     }
 }
@@ -251,6 +262,8 @@ pub enum ControlReply {
     Radar(RadarReply),
     /// The command's answer, or the sync summary.
     Dynatrace(serde_json::Value),
+    /// The `wiki.*` command's answer.
+    Wiki(serde_json::Value),
 }
 
 /// The Radar after a session change: the board's colour, whether it still asks for sign-in,

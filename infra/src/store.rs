@@ -23,8 +23,8 @@ use crate::db::{DbConn, DbPool};
 
 mod offline;
 pub use offline::{PreparedReplay, PreparedSync, ReplayOutcome};
-mod retention;
 mod in_tx;
+mod retention;
 pub use in_tx::{create_in, delete_in, get_in, select_in, update_in};
 #[cfg(test)]
 mod search_tests;

@@ -336,6 +336,10 @@ pub fn sample(collection: &str) -> Value {
             json!({"problemId": "forged-1", "title": "Forged", "status": "OPEN", "severity": "ERROR", "impactLevel": "SERVICES", "startTime": "2026-12-02T12:00:00Z"})
         }
         "dynatrace_problem_sync" => json!({"key": "problems", "state": "ok"}),
+        "wiki_categories" => json!({"name": "Forged", "normalizedName": "forged", "sortOrder": 1}),
+        "wiki_documents" => json!({"sourceKey": "forged", "categoryId": "wikiuncategoriz", "documentType": "sop",
+            "title": "Forged runbook", "fileName": "forged.pdf", "checksum": "ab".repeat(32), "byteSize": 10,
+            "pageCount": 1, "lifecycleState": "active"}),
         "dynatrace_problem_states" => {
             json!({"problemId": "-123_456V2", "addressed": true, "addressedAt": "2026-12-02T12:00:00Z", "addressedBy": "noc-1"})
         }
@@ -408,6 +412,8 @@ pub const SERVER_OWNED: &[&str] = &[
     "cloud_status_notices",
     "dynatrace_problems",
     "dynatrace_problem_sync",
+    "wiki_categories",
+    "wiki_documents",
 ];
 
 /// Collections clients write only partly: the Dynatrace addressed state (create and update,

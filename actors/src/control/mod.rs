@@ -256,17 +256,27 @@ async fn dispatch(request: ControlRequest, targets: &ControlTargets) -> Result<C
                 .map_err(|_| {
                     ControlError::new(ControlErrorCode::Unavailable, "the privileged runtime is restarting; retry")
                 })?
-                .map_err(|e| {
-                    let code = if matches!(e, crate::privileged::PrivError::Internal) {
-                        ControlErrorCode::Internal
-                    } else {
-                        ControlErrorCode::Refused
-                    };
-                    ControlError::new(code, e.to_string())
-                })?;
+                .map_err(privileged_refusal)?;
             Ok(ControlReply::Dynatrace(result))
         }
+        ControlOp::Wiki(domain::control::WikiOp::Run { actor, password, command, payload }) => {
+            let run = crate::privileged::RunWiki { actor, password, command, payload };
+            let result = targets.privileged.send(run).await.map_err(|_| {
+                ControlError::new(ControlErrorCode::Unavailable, "the privileged runtime is restarting; retry")
+            })?;
+            Ok(ControlReply::Wiki(result.map_err(privileged_refusal)?))
+        }
     }
+}
+
+/// A privileged refusal as a control error (an internal failure stays internal).
+fn privileged_refusal(e: crate::privileged::PrivError) -> ControlError {
+    let code = if matches!(e, crate::privileged::PrivError::Internal) {
+        ControlErrorCode::Internal
+    } else {
+        ControlErrorCode::Refused
+    };
+    ControlError::new(code, e.to_string())
 }
 
 #[cfg(test)]

@@ -27,11 +27,11 @@ use domain::ratelimit::{BucketConfig, KeyedLimiter};
 use crate::kit::{guarded, PersistedLimits, Subsystem, SubsystemCtx, FLUSH_INTERVAL};
 pub use admin_ops::AdminOpError;
 pub use dynatrace_ops::DynatraceHooks;
-pub use wiki_ops::WikiHooks;
 pub use error::PrivError;
 use infra::rate_limits::{RateLimitStore, ScopeSnapshot};
 pub use service::{CommandOutcome, FollowUp, PrivilegedService, Readiness};
 use sessions::{Sessions, FRESH_PASSWORD_MS};
+pub use wiki_ops::WikiHooks;
 
 pub const NAME: &str = "privileged";
 /// Largest accepted reauthentication body.
@@ -176,6 +176,18 @@ pub struct RunDynatrace {
     pub payload: Value,
     pub token: Option<domain::control::SecretText>,
     pub expected_revision: Option<i64>,
+}
+
+/// Server-local `relay wiki ...`, delivered by the control socket: one `wiki.*` command run as
+/// `actor` after a password check behind the local sign-in budget (the password counts as fresh
+/// for this one command). Not reachable from HTTP.
+#[derive(Message)]
+#[rtype(result = "Result<Value, PrivError>")]
+pub struct RunWiki {
+    pub actor: String,
+    pub password: domain::control::SecretText,
+    pub command: String,
+    pub payload: Value,
 }
 
 /// Server-local administration from `relay admin`, delivered by the control socket
@@ -526,19 +538,41 @@ impl Handler<RunDynatrace> for PrivilegedActor {
     }
 }
 
+impl Handler<RunWiki> for PrivilegedActor {
+    type Result = Result<Value, PrivError>;
+    fn handle(&mut self, msg: RunWiki, _: &mut Context<Self>) -> Self::Result {
+        let run = self.run_as_account("wiki.", &msg.actor, &msg.password, &msg.command, msg.payload, None);
+        run.map(|(result, _)| result).inspect_err(|e| self.fail(e))
+    }
+}
+
 impl PrivilegedActor {
     fn run_dynatrace(&mut self, msg: RunDynatrace) -> Result<(Value, Option<FollowUp>), PrivError> {
-        self.check_ready()?;
-        if !msg.command.starts_with("dynatrace.") {
-            return Err(PrivError::Forbidden("only dynatrace.* commands run here".into()));
-        }
         let mut payload = msg.payload;
         if let (Some(token), Some(map)) = (msg.token, payload.as_object_mut()) {
             map.insert("token".into(), Value::String(token.0));
         }
-        let command = PrivilegedCommand::parse(&msg.command, &payload)?;
-        let principal = self.authenticate_locally(&msg.actor, msg.password.expose())?;
-        let result = self.service.execute_local(&principal, &command, msg.expected_revision, true)?;
+        self.run_as_account("dynatrace.", &msg.actor, &msg.password, &msg.command, payload, msg.expected_revision)
+    }
+
+    /// One command of the family named by `prefix`, run as `actor` after a password check
+    /// behind the local sign-in budget (the password is fresh for this one command).
+    fn run_as_account(
+        &mut self,
+        prefix: &str,
+        actor: &str,
+        password: &domain::control::SecretText,
+        name: &str,
+        payload: Value,
+        expected_revision: Option<i64>,
+    ) -> Result<(Value, Option<FollowUp>), PrivError> {
+        self.check_ready()?;
+        if !name.starts_with(prefix) {
+            return Err(PrivError::Forbidden(format!("only {prefix}* commands run here")));
+        }
+        let command = PrivilegedCommand::parse(name, &payload)?;
+        let principal = self.authenticate_locally(actor, password.expose())?;
+        let result = self.service.execute_local(&principal, &command, expected_revision, true)?;
         Ok((result, FollowUp::of(&command)))
     }
 }

@@ -252,8 +252,8 @@ fn reorder(conn: &mut SqliteConnection, hooks: &WikiHooks, ids: &[String], now: 
     }
     let mut changed = Vec::new();
     for (position, id) in ids.iter().enumerate() {
-        let record = update_in(conn, &WIKI_CATEGORIES, id, &json!({"sortOrder": position as f64}), now)
-            .map_err(record_error)?;
+        let record =
+            update_in(conn, &WIKI_CATEGORIES, id, &json!({"sortOrder": position as f64}), now).map_err(record_error)?;
         hooks.changed(&WIKI_CATEGORIES, Action::Update, &record);
         changed.push(record);
     }

@@ -93,7 +93,10 @@ impl Fixture {
     }
 
     fn client_sees(&self, id: &str) -> bool {
-        let listed = self.store.list(&WIKI_DOCUMENTS, &ListQuery::parse(&WIKI_DOCUMENTS, &RawListParams::default()).unwrap()).unwrap();
+        let listed = self
+            .store
+            .list(&WIKI_DOCUMENTS, &ListQuery::parse(&WIKI_DOCUMENTS, &RawListParams::default()).unwrap())
+            .unwrap();
         let in_list = listed.items.iter().any(|d| d["id"] == id);
         assert_eq!(in_list, self.store.get(&WIKI_DOCUMENTS, id).is_ok(), "list and view agree");
         in_list
@@ -148,8 +151,9 @@ async fn categories_are_unique_revision_checked_reordered_whole_and_deleted_with
     let revision = f.category("Network")["revision"].clone();
     let to_self = f.run("wiki.category.delete", json!({"categoryId": id, "reassignTo": id, "revision": revision}));
     assert!(matches!(to_self, Err(PrivError::Invalid(_))));
-    let deleted =
-        f.run("wiki.category.delete", json!({"categoryId": id, "reassignTo": system_id, "revision": revision})).unwrap();
+    let deleted = f
+        .run("wiki.category.delete", json!({"categoryId": id, "reassignTo": system_id, "revision": revision}))
+        .unwrap();
     assert_eq!(deleted["documentsMoved"], 1);
     let moved = f.store.get(&WIKI_DOCUMENTS, document["id"].as_str().unwrap()).unwrap();
     assert_eq!(moved["categoryId"], system_id);
@@ -186,7 +190,10 @@ async fn trashed_documents_leave_clients_and_come_back_on_restore() {
             "revision": restored["revision"]}),
     );
     let retitled = retitled.unwrap();
-    assert_eq!((retitled["title"].as_str(), retitled["documentType"].as_str()), (Some("BGP runbook"), Some("cheatsheet")));
+    assert_eq!(
+        (retitled["title"].as_str(), retitled["documentType"].as_str()),
+        (Some("BGP runbook"), Some("cheatsheet"))
+    );
     let bad_type = f.run(
         "wiki.retitle",
         json!({"documentId": id, "title": "x", "categoryId": system_id, "documentType": "novel", "revision": retitled["revision"]}),
@@ -199,8 +206,7 @@ async fn restoring_over_an_active_document_with_the_same_file_name_is_refused_an
     let f = Fixture::new();
     let system_id = f.category("Uncategorized")["id"].as_str().unwrap().to_string();
     let first = f.document("ospf.pdf", &system_id, b"%PDF-1.7 one");
-    let trashed =
-        f.run("wiki.trash", json!({"documentId": first["id"], "revision": first["revision"]})).unwrap();
+    let trashed = f.run("wiki.trash", json!({"documentId": first["id"], "revision": first["revision"]})).unwrap();
     f.document("OSPF.pdf", &system_id, b"%PDF-1.7 two");
     settle().await;
     f.take_events();
@@ -246,7 +252,8 @@ async fn one_active_upload_batch_per_account_with_plans_expiry_and_cancel() {
     assert!(matches!(duplicate, Err(PrivError::Invalid(_))));
     let too_big = f.run("wiki.upload.begin", json!({"files": [announced("a.pdf", 50 * 1024 * 1024 + 1)]}));
     assert!(matches!(too_big, Err(PrivError::Invalid(_))));
-    let bad_sum = f.run("wiki.upload.begin", json!({"files": [{"fileName": "a.pdf", "byteSize": 10, "checksum": "AB"}]}));
+    let bad_sum =
+        f.run("wiki.upload.begin", json!({"files": [{"fileName": "a.pdf", "byteSize": 10, "checksum": "AB"}]}));
     assert!(matches!(bad_sum, Err(PrivError::Invalid(_))));
 
     let batch = f

@@ -254,5 +254,8 @@ async fn a_record_hidden_by_the_read_rule_is_delivered_as_an_id_only_deletion() 
     rt.send(Publish { collection: "wiki_documents", action: Action::Update, record: doc("trashed") }).await.unwrap();
     let hidden = text(rx.recv().await.unwrap());
     assert!(hidden.contains("\"action\":\"delete\"") && hidden.contains("abcdefghij12345"), "{hidden}");
-    assert!(!hidden.contains("Core router runbook") && !hidden.contains("trashed"), "no field of a hidden record: {hidden}");
+    assert!(
+        !hidden.contains("Core router runbook") && !hidden.contains("trashed"),
+        "no field of a hidden record: {hidden}"
+    );
 }

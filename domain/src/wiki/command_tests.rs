@@ -16,10 +16,7 @@ fn every_wiki_name_parses_to_its_variant_and_needs_wiki_manage() {
         ("wiki.category.rename", serde_json::json!({"categoryId": "a", "name": "N", "revision": 3})),
         ("wiki.category.reorder", serde_json::json!({"categoryIds": ["a", "b"]})),
         ("wiki.category.delete", serde_json::json!({"categoryId": "a", "reassignTo": "b", "revision": 1})),
-        (
-            "wiki.upload.begin",
-            serde_json::json!({"files": [{"fileName": "a.pdf", "byteSize": 10, "checksum": "ab"}]}),
-        ),
+        ("wiki.upload.begin", serde_json::json!({"files": [{"fileName": "a.pdf", "byteSize": 10, "checksum": "ab"}]})),
         ("wiki.upload.status", serde_json::json!({})),
         ("wiki.upload.cancel", serde_json::json!({"batchId": "b"})),
         ("wiki.publish", serde_json::json!({"uploadId": "u", "title": "T", "categoryId": "c", "documentType": "sop"})),
@@ -62,7 +59,8 @@ fn payloads_are_strict() {
 
 #[test]
 fn only_deleting_needs_a_fresh_password() {
-    let delete = parse("wiki.delete", serde_json::json!({"documentId": "d", "revision": 2, "reauthProof": "p"})).unwrap();
+    let delete =
+        parse("wiki.delete", serde_json::json!({"documentId": "d", "revision": 2, "reauthProof": "p"})).unwrap();
     assert!(delete.needs_fresh_password());
     assert_eq!(delete.reauth_proof(), Some("p"));
     let trash = parse("wiki.trash", serde_json::json!({"documentId": "d", "revision": 2})).unwrap();

@@ -35,7 +35,10 @@ fn hostile_queries_are_valid_fts5_and_match_only_words() {
            ('firewall rule review'), ('near miss report'), ('error err-42 on router'), ('col x y values');",
     )
     .unwrap();
-    assert_eq!(search(&mut conn, "VPN reset"), ["reset the vpn concentrator", "vpn reset procedure for branch offices"]);
+    assert_eq!(
+        search(&mut conn, "VPN reset"),
+        ["reset the vpn concentrator", "vpn reset procedure for branch offices"]
+    );
     assert_eq!(search(&mut conn, "vpn res"), search(&mut conn, "vpn reset"), "the last word is a prefix");
     assert_eq!(search(&mut conn, "ﬁrewall"), ["firewall rule review"], "NFKC");
     for hostile in [
