@@ -294,3 +294,28 @@ async fn a_server_without_a_data_directory_refuses_wiki_commands() {
     let command = PrivilegedCommand::parse("wiki.library", &json!({})).unwrap();
     assert!(matches!(service.execute_local(&owner, &command, None, false), Err(PrivError::Invalid(_))));
 }
+
+#[actix_rt::test]
+async fn a_laptop_deleting_a_document_needs_a_password_proof() {
+    let f = Fixture::new();
+    let system_id = f.category("Uncategorized")["id"].as_str().unwrap().to_string();
+    let document = f.document("isis.pdf", &system_id, b"%PDF-1.7 isis");
+    let trashed = f.run("wiki.trash", json!({"documentId": document["id"], "revision": document["revision"]})).unwrap();
+    let laptop = Principal {
+        account: f.owner.account.clone(),
+        role: f.owner.role,
+        state: f.owner.state.clone(),
+        device_id: Some("dev000000000001".into()),
+    };
+    let payload = json!({"documentId": trashed["id"], "revision": trashed["revision"], "reauthProof": "made-up"});
+    let command = PrivilegedCommand::parse("wiki.delete", &payload).unwrap();
+    let request = crate::privileged::commands::CommandRequest {
+        command: &command,
+        expected_revision: None,
+        fresh_local_password: false,
+    };
+    let mut conn = f.store.pool().get().unwrap();
+    let refused = crate::privileged::commands::run(&f.service, &mut conn, &laptop, &request);
+    assert_eq!(refused, Err(PrivError::ReauthRequired), "an unknown proof deletes nothing");
+    assert!(f.library()["documents"].as_array().unwrap().iter().any(|d| d["id"] == trashed["id"]));
+}
