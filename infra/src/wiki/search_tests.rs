@@ -1,0 +1,78 @@
+//! Search over a small fixed corpus on a real migrated store: expected top results, prefix
+//! matching, filters, trashed documents never answering, and replacement of a document's
+//! passages.
+
+use serde_json::json;
+
+use domain::collections::WIKI_DOCUMENTS;
+use domain::wiki::{build_passages, check_query, fts_match_expression, PassageLimits};
+
+use super::*;
+use crate::store::{create_in, update_in};
+
+const CORPUS: &[(&str, &str, &str)] = &[
+    ("VPN concentrator", "sop", "To reset the VPN concentrator, drain the tunnels, then reboot the primary unit. Confirm the standby takes over."),
+    ("Firewall changes", "sop", "Every firewall rule change needs a ticket. Review the rule base monthly and remove unused objects."),
+    ("BGP quick guide", "cheatsheet", "Show bgp summary lists neighbours. A flapping neighbour usually means a physical link problem."),
+    ("Branch VPN", "cheatsheet", "Branch offices use a site-to-site VPN. If the tunnel is down, check the pre-shared key and the peer address."),
+];
+
+fn store_with_corpus() -> (tempfile::TempDir, crate::db::DbPool, Vec<String>) {
+    let tmp = tempfile::tempdir().unwrap();
+    let (pool, _) = crate::db::open(&tmp.path().join("relay.db"), 1).unwrap();
+    let mut conn = pool.get().unwrap();
+    let mut ids = Vec::new();
+    for (n, (title, kind, text)) in CORPUS.iter().enumerate() {
+        let checksum = format!("{n:064x}");
+        let body = json!({"sourceKey": format!("k{n}"), "categoryId": "wikiuncategoriz", "documentType": kind,
+            "title": title, "fileName": format!("{n}.pdf"), "checksum": checksum, "byteSize": 10, "pageCount": 1,
+            "lifecycleState": "active"});
+        let doc = create_in(&mut conn, &WIKI_DOCUMENTS, &body, 0).unwrap();
+        let id = doc["id"].as_str().unwrap().to_string();
+        let passages = build_passages(1, text, &[], &PassageLimits::default());
+        replace_passages(&mut conn, &id, &checksum, &passages, 1).unwrap();
+        ids.push(id);
+    }
+    drop(conn);
+    (tmp, pool, ids)
+}
+
+fn titles(pool: &crate::db::DbPool, typed: &str, filter: &SearchFilter) -> Vec<String> {
+    let expression = fts_match_expression(&check_query(typed).unwrap()).unwrap();
+    let mut conn = pool.get().unwrap();
+    search_passages(&mut conn, &expression, filter, 20).unwrap().into_iter().map(|h| h.title).collect()
+}
+
+#[test]
+fn the_expected_documents_answer_best_first() {
+    let (_tmp, pool, _) = store_with_corpus();
+    let all = SearchFilter::default();
+    assert_eq!(titles(&pool, "reset vpn concentrator", &all), ["VPN concentrator"]);
+    assert_eq!(titles(&pool, "vpn", &all), ["VPN concentrator", "Branch VPN"]);
+    assert_eq!(titles(&pool, "neighb", &all), ["BGP quick guide"], "the last word is a prefix");
+    assert_eq!(titles(&pool, "the rule", &all), ["Firewall changes"], "function words are dropped");
+    assert!(titles(&pool, "kubernetes", &all).is_empty());
+    let guides = SearchFilter { document_type: Some("cheatsheet".into()), ..SearchFilter::default() };
+    assert_eq!(titles(&pool, "vpn", &guides), ["Branch VPN"]);
+    let other_category = SearchFilter { category_id: Some("nothinghere0000".into()), ..SearchFilter::default() };
+    assert!(titles(&pool, "vpn", &other_category).is_empty());
+}
+
+#[test]
+fn trashed_documents_and_replaced_passages_never_answer() {
+    let (_tmp, pool, ids) = store_with_corpus();
+    let mut conn = pool.get().unwrap();
+    update_in(&mut conn, &WIKI_DOCUMENTS, &ids[0], &json!({"lifecycleState": "trashed"}), 1).unwrap();
+    drop(conn);
+    assert_eq!(titles(&pool, "vpn", &SearchFilter::default()), ["Branch VPN"]);
+
+    let mut conn = pool.get().unwrap();
+    let checksum = format!("{:064x}", 3);
+    let passages = build_passages(1, "Branch offices now use SD-WAN overlays.", &[], &PassageLimits::default());
+    replace_passages(&mut conn, &ids[3], &checksum, &passages, 1).unwrap();
+    drop(conn);
+    assert!(titles(&pool, "vpn", &SearchFilter::default()).is_empty(), "old passages are gone");
+    assert_eq!(titles(&pool, "overlays", &SearchFilter::default()), ["Branch VPN"]);
+    let one = SearchFilter { document_id: Some(ids[2].clone()), ..SearchFilter::default() };
+    assert!(titles(&pool, "overlays", &one).is_empty());
+}
