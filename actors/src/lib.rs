@@ -30,5 +30,6 @@ pub mod system;
 #[cfg(test)]
 pub(crate) mod testkit;
 pub mod web_sessions;
+pub mod wiki;
 
 pub use system::{start_client, start_from_data_dir, start_server, ClientHandles, Handles, RelayConfig};

@@ -12,6 +12,7 @@ pub mod pairing;
 pub mod service;
 pub mod sessions;
 pub mod wiki_ops;
+pub mod wiki_publish_ops;
 pub mod wiki_upload_ops;
 
 use std::net::IpAddr;

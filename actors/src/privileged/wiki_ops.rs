@@ -6,7 +6,7 @@
 //! the lifecycle of a document (only an active one is trashed, only a trashed one is restored or
 //! deleted). What must wait for the commit waits in [`WikiHooks`]: realtime events for the
 //! changed records, and removal of files no record references any more. Upload batches are in
-//! [`super::wiki_upload_ops`].
+//! [`super::wiki_upload_ops`], publishing in [`super::wiki_publish_ops`].
 
 use std::sync::{Arc, Mutex};
 
@@ -39,6 +39,8 @@ pub(super) enum AfterCommit {
     RemovePdf(String),
     RemoveCover(String),
     RemoveStaging(String),
+    /// Index a published document from its upload's extracted pages (the wiki actor).
+    Index { document_id: String, upload_id: String },
 }
 
 /// What the privileged service needs to carry out `wiki.*` commands.
@@ -47,19 +49,27 @@ pub struct WikiHooks {
     pub files: WikiFiles,
     /// Realtime: told about every committed record change.
     pub publisher: Option<Recipient<Publish>>,
+    /// The wiki actor: indexes published documents.
+    pub indexer: Option<Recipient<crate::wiki::IndexDocument>>,
     pending: Arc<Mutex<Vec<AfterCommit>>>,
 }
 
 impl WikiHooks {
     pub fn new(files: WikiFiles, publisher: Option<Recipient<Publish>>) -> WikiHooks {
-        WikiHooks { files, publisher, pending: Arc::default() }
+        WikiHooks { files, publisher, indexer: None, pending: Arc::default() }
+    }
+
+    /// Lets published documents reach the wiki actor's indexer.
+    pub fn with_indexer(mut self, indexer: Recipient<crate::wiki::IndexDocument>) -> WikiHooks {
+        self.indexer = Some(indexer);
+        self
     }
 
     pub(super) fn defer(&self, work: AfterCommit) {
         self.pending.lock().unwrap_or_else(|p| p.into_inner()).push(work);
     }
 
-    fn changed(&self, spec: &CollectionSpec, action: Action, record: &Value) {
+    pub(super) fn changed(&self, spec: &CollectionSpec, action: Action, record: &Value) {
         let collection = if spec.name == WIKI_CATEGORIES.name { WIKI_CATEGORIES.name } else { WIKI_DOCUMENTS.name };
         self.defer(AfterCommit::Publish { collection, action, record: record.clone() });
     }
@@ -82,6 +92,12 @@ impl WikiHooks {
                 AfterCommit::RemovePdf(checksum) => self.files.remove_pdf(&checksum),
                 AfterCommit::RemoveCover(checksum) => self.files.remove_cover(&checksum),
                 AfterCommit::RemoveStaging(upload_id) => self.files.remove_upload(&upload_id),
+                AfterCommit::Index { document_id, upload_id } => {
+                    if let Some(indexer) = &self.indexer {
+                        indexer.do_send(crate::wiki::IndexDocument { document_id, upload_id });
+                    }
+                    Ok(())
+                }
             };
             if let Err(e) = removed {
                 tracing::warn!(error = %e, "a Wiki file could not be removed; it is left for the next cleanup");
@@ -110,7 +126,7 @@ fn text(record: &Value, field: &str) -> String {
 }
 
 /// The record `id` of `spec`, whose revision must be `revision`.
-fn current(conn: &mut SqliteConnection, spec: &CollectionSpec, id: &str, revision: i64) -> Result<Value, PrivError> {
+pub(super) fn current(conn: &mut SqliteConnection, spec: &CollectionSpec, id: &str, revision: i64) -> Result<Value, PrivError> {
     let record = get_in(conn, spec, id).map_err(record_error)?;
     let record = record.ok_or_else(|| PrivError::Invalid("the Wiki record no longer exists".into()))?;
     if record.get("revision").and_then(Value::as_i64) != Some(revision) {
@@ -119,7 +135,7 @@ fn current(conn: &mut SqliteConnection, spec: &CollectionSpec, id: &str, revisio
     Ok(record)
 }
 
-fn category_exists(conn: &mut SqliteConnection, id: &str) -> Result<(), PrivError> {
+pub(super) fn category_exists(conn: &mut SqliteConnection, id: &str) -> Result<(), PrivError> {
     match get_in(conn, &WIKI_CATEGORIES, id).map_err(record_error)? {
         Some(_) => Ok(()),
         None => Err(PrivError::Invalid("choose an existing category".into())),
@@ -210,8 +226,11 @@ pub fn run(
         }
         W::UploadStatus {} => super::wiki_upload_ops::status(conn, who, now),
         W::UploadCancel { batch_id } => super::wiki_upload_ops::cancel(conn, hooks, who, batch_id, now),
-        W::Publish { .. } | W::Replace { .. } => {
-            Err(PrivError::Invalid("publishing needs a ready upload; uploads are not accepted yet".into()))
+        W::Publish { upload_id, title, category_id, document_type } => {
+            super::wiki_publish_ops::publish(conn, hooks, who, upload_id, title, category_id, document_type, now)
+        }
+        W::Replace { document_id, upload_id, revision } => {
+            super::wiki_publish_ops::replace(conn, hooks, who, document_id, upload_id, *revision, now)
         }
     }
 }

@@ -207,11 +207,14 @@ pub fn expire_batches(conn: &mut SqliteConnection, now: i64) -> diesel::QueryRes
     Ok(uploads.into_iter().map(|r| r.id).collect())
 }
 
-/// Upload ids whose staging is still wanted (their upload is neither finished nor ended).
-pub fn live_upload_ids(conn: &mut SqliteConnection) -> diesel::QueryResult<Vec<String>> {
+/// Upload ids whose staging is still wanted: unfinished ones, and ones published within the
+/// last hour (their pages wait for indexing).
+pub fn live_upload_ids(conn: &mut SqliteConnection, now: i64) -> diesel::QueryResult<Vec<String>> {
     let rows: Vec<IdRow> = diesel::sql_query(
-        "SELECT id FROM relay_wiki_uploads WHERE state IN ('queued', 'uploading', 'assembling', 'extracting', 'ready')",
+        "SELECT id FROM relay_wiki_uploads WHERE state IN ('queued', 'uploading', 'assembling', 'extracting', 'ready') \
+         OR (state = 'published' AND lastActivityAt > ?)",
     )
+    .bind::<BigInt, _>(now - 3_600_000)
     .load(conn)?;
     Ok(rows.into_iter().map(|r| r.id).collect())
 }

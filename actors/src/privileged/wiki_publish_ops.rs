@@ -1,0 +1,130 @@
+//! Publishing inside the privileged pipeline: `wiki.publish` turns the caller's own ready upload
+//! into a new active document, and `wiki.replace` makes it the new PDF of an existing document
+//! (which keeps its id, source identity, title and authored file name). Both check the upload
+//! against the stored records (owner account, state `ready`, an unexpired batch, the
+//! replacement target it was opened for), move the verified PDF into the content-addressed
+//! library, and, after the commit, ask the wiki actor to index the document's passages (which
+//! then removes the staging). A file name already used by another active document is refused.
+
+use diesel::sqlite::SqliteConnection;
+use serde_json::{json, Value};
+
+use domain::collections::WIKI_DOCUMENTS;
+use domain::record::{Action, RecordError};
+use domain::validation::SqlValue;
+use infra::store::{create_in, select_in, update_in};
+use infra::wiki::uploads::{self, StoredUpload};
+
+use super::error::PrivError;
+use super::service::Principal;
+use super::wiki_ops::{checked_title, checked_type, record_error, AfterCommit, WikiHooks};
+
+/// The caller's ready upload, opened for `replacing` (or for a new document when empty).
+fn ready_upload(
+    conn: &mut SqliteConnection,
+    who: &Principal,
+    upload_id: &str,
+    replacing: &str,
+    now: i64,
+) -> Result<StoredUpload, PrivError> {
+    let upload = uploads::load_upload(conn, upload_id)?.filter(|u| u.account_id == who.account.id);
+    let upload = upload.ok_or_else(|| PrivError::Invalid("no such upload of yours".into()))?;
+    if upload.state != "ready" || upload.batch_state != "active" || upload.expires_at <= now {
+        return Err(PrivError::Invalid("the upload is not ready for review".into()));
+    }
+    if upload.replacement_document_id != replacing {
+        return Err(PrivError::Invalid("the upload was not opened for this document".into()));
+    }
+    Ok(upload)
+}
+
+fn name_taken(e: RecordError) -> PrivError {
+    match e {
+        RecordError::Validation(_) => PrivError::Invalid("a published document already has this file name".into()),
+        other => record_error(other),
+    }
+}
+
+fn outline_of(upload: &StoredUpload) -> Value {
+    serde_json::from_str(&upload.outline).unwrap_or_else(|_| json!([]))
+}
+
+/// `wiki.publish`.
+#[allow(clippy::too_many_arguments)]
+pub fn publish(
+    conn: &mut SqliteConnection,
+    hooks: &WikiHooks,
+    who: &Principal,
+    upload_id: &str,
+    title: &str,
+    category_id: &str,
+    document_type: &str,
+    now: i64,
+) -> Result<Value, PrivError> {
+    let upload = ready_upload(conn, who, upload_id, "", now)?;
+    let title = checked_title(title)?;
+    let kind = checked_type(document_type)?;
+    super::wiki_ops::category_exists(conn, category_id)?;
+    hooks.files.promote_pdf(&upload.id, &upload.checksum).map_err(|e| {
+        tracing::error!(error = %e, "a ready upload's PDF could not be moved into the library");
+        PrivError::Internal
+    })?;
+    let body = json!({
+        "sourceKey": format!("managed:{}", infra::ids::record_id()),
+        "categoryId": category_id, "documentType": kind.as_str(), "title": title, "fileName": upload.file_name,
+        "checksum": upload.checksum, "byteSize": upload.byte_size, "pageCount": upload.page_count,
+        "outline": outline_of(&upload), "coverChecksum": upload.cover_checksum, "lifecycleState": "active",
+        "publishedByAccountId": who.account.id, "publishedByName": who.account.display_name,
+        "publishedAt": domain::time::format_ms(now), "searchIndexState": "pending",
+    });
+    let document = create_in(conn, &WIKI_DOCUMENTS, &body, now).map_err(name_taken)?;
+    let document_id = document["id"].as_str().unwrap_or_default().to_string();
+    uploads::set_published(conn, &upload.id, &document_id, now)?;
+    hooks.changed(&WIKI_DOCUMENTS, Action::Create, &document);
+    hooks.defer(AfterCommit::Index { document_id, upload_id: upload.id });
+    Ok(document)
+}
+
+/// `wiki.replace`.
+pub fn replace(
+    conn: &mut SqliteConnection,
+    hooks: &WikiHooks,
+    who: &Principal,
+    document_id: &str,
+    upload_id: &str,
+    revision: i64,
+    now: i64,
+) -> Result<Value, PrivError> {
+    let document = super::wiki_ops::current(conn, &WIKI_DOCUMENTS, document_id, revision)?;
+    if document["lifecycleState"] != "active" {
+        return Err(PrivError::Invalid("only a published document can be replaced".into()));
+    }
+    let upload = ready_upload(conn, who, upload_id, document_id, now)?;
+    hooks.files.promote_pdf(&upload.id, &upload.checksum).map_err(|e| {
+        tracing::error!(error = %e, "a ready upload's PDF could not be moved into the library");
+        PrivError::Internal
+    })?;
+    let body = json!({
+        "checksum": upload.checksum, "byteSize": upload.byte_size, "pageCount": upload.page_count,
+        "outline": outline_of(&upload), "coverChecksum": upload.cover_checksum, "searchIndexState": "pending",
+        "searchIndexError": "", "publishedByAccountId": who.account.id, "publishedByName": who.account.display_name,
+        "publishedAt": domain::time::format_ms(now),
+    });
+    let updated = update_in(conn, &WIKI_DOCUMENTS, document_id, &body, now).map_err(record_error)?;
+    uploads::set_published(conn, &upload.id, document_id, now)?;
+    for (field, old) in [("checksum", &document["checksum"]), ("coverChecksum", &document["coverChecksum"])] {
+        let old = old.as_str().unwrap_or_default().to_string();
+        if old.is_empty() || updated[field] == old.as_str() {
+            continue;
+        }
+        let clause = format!("{} = ?", infra::sql::quote_ident(field));
+        let users = select_in(conn, &WIKI_DOCUMENTS, &clause, &[SqlValue::Text(old.clone())], "\"id\"", 1)
+            .map_err(record_error)?;
+        if users.is_empty() {
+            hooks.defer(if field == "checksum" { AfterCommit::RemovePdf(old) } else { AfterCommit::RemoveCover(old) });
+        }
+    }
+    hooks.changed(&WIKI_DOCUMENTS, Action::Update, &updated);
+    hooks.defer(AfterCommit::Index { document_id: document_id.to_string(), upload_id: upload.id });
+    Ok(updated)
+}
