@@ -1,0 +1,27 @@
+//! The pure rules of the desktop updater and its recovery launcher (Linux x86-64): strict
+//! release versions ([`version`]), the fixed GitHub endpoints and the discovery decision
+//! ([`release`]), the redirect and byte-count rules of a download ([`download`]), the checksum
+//! file and single-member ZIP rules ([`archive`]), the independent Ed25519 publisher signature
+//! over a canonical release manifest ([`signature`]), the check → download → prepare → restart
+//! state machine ([`state`]) and retained builds, probation, quarantine and staging names
+//! ([`recovery`]). It refuses to perform IO, read clocks or run processes: the updater actor,
+//! the infra downloader and the launcher do that and pass bytes, facts and instants in.
+//! `docs/updater.md` describes the formats.
+
+pub mod digest;
+pub mod recovery;
+pub mod release;
+pub mod version;
+
+pub use digest::{CommitSha, Sha256Digest};
+pub use recovery::{
+    decide_probation, plan_retention, staging_cleanup, BuildId, ProbationDecision, ProbationObservation,
+    QuarantineHistory, RecoveryError, ReleaseFingerprint, RetainedBuild, RetentionPlan, RollbackReason,
+    StagingCleanup, StagingDirName,
+};
+pub use release::{
+    check_discovery_response, confirm_refetch, evaluate_latest_release, release_check_from_json, AssetKind,
+    DiscoveryError, HttpFacts, InstallTarget, NotInstallableReason, ReleaseAsset, ReleaseAssets, ReleaseCheck,
+    ReleaseNotes, ResolveError,
+};
+pub use version::{Version, VersionError};
