@@ -8,16 +8,23 @@
 //! the infra downloader and the launcher do that and pass bytes, facts and instants in.
 //! `docs/updater.md` describes the formats.
 
+pub mod archive;
 pub mod digest;
+pub mod download;
 pub mod recovery;
 pub mod release;
 pub mod version;
 
+pub use archive::{
+    check_archive_digests, check_executable_header, check_extraction, check_zip_entries, parse_checksum_file,
+    ArchiveError, ZipEntryFacts, EXECUTABLE_NAME,
+};
 pub use digest::{CommitSha, Sha256Digest};
+pub use download::{check_asset_url, check_content_length, next_hop, ByteCounter, DownloadError, Hop};
 pub use recovery::{
     decide_probation, plan_retention, staging_cleanup, BuildId, ProbationDecision, ProbationObservation,
-    QuarantineHistory, RecoveryError, ReleaseFingerprint, RetainedBuild, RetentionPlan, RollbackReason,
-    StagingCleanup, StagingDirName,
+    QuarantineHistory, RecoveryError, ReleaseFingerprint, RetainedBuild, RetentionPlan, RollbackReason, StagingCleanup,
+    StagingDirName,
 };
 pub use release::{
     check_discovery_response, confirm_refetch, evaluate_latest_release, release_check_from_json, AssetKind,
