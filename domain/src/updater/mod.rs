@@ -13,6 +13,7 @@ pub mod digest;
 pub mod download;
 pub mod recovery;
 pub mod release;
+pub mod signature;
 pub mod version;
 
 pub use archive::{
@@ -30,5 +31,8 @@ pub use release::{
     check_discovery_response, confirm_refetch, evaluate_latest_release, release_check_from_json, AssetKind,
     DiscoveryError, HttpFacts, InstallTarget, NotInstallableReason, ReleaseAsset, ReleaseAssets, ReleaseCheck,
     ReleaseNotes, ResolveError,
+};
+pub use signature::{
+    parse_signature_file, signature_file_text, verify_release_signature, PublisherKey, ReleaseManifest, SignatureError,
 };
 pub use version::{Version, VersionError};
