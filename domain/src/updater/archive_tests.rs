@@ -34,7 +34,7 @@ fn every_other_checksum_file_shape_is_refused() {
         format!("{HEX}  {NAME}\r"),
         format!("{HEX}  {NAME}\n{HEX}  {NAME}\n"),
         format!(" {HEX}  {NAME}"),
-        format!("{HEX}"),
+        HEX.to_string(),
     ] {
         let parsed = parse_checksum_file(text.as_bytes(), NAME);
         assert!(
