@@ -14,6 +14,7 @@ pub mod download;
 pub mod recovery;
 pub mod release;
 pub mod signature;
+pub mod state;
 pub mod version;
 
 pub use archive::{
@@ -34,5 +35,9 @@ pub use release::{
 };
 pub use signature::{
     parse_signature_file, signature_file_text, verify_release_signature, PublisherKey, ReleaseManifest, SignatureError,
+};
+pub use state::{
+    CheckOutcome, Transition, TransitionError, UpdateEffect, UpdateEvent, UpdateFailure, UpdatePhase, UpdateSnapshot,
+    UpdateState,
 };
 pub use version::{Version, VersionError};
