@@ -80,8 +80,9 @@ impl ArchiveError {
     }
 }
 
-/// Parses the checksum file: 1..=256 bytes, exactly `<64 lowercase hex> <' ' or '*'><name>`
-/// with an optional final `\n` or `\r\n`, where `<name>` is exactly `asset_name`.
+/// Parses the checksum file: 1..=256 bytes, exactly one line `<64 lowercase hex>  <name>` (two
+/// spaces, as `sha256sum` writes in text mode; the binary-mode `*` marker is refused) with an
+/// optional final `\n` or `\r\n`, where `<name>` is exactly `asset_name`.
 pub fn parse_checksum_file(bytes: &[u8], asset_name: &str) -> Result<Sha256Digest, ArchiveError> {
     if bytes.is_empty() || bytes.len() as u64 > MAX_CHECKSUM_BYTES {
         return Err(ArchiveError::ChecksumFileSize);
@@ -91,15 +92,10 @@ pub fn parse_checksum_file(bytes: &[u8], asset_name: &str) -> Result<Sha256Diges
         return Err(ArchiveError::ChecksumFileMalformed);
     }
     let line = std::str::from_utf8(line).map_err(|_| ArchiveError::ChecksumFileMalformed)?;
-    let (Some(hex), Some(" "), Some(mode), Some(name)) =
-        (line.get(..64), line.get(64..65), line.get(65..66), line.get(66..))
-    else {
+    let (Some(hex), Some("  "), Some(name)) = (line.get(..64), line.get(64..66), line.get(66..)) else {
         return Err(ArchiveError::ChecksumFileMalformed);
     };
     let digest = Sha256Digest::parse_hex(hex).ok_or(ArchiveError::ChecksumFileMalformed)?;
-    if mode != " " && mode != "*" {
-        return Err(ArchiveError::ChecksumFileMalformed);
-    }
     if name != asset_name {
         return Err(ArchiveError::ChecksumFileNameMismatch);
     }

@@ -1,4 +1,4 @@
-//! Archive rules: the checksum line (both sha256sum modes, line endings, every malformation,
+//! Archive rules: the checksum line (the two-space text form only, line endings, every malformation,
 //! the exact name, the size bound), each ZIP entry refusal (count, name variants and
 //! traversal, encryption, compression, size bounds, file type), the extraction and ELF header
 //! checks, and the three-way digest agreement, plus properties: arbitrary checksum files and
@@ -7,16 +7,14 @@
 use super::*;
 use proptest::prelude::*;
 
-const NAME: &str = "Relay-v1.3.0-linux-x86_64.zip";
+const NAME: &str = "relay-v1.3.0-linux-x86_64.zip";
 const HEX: &str = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
 const MIB: u64 = 1024 * 1024;
 
 #[test]
 fn the_checksum_file_is_one_sha256sum_line_for_the_exact_asset() {
     let expected = Sha256Digest::parse_hex(HEX).unwrap();
-    for text in
-        [format!("{HEX}  {NAME}"), format!("{HEX}  {NAME}\n"), format!("{HEX}  {NAME}\r\n"), format!("{HEX} *{NAME}\n")]
-    {
+    for text in [format!("{HEX}  {NAME}"), format!("{HEX}  {NAME}\n"), format!("{HEX}  {NAME}\r\n")] {
         assert_eq!(parse_checksum_file(text.as_bytes(), NAME), Ok(expected), "{text:?}");
     }
 }
@@ -44,6 +42,8 @@ fn every_other_checksum_file_shape_is_refused() {
     }
     assert_eq!(parse_checksum_file(format!("{HEX}  {NAME}\n\n").as_bytes(), NAME), malformed);
     assert_eq!(parse_checksum_file(format!("{HEX} {NAME}").as_bytes(), NAME), malformed);
+    // sha256sum's binary-mode marker is not the one accepted form.
+    assert_eq!(parse_checksum_file(format!("{HEX} *{NAME}\n").as_bytes(), NAME), malformed);
     assert_eq!(parse_checksum_file(b"\xff\xfe", NAME), malformed);
     let mut non_utf8 = format!("{HEX}  ").into_bytes();
     non_utf8.extend_from_slice(b"\xffname");
@@ -55,7 +55,7 @@ fn every_other_checksum_file_shape_is_refused() {
 fn the_checksum_file_must_name_exactly_the_asset_and_fit_256_bytes() {
     let mismatch = Err(ArchiveError::ChecksumFileNameMismatch);
     for name in
-        ["relay-v1.3.0-linux-x86_64.zip", "./Relay-v1.3.0-linux-x86_64.zip", "Relay-v1.3.0-linux-x86_64.zip ", ""]
+        ["Relay-v1.3.0-linux-x86_64.zip", "./relay-v1.3.0-linux-x86_64.zip", "relay-v1.3.0-linux-x86_64.zip ", ""]
     {
         assert_eq!(parse_checksum_file(format!("{HEX}  {name}\n").as_bytes(), NAME), mismatch, "{name:?}");
     }

@@ -11,7 +11,7 @@ use proptest::prelude::*;
 fn asset(id: u64, api_url: &str) -> ReleaseAsset {
     ReleaseAsset {
         kind: AssetKind::Archive,
-        name: "Relay-v1.3.0-linux-x86_64.zip".into(),
+        name: "relay-v1.3.0-linux-x86_64.zip".into(),
         id,
         api_url: api_url.into(),
         size: 10,

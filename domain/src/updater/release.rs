@@ -71,9 +71,9 @@ pub fn discovery_user_agent(current: &Version) -> String {
     format!("Relay/{current}")
 }
 
-/// `Relay-v<version>-linux-x86_64.zip`: the release archive.
+/// `relay-v<version>-linux-x86_64.zip`: the release archive.
 pub fn archive_asset_name(version: &Version) -> String {
-    format!("Relay-{}-linux-x86_64.zip", version.tag())
+    format!("relay-{}-linux-x86_64.zip", version.tag())
 }
 
 /// `<archive>.sha256`: the checksum file.
@@ -81,9 +81,9 @@ pub fn checksum_asset_name(version: &Version) -> String {
     format!("{}.sha256", archive_asset_name(version))
 }
 
-/// `<archive>.sig`: the publisher signature file.
+/// `<archive>.minisig`: the publisher's detached minisign signature of the archive.
 pub fn signature_asset_name(version: &Version) -> String {
-    format!("{}.sig", archive_asset_name(version))
+    format!("{}.minisig", archive_asset_name(version))
 }
 
 /// The three assets of an installable release.

@@ -43,9 +43,9 @@ fn release() -> Value {
         "target_commitish": COMMIT,
         "published_at": "2026-01-02T03:04:05Z",
         "assets": [
-            asset("Relay-v1.3.0-linux-x86_64.zip", 101, 40_000_000, DIGEST_A),
-            asset("Relay-v1.3.0-linux-x86_64.zip.sha256", 102, 97, DIGEST_B),
-            asset("Relay-v1.3.0-linux-x86_64.zip.sig", 103, 116, DIGEST_C),
+            asset("relay-v1.3.0-linux-x86_64.zip", 101, 40_000_000, DIGEST_A),
+            asset("relay-v1.3.0-linux-x86_64.zip.sha256", 102, 97, DIGEST_B),
+            asset("relay-v1.3.0-linux-x86_64.zip.minisig", 103, 352, DIGEST_C),
         ],
     })
 }
@@ -71,9 +71,9 @@ fn endpoints_and_asset_names_are_fixed() {
     assert_eq!(release_page_url(None), "https://github.com/CrimsonSoul/Relay/releases");
     assert_eq!(release_page_url(Some(&version)), "https://github.com/CrimsonSoul/Relay/releases/tag/v1.3.0");
     assert_eq!(asset_api_url(7), "https://api.github.com/repos/CrimsonSoul/Relay/releases/assets/7");
-    assert_eq!(archive_asset_name(&version), "Relay-v1.3.0-linux-x86_64.zip");
-    assert_eq!(checksum_asset_name(&version), "Relay-v1.3.0-linux-x86_64.zip.sha256");
-    assert_eq!(signature_asset_name(&version), "Relay-v1.3.0-linux-x86_64.zip.sig");
+    assert_eq!(archive_asset_name(&version), "relay-v1.3.0-linux-x86_64.zip");
+    assert_eq!(checksum_asset_name(&version), "relay-v1.3.0-linux-x86_64.zip.sha256");
+    assert_eq!(signature_asset_name(&version), "relay-v1.3.0-linux-x86_64.zip.minisig");
     assert_eq!(discovery_user_agent(&current()), "Relay/1.2.3");
     assert_eq!((DISCOVERY_TIMEOUT_MS, CHECK_INTERVAL_MS, MAX_RELEASE_JSON_BYTES), (8_000, 900_000, 65_536));
 }
@@ -119,7 +119,7 @@ fn an_immutable_release_with_exactly_the_three_assets_is_installable() {
     assert_eq!(result.archive_size, Some(40_000_000));
     assert_eq!(result.not_installable_reasons, vec![]);
     let assets = result.assets.unwrap();
-    assert_eq!(assets.archive.name, "Relay-v1.3.0-linux-x86_64.zip");
+    assert_eq!(assets.archive.name, "relay-v1.3.0-linux-x86_64.zip");
     assert_eq!((assets.archive.id, assets.archive.size), (101, 40_000_000));
     assert_eq!(assets.archive.digest.to_hex(), "a".repeat(64));
     assert_eq!(assets.checksum.api_url, "https://api.github.com/repos/CrimsonSoul/Relay/releases/assets/102");
@@ -157,9 +157,9 @@ fn an_older_or_equal_release_is_not_an_update() {
     let mut same = release();
     same["tag_name"] = json!("v1.2.3");
     same["assets"] = json!([
-        asset("Relay-v1.2.3-linux-x86_64.zip", 1, 10, DIGEST_A),
-        asset("Relay-v1.2.3-linux-x86_64.zip.sha256", 2, 10, DIGEST_B),
-        asset("Relay-v1.2.3-linux-x86_64.zip.sig", 3, 10, DIGEST_C),
+        asset("relay-v1.2.3-linux-x86_64.zip", 1, 10, DIGEST_A),
+        asset("relay-v1.2.3-linux-x86_64.zip.sha256", 2, 10, DIGEST_B),
+        asset("relay-v1.2.3-linux-x86_64.zip.minisig", 3, 10, DIGEST_C),
     ]);
     let result = check(&same);
     assert!(!result.update_available);
@@ -206,19 +206,23 @@ fn exactly_the_three_expected_asset_names_are_required() {
     assert_eq!(reasons(&extra), vec![R::AssetCount, R::UnexpectedAsset]);
 
     let mut case_variant = release();
-    case_variant["assets"][0]["name"] = json!("relay-v1.3.0-linux-x86_64.zip");
+    case_variant["assets"][0]["name"] = json!("Relay-v1.3.0-linux-x86_64.zip");
     assert_eq!(reasons(&case_variant), vec![R::UnexpectedAsset, R::MissingAsset(AssetKind::Archive)]);
 
+    let mut bare_sig = release();
+    bare_sig["assets"][2]["name"] = json!("relay-v1.3.0-linux-x86_64.zip.sig");
+    assert_eq!(reasons(&bare_sig), vec![R::UnexpectedAsset, R::MissingAsset(AssetKind::Signature)]);
+
     let mut windows = release();
-    windows["assets"][0]["name"] = json!("Relay-v1.3.0-windows-x64.zip");
+    windows["assets"][0]["name"] = json!("relay-v1.3.0-windows-x64.zip");
     assert_eq!(reasons(&windows), vec![R::UnexpectedAsset, R::MissingAsset(AssetKind::Archive)]);
 
     let mut other_version = release();
-    other_version["assets"][1]["name"] = json!("Relay-v1.2.9-linux-x86_64.zip.sha256");
+    other_version["assets"][1]["name"] = json!("relay-v1.2.9-linux-x86_64.zip.sha256");
     assert_eq!(reasons(&other_version), vec![R::UnexpectedAsset, R::MissingAsset(AssetKind::Checksum)]);
 
     let mut duplicate = release();
-    duplicate["assets"][2] = asset("Relay-v1.3.0-linux-x86_64.zip", 105, 10, DIGEST_A);
+    duplicate["assets"][2] = asset("relay-v1.3.0-linux-x86_64.zip", 105, 10, DIGEST_A);
     let result = check(&duplicate);
     assert_eq!(
         result.not_installable_reasons,
@@ -317,7 +321,7 @@ fn the_refetch_before_a_download_must_agree_with_the_discovery() {
     assert_eq!(confirm_refetch(&discovered, &check(&redigested), &none), Err(ResolveError::ReleaseChanged));
 
     let mut reuploaded = release();
-    reuploaded["assets"][2] = asset("Relay-v1.3.0-linux-x86_64.zip.sig", 203, 116, DIGEST_C);
+    reuploaded["assets"][2] = asset("relay-v1.3.0-linux-x86_64.zip.minisig", 203, 352, DIGEST_C);
     assert_eq!(confirm_refetch(&discovered, &check(&reuploaded), &none), Err(ResolveError::ReleaseChanged));
 
     let not_newer = release_check_from_json(&release(), Version::new(1, 3, 0)).unwrap();
@@ -355,7 +359,7 @@ proptest! {
         let mut value = release();
         value["tag_name"] = json!(format!("v{major}.3.0"));
         value["immutable"] = json!(immutable);
-        let names = [format!("Relay-v{major}.3.0-linux-x86_64.zip"), format!("Relay-v{major}.3.0-linux-x86_64.zip.sha256"), format!("Relay-v{major}.3.0-linux-x86_64.zip.sig")];
+        let names = [format!("relay-v{major}.3.0-linux-x86_64.zip"), format!("relay-v{major}.3.0-linux-x86_64.zip.sha256"), format!("relay-v{major}.3.0-linux-x86_64.zip.minisig")];
         for (index, name) in names.iter().enumerate() {
             value["assets"][index]["name"] = json!(name);
         }

@@ -43,7 +43,7 @@ fn signature_file(signature: &[u8; 64]) -> Vec<u8> {
 fn the_manifest_has_one_fixed_byte_layout() {
     let expected = format!(
         "relay-release-manifest-v1\nrepository CrimsonSoul/Relay\nversion 1.3.0\ntag v1.3.0\ncommit {COMMIT}\n\
-         archive Relay-v1.3.0-linux-x86_64.zip\narchive-size 41234567\narchive-sha256 {ARCHIVE_SHA}\n\
+         archive relay-v1.3.0-linux-x86_64.zip\narchive-size 41234567\narchive-sha256 {ARCHIVE_SHA}\n\
          executable relay-desktop\nexecutable-size 98765432\nexecutable-sha256 {EXE_SHA}\n"
     );
     assert_eq!(String::from_utf8(manifest().to_bytes()).unwrap(), expected);
