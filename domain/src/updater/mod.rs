@@ -1,8 +1,8 @@
 //! The pure rules of the desktop updater and its recovery launcher (Linux x86-64): strict
 //! release versions ([`version`]), the fixed GitHub endpoints and the discovery decision
 //! ([`release`]), the redirect and byte-count rules of a download ([`download`]), the checksum
-//! file and single-member ZIP rules ([`archive`]), the independent Ed25519 publisher signature
-//! over a canonical release manifest ([`signature`]), the check → download → prepare → restart
+//! file and single-member ZIP rules ([`archive`]), the independent minisign (Ed25519) publisher
+//! signature of the archive bound to its release ([`signature`]), the check → download → prepare → restart
 //! state machine ([`state`]) and retained builds, probation, quarantine and staging names
 //! ([`recovery`]). It refuses to perform IO, read clocks or run processes: the updater actor,
 //! the infra downloader and the launcher do that and pass bytes, facts and instants in.
@@ -34,7 +34,8 @@ pub use release::{
     ReleaseNotes, ResolveError,
 };
 pub use signature::{
-    parse_signature_file, signature_file_text, verify_release_signature, PublisherKey, ReleaseManifest, SignatureError,
+    expected_trusted_comment, parse_signature_file, verify_release_signature, ArchiveSignatureVerifier, PublisherKey,
+    SignatureError, SignatureFile,
 };
 pub use state::{
     CheckOutcome, Transition, TransitionError, UpdateEffect, UpdateEvent, UpdateFailure, UpdatePhase, UpdateSnapshot,

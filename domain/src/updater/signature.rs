@@ -1,52 +1,54 @@
-//! The publisher signature every Relay release carries, independent of GitHub: a canonical,
-//! versioned, line-based [`ReleaseManifest`] (repository, version, tag, commit, archive name,
-//! size and SHA-256, executable name, size and SHA-256) signed with Ed25519 by the publisher
-//! key, shipped as the `<archive>.sig` asset ([`signature_file_text`], [`parse_signature_file`]),
-//! and checked with strict verification against a key compiled into the binary
-//! ([`verify_release_signature`], [`PublisherKey::production`]). The updater never parses a
-//! manifest it downloaded: it rebuilds the manifest from the facts it verified itself (the
-//! confirmed release, the archive digest, the extracted executable's size and digest), so a
-//! signature over any other release, version, archive or executable fails. It refuses unset,
-//! malformed and weak keys, non-canonical signature files and malleable signatures, and it never
-//! signs (the release tooling holds the private key) nor reads files.
+//! The publisher signature every Relay release carries, independent of GitHub: a detached
+//! minisign (Ed25519) signature of the archive bytes, shipped as the `<archive>.minisig` asset
+//! and checked with `minisign-verify` against a key compiled into the binary
+//! ([`PublisherKey::production`]). Only prehashed (`ED`, BLAKE2b-512) signatures are accepted,
+//! and the signature is bound to its release: minisign's global signature covers the trusted
+//! comment, which must be exactly [`expected_trusted_comment`]
+//! (`relay-release v<version> <commit> <archive name>`), so an older signed archive cannot be
+//! replayed under a newer tag, another commit or another name. It parses the signature file
+//! strictly ([`parse_signature_file`]), verifies whole archives ([`verify_release_signature`])
+//! or streams them ([`ArchiveSignatureVerifier`]) and refuses an unset key. It never signs (the
+//! release tooling holds the private key) nor reads files: the caller passes bytes in.
 
-use super::archive::EXECUTABLE_NAME;
-use super::digest::{CommitSha, Sha256Digest};
-use super::release::{archive_asset_name, MAX_SIGNATURE_BYTES, RELEASE_REPOSITORY};
+use super::digest::CommitSha;
+use super::release::{archive_asset_name, MAX_SIGNATURE_BYTES};
 use super::version::Version;
-use base64::engine::general_purpose::STANDARD;
-use base64::Engine as _;
-use ed25519_dalek::{Signature, VerifyingKey};
+use minisign_verify::{Error as MinisignError, PublicKey, Signature, StreamVerifier};
 use thiserror::Error;
 
-/// First line of a manifest: the format and its version.
-pub const MANIFEST_FORMAT: &str = "relay-release-manifest-v1";
-/// First line of a signature file.
-pub const SIGNATURE_FILE_FORMAT: &str = "relay-release-signature-v1";
+/// First word of the trusted comment of every release signature.
+pub const TRUSTED_COMMENT_TAG: &str = "relay-release";
+/// Prefix of a minisign signature file's first line.
+const UNTRUSTED_COMMENT_PREFIX: &str = "untrusted comment: ";
 
-/// The production publisher's Ed25519 public key (32 bytes).
+/// The production publisher's minisign public key: the base64 line of its `minisign.pub`
+/// (`RW…`, 56 characters).
 ///
 /// PLACEHOLDER: no production key has been generated yet. While this is `None`,
-/// [`PublisherKey::production`] is unconfigured and [`verify_release_signature`] refuses every
-/// release with [`SignatureError::PublisherKeyNotConfigured`], so no update can be installed.
-/// Set it to the public half of the release key (see `docs/updater.md`) before the first release.
-pub const PRODUCTION_PUBLISHER_KEY: Option<[u8; 32]> = None;
+/// [`PublisherKey::production`] is unconfigured and every verification is refused with
+/// [`SignatureError::PublisherKeyNotConfigured`], so no update can be installed. Set it to the
+/// public half of the release key (see `docs/updater.md`) before the first release.
+pub const PRODUCTION_PUBLISHER_KEY: Option<&str> = None;
 
 /// A signature check that fails; the updater reports `signature-invalid` and removes staging.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum SignatureError {
     #[error("No publisher key is configured in this build, so no release can be verified.")]
     PublisherKeyNotConfigured,
-    #[error("The publisher key is not a valid Ed25519 public key.")]
+    #[error("The publisher key is not a valid minisign Ed25519 public key.")]
     InvalidPublisherKey,
     #[error("The signature file is empty or larger than 1 KiB.")]
     SignatureFileSize,
-    #[error("The signature file is not in the expected format.")]
+    #[error("The signature file is not a minisign signature.")]
     SignatureFileMalformed,
-    #[error("The publisher signature does not match this release.")]
+    #[error("The signature is a legacy (not prehashed) minisign signature.")]
+    LegacySignature,
+    #[error("The signature was made with another key.")]
+    KeyIdMismatch,
+    #[error("The publisher signature does not match this archive.")]
     SignatureMismatch,
-    #[error("The release manifest is not in the canonical format.")]
-    ManifestMalformed,
+    #[error("The signature was made for another release.")]
+    TrustedCommentMismatch,
 }
 
 impl SignatureError {
@@ -57,101 +59,39 @@ impl SignatureError {
             SignatureError::InvalidPublisherKey => "invalid_publisher_key",
             SignatureError::SignatureFileSize => "signature_file_size",
             SignatureError::SignatureFileMalformed => "signature_file_malformed",
+            SignatureError::LegacySignature => "legacy_signature",
+            SignatureError::KeyIdMismatch => "signature_key_id_mismatch",
             SignatureError::SignatureMismatch => "signature_mismatch",
-            SignatureError::ManifestMalformed => "manifest_malformed",
+            SignatureError::TrustedCommentMismatch => "trusted_comment_mismatch",
         }
     }
 }
 
-/// What the publisher signs about one release. The tag, archive name, executable name and
-/// repository are derived, never stored, so they cannot disagree with the version.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ReleaseManifest {
-    pub version: Version,
-    pub commit: CommitSha,
-    pub archive_size: u64,
-    pub archive_sha256: Sha256Digest,
-    pub executable_size: u64,
-    pub executable_sha256: Sha256Digest,
-}
-
-impl ReleaseManifest {
-    /// The exact signed bytes: eleven `key value` lines (the first is the bare format tag), each
-    /// ending in `\n`, decimal sizes without leading zeros, lowercase hex.
-    pub fn to_bytes(&self) -> Vec<u8> {
-        format!(
-            "{MANIFEST_FORMAT}\nrepository {RELEASE_REPOSITORY}\nversion {}\ntag {}\ncommit {}\narchive {}\n\
-             archive-size {}\narchive-sha256 {}\nexecutable {EXECUTABLE_NAME}\nexecutable-size {}\n\
-             executable-sha256 {}\n",
-            self.version,
-            self.version.tag(),
-            self.commit,
-            archive_asset_name(&self.version),
-            self.archive_size,
-            self.archive_sha256,
-            self.executable_size,
-            self.executable_sha256,
-        )
-        .into_bytes()
-    }
-
-    /// Parses manifest bytes (for the release tooling's self-check): accepted only when they are
-    /// exactly what [`ReleaseManifest::to_bytes`] produces for the parsed values.
-    pub fn parse(bytes: &[u8]) -> Result<ReleaseManifest, SignatureError> {
-        let malformed = || SignatureError::ManifestMalformed;
-        let text = std::str::from_utf8(bytes).map_err(|_| malformed())?;
-        let mut fields = std::collections::HashMap::new();
-        for line in text.lines().skip(1) {
-            let (key, value) = line.split_once(' ').ok_or_else(malformed)?;
-            fields.insert(key, value);
-        }
-        let field = |key: &str| fields.get(key).copied().ok_or_else(malformed);
-        let size = |key: &str| -> Result<u64, SignatureError> {
-            let text = field(key)?;
-            if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
-                return Err(malformed());
-            }
-            text.parse().map_err(|_| malformed())
-        };
-        let manifest = ReleaseManifest {
-            version: Version::parse(field("version")?).map_err(|_| malformed())?,
-            commit: CommitSha::parse_hex(field("commit")?).ok_or_else(malformed)?,
-            archive_size: size("archive-size")?,
-            archive_sha256: Sha256Digest::parse_hex(field("archive-sha256")?).ok_or_else(malformed)?,
-            executable_size: size("executable-size")?,
-            executable_sha256: Sha256Digest::parse_hex(field("executable-sha256")?).ok_or_else(malformed)?,
-        };
-        if manifest.to_bytes() == bytes {
-            Ok(manifest)
-        } else {
-            Err(malformed())
-        }
-    }
+/// The trusted comment a release's signature must carry, exactly:
+/// `relay-release v<MAJOR.MINOR.PATCH> <40 lowercase hex commit> <archive asset name>`, single
+/// spaces, no timestamp, nothing else.
+pub fn expected_trusted_comment(version: &Version, commit: &CommitSha) -> String {
+    format!("{TRUSTED_COMMENT_TAG} {} {commit} {}", version.tag(), archive_asset_name(version))
 }
 
 /// The key releases are verified against.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PublisherKey {
-    key: Option<VerifyingKey>,
+    key: Option<PublicKey>,
 }
 
 impl PublisherKey {
     /// The key compiled into this build ([`PRODUCTION_PUBLISHER_KEY`]); unconfigured while the
     /// constant is the placeholder `None` (or, defensively, not a usable key).
     pub fn production() -> PublisherKey {
-        match PRODUCTION_PUBLISHER_KEY {
-            Some(bytes) => PublisherKey::from_bytes(&bytes).unwrap_or(PublisherKey { key: None }),
-            None => PublisherKey { key: None },
-        }
+        PRODUCTION_PUBLISHER_KEY
+            .and_then(|text| PublisherKey::from_base64(text).ok())
+            .unwrap_or(PublisherKey { key: None })
     }
 
-    /// A key from its 32 bytes; refuses bytes that are not a curve point and weak (small-order)
-    /// keys.
-    pub fn from_bytes(bytes: &[u8; 32]) -> Result<PublisherKey, SignatureError> {
-        let key = VerifyingKey::from_bytes(bytes).map_err(|_| SignatureError::InvalidPublisherKey)?;
-        if key.is_weak() {
-            return Err(SignatureError::InvalidPublisherKey);
-        }
+    /// A key from the base64 line of a `minisign.pub` (algorithm, key id, 32-byte Ed25519 key).
+    pub fn from_base64(text: &str) -> Result<PublisherKey, SignatureError> {
+        let key = PublicKey::from_base64(text).map_err(|_| SignatureError::InvalidPublisherKey)?;
         Ok(PublisherKey { key: Some(key) })
     }
 
@@ -159,44 +99,124 @@ impl PublisherKey {
     pub fn is_configured(&self) -> bool {
         self.key.is_some()
     }
+
+    fn configured(&self) -> Result<&PublicKey, SignatureError> {
+        self.key.as_ref().ok_or(SignatureError::PublisherKeyNotConfigured)
+    }
 }
 
-/// The `.sig` asset's text for a signature: the format line, then the standard padded base64 of
-/// the 64 signature bytes, each line ending in `\n`.
-pub fn signature_file_text(signature: &[u8; 64]) -> String {
-    format!("{SIGNATURE_FILE_FORMAT}\n{}\n", STANDARD.encode(signature))
+/// A parsed `.minisig` asset (not yet verified).
+#[derive(Clone)]
+pub struct SignatureFile {
+    signature: Signature,
 }
 
-/// Parses a `.sig` asset; only the exact bytes [`signature_file_text`] produces are accepted.
-pub fn parse_signature_file(bytes: &[u8]) -> Result<[u8; 64], SignatureError> {
+impl std::fmt::Debug for SignatureFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SignatureFile").field("trusted_comment", &self.signature.trusted_comment()).finish()
+    }
+}
+
+impl SignatureFile {
+    /// The trusted comment as written; authentic only after verification.
+    pub fn trusted_comment(&self) -> &str {
+        self.signature.trusted_comment()
+    }
+}
+
+/// Parses a `.minisig` asset: 1..=1024 bytes of UTF-8 in exactly minisign's four lines
+/// (`untrusted comment: …`, the base64 signature, `trusted comment: …`, the base64 global
+/// signature), each ending in `\n` except that the last one may lack it; no `\r`, no blank or
+/// extra line, a known algorithm and the exact binary lengths.
+pub fn parse_signature_file(bytes: &[u8]) -> Result<SignatureFile, SignatureError> {
     if bytes.is_empty() || bytes.len() as u64 > MAX_SIGNATURE_BYTES {
         return Err(SignatureError::SignatureFileSize);
     }
     let malformed = SignatureError::SignatureFileMalformed;
     let text = std::str::from_utf8(bytes).map_err(|_| malformed.clone())?;
-    let encoded = text
-        .strip_prefix(SIGNATURE_FILE_FORMAT)
-        .and_then(|rest| rest.strip_prefix('\n'))
-        .and_then(|rest| rest.strip_suffix('\n'))
-        .ok_or(malformed.clone())?;
-    // The standard engine requires canonical padding and zero trailing bits, so exactly one
-    // text decodes to each signature.
-    let decoded = STANDARD.decode(encoded).map_err(|_| malformed.clone())?;
-    decoded.try_into().map_err(|_| malformed)
+    let body = text.strip_suffix('\n').unwrap_or(text);
+    let lines: Vec<&str> = body.split('\n').collect();
+    let [untrusted, _, _, _] = lines.as_slice() else {
+        return Err(malformed);
+    };
+    if body.contains('\r') || !untrusted.starts_with(UNTRUSTED_COMMENT_PREFIX) {
+        return Err(malformed);
+    }
+    // `Signature::decode` requires the `trusted comment: ` prefix, the known algorithms and the
+    // exact binary lengths.
+    let signature = Signature::decode(body).map_err(|_| malformed)?;
+    Ok(SignatureFile { signature })
 }
 
-/// Verifies the publisher's signature file over `manifest` with Ed25519 strict verification
-/// (no small-order components, canonical `S`).
+fn verification_error(error: MinisignError) -> SignatureError {
+    match error {
+        MinisignError::UnexpectedAlgorithm | MinisignError::UnsupportedLegacyMode => SignatureError::LegacySignature,
+        MinisignError::UnexpectedKeyId => SignatureError::KeyIdMismatch,
+        _ => SignatureError::SignatureMismatch,
+    }
+}
+
+fn check_trusted_comment(
+    signature: &SignatureFile,
+    version: &Version,
+    commit: &CommitSha,
+) -> Result<(), SignatureError> {
+    if signature.trusted_comment() == expected_trusted_comment(version, commit) {
+        Ok(())
+    } else {
+        Err(SignatureError::TrustedCommentMismatch)
+    }
+}
+
+/// Verifies the publisher's `.minisig` over the whole archive: a configured key, a strictly
+/// parsed file, a prehashed signature by that key over exactly these bytes (legacy signatures
+/// refused), then the authenticated trusted comment naming this version, commit and archive.
 pub fn verify_release_signature(
-    manifest: &ReleaseManifest,
+    archive: &[u8],
     signature_file: &[u8],
+    version: &Version,
+    commit: &CommitSha,
     key: &PublisherKey,
 ) -> Result<(), SignatureError> {
-    let Some(verifying_key) = key.key else {
-        return Err(SignatureError::PublisherKeyNotConfigured);
-    };
-    let signature = Signature::from_bytes(&parse_signature_file(signature_file)?);
-    verifying_key.verify_strict(&manifest.to_bytes(), &signature).map_err(|_| SignatureError::SignatureMismatch)
+    let public_key = key.configured()?;
+    let signature = parse_signature_file(signature_file)?;
+    public_key.verify(archive, &signature.signature, false).map_err(verification_error)?;
+    check_trusted_comment(&signature, version, commit)
+}
+
+/// The streaming form of [`verify_release_signature`] for archives of up to 512 MiB: feed the
+/// archive bytes in order with [`ArchiveSignatureVerifier::update`] (for instance while they
+/// are written and hashed), then [`ArchiveSignatureVerifier::finish`].
+pub struct ArchiveSignatureVerifier<'a> {
+    stream: StreamVerifier<'a>,
+    signature: &'a SignatureFile,
+    version: Version,
+    commit: CommitSha,
+}
+
+impl<'a> ArchiveSignatureVerifier<'a> {
+    /// Starts a verification; refuses an unset key, another key id and legacy signatures
+    /// before any archive byte is read.
+    pub fn new(
+        key: &'a PublisherKey,
+        signature: &'a SignatureFile,
+        version: &Version,
+        commit: &CommitSha,
+    ) -> Result<ArchiveSignatureVerifier<'a>, SignatureError> {
+        let stream = key.configured()?.verify_stream(&signature.signature).map_err(verification_error)?;
+        Ok(ArchiveSignatureVerifier { stream, signature, version: *version, commit: *commit })
+    }
+
+    /// The next bytes of the archive.
+    pub fn update(&mut self, bytes: &[u8]) {
+        self.stream.update(bytes);
+    }
+
+    /// Checks the signature over every byte fed, then the authenticated trusted comment.
+    pub fn finish(mut self) -> Result<(), SignatureError> {
+        self.stream.finalize().map_err(verification_error)?;
+        check_trusted_comment(self.signature, &self.version, &self.commit)
+    }
 }
 
 #[cfg(test)]

@@ -1,119 +1,183 @@
-//! Publisher signature rules with a throwaway key pair made from a fixed seed: the manifest's
-//! exact bytes, a valid signature verifying, and refusals for a flipped signature byte, a
-//! changed manifest field, another version's manifest, a wrong key, a malleated signature, a
-//! weak key and the unset production key; the signature file's exact format; strict manifest
-//! parsing; and properties: no bytes panic the parsers and every manifest round-trips.
+//! Publisher signature rules with throwaway minisign key pairs generated in memory by the
+//! `minisign` crate (never used for releases): the trusted comment's exact format; a valid
+//! signature verifying whole and streamed; refusals for a flipped, truncated or extended
+//! archive, another key (and a forged key id), a genuinely valid legacy signature, a trusted
+//! comment for another version, commit or name (replay), an edited trusted comment, a malleated
+//! signature and the unset production key; the signature file's strict shape; and a property:
+//! no bytes panic the parser.
 
 use super::*;
-use ed25519_dalek::{Signer, SigningKey};
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine as _;
+use blake2::{Blake2b512, Digest as _};
+use minisign::KeyPair;
 use proptest::prelude::*;
 
 const COMMIT: &str = "0123456789abcdef0123456789abcdef01234567";
-const ARCHIVE_SHA: &str = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
-const EXE_SHA: &str = "60303ae22b998861bce3b28f33eec1be758a213c86c93c076dbe9f558c11c752";
+const OTHER_COMMIT: &str = "fedcba9876543210fedcba9876543210fedcba98";
+const ARCHIVE: &[u8] = b"PK\x03\x04 a stand-in for relay-v1.3.0-linux-x86_64.zip, long enough to chunk";
 
-fn publisher() -> SigningKey {
-    SigningKey::from_bytes(&[7u8; 32])
+fn version() -> Version {
+    Version::new(1, 3, 0)
 }
 
-fn public_key(signing: &SigningKey) -> PublisherKey {
-    PublisherKey::from_bytes(signing.verifying_key().as_bytes()).unwrap()
+fn commit() -> CommitSha {
+    CommitSha::parse_hex(COMMIT).unwrap()
 }
 
-fn manifest() -> ReleaseManifest {
-    ReleaseManifest {
-        version: Version::new(1, 3, 0),
-        commit: CommitSha::parse_hex(COMMIT).unwrap(),
-        archive_size: 41_234_567,
-        archive_sha256: Sha256Digest::parse_hex(ARCHIVE_SHA).unwrap(),
-        executable_size: 98_765_432,
-        executable_sha256: Sha256Digest::parse_hex(EXE_SHA).unwrap(),
+fn comment() -> String {
+    expected_trusted_comment(&version(), &commit())
+}
+
+/// A throwaway publisher: a fresh key pair and its [`PublisherKey`].
+struct Publisher {
+    pair: KeyPair,
+    key: PublisherKey,
+}
+
+fn publisher() -> Publisher {
+    let pair = KeyPair::generate_unencrypted_keypair().unwrap();
+    let key = PublisherKey::from_base64(&pair.pk.to_base64()).unwrap();
+    Publisher { pair, key }
+}
+
+/// A prehashed minisign signature file over `data` with this trusted comment.
+fn sign(publisher: &Publisher, data: &[u8], trusted_comment: &str) -> Vec<u8> {
+    minisign::sign(Some(&publisher.pair.pk), &publisher.pair.sk, data, Some(trusted_comment), None)
+        .unwrap()
+        .into_string()
+        .into_bytes()
+}
+
+fn verify(archive: &[u8], file: &[u8], key: &PublisherKey) -> Result<(), SignatureError> {
+    verify_release_signature(archive, file, &version(), &commit(), key)
+}
+
+/// The streaming form, fed in chunks of `chunk` bytes.
+fn verify_streamed(archive: &[u8], file: &[u8], key: &PublisherKey, chunk: usize) -> Result<(), SignatureError> {
+    let signature = parse_signature_file(file)?;
+    let mut verifier = ArchiveSignatureVerifier::new(key, &signature, &version(), &commit())?;
+    for piece in archive.chunks(chunk) {
+        verifier.update(piece);
     }
+    verifier.finish()
 }
 
-fn sign(signing: &SigningKey, manifest: &ReleaseManifest) -> [u8; 64] {
-    signing.sign(&manifest.to_bytes()).to_bytes()
+/// Both forms must give the same answer.
+fn verify_both(archive: &[u8], file: &[u8], key: &PublisherKey) -> Result<(), SignatureError> {
+    let whole = verify(archive, file, key);
+    for chunk in [1, 7, archive.len().max(1)] {
+        assert_eq!(verify_streamed(archive, file, key, chunk), whole, "chunk {chunk}");
+    }
+    whole
 }
 
-fn signature_file(signature: &[u8; 64]) -> Vec<u8> {
-    signature_file_text(signature).into_bytes()
-}
-
-#[test]
-fn the_manifest_has_one_fixed_byte_layout() {
-    let expected = format!(
-        "relay-release-manifest-v1\nrepository CrimsonSoul/Relay\nversion 1.3.0\ntag v1.3.0\ncommit {COMMIT}\n\
-         archive relay-v1.3.0-linux-x86_64.zip\narchive-size 41234567\narchive-sha256 {ARCHIVE_SHA}\n\
-         executable relay-desktop\nexecutable-size 98765432\nexecutable-sha256 {EXE_SHA}\n"
-    );
-    assert_eq!(String::from_utf8(manifest().to_bytes()).unwrap(), expected);
-}
-
-#[test]
-fn a_release_signed_by_the_publisher_verifies() {
-    let key = publisher();
-    let file = signature_file(&sign(&key, &manifest()));
-    assert_eq!(verify_release_signature(&manifest(), &file, &public_key(&key)), Ok(()));
+/// Rewrites the binary signature line (algorithm, key id, signature) of a signature file.
+fn edit_signature_line(file: &[u8], edit: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {
+    let text = String::from_utf8(file.to_vec()).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    let mut binary = STANDARD.decode(&lines[1]).unwrap();
+    edit(&mut binary);
+    lines[1] = STANDARD.encode(binary);
+    (lines.join("\n") + "\n").into_bytes()
 }
 
 #[test]
-fn a_flipped_signature_byte_fails() {
-    let key = publisher();
-    let signature = sign(&key, &manifest());
-    for index in [0, 31, 32, 63] {
-        let mut flipped = signature;
+fn the_trusted_comment_names_version_commit_and_archive() {
+    assert_eq!(comment(), format!("relay-release v1.3.0 {COMMIT} relay-v1.3.0-linux-x86_64.zip"));
+}
+
+#[test]
+fn a_release_signed_by_the_publisher_verifies_whole_and_streamed() {
+    let publisher = publisher();
+    let file = sign(&publisher, ARCHIVE, &comment());
+    assert_eq!(verify_both(ARCHIVE, &file, &publisher.key), Ok(()));
+    let parsed = parse_signature_file(&file).unwrap();
+    assert_eq!(parsed.trusted_comment(), comment());
+}
+
+#[test]
+fn a_changed_archive_fails() {
+    let publisher = publisher();
+    let file = sign(&publisher, ARCHIVE, &comment());
+    for index in [0, 1, ARCHIVE.len() / 2, ARCHIVE.len() - 1] {
+        let mut flipped = ARCHIVE.to_vec();
         flipped[index] ^= 0x01;
-        assert_eq!(
-            verify_release_signature(&manifest(), &signature_file(&flipped), &public_key(&key)),
-            Err(SignatureError::SignatureMismatch),
-            "byte {index}"
-        );
+        assert_eq!(verify_both(&flipped, &file, &publisher.key), Err(SignatureError::SignatureMismatch), "{index}");
     }
-}
-
-#[test]
-fn any_changed_manifest_field_fails() {
-    let key = publisher();
-    let file = signature_file(&sign(&key, &manifest()));
-    let other_digest = Sha256Digest::from_bytes([0xab; 32]);
-    let changed = [
-        ReleaseManifest { version: Version::new(1, 3, 1), ..manifest() },
-        ReleaseManifest { commit: CommitSha::parse_hex(&"f".repeat(40)).unwrap(), ..manifest() },
-        ReleaseManifest { archive_size: 41_234_568, ..manifest() },
-        ReleaseManifest { archive_sha256: other_digest, ..manifest() },
-        ReleaseManifest { executable_size: 1, ..manifest() },
-        ReleaseManifest { executable_sha256: other_digest, ..manifest() },
-    ];
-    for other in changed {
-        assert_eq!(
-            verify_release_signature(&other, &file, &public_key(&key)),
-            Err(SignatureError::SignatureMismatch),
-            "{other:?}"
-        );
-    }
-}
-
-#[test]
-fn a_valid_signature_for_another_version_does_not_carry_over() {
-    let key = publisher();
-    let old = ReleaseManifest { version: Version::new(1, 2, 0), ..manifest() };
-    let old_file = signature_file(&sign(&key, &old));
-    assert_eq!(verify_release_signature(&old, &old_file, &public_key(&key)), Ok(()));
-    assert_eq!(
-        verify_release_signature(&manifest(), &old_file, &public_key(&key)),
-        Err(SignatureError::SignatureMismatch)
-    );
+    let truncated = &ARCHIVE[..ARCHIVE.len() - 1];
+    assert_eq!(verify_both(truncated, &file, &publisher.key), Err(SignatureError::SignatureMismatch));
+    let extended = [ARCHIVE, b"\0"].concat();
+    assert_eq!(verify_both(&extended, &file, &publisher.key), Err(SignatureError::SignatureMismatch));
 }
 
 #[test]
 fn a_signature_by_another_key_fails() {
-    let attacker = SigningKey::from_bytes(&[8u8; 32]);
-    let file = signature_file(&sign(&attacker, &manifest()));
-    assert_eq!(verify_release_signature(&manifest(), &file, &public_key(&attacker)), Ok(()));
-    assert_eq!(
-        verify_release_signature(&manifest(), &file, &public_key(&publisher())),
-        Err(SignatureError::SignatureMismatch)
-    );
+    let (ours, attacker) = (publisher(), publisher());
+    let file = sign(&attacker, ARCHIVE, &comment());
+    assert_eq!(verify_both(ARCHIVE, &file, &attacker.key), Ok(()));
+    assert_eq!(verify_both(ARCHIVE, &file, &ours.key), Err(SignatureError::KeyIdMismatch));
+    // The key id is not signed: copying ours leaves a signature our key does not verify.
+    let forged = edit_signature_line(&file, |binary| binary[2..10].copy_from_slice(ours.pair.pk.keynum()));
+    assert_eq!(verify_both(ARCHIVE, &forged, &ours.key), Err(SignatureError::SignatureMismatch));
+}
+
+#[test]
+fn a_valid_legacy_signature_is_refused() {
+    // A prehashed signature of `data` is an Ed25519 signature of BLAKE2b-512(data); relabelled
+    // `Ed` it is a genuine legacy signature of those 64 bytes (the global signature does not
+    // cover the algorithm).
+    let publisher = publisher();
+    let prehashed = sign(&publisher, ARCHIVE, &comment());
+    let legacy = edit_signature_line(&prehashed, |binary| binary[..2].copy_from_slice(b"Ed"));
+    let legacy_message = Blake2b512::digest(ARCHIVE).to_vec();
+    let crate_key = minisign_verify::PublicKey::from_base64(&publisher.pair.pk.to_base64()).unwrap();
+    let crate_signature = minisign_verify::Signature::decode(std::str::from_utf8(&legacy).unwrap()).unwrap();
+    assert!(crate_key.verify(&legacy_message, &crate_signature, true).is_ok(), "the fixture must be valid legacy");
+    assert_eq!(verify_both(&legacy_message, &legacy, &publisher.key), Err(SignatureError::LegacySignature));
+}
+
+#[test]
+fn a_signature_for_another_release_is_refused() {
+    let publisher = publisher();
+    let other_commit = CommitSha::parse_hex(OTHER_COMMIT).unwrap();
+    let older = expected_trusted_comment(&Version::new(1, 2, 0), &commit());
+    let refused = [
+        older.clone(),
+        expected_trusted_comment(&version(), &other_commit),
+        comment().replace("relay-v1.3.0-linux", "Relay-v1.3.0-linux"),
+        comment().replace("linux-x86_64.zip", "windows-x64.zip"),
+        comment().replace("relay-release ", "relay-release-v2 "),
+        comment().replace(" v1.3.0 ", " 1.3.0 "),
+        comment().replace(' ', "\t"),
+        format!("{} ", comment()),
+        format!("{}\ttimestamp:1767225600", comment()),
+        "timestamp:1767225600\tfile:relay-v1.3.0-linux-x86_64.zip\thashed".to_owned(),
+        String::new(),
+    ];
+    for trusted in refused {
+        let file = sign(&publisher, ARCHIVE, &trusted);
+        assert_eq!(
+            verify_both(ARCHIVE, &file, &publisher.key),
+            Err(SignatureError::TrustedCommentMismatch),
+            "{trusted:?}"
+        );
+    }
+    // A genuinely signed older release replayed under the newer tag.
+    let old_file = sign(&publisher, ARCHIVE, &older);
+    let old_version = Version::new(1, 2, 0);
+    assert_eq!(verify_release_signature(ARCHIVE, &old_file, &old_version, &commit(), &publisher.key), Ok(()));
+    assert_eq!(verify(ARCHIVE, &old_file, &publisher.key), Err(SignatureError::TrustedCommentMismatch));
+}
+
+#[test]
+fn an_edited_trusted_comment_fails_the_global_signature() {
+    let publisher = publisher();
+    let older = expected_trusted_comment(&Version::new(1, 2, 0), &commit());
+    let file = String::from_utf8(sign(&publisher, ARCHIVE, &older)).unwrap();
+    let edited = file.replace(&older, &comment());
+    assert_ne!(edited, file);
+    assert_eq!(verify_both(ARCHIVE, edited.as_bytes(), &publisher.key), Err(SignatureError::SignatureMismatch));
 }
 
 #[test]
@@ -123,128 +187,134 @@ fn a_malleated_signature_with_s_plus_l_fails() {
         0xed, 0xd3, 0xf5, 0x5c, 0x1a, 0x63, 0x12, 0x58, 0xd6, 0x9c, 0xf7, 0xa2, 0xde, 0xf9, 0xde, 0x14, 0, 0, 0, 0, 0,
         0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x10,
     ];
-    let key = publisher();
-    let mut signature = sign(&key, &manifest());
-    let mut carry = 0u16;
-    for (byte, l) in signature[32..].iter_mut().zip(L) {
-        let sum = u16::from(*byte) + u16::from(l) + carry;
-        *byte = sum as u8;
-        carry = sum >> 8;
-    }
-    assert_eq!(
-        verify_release_signature(&manifest(), &signature_file(&signature), &public_key(&key)),
-        Err(SignatureError::SignatureMismatch)
-    );
+    let publisher = publisher();
+    let file = sign(&publisher, ARCHIVE, &comment());
+    let malleated = edit_signature_line(&file, |binary| {
+        let mut carry = 0u16;
+        for (byte, l) in binary[10 + 32..].iter_mut().zip(L) {
+            let sum = u16::from(*byte) + u16::from(l) + carry;
+            *byte = sum as u8;
+            carry = sum >> 8;
+        }
+    });
+    assert_eq!(verify_both(ARCHIVE, &malleated, &publisher.key), Err(SignatureError::SignatureMismatch));
 }
 
 #[test]
 fn the_placeholder_production_key_refuses_everything() {
-    let key = publisher();
-    let file = signature_file(&sign(&key, &manifest()));
+    let publisher = publisher();
+    let file = sign(&publisher, ARCHIVE, &comment());
     match PRODUCTION_PUBLISHER_KEY {
         None => {
             assert!(!PublisherKey::production().is_configured());
             assert_eq!(
-                verify_release_signature(&manifest(), &file, &PublisherKey::production()),
+                verify_both(ARCHIVE, &file, &PublisherKey::production()),
                 Err(SignatureError::PublisherKeyNotConfigured)
             );
         }
-        Some(bytes) => {
-            assert!(PublisherKey::from_bytes(&bytes).is_ok(), "the production key must be a valid key");
+        Some(text) => {
+            assert!(PublisherKey::from_base64(text).is_ok(), "the production key must be a valid key");
             assert!(PublisherKey::production().is_configured());
-            assert_ne!(bytes, *key.verifying_key().as_bytes(), "the test key must never ship");
+            assert_ne!(text, publisher.pair.pk.to_base64(), "a test key must never ship");
         }
     }
     assert_eq!(SignatureError::PublisherKeyNotConfigured.code(), "publisher_key_not_configured");
 }
 
 #[test]
-fn weak_keys_are_refused() {
-    let mut identity = [0u8; 32];
-    identity[0] = 1;
-    assert_eq!(PublisherKey::from_bytes(&identity), Err(SignatureError::InvalidPublisherKey));
-    assert!(PublisherKey::from_bytes(publisher().verifying_key().as_bytes()).unwrap().is_configured());
+fn invalid_publisher_keys_are_refused() {
+    let good = publisher().pair.pk.to_base64();
+    for bad in [String::new(), good[..good.len() - 4].to_owned(), format!("{good}AAAA"), "not base64!".to_owned()] {
+        assert_eq!(PublisherKey::from_base64(&bad), Err(SignatureError::InvalidPublisherKey), "{bad:?}");
+    }
+    let mut unknown_algorithm = STANDARD.decode(&good).unwrap();
+    unknown_algorithm[..2].copy_from_slice(b"Xx");
+    assert_eq!(
+        PublisherKey::from_base64(&STANDARD.encode(unknown_algorithm)),
+        Err(SignatureError::InvalidPublisherKey)
+    );
 }
 
 #[test]
-fn the_signature_file_has_one_exact_format() {
-    let signature = [0x5a; 64];
-    let text = signature_file_text(&signature);
-    assert!(text.starts_with("relay-release-signature-v1\n") && text.ends_with("==\n"));
-    assert_eq!(parse_signature_file(text.as_bytes()), Ok(signature));
-    let malformed = Err(SignatureError::SignatureFileMalformed);
-    let encoded = text.lines().nth(1).unwrap().to_owned();
-    for bad in [
-        encoded.clone() + "\n",
-        format!("relay-release-signature-v2\n{encoded}\n"),
-        format!("relay-release-signature-v1\n{encoded}"),
-        format!("relay-release-signature-v1\r\n{encoded}\r\n"),
-        format!("relay-release-signature-v1\n{encoded}\n\n"),
-        format!("relay-release-signature-v1\n {encoded}\n"),
-        format!("relay-release-signature-v1\n{}\n", encoded.trim_end_matches('=')),
-        format!("relay-release-signature-v1\n{}\n", &encoded[4..]),
-    ] {
-        assert_eq!(parse_signature_file(bad.as_bytes()), malformed, "{bad:?}");
+fn the_signature_file_has_minisigns_exact_four_line_shape() {
+    let publisher = publisher();
+    let file = String::from_utf8(sign(&publisher, ARCHIVE, &comment())).unwrap();
+    assert!(file.ends_with('\n') && file.lines().count() == 4);
+    assert!(parse_signature_file(file.as_bytes()).is_ok());
+    let without_final_newline = file.strip_suffix('\n').unwrap();
+    assert_eq!(verify(ARCHIVE, without_final_newline.as_bytes(), &publisher.key), Ok(()));
+
+    let lines: Vec<&str> = file.lines().collect();
+    let joined = |lines: &[&str]| lines.join("\n") + "\n";
+    let unknown_algorithm = edit_signature_line(file.as_bytes(), |binary| binary[..2].copy_from_slice(b"Xx"));
+    let short_signature = edit_signature_line(file.as_bytes(), |binary| {
+        binary.pop();
+    });
+    let malformed = [
+        joined(&lines[..3]),
+        joined(&[lines[0], lines[1], lines[2], lines[3], lines[3]]),
+        format!("{file}\n"),
+        file.replace('\n', "\r\n"),
+        file.replacen('\n', "\r\n", 1),
+        joined(&[lines[0], lines[1], &format!("{}\r", lines[2]), lines[3]]),
+        joined(&[&lines[0].replace("untrusted comment: ", "comment: "), lines[1], lines[2], lines[3]]),
+        joined(&[lines[0], lines[1], &lines[2].replace("trusted comment: ", "trusted: "), lines[3]]),
+        joined(&[lines[0], lines[2], lines[1], lines[3]]),
+        joined(&[lines[0], &format!("{}!", lines[1]), lines[2], lines[3]]),
+        joined(&[lines[0], lines[1], lines[2], &lines[3][4..]]),
+        String::from_utf8(unknown_algorithm).unwrap(),
+        String::from_utf8(short_signature).unwrap(),
+    ];
+    for bad in malformed {
+        assert_eq!(
+            verify(ARCHIVE, bad.as_bytes(), &publisher.key),
+            Err(SignatureError::SignatureFileMalformed),
+            "{bad:?}"
+        );
     }
-    // Non-canonical base64: the unused low bits of the final character are set.
-    let last = encoded.len() - 3;
-    let non_canonical = format!("{}{}==", &encoded[..last], if &encoded[last..last + 1] == "o" { "p" } else { "o" });
-    assert_eq!(parse_signature_file(format!("relay-release-signature-v1\n{non_canonical}\n").as_bytes()), malformed);
-    assert_eq!(parse_signature_file(b""), Err(SignatureError::SignatureFileSize));
-    assert_eq!(parse_signature_file(&vec![b'A'; 1025]), Err(SignatureError::SignatureFileSize));
+    let mut non_utf8 = file.clone().into_bytes();
+    non_utf8[20] = 0xff;
+    assert_eq!(parse_signature_file(&non_utf8).map(|_| ()), Err(SignatureError::SignatureFileMalformed));
+    assert_eq!(parse_signature_file(b"").map(|_| ()), Err(SignatureError::SignatureFileSize));
+    let padded = file.replacen("untrusted comment: ", &format!("untrusted comment: {}", "x".repeat(1025)), 1);
+    assert_eq!(parse_signature_file(padded.as_bytes()).map(|_| ()), Err(SignatureError::SignatureFileSize));
 }
 
 #[test]
-fn manifests_parse_only_in_their_canonical_form() {
-    let bytes = manifest().to_bytes();
-    assert_eq!(ReleaseManifest::parse(&bytes), Ok(manifest()));
-    let text = String::from_utf8(bytes).unwrap();
-    let malformed = Err(SignatureError::ManifestMalformed);
-    for bad in [
-        text.trim_end().to_owned(),
-        text.replace("archive-size 41234567", "archive-size 041234567"),
-        text.replace("version 1.3.0\ntag v1.3.0", "tag v1.3.0\nversion 1.3.0"),
-        text.replace("tag v1.3.0", "tag v1.3.1"),
-        text.replace("repository CrimsonSoul/Relay", "repository Other/Relay"),
-        text.replace("executable relay-desktop", "executable relay"),
-        text.replace("-v1\n", "-v2\n"),
-        text.replace('\n', "\r\n"),
-        format!("{text}extra line\n"),
-        text.replace(ARCHIVE_SHA, &ARCHIVE_SHA.to_uppercase()),
-    ] {
-        assert_eq!(ReleaseManifest::parse(bad.as_bytes()), malformed, "{bad:?}");
-    }
+fn error_codes_are_stable_and_distinct() {
+    use SignatureError as E;
+    let all = [
+        E::PublisherKeyNotConfigured,
+        E::InvalidPublisherKey,
+        E::SignatureFileSize,
+        E::SignatureFileMalformed,
+        E::LegacySignature,
+        E::KeyIdMismatch,
+        E::SignatureMismatch,
+        E::TrustedCommentMismatch,
+    ];
+    let codes: Vec<&str> = all.iter().map(SignatureError::code).collect();
+    assert_eq!(
+        codes,
+        [
+            "publisher_key_not_configured",
+            "invalid_publisher_key",
+            "signature_file_size",
+            "signature_file_malformed",
+            "legacy_signature",
+            "signature_key_id_mismatch",
+            "signature_mismatch",
+            "trusted_comment_mismatch",
+        ]
+    );
 }
 
 proptest! {
     #[test]
-    fn parsers_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..1100), text in "\\PC{0,200}") {
+    fn the_parser_never_panics(bytes in proptest::collection::vec(any::<u8>(), 0..1100), text in "\\PC{0,300}") {
         let _ = parse_signature_file(&bytes);
         let _ = parse_signature_file(text.as_bytes());
-        let _ = ReleaseManifest::parse(&bytes);
-        let _ = ReleaseManifest::parse(text.as_bytes());
-    }
-
-    #[test]
-    fn every_manifest_round_trips(
-        version in any::<(u64, u64, u64)>(), sizes in any::<(u64, u64)>(),
-        commit in proptest::array::uniform20(any::<u8>()), digest in proptest::array::uniform32(any::<u8>()),
-    ) {
-        let commit_hex: String = commit.iter().map(|b| format!("{b:02x}")).collect();
-        let manifest = ReleaseManifest {
-            version: Version::new(version.0, version.1, version.2),
-            commit: CommitSha::parse_hex(&commit_hex).unwrap(),
-            archive_size: sizes.0,
-            archive_sha256: Sha256Digest::from_bytes(digest),
-            executable_size: sizes.1,
-            executable_sha256: Sha256Digest::from_bytes([digest[0]; 32]),
-        };
-        prop_assert_eq!(ReleaseManifest::parse(&manifest.to_bytes()), Ok(manifest));
-    }
-
-    #[test]
-    fn signature_files_round_trip(bytes in proptest::collection::vec(any::<u8>(), 64..=64)) {
-        let signature: [u8; 64] = bytes.try_into().unwrap();
-        prop_assert_eq!(parse_signature_file(signature_file_text(&signature).as_bytes()), Ok(signature));
+        let four_lines = format!("untrusted comment: {text}\n{text}\ntrusted comment: {text}\n{text}\n");
+        let _ = parse_signature_file(four_lines.as_bytes());
     }
 }
