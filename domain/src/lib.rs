@@ -3,9 +3,10 @@
 //! limiting, log redaction, timestamp formatting, the backup rules (archive names, manifest,
 //! health file, retention gate, pruning, restore journal), the typed privileged commands with
 //! their authorization rules, the image and logo limits (`images`), the wiki publisher's upload,
-//! search query and category rules (`wiki`), and `problem`, the one trait every error answered
-//! over HTTP implements. Nothing in this crate performs IO or async work; callers pass time in
-//! as milliseconds so every rule is deterministic under test.
+//! search query and category rules (`wiki`), the desktop updater's release, download, archive,
+//! publisher-signature, state-machine and recovery rules (`updater`), and `problem`, the one
+//! trait every error answered over HTTP implements. Nothing in this crate performs IO or async
+//! work; callers pass time in as milliseconds so every rule is deterministic under test.
 
 pub mod audit;
 pub mod backup;
@@ -40,6 +41,7 @@ pub mod stability;
 pub mod status_feeds;
 pub mod text;
 pub mod time;
+pub mod updater;
 pub mod validation;
 pub mod web_origin;
 pub mod wiki;
