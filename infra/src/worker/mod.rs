@@ -88,6 +88,8 @@ pub fn run_if_worker() -> Option<i32> {
     let mode = std::env::args_os().nth(1)?;
     if mode == crate::backup::worker::WORKER_ARG {
         Some(crate::backup::worker::run_as_process())
+    } else if mode == crate::wiki::worker::WORKER_ARG {
+        Some(crate::wiki::worker::run_as_process())
     } else {
         None
     }
