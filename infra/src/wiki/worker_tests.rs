@@ -59,11 +59,17 @@ fn child_worker() {
 #[ignore = "a worker that starts a grandchild and never answers, started by the deadline test"]
 fn child_stalls_with_a_grandchild() {
     crate::worker::serve_child(|request: ExtractRequest, _: &mut dyn FnMut(())| {
-        let sleeper = Command::new("sleep")
-            .arg("600")
-            .env_clear()
-            .spawn()
-            .or_else(|_| Command::new("/usr/bin/sleep").arg("600").env_clear().spawn());
+        // No inherited stdio: a surviving grandchild must not hold the test runner's pipes.
+        let start = |program: &str| {
+            Command::new(program)
+                .arg("600")
+                .env_clear()
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+        };
+        let sleeper = start("/usr/bin/sleep").or_else(|_| start("/bin/sleep"));
         let pid = sleeper.expect("sleep started").id();
         let root = request.output_dir.parent().unwrap();
         fs::write(root.join("grandchild.pid"), pid.to_string()).unwrap();
@@ -192,7 +198,11 @@ fn the_deadline_kills_the_worker_group_and_leaves_no_directory() {
         }
         std::thread::sleep(Duration::from_millis(50));
     }
-    assert!(!alive(pid), "the worker's grandchild was killed with its process group");
+    if alive(pid) {
+        // SAFETY: kill has no memory preconditions; the pid is the grandchild this test started.
+        unsafe { libc::kill(pid, libc::SIGKILL) };
+        panic!("the worker's grandchild outlived the deadline kill of its process group");
+    }
 }
 
 #[test]
