@@ -121,3 +121,7 @@ pub fn check_png(path: &Path) -> Result<(), CoverError> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+#[path = "cover_tests.rs"]
+mod tests;
