@@ -16,11 +16,12 @@ TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
 # needs Xvfb and ImageMagick; webkit2gtk-driver is for WebDriver runs of the window. dbus and
 # gnome-keyring give the secret-store tests a private Secret Service (dbus-run-session); x11-utils
 # and xdotool find and answer the fatal-error dialog; iproute2, procps and util-linux (ip, pkill,
-# unshare) build the network namespaces of the mDNS tests.
+# unshare) build the network namespaces of the mDNS tests. poppler-utils gives the Wiki extraction
+# worker its cover renderer (pdftoppm).
 APT_PACKAGES=(ca-certificates chromium
   build-essential pkg-config libwebkit2gtk-4.1-dev libsoup-3.0-dev libjavascriptcoregtk-4.1-dev
   libgtk-3-dev librsvg2-dev libayatana-appindicator3-dev libxdo-dev xvfb xauth imagemagick webkit2gtk-driver
-  dbus gnome-keyring x11-utils xdotool iproute2 procps util-linux)
+  dbus gnome-keyring x11-utils xdotool iproute2 procps util-linux poppler-utils)
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do
   dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")

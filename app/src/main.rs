@@ -21,8 +21,9 @@ mod wiki;
 use clap::Parser;
 
 fn main() -> std::process::ExitCode {
-    // The hidden backup verification worker mode comes before any argument parsing.
-    if let Some(code) = infra::backup::worker::run_if_worker() {
+    // The hidden worker modes (backup verification, Wiki PDF extraction) come before any
+    // argument parsing.
+    if let Some(code) = infra::worker::run_if_worker() {
         return std::process::ExitCode::from(code as u8);
     }
     let cli = cli::Cli::parse();

@@ -5,7 +5,8 @@
 //! verifier, health file), the image pipeline and logo files (`images`), the one outbound HTTP
 //! policy (`http`) every call to the outside goes through, the status feeds (`status_feeds`)
 //! fetched and parsed under it, the Radar page parser and read (`radar`), and the Dynatrace
-//! settings, token vault and Grail client (`dynatrace`).
+//! settings, token vault and Grail client (`dynatrace`), the bounded worker processes
+//! (`worker`) and the Wiki's PDF extraction that runs in one (`wiki`).
 //! Actors own these resources; nothing here keeps global mutable state.
 
 pub mod backup;
@@ -35,3 +36,4 @@ pub mod status_feeds;
 pub mod store;
 pub mod token;
 pub mod wiki;
+pub mod worker;

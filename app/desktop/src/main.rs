@@ -38,8 +38,9 @@ use domain::desktop_setup::Launch;
 pub const EXIT_AFTER_ENV: &str = "RELAY_DESKTOP_EXIT_AFTER_SECS";
 
 fn main() {
-    // The server mode's backup verification worker is this executable in a hidden mode.
-    if let Some(code) = infra::backup::worker::run_if_worker() {
+    // The server mode's workers (backup verification, Wiki PDF extraction) are this executable
+    // in hidden modes.
+    if let Some(code) = infra::worker::run_if_worker() {
         std::process::exit(code);
     }
     let cli = Cli::parse();

@@ -3,6 +3,10 @@
 //! deadline, and children that must refuse to run because their channel is not from their
 //! parent.
 
+use std::os::unix::io::AsRawFd;
+use std::os::unix::net::UnixStream;
+use std::os::unix::process::CommandExt;
+use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use super::*;
