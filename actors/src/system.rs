@@ -178,6 +178,9 @@ pub struct BackupSettings {
     pub restart: Option<crate::backup::RestoreHandoff>,
     /// The restore the host installed just before this start (reported in the status).
     pub last_restore: Option<domain::backup::status::FinishedRestore>,
+    /// The Wiki's PDF extraction (this executable's worker mode). The Wiki, like the logos,
+    /// lives in the data directory these settings describe.
+    pub wiki_extractor: Arc<dyn crate::wiki::PdfExtractor>,
 }
 
 impl std::fmt::Debug for BackupSettings {
@@ -197,13 +200,16 @@ impl BackupSettings {
     /// Daily backups of `data_root`, verified by this executable's worker mode within 120 s.
     pub fn new(data_root: PathBuf) -> std::io::Result<BackupSettings> {
         Ok(BackupSettings {
-            data_root,
             worker: WorkerCommand::current_exe(&[infra::backup::worker::WORKER_ARG])?,
             verify_deadline: infra::backup::worker::VERIFY_DEADLINE,
             free_space: Arc::new(StatvfsFreeSpace),
             schedule: true,
             restart: None,
             last_restore: None,
+            wiki_extractor: Arc::new(crate::wiki::WorkerExtractor::current_exe(
+                data_root.join(infra::wiki::files::STAGING_DIR),
+            )?),
+            data_root,
         })
     }
 
@@ -296,6 +302,8 @@ pub struct Handles {
     pub dynatrace: Option<Addr<crate::dynatrace::DynatraceActor>>,
     /// Logos and the image pipeline (with a data directory, like `backup`).
     pub branding: Option<Addr<crate::branding::BrandingActor>>,
+    /// The Wiki (absent without a data directory).
+    pub wiki: Option<Addr<crate::wiki::WikiActor>>,
     /// Reads uploaded `.xlsx` workbooks into rows (Data Manager import, Servers sync).
     pub spreadsheet: Addr<crate::spreadsheet::SpreadsheetActor>,
     /// Migrations applied by this start (empty when the schema was current).
@@ -387,6 +395,7 @@ pub fn start_from_data_dir(
         branding: handles.branding.clone(),
         radar: handles.radar.clone(),
         dynatrace: handles.dynatrace.clone(),
+        wiki: handles.wiki.clone(),
     };
     handles.control = Some(start_supervised(move |_| ControlActor::new(ctx, listener, targets)));
     Ok(handles)
@@ -413,7 +422,7 @@ pub fn recover_interrupted_restore(data_dir: &DataDir) -> Result<(), StartError>
 /// here (and a field to `Handles`).
 pub fn start_server(config: RelayConfig) -> Result<Handles, StartError> {
     let readers = config.reader_threads.max(1);
-    let (pool, applied_migrations) = infra::db::open(&config.db_path, readers as u32 + 2)?;
+    let (pool, applied_migrations) = infra::db::open(&config.db_path, readers as u32 + 3)?;
     if !applied_migrations.is_empty() {
         tracing::info!(count = applied_migrations.len(), "applied database migrations");
     }
@@ -426,6 +435,7 @@ pub fn start_server(config: RelayConfig) -> Result<Handles, StartError> {
     }
     let mut privileged_service = PrivilegedService::new(pool.clone(), config.clock.clone());
     let dynatrace_pool = pool.clone();
+    let wiki_pool = pool.clone();
     let backup_env = config.backup.as_ref().map(|b| BackupConfig {
         env: b.job_env(pool.clone()),
         schedule: b.schedule,
@@ -478,12 +488,21 @@ pub fn start_server(config: RelayConfig) -> Result<Handles, StartError> {
         privileged_service = privileged_service.clone().with_dynatrace(hooks);
         addr
     });
-    // The Wiki commands need the data directory (for the library files) and realtime.
-    if let Some(backup) = &config.backup {
-        let files = infra::wiki::files::WikiFiles::new(&backup.data_root);
-        let hooks = crate::privileged::WikiHooks::new(files, Some(realtime.clone().recipient()));
-        privileged_service = privileged_service.with_wiki(hooks);
-    }
+    // The Wiki needs the data directory (for the library files and staging) and realtime.
+    let wiki = config.backup.as_ref().map(|b| {
+        let files = infra::wiki::files::WikiFiles::new(&b.data_root);
+        let pipeline = crate::wiki::Pipeline {
+            pool: wiki_pool.clone(),
+            files: files.clone(),
+            extractor: b.wiki_extractor.clone(),
+            clock: config.clock.clone(),
+        };
+        let wiki = crate::wiki::start(&ctx, pipeline, Some(realtime.clone().recipient()));
+        let hooks = crate::privileged::WikiHooks::new(files, Some(realtime.clone().recipient()))
+            .with_indexer(wiki.clone().recipient());
+        privileged_service = privileged_service.clone().with_wiki(hooks);
+        wiki
+    });
     let privileged = start_supervised({
         let (ctx, limits) = (ctx.clone(), config.privileged_limits);
         let test = dynatrace.clone().map(|a| a.recipient());
@@ -520,6 +539,7 @@ pub fn start_server(config: RelayConfig) -> Result<Handles, StartError> {
         radar,
         dynatrace,
         branding,
+        wiki,
         spreadsheet,
         health,
         realtime,

@@ -80,6 +80,36 @@ pub enum WikiCommand {
         actor: String,
         document_id: String,
     },
+    /// Upload PDFs (at most 100; one with --replace) from this PC: opens a batch, feeds each file
+    /// and waits until it is ready for review (or failed).
+    Upload {
+        #[arg(long = "as")]
+        actor: String,
+        /// Replace the PDF of this document (it keeps its title and file name).
+        #[arg(long)]
+        replace: Option<String>,
+        #[arg(required = true)]
+        files: Vec<std::path::PathBuf>,
+    },
+    /// Publish a ready upload as a new document.
+    Publish {
+        #[arg(long = "as")]
+        actor: String,
+        upload_id: String,
+        #[arg(long)]
+        title: String,
+        #[arg(long, default_value = "wikiuncategoriz")]
+        category: String,
+        #[arg(long = "type", default_value = "sop")]
+        document_type: String,
+    },
+    /// Make a ready upload (opened with --replace) the new PDF of its document.
+    Replace {
+        #[arg(long = "as")]
+        actor: String,
+        document_id: String,
+        upload_id: String,
+    },
     /// Show your upload batch in progress.
     Uploads {
         #[arg(long = "as")]
@@ -172,9 +202,68 @@ fn actor_of(command: &WikiCommand) -> &str {
         | W::Trash { actor, .. }
         | W::Restore { actor, .. }
         | W::Delete { actor, .. }
+        | W::Upload { actor, .. }
+        | W::Publish { actor, .. }
+        | W::Replace { actor, .. }
         | W::Uploads { actor }
         | W::CancelUploads { actor, .. } => actor,
     }
+}
+
+/// Size and SHA-256 of a file, read in 1 MiB steps.
+fn announce(path: &std::path::Path) -> Result<Value, BoxError> {
+    use sha2::{Digest, Sha256};
+    use std::io::Read;
+    let name = path.file_name().and_then(|n| n.to_str()).ok_or("every file needs a UTF-8 name")?;
+    let mut file = std::fs::File::open(path)?;
+    let (mut hasher, mut size, mut buf) = (Sha256::new(), 0u64, vec![0u8; 1 << 20]);
+    loop {
+        let n = file.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buf[..n]);
+        size += n as u64;
+    }
+    let checksum: String = hasher.finalize().iter().map(|b| format!("{b:02x}")).collect();
+    Ok(json!({"fileName": name, "byteSize": size, "checksum": checksum}))
+}
+
+/// `relay wiki upload`: one batch, each file fed by the server from its absolute path.
+fn upload(s: &Session<'_>, files: &[std::path::PathBuf], replace: Option<&str>) -> Result<(), BoxError> {
+    let mut absolute = Vec::with_capacity(files.len());
+    let mut announced = Vec::with_capacity(files.len());
+    for file in files {
+        let path = std::fs::canonicalize(file).map_err(|e| format!("{}: {e}", file.display()))?;
+        announced.push(announce(&path)?);
+        absolute.push(path);
+    }
+    let batch = s.run("wiki.upload.begin", json!({"files": announced, "replacementDocumentId": replace}))?;
+    let uploads = batch["uploads"].as_array().cloned().unwrap_or_default();
+    for (upload, path) in uploads.iter().zip(&absolute) {
+        let upload_id = upload["uploadId"].as_str().ok_or("the server answered no upload id")?.to_string();
+        let name = upload["fileName"].as_str().unwrap_or("");
+        let op = WikiOp::Feed {
+            actor: s.actor.clone(),
+            password: s.password.clone(),
+            upload_id: upload_id.clone(),
+            path: path.to_string_lossy().into_owned(),
+        };
+        let progress = match deliver(s.data_dir, ControlOp::Wiki(op))? {
+            Delivered::Reply(ControlReply::Wiki(value)) => value,
+            Delivered::Reply(_) => return Err("the server sent an unexpected reply".into()),
+            Delivered::NotRunning => return Err("the server stopped".into()),
+        };
+        match progress["error"].as_str() {
+            Some(error) => println!("{upload_id}  {name}  failed: {error}"),
+            None => println!("{upload_id}  {name}  {}", progress["state"].as_str().unwrap_or("")),
+        }
+    }
+    println!(
+        "Batch {} — publish each ready upload with `relay wiki publish UPLOAD_ID --title ...`.",
+        batch["batchId"].as_str().unwrap_or("")
+    );
+    Ok(())
 }
 
 /// Trash, restore or delete one document at its current revision.
@@ -228,6 +317,23 @@ pub fn run(data_dir: &std::path::Path, command: WikiCommand) -> Result<(), BoxEr
         W::Trash { document_id, .. } => lifecycle(&s, "wiki.trash", &document_id, "Moved to the trash.")?,
         W::Restore { document_id, .. } => lifecycle(&s, "wiki.restore", &document_id, "Restored.")?,
         W::Delete { document_id, .. } => lifecycle(&s, "wiki.delete", &document_id, "Deleted.")?,
+        W::Upload { files, replace, .. } => upload(&s, &files, replace.as_deref())?,
+        W::Publish { upload_id, title, category, document_type, .. } => {
+            let payload =
+                json!({"uploadId": upload_id, "title": title, "categoryId": category, "documentType": document_type});
+            let document = s.run("wiki.publish", payload)?;
+            println!(
+                "Published {} ({})",
+                document["title"].as_str().unwrap_or(""),
+                document["id"].as_str().unwrap_or("")
+            );
+        }
+        W::Replace { document_id, upload_id, .. } => {
+            let revision = s.revision("documents", &document_id)?;
+            let payload = json!({"documentId": document_id, "uploadId": upload_id, "revision": revision});
+            s.run("wiki.replace", payload)?;
+            println!("Replaced.");
+        }
         W::Uploads { .. } => print_uploads(&s.run("wiki.upload.status", json!({}))?),
         W::CancelUploads { batch_id, .. } => {
             let result = s.run("wiki.upload.cancel", json!({"batchId": batch_id}))?;

@@ -128,7 +128,14 @@ pub enum WikiOp {
     /// One `wiki.*` command (`command` must name one) run as `actor`, whose password is
     /// checked behind the local sign-in budget and counts as fresh for this one command.
     Run { actor: String, password: SecretText, command: String, payload: serde_json::Value },
+    /// Feed a PDF on the server PC (an absolute path the CLI resolved) into `actor`'s upload
+    /// `uploadId`, opened by `wiki.upload.begin`; answers the upload's progress.
+    Feed { actor: String, password: SecretText, upload_id: String, path: String },
 }
+
+/// How long a Wiki operation may take: a 50 MiB upload fed from disk plus its extraction
+/// (60 s worker deadline).
+pub const WIKI_DEADLINE_MS: u64 = 5 * 60_000;
 
 /// How long a Dynatrace operation may take: one whole Grail query (60 s) plus its writes.
 pub const DYNATRACE_DEADLINE_MS: u64 = 5 * 60_000;
@@ -186,6 +193,7 @@ impl ControlRequest {
             }
             ControlOp::Radar(_) => RADAR_DEADLINE_MS,
             ControlOp::Dynatrace(_) => DYNATRACE_DEADLINE_MS,
+            ControlOp::Wiki(_) => WIKI_DEADLINE_MS,
             _ => IO_DEADLINE_MS,
         }
     }
@@ -221,6 +229,7 @@ impl ControlRequest {
                 DynatraceOp::Sync {} => "dynatrace.sync",
             },
             ControlOp::Wiki(WikiOp::Run { .. }) => "wiki.run",
+            ControlOp::Wiki(WikiOp::Feed { .. }) => "wiki.feed",
         }
     }
 }

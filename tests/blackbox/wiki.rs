@@ -81,3 +81,89 @@ async fn clients_read_wiki_categories_and_only_wiki_commands_write_them() {
     let (ok, out) = admin_cli(&relay.data_dir, &["verify-audit"], "");
     assert!(ok, "{out}");
 }
+
+fn owner(relay: &Relay) {
+    for step in ["set-password", "activate"] {
+        let stdin = if step == "set-password" { format!("{OWNER_PW}\n") } else { String::new() };
+        let (ok, out) = admin_cli(&relay.data_dir, &[step, "--username", "ryan"], &stdin);
+        assert!(ok, "{out}");
+    }
+}
+
+/// The upload id the CLI printed for `file_name`.
+fn upload_id(out: &str, file_name: &str) -> String {
+    let line = out.lines().find(|l| l.contains(file_name)).unwrap_or_else(|| panic!("{file_name} in {out}"));
+    line.split_whitespace().next().unwrap().to_string()
+}
+
+async fn search(relay: &Relay, token: &str, q: &str) -> Vec<Value> {
+    relay.get_json(token, &format!("/api/relay/wiki/search?q={q}")).await["items"].as_array().unwrap().clone()
+}
+
+#[tokio::test]
+async fn a_pdf_uploaded_from_the_server_pc_is_published_read_searched_and_trashed() {
+    let relay = Relay::start();
+    let token = relay.token().await;
+    owner(&relay);
+    let tmp = tempfile::tempdir().unwrap();
+    let good = infra::wiki::test_pdfs::multi_page_with_outline();
+    let (good_path, locked_path) = (tmp.path().join("noc-runbook.pdf"), tmp.path().join("locked.pdf"));
+    std::fs::write(&good_path, &good).unwrap();
+    std::fs::write(&locked_path, infra::wiki::test_pdfs::encrypted()).unwrap();
+
+    let (paths, data_dir) = (vec![good_path, locked_path], relay.data_dir.clone());
+    let upload = tokio::task::spawn_blocking(move || {
+        let mut args = vec!["upload", "--as", "ryan"];
+        let names: Vec<String> = paths.iter().map(|p| p.to_string_lossy().into_owned()).collect();
+        args.extend(names.iter().map(String::as_str));
+        relay_cli("wiki", &data_dir, &args, &format!("{OWNER_PW}\n"))
+    });
+    let (ok, out) = upload.await.unwrap();
+    assert!(ok, "{out}");
+    assert!(out.lines().any(|l| l.contains("noc-runbook.pdf") && l.ends_with("ready")), "{out}");
+    assert!(out.lines().any(|l| l.contains("locked.pdf") && l.contains("failed: encrypted-pdf")), "{out}");
+
+    let id = upload_id(&out, "noc-runbook.pdf");
+    let (ok, out) = wiki_cli(&relay, &["publish", "--as", "ryan", &id, "--title", "NOC runbook"], OWNER_PW);
+    assert!(ok, "{out}");
+    let listed = relay.get_json(&token, "/api/collections/wiki_documents/records").await;
+    let document = listed["items"][0].clone();
+    assert_eq!((document["title"].as_str(), document["pageCount"].as_i64()), (Some("NOC runbook"), Some(3)));
+    assert_eq!(document["outline"].as_array().map(Vec::len), Some(3), "{document}");
+    let doc_id = document["id"].as_str().unwrap().to_string();
+
+    let http = client();
+    let pdf_url = relay.url(&format!("/api/relay/wiki/documents/{doc_id}/pdf"));
+    assert_eq!(http.get(&pdf_url).send().await.unwrap().status(), 401, "readers sign in");
+    let res = http.get(&pdf_url).header("Authorization", &token).send().await.unwrap();
+    assert_eq!(res.status(), 200);
+    let checksum = res.headers()["x-relay-checksum"].to_str().unwrap().to_string();
+    assert_eq!(checksum, document["checksum"].as_str().unwrap());
+    assert!(res.headers()["repr-digest"].to_str().unwrap().starts_with("sha-256=:"));
+    assert_eq!(res.bytes().await.unwrap().to_vec(), good, "the published bytes, unchanged");
+    let ranged = http.get(&pdf_url).header("Authorization", &token).header("Range", "bytes=0-4").send().await.unwrap();
+    assert_eq!(ranged.status(), 206);
+    assert_eq!(ranged.bytes().await.unwrap().as_ref(), b"%PDF-");
+
+    // Indexing follows the publish on the wiki actor; bounded wait for its state.
+    let mut hits = Vec::new();
+    for _ in 0..100 {
+        hits = search(&relay, &token, "collector").await;
+        if !hits.is_empty() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(hits.len(), 1, "{hits:?}");
+    assert_eq!((hits[0]["documentId"].as_str(), hits[0]["pageNumber"].as_i64()), (Some(doc_id.as_str()), Some(3)));
+    assert_eq!(hits[0]["heading"], "Procedures");
+    let bad = http.get(relay.url("/api/relay/wiki/search?q=the")).header("Authorization", &token).send().await.unwrap();
+    assert_eq!(bad.status(), 400, "function words only");
+
+    let (ok, out) = wiki_cli(&relay, &["trash", "--as", "ryan", &doc_id], OWNER_PW);
+    assert!(ok, "{out}");
+    assert!(search(&relay, &token, "collector").await.is_empty(), "a trashed document is not searched");
+    assert_eq!(http.get(&pdf_url).header("Authorization", &token).send().await.unwrap().status(), 404);
+    let listed = relay.get_json(&token, "/api/collections/wiki_documents/records").await;
+    assert_eq!(listed["totalItems"], 0);
+}

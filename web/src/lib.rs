@@ -22,6 +22,7 @@ mod records;
 mod relay;
 mod static_ui;
 mod status_feeds;
+mod wiki;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -70,6 +71,7 @@ pub fn configure(cfg: &mut web::ServiceConfig, ui_dir: Option<PathBuf>) {
                 .configure(status_feeds::routes)
                 .configure(radar::routes)
                 .configure(branding::routes)
+                .configure(wiki::routes)
                 .configure(metrics::routes)
                 .configure(import::routes)
                 .configure(offline::replay_routes)

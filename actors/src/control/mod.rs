@@ -40,6 +40,8 @@ pub struct ControlTargets {
     pub radar: Addr<crate::radar::RadarActor>,
     /// The Dynatrace sync (`relay dynatrace sync`; absent without Dynatrace).
     pub dynatrace: Option<Addr<crate::dynatrace::DynatraceActor>>,
+    /// The Wiki (`relay wiki upload`; absent without a data directory).
+    pub wiki: Option<Addr<crate::wiki::WikiActor>>,
 }
 
 pub struct ControlActor {
@@ -258,6 +260,27 @@ async fn dispatch(request: ControlRequest, targets: &ControlTargets) -> Result<C
                 })?
                 .map_err(privileged_refusal)?;
             Ok(ControlReply::Dynatrace(result))
+        }
+        ControlOp::Wiki(domain::control::WikiOp::Feed { actor, password, upload_id, path }) => {
+            let wiki = targets.wiki.as_ref().ok_or_else(|| {
+                ControlError::new(ControlErrorCode::Unavailable, "the Wiki is not available on this server")
+            })?;
+            let authorize = crate::privileged::AuthorizeWikiFeed { actor, password, target: upload_id.clone() };
+            let account_id = targets.privileged.send(authorize).await.map_err(|_| {
+                ControlError::new(ControlErrorCode::Unavailable, "the privileged runtime is restarting; retry")
+            })?;
+            let sender =
+                crate::wiki::Sender { account_id: account_id.map_err(privileged_refusal)?, device_id: String::new() };
+            let feed = crate::wiki::FeedUpload { sender, upload_id, path: path.into() };
+            let progress = wiki
+                .send(feed)
+                .await
+                .map_err(|_| ControlError::new(ControlErrorCode::Unavailable, "the Wiki is restarting; retry"))?;
+            let progress = progress.map_err(|e| ControlError::new(ControlErrorCode::Refused, e.to_string()))?;
+            Ok(ControlReply::Wiki(serde_json::json!({
+                "uploadId": progress.upload_id, "state": progress.state, "storedChunks": progress.stored_chunks,
+                "chunkCount": progress.chunk_count, "error": progress.error,
+            })))
         }
         ControlOp::Wiki(domain::control::WikiOp::Run { actor, password, command, payload }) => {
             let run = crate::privileged::RunWiki { actor, password, command, payload };

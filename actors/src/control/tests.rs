@@ -24,6 +24,7 @@ async fn start() -> (tempfile::TempDir, Addr<ControlActor>) {
         privileged: handles.privileged.clone(),
         backup: None,
         branding: None,
+        wiki: None,
         radar: handles.radar.clone(),
         dynatrace: None,
     };

@@ -191,6 +191,18 @@ pub struct RunWiki {
     pub payload: Value,
 }
 
+/// Server-local `relay wiki upload` (control socket): checks `actor`'s password behind the local
+/// sign-in budget and that the records still give the account Wiki management; the decision
+/// is audited with `target` (the upload id). Answers the account id the upload must belong to.
+/// Not reachable from HTTP.
+#[derive(Message)]
+#[rtype(result = "Result<String, PrivError>")]
+pub struct AuthorizeWikiFeed {
+    pub actor: String,
+    pub password: domain::control::SecretText,
+    pub target: String,
+}
+
 /// Server-local administration from `relay admin`, delivered by the control socket
 /// (`actors::control`). Not reachable from HTTP.
 #[derive(Message)]
@@ -544,6 +556,20 @@ impl Handler<RunWiki> for PrivilegedActor {
     fn handle(&mut self, msg: RunWiki, _: &mut Context<Self>) -> Self::Result {
         let run = self.run_as_account("wiki.", &msg.actor, &msg.password, &msg.command, msg.payload, None);
         run.map(|(result, _)| result).inspect_err(|e| self.fail(e))
+    }
+}
+
+impl Handler<AuthorizeWikiFeed> for PrivilegedActor {
+    type Result = Result<String, PrivError>;
+    fn handle(&mut self, msg: AuthorizeWikiFeed, _: &mut Context<Self>) -> Self::Result {
+        let authorized = self.check_ready().and_then(|_| {
+            let principal = self.authenticate_locally(&msg.actor, msg.password.expose())?;
+            let capability = domain::roles::Capability::WikiManage;
+            let (id, role) = (&principal.account.id, principal.role);
+            self.service.authorize_local_action(id, role, capability, "wiki.upload.feed", &msg.target)?;
+            Ok(principal.account.id)
+        });
+        authorized.inspect_err(|e| self.fail(e))
     }
 }
 

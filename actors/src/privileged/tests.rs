@@ -206,8 +206,10 @@ async fn local_commands_are_parsed_once_and_malformed_ones_refused() {
     assert_eq!(refused(actor.send(wrong).await.unwrap()), (400, "invalid_input"), "wrong payload type");
     let missing = with("accounts.rename", serde_json::json!({"displayName": "Ryan"}));
     assert_eq!(refused(actor.send(missing).await.unwrap()), (400, "invalid_input"), "missing field");
-    let wiki = with("wiki.publish", serde_json::json!({}));
+    let wiki = with("wiki.purge", serde_json::json!({}));
     assert_eq!(refused(actor.send(wiki).await.unwrap()), (403, "forbidden"), "no variant, unknown command");
+    let wiki = with("wiki.publish", serde_json::json!({}));
+    assert_eq!(refused(actor.send(wiki).await.unwrap()), (400, "invalid_input"), "a wiki command's payload is strict");
     assert!(actor.send(with("privileged.probe", serde_json::json!({}))).await.unwrap().is_ok());
 }
 

@@ -35,12 +35,19 @@ pub const MAX_LIBRARY_DOCUMENTS: i64 = 5_000;
 /// Work that must wait until the command's transaction commits.
 #[derive(Debug, Clone, PartialEq)]
 pub(super) enum AfterCommit {
-    Publish { collection: &'static str, action: Action, record: Value },
+    Publish {
+        collection: &'static str,
+        action: Action,
+        record: Value,
+    },
     RemovePdf(String),
     RemoveCover(String),
     RemoveStaging(String),
     /// Index a published document from its upload's extracted pages (the wiki actor).
-    Index { document_id: String, upload_id: String },
+    Index {
+        document_id: String,
+        upload_id: String,
+    },
 }
 
 /// What the privileged service needs to carry out `wiki.*` commands.
@@ -126,7 +133,12 @@ fn text(record: &Value, field: &str) -> String {
 }
 
 /// The record `id` of `spec`, whose revision must be `revision`.
-pub(super) fn current(conn: &mut SqliteConnection, spec: &CollectionSpec, id: &str, revision: i64) -> Result<Value, PrivError> {
+pub(super) fn current(
+    conn: &mut SqliteConnection,
+    spec: &CollectionSpec,
+    id: &str,
+    revision: i64,
+) -> Result<Value, PrivError> {
     let record = get_in(conn, spec, id).map_err(record_error)?;
     let record = record.ok_or_else(|| PrivError::Invalid("the Wiki record no longer exists".into()))?;
     if record.get("revision").and_then(Value::as_i64) != Some(revision) {

@@ -83,3 +83,9 @@ impl HttpProblem for WikiError {
         matches!(self, WikiError::Busy | WikiError::Unavailable).then_some(1)
     }
 }
+
+impl From<actix::MailboxError> for WikiError {
+    fn from(_: actix::MailboxError) -> Self {
+        WikiError::Unavailable
+    }
+}

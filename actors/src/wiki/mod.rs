@@ -12,10 +12,12 @@
 mod error;
 pub mod pipeline;
 mod search;
+mod worker_extractor;
 
 pub use error::WikiError;
 pub use pipeline::{Extracted, IncomingChunk, PdfExtractor, Pipeline, Sender, UploadProgress};
 pub use search::{SearchHit, SearchRequest};
+pub use worker_extractor::WorkerExtractor;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -60,6 +62,29 @@ pub struct IndexDocument {
 #[derive(Message)]
 #[rtype(result = "Result<Vec<SearchHit>, WikiError>")]
 pub struct SearchWiki(pub SearchRequest);
+
+/// `GET /api/relay/wiki/documents/{id}/pdf`: an active document's PDF, opened for streaming.
+#[derive(Message)]
+#[rtype(result = "Result<OpenedPdf, WikiError>")]
+pub struct OpenDocument {
+    pub document_id: String,
+}
+
+/// `GET /api/relay/wiki/documents/{id}/cover`: an active document's cover PNG.
+#[derive(Message)]
+#[rtype(result = "Result<Vec<u8>, WikiError>")]
+pub struct ReadCover {
+    pub document_id: String,
+}
+
+/// An opened library PDF and what the download route tells the reader about it.
+#[derive(Debug)]
+pub struct OpenedPdf {
+    pub file: std::fs::File,
+    pub size: u64,
+    pub checksum: String,
+    pub file_name: String,
+}
 
 /// The actor's own timer and tests: expire batches and remove orphaned staging.
 #[derive(Message)]
@@ -165,6 +190,30 @@ impl Handler<SearchWiki> for WikiActor {
         let pipeline = self.pipeline.clone();
         Box::pin(async move {
             tokio::task::spawn_blocking(move || search::search(&pipeline, &msg.0))
+                .await
+                .map_err(|_| WikiError::Internal)?
+        })
+    }
+}
+
+impl Handler<OpenDocument> for WikiActor {
+    type Result = ResponseFuture<Result<OpenedPdf, WikiError>>;
+    fn handle(&mut self, msg: OpenDocument, _: &mut Context<Self>) -> Self::Result {
+        let pipeline = self.pipeline.clone();
+        Box::pin(async move {
+            tokio::task::spawn_blocking(move || pipeline.open_document(&msg.document_id))
+                .await
+                .map_err(|_| WikiError::Internal)?
+        })
+    }
+}
+
+impl Handler<ReadCover> for WikiActor {
+    type Result = ResponseFuture<Result<Vec<u8>, WikiError>>;
+    fn handle(&mut self, msg: ReadCover, _: &mut Context<Self>) -> Self::Result {
+        let pipeline = self.pipeline.clone();
+        Box::pin(async move {
+            tokio::task::spawn_blocking(move || pipeline.read_cover(&msg.document_id))
                 .await
                 .map_err(|_| WikiError::Internal)?
         })

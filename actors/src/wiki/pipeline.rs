@@ -115,8 +115,9 @@ impl Pipeline {
         let state = UploadState::parse(&upload.state).ok_or(WikiError::Internal)?;
         // The first chunk starts the upload: it is checked as the uploading state it leads to.
         let checked_state = if state == UploadState::Queued { next(state, UploadEvent::ChunkAccepted)? } else { state };
-        let plan = UploadPlan::from_record(upload.byte_size as u64, upload.chunk_size as u64, upload.chunk_count as u64)
-            .map_err(WikiError::Chunk)?;
+        let plan =
+            UploadPlan::from_record(upload.byte_size as u64, upload.chunk_size as u64, upload.chunk_count as u64)
+                .map_err(WikiError::Chunk)?;
         let binding = UploadBinding {
             upload_id: &upload.id,
             batch_id: &upload.batch_id,
@@ -234,6 +235,36 @@ impl Pipeline {
 }
 
 impl Pipeline {
+    /// An active document's record (a trashed or missing one is `NotFound`).
+    fn active_document(&self, document_id: &str) -> Result<Value, WikiError> {
+        let spec = &domain::collections::WIKI_DOCUMENTS;
+        let document = infra::store::get_in(&mut *self.conn()?, spec, document_id).map_err(|_| WikiError::Internal)?;
+        document.filter(|d| spec.reads.admits(d)).ok_or(WikiError::NotFound)
+    }
+
+    /// Opens an active document's PDF; its size must be the recorded one.
+    pub fn open_document(&self, document_id: &str) -> Result<super::OpenedPdf, WikiError> {
+        let document = self.active_document(document_id)?;
+        let checksum = document["checksum"].as_str().unwrap_or_default().to_string();
+        let (file, size) = self.files.open_pdf(&checksum).map_err(WikiError::io)?;
+        if document["byteSize"].as_u64() != Some(size) {
+            tracing::error!("a library PDF does not have its recorded size");
+            return Err(WikiError::Unavailable);
+        }
+        let file_name = document["fileName"].as_str().unwrap_or("document.pdf").to_string();
+        Ok(super::OpenedPdf { file, size, checksum, file_name })
+    }
+
+    /// An active document's cover PNG (`NotFound` when it has none).
+    pub fn read_cover(&self, document_id: &str) -> Result<Vec<u8>, WikiError> {
+        let document = self.active_document(document_id)?;
+        let checksum = document["coverChecksum"].as_str().unwrap_or_default();
+        if checksum.is_empty() {
+            return Err(WikiError::NotFound);
+        }
+        self.files.read_cover(checksum, domain::wiki::limits::MAX_COVER_PNG_BYTES).map_err(WikiError::io)
+    }
+
     /// Expires batches past their seven days and removes staging that no live upload owns;
     /// returns how many staging folders went.
     pub fn sweep(&self) -> Result<usize, WikiError> {

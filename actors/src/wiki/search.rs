@@ -113,7 +113,8 @@ fn index_inner(pipeline: &Pipeline, msg: &IndexDocument) -> Result<Option<Value>
         "searchIndexError": error.unwrap_or(""),
         "searchIndexedAt": domain::time::format_ms(now),
     });
-    let record = update_in(&mut conn, &WIKI_DOCUMENTS, &msg.document_id, &body, now).map_err(|_| WikiError::Internal)?;
+    let record =
+        update_in(&mut conn, &WIKI_DOCUMENTS, &msg.document_id, &body, now).map_err(|_| WikiError::Internal)?;
     Ok(Some(record))
 }
 

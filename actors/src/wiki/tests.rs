@@ -60,7 +60,8 @@ impl Fixture {
         let clock = ManualClock::new(1_800_000_000_000);
         let (pool, _) = infra::db::open(&tmp.path().join("relay.db"), 3).unwrap();
         let files = WikiFiles::new(tmp.path());
-        let service = PrivilegedService::new(pool.clone(), clock.clone()).with_wiki(WikiHooks::new(files.clone(), None));
+        let service =
+            PrivilegedService::new(pool.clone(), clock.clone()).with_wiki(WikiHooks::new(files.clone(), None));
         service.ensure_ready().unwrap();
         service.set_password("ryan", PW).unwrap();
         service.set_active("ryan", true).unwrap();
@@ -127,7 +128,11 @@ fn every_chunk_check_refuses_before_anything_is_stored() {
         ("actual length", f.sender(), IncomingChunk { bytes: good.bytes[..99].to_vec(), ..good.clone() }),
         ("other batch", f.sender(), IncomingChunk { batch_id: "otherbatch00000".into(), ..good.clone() }),
         ("other account", Sender { account_id: "someoneelse0000".into(), device_id: String::new() }, good.clone()),
-        ("other device", Sender { account_id: f.owner.account.id.clone(), device_id: "dev000000000009".into() }, good.clone()),
+        (
+            "other device",
+            Sender { account_id: f.owner.account.id.clone(), device_id: "dev000000000009".into() },
+            good.clone(),
+        ),
         ("bad checksum text", f.sender(), IncomingChunk { checksum: "ABC".into(), ..good.clone() }),
         ("checksum mismatch", f.sender(), IncomingChunk { checksum: sha256_hex(b"other"), ..good.clone() }),
     ];
@@ -245,7 +250,8 @@ fn a_published_upload_is_indexed_and_found_and_its_staging_removed() {
     assert!(f.service.execute_local(&f.owner, &again, None, false).is_err(), "an upload publishes once");
 
     let id = document["id"].as_str().unwrap().to_string();
-    let indexed = search::index_document(&f.pipeline, &IndexDocument { document_id: id.clone(), upload_id: upload.clone() });
+    let indexed =
+        search::index_document(&f.pipeline, &IndexDocument { document_id: id.clone(), upload_id: upload.clone() });
     assert_eq!(indexed.unwrap()["searchIndexState"], "ready");
     assert!(!f.staged(&upload));
     let hits = search::search(&f.pipeline, &SearchRequest { query: "standby link".into(), ..SearchRequest::default() })

@@ -63,6 +63,7 @@ pub fn build_gateway(
                     .configure(crate::status_feeds::routes)
                     .configure(crate::radar::routes)
                     .configure(crate::branding::routes)
+                    .configure(crate::wiki::routes)
                     .configure(crate::import::routes)
                     .configure(crate::offline::sync_routes)
                     .default_service(web::to(crate::error::not_found)),
