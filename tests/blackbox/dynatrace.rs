@@ -15,9 +15,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use fake_upstream::{FakeUpstream, Reply};
 use serde_json::{json, Value};
-use support::{admin_cli, client, pair, pairing_code, relay_cli, sample, Device, Relay, PARTLY_WRITABLE};
-
-use domain::envelope::{payload_hash, sign_envelope, Envelope};
+use support::{
+    admin_cli, client, pair, pairing_code, relay_cli, sample, signed_command, Device, Relay, PARTLY_WRITABLE,
+};
 
 const OWNER_PW: &str = "owner-password-0001";
 const ADMIN_PW: &str = "admin-password-0002";
@@ -51,64 +51,22 @@ async fn administrator(relay: &Relay, token: &str) -> Device {
     pair(relay, token, "charles", &code, 9).await.expect("administrator pairs")
 }
 
-/// Runs one signed command; returns the status and body.
-async fn command(
-    relay: &Relay,
-    token: &str,
-    d: &Device,
-    name: &str,
-    payload: Value,
-    revision: Option<i64>,
-) -> (u16, Value) {
-    let now = now_ms();
-    let mut env = Envelope {
-        version: 1,
-        command: name.into(),
-        payload_hash: payload_hash(&payload).unwrap(),
-        payload,
-        request_id: format!("request-{}-{:08}", now, rand_u32()),
-        account_id: d.account_id.clone(),
-        device_id: d.device_id.clone(),
-        role_claim: d.role.clone(),
-        expected_revision: revision,
-        issued_at: now,
-        expires_at: now + 60_000,
-        signature: String::new(),
-    };
-    sign_envelope(&mut env, &d.secret).unwrap();
-    let res = client()
-        .post(relay.url("/api/relay/privileged/execute"))
-        .header("Authorization", token)
-        .json(&env)
-        .send()
-        .await
-        .unwrap();
-    let status = res.status().as_u16();
-    (status, res.json().await.unwrap_or(Value::Null))
-}
-
-fn rand_u32() -> u32 {
-    use std::sync::atomic::{AtomicU32, Ordering};
-    static NEXT: AtomicU32 = AtomicU32::new(1);
-    NEXT.fetch_add(1, Ordering::SeqCst)
-}
-
 async fn status(relay: &Relay, token: &str, d: &Device) -> Value {
-    let (code, body) = command(relay, token, d, "dynatrace.status", json!({}), None).await;
+    let (code, body) = signed_command(relay, token, d, "dynatrace.status", json!({}), None).await;
     assert_eq!(code, 200, "{body}");
     body["result"].clone()
 }
 
 async fn configure(relay: &Relay, token: &str, d: &Device, payload: Value) -> Value {
     let revision = status(relay, token, d).await["revision"].as_i64();
-    let (code, body) = command(relay, token, d, "dynatrace.configure", payload, revision).await;
+    let (code, body) = signed_command(relay, token, d, "dynatrace.configure", payload, revision).await;
     assert_eq!(code, 200, "{body}");
     body["result"].clone()
 }
 
 async fn set_token(relay: &Relay, token: &str, d: &Device) -> Value {
     let revision = status(relay, token, d).await["revision"].as_i64();
-    let (code, body) = command(relay, token, d, "dynatrace.setToken", json!({"token": TOKEN}), revision).await;
+    let (code, body) = signed_command(relay, token, d, "dynatrace.setToken", json!({"token": TOKEN}), revision).await;
     assert_eq!(code, 200, "{body}");
     body["result"].clone()
 }
@@ -220,14 +178,16 @@ async fn settings_are_typed_revision_checked_and_the_token_never_comes_back() {
         ["http://abc12345.apps.dynatrace.com", "https://abc12345.apps.dynatrace.com.evil.test", "https://127.0.0.1"]
     {
         let (code, body) =
-            command(&relay, &token, &admin, "dynatrace.configure", json!({"environmentUrl": bad}), Some(0)).await;
+            signed_command(&relay, &token, &admin, "dynatrace.configure", json!({"environmentUrl": bad}), Some(0))
+                .await;
         assert_eq!(code, 400, "{bad}: {body}");
         assert!(!body.to_string().contains(bad), "the refusal never echoes the value: {body}");
     }
     let (code, body) =
-        command(&relay, &token, &admin, "dynatrace.configure", json!({"environmentUrl": ENV_URL}), None).await;
+        signed_command(&relay, &token, &admin, "dynatrace.configure", json!({"environmentUrl": ENV_URL}), None).await;
     assert_eq!(code, 409, "a settings change names the revision: {body}");
-    let (code, body) = command(&relay, &token, &admin, "dynatrace.setToken", json!({"token": TOKEN}), Some(0)).await;
+    let (code, body) =
+        signed_command(&relay, &token, &admin, "dynatrace.setToken", json!({"token": TOKEN}), Some(0)).await;
     assert_eq!(code, 400, "no token before an environment: {body}");
     assert_eq!(status(&relay, &token, &admin).await["revision"], 0, "refusals changed nothing");
 
@@ -235,7 +195,8 @@ async fn settings_are_typed_revision_checked_and_the_token_never_comes_back() {
         configure(&relay, &token, &admin, json!({"environmentUrl": ENV_URL, "alertingProfiles": ["NOC"]})).await;
     assert_eq!(configured["environmentUrl"], ENV_URL);
     let (code, body) =
-        command(&relay, &token, &admin, "dynatrace.configure", json!({"environmentUrl": ENV_URL}), Some(0)).await;
+        signed_command(&relay, &token, &admin, "dynatrace.configure", json!({"environmentUrl": ENV_URL}), Some(0))
+            .await;
     assert_eq!(code, 409, "a stale revision is refused: {body}");
     let with_token = set_token(&relay, &token, &admin).await;
     assert_eq!(with_token["token"], "configured");
@@ -419,7 +380,7 @@ async fn failures_are_told_in_plain_words_and_back_off() {
     fake.route("POST", EXECUTE, Reply::status(429).header("Retry-After", "120").body(""));
     let summary = sync(&relay).await;
     assert!(summary["error"].as_str().unwrap().contains("120 s"), "{summary}");
-    let (code, body) = command(&relay, &token, &admin, "dynatrace.testConnection", json!({}), None).await;
+    let (code, body) = signed_command(&relay, &token, &admin, "dynatrace.testConnection", json!({}), None).await;
     assert_eq!(code, 200, "{body}");
     assert_eq!(body["result"]["ok"], false, "{body}");
     assert!(!body.to_string().contains("127.0.0.1"), "no origin in operator texts: {body}");
@@ -521,7 +482,7 @@ async fn a_followed_workflow_gives_the_scope_and_one_that_cannot_be_followed_cha
     let (relay, _tmp) = start(&fake);
     let token = relay.token().await;
     let admin = administrator(&relay, &token).await;
-    let (code, body) = command(
+    let (code, body) = signed_command(
         &relay,
         &token,
         &admin,

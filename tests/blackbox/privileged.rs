@@ -278,7 +278,7 @@ async fn commands_are_typed_extra_fields_and_unknown_commands_are_refused() {
     )
     .await;
     assert_eq!((status, code_of(&body)), (400, "invalid_input"), "a wrongly typed field: {body}");
-    let (status, body) = execute(&relay, &token, &envelope(&owner, "wiki.publish", json!({}), &rid(3))).await;
+    let (status, body) = execute(&relay, &token, &envelope(&owner, "wiki.purge", json!({}), &rid(3))).await;
     assert_eq!((status, code_of(&body)), (403, "forbidden"), "a command without a variant is unknown: {body}");
     // Server-local commands are refused in a signed envelope, even for the Owner.
     let set_password = json!({"accountId": owner.account_id, "password": "an envelope-borne password"});

@@ -8,7 +8,7 @@
 mod support;
 
 use serde_json::{json, Value};
-use support::{admin_cli, client, relay_cli, sample, Relay};
+use support::{admin_cli, client, pair, pairing_code, relay_cli, sample, signed_command, Relay};
 
 const OWNER_PW: &str = "owner-password-0001";
 
@@ -166,4 +166,28 @@ async fn a_pdf_uploaded_from_the_server_pc_is_published_read_searched_and_trashe
     assert_eq!(http.get(&pdf_url).header("Authorization", &token).send().await.unwrap().status(), 404);
     let listed = relay.get_json(&token, "/api/collections/wiki_documents/records").await;
     assert_eq!(listed["totalItems"], 0);
+}
+
+#[tokio::test]
+async fn an_administrators_laptop_runs_wiki_commands_with_signed_envelopes() {
+    let relay = Relay::start();
+    let token = relay.token().await;
+    owner(&relay);
+    let admin_pw = "admin-password-0002";
+    let (ok, out) = admin_cli(&relay.data_dir, &["set-password", "--username", "charles"], &format!("{admin_pw}\n"));
+    assert!(ok, "{out}");
+    let (ok, out) = admin_cli(&relay.data_dir, &["activate", "--username", "charles"], "");
+    assert!(ok, "{out}");
+    let code = pairing_code(&relay, "charles", admin_pw, "charles");
+    let laptop = pair(&relay, &token, "charles", &code, 11).await.expect("the administrator pairs");
+
+    let (status, body) =
+        signed_command(&relay, &token, &laptop, "wiki.category.create", json!({"name": "Voice"}), None).await;
+    assert_eq!(status, 200, "{body}");
+    assert!(categories(&relay, &token).await.iter().any(|c| c["name"] == "Voice"));
+    let (status, body) = signed_command(&relay, &token, &laptop, "wiki.upload.status", json!({}), None).await;
+    assert_eq!((status, body["result"]["batchId"].clone()), (200, Value::Null), "{body}");
+    let (status, body) =
+        signed_command(&relay, &token, &laptop, "wiki.category.create", json!({"name": "Voice", "x": 1}), None).await;
+    assert_eq!(status, 400, "strict payloads: {body}");
 }

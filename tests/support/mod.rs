@@ -14,6 +14,8 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
+use domain::envelope::{payload_hash, sign_envelope, Envelope};
+
 pub mod backup;
 
 pub const PASSPHRASE: &str = "blackbox-passphrase-42";
@@ -557,4 +559,47 @@ pub fn assert_in_test_netns(marker: &str) {
     let dev = std::fs::read_to_string("/proc/self/net/dev").unwrap();
     let interfaces: Vec<&str> = dev.lines().skip(2).filter_map(|l| l.split(':').next()).map(str::trim).collect();
     assert_eq!(interfaces, ["lo"], "refusing: this namespace has interfaces other than lo");
+}
+
+/// Runs one command signed by `d`'s key with a fresh request id (and the expected revision,
+/// when the command needs one); returns the status and body.
+pub async fn signed_command(
+    relay: &Relay,
+    token: &str,
+    d: &Device,
+    name: &str,
+    payload: Value,
+    revision: Option<i64>,
+) -> (u16, Value) {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64;
+    let mut env = Envelope {
+        version: 1,
+        command: name.into(),
+        payload_hash: payload_hash(&payload).unwrap(),
+        payload,
+        request_id: format!("request-{}-{:08}", now, next_request_number()),
+        account_id: d.account_id.clone(),
+        device_id: d.device_id.clone(),
+        role_claim: d.role.clone(),
+        expected_revision: revision,
+        issued_at: now,
+        expires_at: now + 60_000,
+        signature: String::new(),
+    };
+    sign_envelope(&mut env, &d.secret).unwrap();
+    let res = client()
+        .post(relay.url("/api/relay/privileged/execute"))
+        .header("Authorization", token)
+        .json(&env)
+        .send()
+        .await
+        .unwrap();
+    let status = res.status().as_u16();
+    (status, res.json().await.unwrap_or(Value::Null))
+}
+
+fn next_request_number() -> u32 {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static NEXT: AtomicU32 = AtomicU32::new(1);
+    NEXT.fetch_add(1, Ordering::SeqCst)
 }
