@@ -11,7 +11,7 @@
 mod support;
 
 use std::io::Read;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use fake_upstream::{FakeUpstream, Reply};
 use serde_json::{json, Value};
@@ -25,10 +25,6 @@ const ENV_URL: &str = "https://abc12345.apps.dynatrace.com";
 const TOKEN: &str = "dt0s16.BLACKBOXTEST.SECRETPART0123456789";
 const EXECUTE: &str = "/platform/storage/query/v1/query:execute";
 const POLL: &str = "/platform/storage/query/v1/query:poll";
-
-fn now_ms() -> i64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_millis() as i64
-}
 
 fn start(fake: &FakeUpstream) -> (Relay, tempfile::TempDir) {
     let tmp = tempfile::tempdir().unwrap();
