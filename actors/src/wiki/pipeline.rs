@@ -213,6 +213,9 @@ impl Pipeline {
     /// identity and reading with no link followed.
     pub fn feed_file(&self, sender: &Sender, upload_id: &str, path: &Path) -> Result<UploadProgress, WikiError> {
         let upload = self.load(upload_id)?;
+        if self.files.is_inside_data_dir(path) {
+            return Err(WikiError::SourceUnreadable);
+        }
         let mut source = SourcePdf::open(path).map_err(source_error)?;
         if source.size() != upload.byte_size as u64 {
             return Err(WikiError::SourceChanged);

@@ -197,11 +197,16 @@ fn a_whole_file_checksum_or_signature_mismatch_or_extraction_failure_fails_only_
 fn a_source_file_changed_during_the_upload_is_refused() {
     let f = Fixture::new();
     let pdf = pdf_of(UPLOAD_CHUNK_BYTES as usize + 10);
-    let path = f.tmp.path().join("source.pdf");
+    let elsewhere = tempfile::tempdir().unwrap();
+    let path = elsewhere.path().join("source.pdf");
     std::fs::write(&path, &pdf).unwrap();
     let (_, upload) = f.begin("source.pdf", &pdf, &sha256_hex(&pdf));
     let relative = f.pipeline.feed_file(&f.sender(), &upload, Path::new("source.pdf"));
     assert_eq!(relative, Err(WikiError::SourceUnreadable));
+    let inside = f.tmp.path().join("wiki-staging-copy.pdf");
+    std::fs::write(&inside, &pdf).unwrap();
+    let in_data_dir = f.pipeline.feed_file(&f.sender(), &upload, &inside);
+    assert_eq!(in_data_dir, Err(WikiError::SourceUnreadable), "nothing from the data directory is uploaded");
     let mut grown = pdf.clone();
     grown.push(b'!');
     std::fs::write(&path, &grown).unwrap();

@@ -82,6 +82,7 @@ fn open_regular(path: &Path) -> io::Result<(File, u64)> {
 /// The Wiki files of one data directory.
 #[derive(Debug, Clone)]
 pub struct WikiFiles {
+    root: PathBuf,
     library: PathBuf,
     staging: PathBuf,
 }
@@ -89,7 +90,11 @@ pub struct WikiFiles {
 impl WikiFiles {
     /// The Wiki files under `data_root` (nothing is created until the first write).
     pub fn new(data_root: &Path) -> WikiFiles {
-        WikiFiles { library: data_root.join(STORE_DIR).join(WIKI_DIR), staging: data_root.join(STAGING_DIR) }
+        WikiFiles {
+            root: data_root.to_path_buf(),
+            library: data_root.join(STORE_DIR).join(WIKI_DIR),
+            staging: data_root.join(STAGING_DIR),
+        }
     }
 
     fn documents_dir(&self) -> PathBuf {
@@ -98,6 +103,13 @@ impl WikiFiles {
 
     fn covers_dir(&self) -> PathBuf {
         self.library.join("covers")
+    }
+
+    /// Whether `path` lies inside the data directory (a source PDF never may: secrets, the
+    /// store and staging are not uploads). Both sides are resolved, so a link cannot hide it.
+    pub fn is_inside_data_dir(&self, path: &Path) -> bool {
+        let resolved = |p: &Path| fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+        resolved(path).starts_with(resolved(&self.root))
     }
 
     /// Where the published PDF with this checksum lives.

@@ -116,3 +116,19 @@ fn promoting_a_pdf_the_library_already_holds_keeps_the_stored_copy() {
     }
     assert_eq!(fs::read(files.pdf_path(&checksum).unwrap()).unwrap(), bytes);
 }
+
+#[test]
+fn files_inside_the_data_directory_are_recognised_even_through_links() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    fs::create_dir_all(data.join("secrets")).unwrap();
+    fs::write(data.join("secrets/passphrase"), b"x").unwrap();
+    let files = WikiFiles::new(&data);
+    assert!(files.is_inside_data_dir(&data.join("secrets/passphrase")));
+    let outside = tmp.path().join("runbook.pdf");
+    fs::write(&outside, b"%PDF-").unwrap();
+    assert!(!files.is_inside_data_dir(&outside));
+    let link = tmp.path().join("innocent.pdf");
+    symlink(data.join("secrets/passphrase"), &link).unwrap();
+    assert!(files.is_inside_data_dir(&link));
+}
