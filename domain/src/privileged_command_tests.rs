@@ -185,7 +185,7 @@ fn capabilities_authority_and_targets() {
 fn unknown_commands_are_refused_including_wiki_names_without_a_variant() {
     for name in [
         "wiki.purge",
-        "wiki.upload.chunk",
+        "wiki.upload.chunks",
         "privileged.reauth.confirm",
         "settings.set",
         "accounts.delete",

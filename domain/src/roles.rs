@@ -394,7 +394,7 @@ mod tests {
         for c in ["wiki.publish", "wiki.category.rename"] {
             assert!(PrivilegedCommand::is_known(c), "{c}");
         }
-        for c in ["wiki.purge", "wiki.category", "wiki.upload.chunk"] {
+        for c in ["wiki.purge", "wiki.category", "wiki.upload.chunks"] {
             assert!(!PrivilegedCommand::is_known(c), "{c}");
         }
         for c in ["privileged.reauth.confirm", "settings.set", "wiki", "wiki.", "wiki.Bad", "accounts.delete", ""] {

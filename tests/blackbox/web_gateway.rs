@@ -278,6 +278,7 @@ async fn forbidden_endpoints_are_absent() {
         ("POST", "/api/relay/privileged/execute"),
         ("POST", "/api/relay/privileged/pair"),
         ("POST", "/api/relay/privileged/reauth"),
+        ("POST", "/api/relay/wiki/chunks"),
         ("GET", "/api/backups"),
         ("POST", "/api/backups/restore"),
         ("POST", "/api/relay/offline/replay"),

@@ -8,7 +8,9 @@
 mod support;
 
 use serde_json::{json, Value};
-use support::{admin_cli, client, pair, pairing_code, relay_cli, sample, signed_command, Relay};
+use support::{
+    admin_cli, client, pair, pairing_code, relay_cli, sample, signed_command, signed_envelope, Device, Relay,
+};
 
 const OWNER_PW: &str = "owner-password-0001";
 
@@ -190,4 +192,144 @@ async fn an_administrators_laptop_runs_wiki_commands_with_signed_envelopes() {
     let (status, body) =
         signed_command(&relay, &token, &laptop, "wiki.category.create", json!({"name": "Voice", "x": 1}), None).await;
     assert_eq!(status, 400, "strict payloads: {body}");
+}
+
+/// A valid PDF of about 5 MiB (two chunks): the outline fixture's pages plus an unused stream.
+fn two_chunk_pdf() -> Vec<u8> {
+    use infra::wiki::test_pdfs::{document, text_content};
+    let contents = [text_content(&["Laptop upload: the voice gateway failover".into()])];
+    let (mut pdf, _) = document(&contents, "");
+    pdf.add_stream(&vec![b'0'; 5 * 1024 * 1024]);
+    pdf.finish(1)
+}
+
+fn sha256(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Posts chunk bytes with a signed claim (`claim` overrides fields of the honest one).
+async fn post_chunk(relay: &Relay, token: &str, d: &Device, claim: Value, bytes: &[u8]) -> (u16, Value) {
+    use base64::Engine;
+    let envelope = signed_envelope(d, "wiki.upload.chunk", claim, None);
+    let header = base64::engine::general_purpose::STANDARD.encode(serde_json::to_vec(&envelope).unwrap());
+    let res = client()
+        .post(relay.url("/api/relay/wiki/chunks"))
+        .header("Authorization", token)
+        .header("X-Relay-Envelope", header)
+        .body(bytes.to_vec())
+        .send()
+        .await
+        .unwrap();
+    let status = res.status().as_u16();
+    (status, res.json().await.unwrap_or(Value::Null))
+}
+
+fn code(body: &Value) -> &str {
+    body["data"]["code"].as_str().unwrap_or_default()
+}
+
+#[tokio::test]
+async fn a_laptop_uploads_in_signed_chunks_that_are_bound_to_it_and_resumes_after_a_restart() {
+    let mut relay = Relay::start();
+    let token = relay.token().await;
+    owner(&relay);
+    let admin_pw = "admin-password-0002";
+    let (ok, out) = admin_cli(&relay.data_dir, &["set-password", "--username", "charles"], &format!("{admin_pw}\n"));
+    assert!(ok, "{out}");
+    let (ok, out) = admin_cli(&relay.data_dir, &["activate", "--username", "charles"], "");
+    assert!(ok, "{out}");
+    let laptop =
+        pair(&relay, &token, "charles", &pairing_code(&relay, "charles", admin_pw, "charles"), 12).await.unwrap();
+    let other =
+        pair(&relay, &token, "charles", &pairing_code(&relay, "charles", admin_pw, "charles"), 13).await.unwrap();
+
+    let pdf = two_chunk_pdf();
+    let files = json!([{"fileName": "voice.pdf", "byteSize": pdf.len(), "checksum": sha256(&pdf)}]);
+    let (status, body) =
+        signed_command(&relay, &token, &laptop, "wiki.upload.begin", json!({"files": files}), None).await;
+    assert_eq!(status, 200, "{body}");
+    let batch = body["result"]["batchId"].as_str().unwrap().to_string();
+    let upload = body["result"]["uploads"][0]["uploadId"].as_str().unwrap().to_string();
+    assert_eq!(body["result"]["uploads"][0]["chunkCount"], 2);
+    let split = 4 * 1024 * 1024;
+    let (first, second) = pdf.split_at(split);
+    let honest = |index: usize, part: &[u8]| json!({"uploadId": upload, "batchId": batch, "index": index, "byteSize": part.len(), "checksum": sha256(part)});
+
+    let refusals = [
+        ("another laptop of the same account", &other, honest(0, first), "chunk_device_mismatch"),
+        // A fractional index cannot even be signed: the envelope's canonical JSON has no
+        // fractions (and `check_chunk` refuses one too, see `domain::wiki::upload`).
+        ("an index past the plan", &laptop, honest(2, first), "chunk_index_out_of_range"),
+        (
+            "a declared length that is not the plan's",
+            &laptop,
+            {
+                let mut c = honest(0, first);
+                c["byteSize"] = json!(10);
+                c
+            },
+            "chunk_byte_size_mismatch",
+        ),
+        (
+            "a checksum of other bytes",
+            &laptop,
+            {
+                let mut c = honest(0, first);
+                c["checksum"] = json!(sha256(b"x"));
+                c
+            },
+            "checksum_mismatch",
+        ),
+    ];
+    for (what, device, claim, expected) in refusals {
+        let (status, body) = post_chunk(&relay, &token, device, claim, first).await;
+        assert_eq!((status, code(&body)), (400, expected), "{what}: {body}");
+    }
+    let (status, body) = signed_command(&relay, &token, &laptop, "wiki.upload.status", json!({}), None).await;
+    assert_eq!(
+        (status, body["result"]["uploads"][0]["storedChunks"].as_i64()),
+        (200, Some(0)),
+        "nothing stored: {body}"
+    );
+
+    // Another command cannot ride on the chunk route.
+    let trash = signed_envelope(&laptop, "wiki.upload.cancel", json!({"batchId": batch}), None);
+    let header = {
+        use base64::Engine;
+        base64::engine::general_purpose::STANDARD.encode(serde_json::to_vec(&trash).unwrap())
+    };
+    let res = client()
+        .post(relay.url("/api/relay/wiki/chunks"))
+        .header("Authorization", &token)
+        .header("X-Relay-Envelope", header)
+        .body(first.to_vec())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 400);
+    let (status, body) = post_chunk(&relay, &token, &laptop, honest(0, first), first).await;
+    assert_eq!(
+        (status, body["storedChunks"].as_i64(), body["state"].as_str()),
+        (200, Some(1), Some("uploading")),
+        "{body}"
+    );
+
+    // The server restarts between the chunks; the upload resumes where it was.
+    relay.stop();
+    let relay = Relay::start_in(&relay.data_dir.clone(), &[]);
+    let token = relay.token().await;
+    let (status, body) = post_chunk(&relay, &token, &laptop, honest(1, second), second).await;
+    assert_eq!((status, body["state"].as_str()), (200, Some("ready")), "{body}");
+    let payload = json!({"uploadId": upload, "title": "Voice gateway", "categoryId": "wikiuncategoriz", "documentType": "cheatsheet"});
+    let (status, body) = signed_command(&relay, &token, &laptop, "wiki.publish", payload, None).await;
+    assert_eq!(status, 200, "{body}");
+    let document_id = body["result"]["id"].as_str().unwrap().to_string();
+    let res = client()
+        .get(relay.url(&format!("/api/relay/wiki/documents/{document_id}/pdf")))
+        .header("Authorization", &token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.bytes().await.unwrap().len(), pdf.len());
 }

@@ -72,6 +72,7 @@ pub fn configure(cfg: &mut web::ServiceConfig, ui_dir: Option<PathBuf>) {
                 .configure(radar::routes)
                 .configure(branding::routes)
                 .configure(wiki::routes)
+                .configure(wiki::upload_routes)
                 .configure(metrics::routes)
                 .configure(import::routes)
                 .configure(offline::replay_routes)

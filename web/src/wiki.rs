@@ -5,8 +5,9 @@
 //! `Repr-Digest` (SHA-256) and `X-Relay-Checksum` so a reader can verify what it got (`?download=1`
 //! asks for an attachment under the authored file name); `GET
 //! /api/relay/wiki/documents/{id}/cover` answers its cover PNG. A trashed or unknown document is
-//! 404. Publishing is not here: it is the typed `wiki.*` privileged commands. Mounted on the
-//! data API and on the Relay Web gateway alike.
+//! 404. Mounted on the data API and on the Relay Web gateway alike. Publishing is the typed
+//! `wiki.*` privileged commands; a paired laptop sends an upload's chunks to `POST
+//! /api/relay/wiki/chunks` (data API only), each with its signed `wiki.upload.chunk` claim.
 
 use actix_files::NamedFile;
 use actix_web::http::header::{ContentDisposition, DispositionParam, DispositionType};
@@ -14,11 +15,15 @@ use actix_web::{web, HttpRequest, HttpResponse};
 use base64::Engine;
 use serde::Deserialize;
 
-use actors::wiki::{OpenDocument, ReadCover, SearchRequest, SearchWiki, WikiActor, WikiError};
+use actors::privileged::{ExecuteSigned, PrivError};
+use actors::wiki::{
+    IncomingChunk, OpenDocument, ReadCover, SearchRequest, SearchWiki, Sender, StoreChunk, WikiActor, WikiError,
+};
 use actors::Handles;
+use domain::envelope::{Envelope, MAX_ENVELOPE_BYTES};
 
 use crate::auth::Authenticated;
-use crate::error::Problem;
+use crate::error::{Problem, RawBody};
 
 type WikiResult = Result<HttpResponse, Problem<WikiError>>;
 
@@ -102,6 +107,66 @@ async fn cover(_: Authenticated, handles: web::Data<Handles>, id: web::Path<Stri
         .insert_header(("X-Content-Type-Options", "nosniff"))
         .insert_header(("Cache-Control", "private, max-age=300"))
         .body(png))
+}
+
+/// The chunk route's signed claim: base64 of the envelope JSON, in this header.
+const ENVELOPE_HEADER: &str = "x-relay-envelope";
+
+fn claim_of(request: &HttpRequest) -> Result<(bytes::Bytes, Envelope), WikiError> {
+    let header = request.headers().get(ENVELOPE_HEADER).ok_or(WikiError::MissingClaim)?;
+    let raw =
+        base64::engine::general_purpose::STANDARD.decode(header.as_bytes()).map_err(|_| WikiError::MissingClaim)?;
+    if raw.len() > MAX_ENVELOPE_BYTES {
+        return Err(WikiError::MissingClaim);
+    }
+    let envelope: Envelope = serde_json::from_slice(&raw).map_err(|_| WikiError::MissingClaim)?;
+    // Only this command may ride on the chunk route: any other is refused before it is run.
+    if envelope.command != "wiki.upload.chunk" {
+        return Err(WikiError::MissingClaim);
+    }
+    Ok((bytes::Bytes::from(raw), envelope))
+}
+
+/// `POST /api/relay/wiki/chunks` (data API only; paired laptops): the chunk's bytes as the raw
+/// body (at most 4 MiB) and its signed `wiki.upload.chunk` claim in `X-Relay-Envelope`. The
+/// privileged pipeline verifies and audits the claim (account, device, role, signature, request
+/// id); the wiki actor checks the bytes against the claim and the upload, then stores them.
+async fn chunk(
+    _: Authenticated,
+    request: HttpRequest,
+    handles: web::Data<Handles>,
+    RawBody(body): RawBody,
+) -> WikiResult {
+    let (raw, envelope) = claim_of(&request)?;
+    let outcome = handles.privileged.send(ExecuteSigned { body: raw }).await.map_err(WikiError::from)?;
+    let outcome = outcome.map_err(WikiError::Privileged)?;
+    if outcome.status != "done" {
+        return Err(WikiError::Privileged(PrivError::RequestConflict).into());
+    }
+    let claim = &envelope.payload;
+    let text = |field: &str| claim.get(field).and_then(serde_json::Value::as_str).unwrap_or_default().to_string();
+    let chunk = IncomingChunk {
+        upload_id: text("uploadId"),
+        batch_id: text("batchId"),
+        index: claim.get("index").and_then(serde_json::Value::as_f64).unwrap_or(f64::NAN),
+        byte_size: claim.get("byteSize").and_then(serde_json::Value::as_u64).unwrap_or(u64::MAX),
+        checksum: text("checksum"),
+        bytes: body.to_vec(),
+    };
+    let sender = Sender { account_id: envelope.account_id, device_id: envelope.device_id };
+    let progress = wiki(&handles)?.send(StoreChunk { sender, chunk }).await.map_err(WikiError::from)??;
+    Ok(HttpResponse::Ok().json(serde_json::json!({
+        "uploadId": progress.upload_id, "state": progress.state, "storedChunks": progress.stored_chunks,
+        "chunkCount": progress.chunk_count, "error": progress.error,
+    })))
+}
+
+/// The chunk route, mounted on the data API only (the gateway has no privileged routes).
+pub fn upload_routes(cfg: &mut web::ServiceConfig) {
+    let limit = domain::wiki::limits::UPLOAD_CHUNK_BYTES as usize;
+    cfg.service(
+        web::resource("/relay/wiki/chunks").app_data(web::PayloadConfig::new(limit)).route(web::post().to(chunk)),
+    );
 }
 
 pub fn routes(cfg: &mut web::ServiceConfig) {

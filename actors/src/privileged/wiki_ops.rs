@@ -237,6 +237,8 @@ pub fn run(
             super::wiki_upload_ops::begin(conn, who, files, replacement_document_id.as_deref(), now)
         }
         W::UploadStatus {} => super::wiki_upload_ops::status(conn, who, now),
+        // The bytes travel beside the signed claim; the wiki actor checks them against it.
+        W::UploadChunk { upload_id, .. } => Ok(json!({"authorized": true, "uploadId": upload_id})),
         W::UploadCancel { batch_id } => super::wiki_upload_ops::cancel(conn, hooks, who, batch_id, now),
         W::Publish { upload_id, title, category_id, document_type } => {
             super::wiki_publish_ops::publish(conn, hooks, who, upload_id, title, category_id, document_type, now)

@@ -22,6 +22,11 @@ pub enum WikiError {
     SourceUnreadable,
     #[error("{0}")]
     InvalidQuery(String),
+    /// The signed claim of a chunk was refused by the privileged pipeline.
+    #[error(transparent)]
+    Privileged(crate::privileged::PrivError),
+    #[error("The chunk request needs a signed wiki.upload.chunk claim in X-Relay-Envelope.")]
+    MissingClaim,
     #[error("The Wiki record was not found.")]
     NotFound,
     #[error("Another Wiki task is running; retry in a moment.")]
@@ -55,7 +60,9 @@ impl HttpProblem for WikiError {
             | WikiError::NotPdf
             | WikiError::SourceChanged
             | WikiError::SourceUnreadable
-            | WikiError::InvalidQuery(_) => 400,
+            | WikiError::InvalidQuery(_)
+            | WikiError::MissingClaim => 400,
+            WikiError::Privileged(e) => e.status(),
             WikiError::Transition(_) => 409,
             WikiError::NotFound => 404,
             WikiError::Busy | WikiError::Unavailable => 503,
@@ -72,6 +79,8 @@ impl HttpProblem for WikiError {
             WikiError::SourceChanged => "source_changed",
             WikiError::SourceUnreadable => "source_unreadable",
             WikiError::InvalidQuery(_) => "invalid_query",
+            WikiError::Privileged(e) => e.code(),
+            WikiError::MissingClaim => "missing_claim",
             WikiError::NotFound => "not_found",
             WikiError::Busy => "busy",
             WikiError::Unavailable => "unavailable",
@@ -80,7 +89,10 @@ impl HttpProblem for WikiError {
     }
 
     fn retry_after_secs(&self) -> Option<u64> {
-        matches!(self, WikiError::Busy | WikiError::Unavailable).then_some(1)
+        match self {
+            WikiError::Privileged(e) => e.retry_after_secs(),
+            _ => matches!(self, WikiError::Busy | WikiError::Unavailable).then_some(1),
+        }
     }
 }
 

@@ -50,6 +50,12 @@ pub enum WikiCommand {
     /// `wiki.upload.status`: the caller's active batch and its uploads.
     #[serde(rename = "wiki.upload.status")]
     UploadStatus {},
+    /// `wiki.upload.chunk`: the signed claim that travels with one chunk's bytes on the chunk
+    /// route (`POST /api/relay/wiki/chunks`). The command only authorizes the caller; the wiki
+    /// actor then checks the bytes against this claim and the upload before storing them.
+    /// `index` is kept as sent (a JSON number) so a fractional one is refused by the chunk check.
+    #[serde(rename = "wiki.upload.chunk")]
+    UploadChunk { upload_id: String, batch_id: String, index: serde_json::Number, byte_size: u64, checksum: String },
     /// `wiki.upload.cancel`: cancels the caller's batch and removes its staging.
     #[serde(rename = "wiki.upload.cancel")]
     UploadCancel { batch_id: String },
@@ -90,6 +96,7 @@ impl WikiCommand {
         "wiki.category.delete",
         "wiki.upload.begin",
         "wiki.upload.status",
+        "wiki.upload.chunk",
         "wiki.upload.cancel",
         "wiki.publish",
         "wiki.replace",
@@ -110,6 +117,9 @@ impl WikiCommand {
         "replacementDocumentId",
         "batchId",
         "uploadId",
+        "index",
+        "byteSize",
+        "checksum",
         "title",
         "documentType",
         "documentId",
@@ -126,6 +136,7 @@ impl WikiCommand {
             W::CategoryDelete { .. } => "wiki.category.delete",
             W::UploadBegin { .. } => "wiki.upload.begin",
             W::UploadStatus {} => "wiki.upload.status",
+            W::UploadChunk { .. } => "wiki.upload.chunk",
             W::UploadCancel { .. } => "wiki.upload.cancel",
             W::Publish { .. } => "wiki.publish",
             W::Replace { .. } => "wiki.replace",
@@ -152,7 +163,7 @@ impl WikiCommand {
     /// Commands that change the library (everything but the reads): their changes are
     /// published to realtime subscribers after the commit.
     pub fn changes_library(&self) -> bool {
-        !matches!(self, WikiCommand::Library {} | WikiCommand::UploadStatus {})
+        !matches!(self, WikiCommand::Library {} | WikiCommand::UploadStatus {} | WikiCommand::UploadChunk { .. })
     }
 }
 

@@ -18,6 +18,10 @@ fn every_wiki_name_parses_to_its_variant_and_needs_wiki_manage() {
         ("wiki.category.delete", serde_json::json!({"categoryId": "a", "reassignTo": "b", "revision": 1})),
         ("wiki.upload.begin", serde_json::json!({"files": [{"fileName": "a.pdf", "byteSize": 10, "checksum": "ab"}]})),
         ("wiki.upload.status", serde_json::json!({})),
+        (
+            "wiki.upload.chunk",
+            serde_json::json!({"uploadId": "u", "batchId": "b", "index": 0, "byteSize": 4, "checksum": "ab"}),
+        ),
         ("wiki.upload.cancel", serde_json::json!({"batchId": "b"})),
         ("wiki.publish", serde_json::json!({"uploadId": "u", "title": "T", "categoryId": "c", "documentType": "sop"})),
         ("wiki.replace", serde_json::json!({"documentId": "d", "uploadId": "u", "revision": 2})),
@@ -52,7 +56,7 @@ fn payloads_are_strict() {
         serde_json::json!({"files": [{"fileName": "a.pdf", "byteSize": 1, "checksum": "x", "path": "/etc"}]}),
     );
     assert_eq!(file_extra, Err(CommandParseError::UnknownField), "no source path ever reaches the server");
-    for unknown in ["wiki", "wiki.", "wiki.Publish", "wiki.upload.chunk", "wiki.purge"] {
+    for unknown in ["wiki", "wiki.", "wiki.Publish", "wiki.upload.chunks", "wiki.purge"] {
         assert_eq!(parse(unknown, serde_json::json!({})), Err(CommandParseError::UnknownCommand), "{unknown}");
     }
 }
