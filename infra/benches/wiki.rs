@@ -8,7 +8,6 @@
 
 use std::time::{Duration, Instant};
 
-use diesel::RunQueryDsl;
 use serde_json::json;
 
 use domain::collections::WIKI_DOCUMENTS;
@@ -115,7 +114,6 @@ fn bench_search(report: &mut String) {
     let words = vocabulary();
     let mut rng = Lcg(42);
     let loaded = Instant::now();
-    diesel::sql_query("BEGIN").execute(&mut conn).unwrap();
     for d in 0..DOCUMENTS {
         let checksum = format!("{d:064x}");
         let body = json!({"sourceKey": format!("k{d}"), "categoryId": "wikiuncategoriz", "documentType": "sop",
@@ -140,7 +138,6 @@ fn bench_search(report: &mut String) {
             .collect();
         replace_passages(&mut conn, &id, &checksum, &passages, 1).unwrap();
     }
-    diesel::sql_query("COMMIT").execute(&mut conn).unwrap();
     let load_time = loaded.elapsed();
     let total = DOCUMENTS * PASSAGES_PER_DOCUMENT;
     let db_bytes = std::fs::metadata(tmp.path().join("relay.db")).map(|m| m.len()).unwrap_or(0)

@@ -218,3 +218,139 @@ pub fn live_upload_ids(conn: &mut SqliteConnection, now: i64) -> diesel::QueryRe
     .load(conn)?;
     Ok(rows.into_iter().map(|r| r.id).collect())
 }
+
+/// A batch as stored: its id and expiry.
+#[derive(Debug, Clone, PartialEq, Eq, QueryableByName)]
+pub struct BatchRow {
+    #[diesel(sql_type = Text)]
+    pub id: String,
+    #[diesel(sql_type = BigInt, column_name = "expiresAt")]
+    pub expires_at: i64,
+}
+
+/// An upload of a batch with how many of its chunks are stored.
+#[derive(Debug, Clone, PartialEq, Eq, QueryableByName)]
+pub struct UploadSummary {
+    #[diesel(sql_type = Text)]
+    pub id: String,
+    #[diesel(sql_type = Text, column_name = "fileName")]
+    pub file_name: String,
+    #[diesel(sql_type = BigInt, column_name = "byteSize")]
+    pub byte_size: i64,
+    #[diesel(sql_type = BigInt, column_name = "chunkSize")]
+    pub chunk_size: i64,
+    #[diesel(sql_type = BigInt, column_name = "chunkCount")]
+    pub chunk_count: i64,
+    #[diesel(sql_type = Text)]
+    pub state: String,
+    #[diesel(sql_type = Text, column_name = "safeError")]
+    pub safe_error: String,
+    #[diesel(sql_type = BigInt, column_name = "storedChunks")]
+    pub stored_chunks: i64,
+}
+
+/// The active batch of `account_id`, if any (expired or not).
+pub fn active_batch(conn: &mut SqliteConnection, account_id: &str) -> diesel::QueryResult<Option<BatchRow>> {
+    let rows: Vec<BatchRow> = diesel::sql_query(
+        "SELECT id, expiresAt FROM relay_wiki_upload_batches WHERE accountId = ? AND state = 'active'",
+    )
+    .bind::<Text, _>(account_id)
+    .load(conn)?;
+    Ok(rows.into_iter().next())
+}
+
+/// The uploads of `batch_id` in their announced order.
+pub fn batch_uploads(conn: &mut SqliteConnection, batch_id: &str) -> diesel::QueryResult<Vec<UploadSummary>> {
+    diesel::sql_query(
+        "SELECT u.id, u.fileName, u.byteSize, u.chunkSize, u.chunkCount, u.state, u.safeError, \
+         (SELECT COUNT(*) FROM relay_wiki_upload_chunks c WHERE c.uploadId = u.id) AS storedChunks \
+         FROM relay_wiki_uploads u WHERE u.batchId = ? ORDER BY u.position",
+    )
+    .bind::<Text, _>(batch_id)
+    .load(conn)
+}
+
+/// Ends a batch (`cancelled` or `expired`) with every upload in it that was not published.
+pub fn end_batch(conn: &mut SqliteConnection, batch_id: &str, state: &str, now: i64) -> diesel::QueryResult<()> {
+    diesel::sql_query("UPDATE relay_wiki_upload_batches SET state = ?, lastActivityAt = ? WHERE id = ?")
+        .bind::<Text, _>(state)
+        .bind::<BigInt, _>(now)
+        .bind::<Text, _>(batch_id)
+        .execute(conn)?;
+    diesel::sql_query(
+        "UPDATE relay_wiki_uploads SET state = ?, lastActivityAt = ? WHERE batchId = ? AND state NOT IN ('published')",
+    )
+    .bind::<Text, _>(state)
+    .bind::<BigInt, _>(now)
+    .bind::<Text, _>(batch_id)
+    .execute(conn)?;
+    Ok(())
+}
+
+/// Who opens a batch.
+#[derive(Debug, Clone, Copy)]
+pub struct BatchOwner<'a> {
+    pub account_id: &'a str,
+    pub device_id: &'a str,
+    pub actor_name: &'a str,
+}
+
+/// One upload a new batch holds (already checked by `domain::wiki`).
+#[derive(Debug, Clone)]
+pub struct NewUpload<'a> {
+    pub id: String,
+    pub file_name: &'a str,
+    pub byte_size: u64,
+    pub checksum: &'a str,
+    pub chunk_size: u64,
+    pub chunk_count: u32,
+}
+
+/// Inserts an active batch with its queued uploads.
+pub fn insert_batch(
+    conn: &mut SqliteConnection,
+    batch_id: &str,
+    owner: BatchOwner<'_>,
+    uploads: &[NewUpload<'_>],
+    replacement_document_id: &str,
+    now: i64,
+    expires_at: i64,
+) -> diesel::QueryResult<()> {
+    let total: u64 = uploads.iter().map(|u| u.byte_size).sum();
+    diesel::sql_query(
+        "INSERT INTO relay_wiki_upload_batches (id, accountId, deviceId, actorName, fileCount, totalBytes, state, \
+         createdAt, lastActivityAt, expiresAt) VALUES (?, ?, ?, ?, ?, ?, 'active', ?, ?, ?)",
+    )
+    .bind::<Text, _>(batch_id)
+    .bind::<Text, _>(owner.account_id)
+    .bind::<Text, _>(owner.device_id)
+    .bind::<Text, _>(owner.actor_name)
+    .bind::<BigInt, _>(uploads.len() as i64)
+    .bind::<BigInt, _>(total as i64)
+    .bind::<BigInt, _>(now)
+    .bind::<BigInt, _>(now)
+    .bind::<BigInt, _>(expires_at)
+    .execute(conn)?;
+    for (position, upload) in uploads.iter().enumerate() {
+        diesel::sql_query(
+            "INSERT INTO relay_wiki_uploads (id, batchId, accountId, deviceId, position, fileName, byteSize, checksum, \
+             chunkSize, chunkCount, replacementDocumentId, state, lastActivityAt, expiresAt) \
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?)",
+        )
+        .bind::<Text, _>(&upload.id)
+        .bind::<Text, _>(batch_id)
+        .bind::<Text, _>(owner.account_id)
+        .bind::<Text, _>(owner.device_id)
+        .bind::<BigInt, _>(position as i64)
+        .bind::<Text, _>(upload.file_name)
+        .bind::<BigInt, _>(upload.byte_size as i64)
+        .bind::<Text, _>(upload.checksum)
+        .bind::<BigInt, _>(upload.chunk_size as i64)
+        .bind::<BigInt, _>(i64::from(upload.chunk_count))
+        .bind::<Text, _>(replacement_document_id)
+        .bind::<BigInt, _>(now)
+        .bind::<BigInt, _>(expires_at)
+        .execute(conn)?;
+    }
+    Ok(())
+}
