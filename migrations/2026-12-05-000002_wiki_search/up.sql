@@ -16,7 +16,8 @@ CREATE TABLE "relay_wiki_passages" (
 );
 CREATE INDEX "idx_relay_wiki_passages_document" ON "relay_wiki_passages" ("documentId", "pageNumber", "passageNumber");
 
-CREATE VIRTUAL TABLE "relay_wiki_passages_fts" USING fts5("normalizedText", content="relay_wiki_passages", content_rowid='id', tokenize='unicode61 remove_diacritics 2');
+-- Prefix indexes for 2-4 characters: the last word of a query is a prefix as the operator types.
+CREATE VIRTUAL TABLE "relay_wiki_passages_fts" USING fts5("normalizedText", content="relay_wiki_passages", content_rowid='id', tokenize='unicode61 remove_diacritics 2', prefix='2 3 4');
 CREATE TRIGGER "relay_wiki_passages_insert" AFTER INSERT ON "relay_wiki_passages" BEGIN
     INSERT INTO "relay_wiki_passages_fts" (rowid, "normalizedText") VALUES (new."id", new."normalizedText");
 END;

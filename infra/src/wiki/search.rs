@@ -1,8 +1,9 @@
 //! The Wiki's full-text index in the store: a published document's passages written in one
 //! transaction (replacing any earlier ones), and searches over them with SQLite FTS5 and BM25,
 //! joined to the documents so only active ones answer, filtered by category, type or one
-//! document. The `MATCH` expression comes only from `domain::wiki::fts_match_expression`
-//! (every word quoted, never an operator), and every value is bound.
+//! document; the index ranks alone first and only its best candidates are joined. The `MATCH`
+//! expression comes only from `domain::wiki::fts_match_expression` (every word quoted, never an
+//! operator), and every value is bound.
 
 use diesel::sql_types::{BigInt, Double, Text};
 use diesel::sqlite::SqliteConnection;
@@ -72,35 +73,99 @@ pub struct PassageHit {
     pub rank: f64,
 }
 
-/// The best `limit` passages for the FTS5 `expression`, BM25-ranked.
+/// How many index candidates the first round reads; each widening multiplies it by ten.
+const FIRST_CANDIDATES: usize = 200;
+/// Past this many candidates a search reads every match.
+const MAX_CANDIDATES: usize = 20_000;
+
+/// The best `limit` passages for the FTS5 `expression`, BM25-ranked. The index is asked for its
+/// best candidates alone (FTS5 orders by rank itself, with no join per match), which are then
+/// joined to their active documents and filtered; when filters leave fewer than `limit` and the
+/// index had more, the candidate window widens (x10) up to every match. A one-document search
+/// narrows the index to that document's rowids (its passages are written together).
 pub fn search_passages(
     conn: &mut SqliteConnection,
     expression: &str,
     filter: &SearchFilter,
     limit: usize,
 ) -> diesel::QueryResult<Vec<PassageHit>> {
-    let mut sql = String::from(
-        "SELECT p.documentId, d.title, p.pageNumber, p.heading, p.text, p.normalizedText, \
-         bm25(relay_wiki_passages_fts) AS rank FROM relay_wiki_passages_fts \
-         JOIN relay_wiki_passages p ON p.id = relay_wiki_passages_fts.rowid \
-         JOIN wiki_documents d ON d.id = p.documentId AND d.checksum = p.checksum \
-         WHERE relay_wiki_passages_fts MATCH ? AND d.lifecycleState = 'active'",
+    let mut candidates = FIRST_CANDIDATES.max(limit);
+    loop {
+        let window = if candidates > MAX_CANDIDATES { None } else { Some(candidates) };
+        let hits = search_window(conn, expression, filter, limit, window)?;
+        let exhausted = window.is_none_or(|w| count_window(conn, expression, filter, w).is_ok_and(|n| n < w));
+        if hits.len() >= limit || exhausted {
+            return Ok(hits);
+        }
+        candidates *= 10;
+    }
+}
+
+fn document_rowids(filter: &SearchFilter) -> &'static str {
+    if filter.document_id.is_some() {
+        " AND rowid BETWEEN (SELECT min(id) FROM relay_wiki_passages WHERE documentId = ?) \
+         AND (SELECT max(id) FROM relay_wiki_passages WHERE documentId = ?)"
+    } else {
+        ""
+    }
+}
+
+#[derive(QueryableByName)]
+struct Count {
+    #[diesel(sql_type = BigInt)]
+    n: i64,
+}
+
+/// How many candidates the window held (at most `window`).
+fn count_window(
+    conn: &mut SqliteConnection,
+    expression: &str,
+    filter: &SearchFilter,
+    window: usize,
+) -> diesel::QueryResult<usize> {
+    let sql = format!(
+        "SELECT COUNT(*) AS n FROM (SELECT rowid FROM relay_wiki_passages_fts WHERE relay_wiki_passages_fts MATCH ?{} LIMIT ?)",
+        document_rowids(filter)
     );
-    let mut binds: Vec<&str> = vec![expression];
-    for (column, value) in [
-        ("p.documentId", &filter.document_id),
-        ("d.categoryId", &filter.category_id),
-        ("d.documentType", &filter.document_type),
-    ] {
+    let mut query = diesel::sql_query(sql).into_boxed().bind::<Text, _>(expression.to_string());
+    if let Some(id) = &filter.document_id {
+        query = query.bind::<Text, _>(id.clone()).bind::<Text, _>(id.clone());
+    }
+    let rows: Vec<Count> = query.bind::<BigInt, _>(window as i64).load(conn)?;
+    Ok(rows.first().map_or(0, |r| r.n as usize))
+}
+
+fn search_window(
+    conn: &mut SqliteConnection,
+    expression: &str,
+    filter: &SearchFilter,
+    limit: usize,
+    window: Option<usize>,
+) -> diesel::QueryResult<Vec<PassageHit>> {
+    let mut sql = format!(
+        "WITH top AS (SELECT rowid AS id, rank FROM relay_wiki_passages_fts WHERE relay_wiki_passages_fts MATCH ?{} \
+         ORDER BY rank LIMIT ?) \
+         SELECT p.documentId, d.title, p.pageNumber, p.heading, p.text, p.normalizedText, top.rank AS rank \
+         FROM top JOIN relay_wiki_passages p ON p.id = top.id \
+         JOIN wiki_documents d ON d.id = p.documentId AND d.checksum = p.checksum \
+         WHERE d.lifecycleState = 'active'",
+        document_rowids(filter)
+    );
+    let mut binds: Vec<&str> = Vec::new();
+    for (column, value) in [("d.categoryId", &filter.category_id), ("d.documentType", &filter.document_type)] {
         if let Some(value) = value {
             sql.push_str(&format!(" AND {column} = ?"));
             binds.push(value);
         }
     }
-    sql.push_str(" ORDER BY rank, p.documentId, p.pageNumber, p.passageNumber LIMIT ?");
-    let mut query = diesel::sql_query(sql).into_boxed();
+    sql.push_str(" ORDER BY top.rank, p.documentId, p.pageNumber, p.passageNumber LIMIT ?");
+    let mut query = diesel::sql_query(sql).into_boxed().bind::<Text, _>(expression.to_string());
+    if let Some(id) = &filter.document_id {
+        query = query.bind::<Text, _>(id.clone()).bind::<Text, _>(id.clone());
+    }
+    query = query.bind::<BigInt, _>(window.map_or(-1, |w| w as i64));
     for value in binds {
-        query = query.bind::<Text, _>(value);
+        query = query.bind::<Text, _>(value.to_string());
     }
     query.bind::<BigInt, _>(limit as i64).load(conn)
 }

@@ -76,3 +76,34 @@ fn trashed_documents_and_replaced_passages_never_answer() {
     let one = SearchFilter { document_id: Some(ids[2].clone()), ..SearchFilter::default() };
     assert!(titles(&pool, "overlays", &one).is_empty());
 }
+
+#[test]
+fn filters_widen_the_candidate_window_until_they_find_enough_or_every_match() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (pool, _) = crate::db::open(&tmp.path().join("relay.db"), 1).unwrap();
+    let mut conn = pool.get().unwrap();
+    let mut add = |category: &str, n: usize, text: &str, count: usize| {
+        let checksum = format!("{n:064x}");
+        let body = json!({"sourceKey": format!("k{n}"), "categoryId": category, "documentType": "sop",
+            "title": format!("Doc {n}"), "fileName": format!("{n}.pdf"), "checksum": checksum, "byteSize": 1,
+            "pageCount": count.min(1000), "lifecycleState": "active"});
+        let id = create_in(&mut conn, &WIKI_DOCUMENTS, &body, 0).unwrap()["id"].as_str().unwrap().to_string();
+        let passages: Vec<_> =
+            (0..count).flat_map(|page| build_passages(page as u32 + 1, text, &[], &PassageLimits::default())).collect();
+        replace_passages(&mut conn, &id, &checksum, &passages, 1).unwrap();
+        id
+    };
+    // 2,500 strong matches in one category rank above the one weak match in another.
+    add("categoryaaaaaaa", 1, "tunnel tunnel tunnel tunnel", 2_500);
+    let weak = add("categorybbbbbbb", 2, "a long passage that mentions the tunnel only once among many other words", 1);
+    drop(conn);
+    let in_b = SearchFilter { category_id: Some("categorybbbbbbb".into()), ..SearchFilter::default() };
+    let expression = fts_match_expression(&check_query("tunnel").unwrap()).unwrap();
+    let mut conn = pool.get().unwrap();
+    let hits = search_passages(&mut conn, &expression, &in_b, 20).unwrap();
+    assert_eq!(hits.len(), 1, "found past the first windows");
+    assert_eq!(hits[0].document_id, weak);
+    let one = SearchFilter { document_id: Some(weak.clone()), ..SearchFilter::default() };
+    assert_eq!(search_passages(&mut conn, &expression, &one, 50).unwrap().len(), 1, "the document's rowids only");
+    assert_eq!(search_passages(&mut conn, &expression, &SearchFilter::default(), 20).unwrap().len(), 20);
+}
