@@ -92,6 +92,23 @@ fn owner(relay: &Relay) {
     }
 }
 
+const ADMIN_PW: &str = "admin-password-0002";
+
+/// Gives the Administrator `charles` a password and activates him (a new password revokes his
+/// laptops, so once per test).
+fn administrator(relay: &Relay) {
+    let (ok, out) = admin_cli(&relay.data_dir, &["set-password", "--username", "charles"], &format!("{ADMIN_PW}\n"));
+    assert!(ok, "{out}");
+    let (ok, out) = admin_cli(&relay.data_dir, &["activate", "--username", "charles"], "");
+    assert!(ok, "{out}");
+}
+
+/// A laptop paired for `charles`, its key made from `seed`.
+async fn administrator_laptop(relay: &Relay, token: &str, seed: u8) -> Device {
+    let code = pairing_code(relay, "charles", ADMIN_PW, "charles");
+    pair(relay, token, "charles", &code, seed).await.expect("the administrator pairs")
+}
+
 /// The upload id the CLI printed for `file_name`.
 fn upload_id(out: &str, file_name: &str) -> String {
     let line = out.lines().find(|l| l.contains(file_name)).unwrap_or_else(|| panic!("{file_name} in {out}"));
@@ -175,13 +192,8 @@ async fn an_administrators_laptop_runs_wiki_commands_with_signed_envelopes() {
     let relay = Relay::start();
     let token = relay.token().await;
     owner(&relay);
-    let admin_pw = "admin-password-0002";
-    let (ok, out) = admin_cli(&relay.data_dir, &["set-password", "--username", "charles"], &format!("{admin_pw}\n"));
-    assert!(ok, "{out}");
-    let (ok, out) = admin_cli(&relay.data_dir, &["activate", "--username", "charles"], "");
-    assert!(ok, "{out}");
-    let code = pairing_code(&relay, "charles", admin_pw, "charles");
-    let laptop = pair(&relay, &token, "charles", &code, 11).await.expect("the administrator pairs");
+    administrator(&relay);
+    let laptop = administrator_laptop(&relay, &token, 11).await;
 
     let (status, body) =
         signed_command(&relay, &token, &laptop, "wiki.category.create", json!({"name": "Voice"}), None).await;
@@ -234,15 +246,9 @@ async fn a_laptop_uploads_in_signed_chunks_that_are_bound_to_it_and_resumes_afte
     let mut relay = Relay::start();
     let token = relay.token().await;
     owner(&relay);
-    let admin_pw = "admin-password-0002";
-    let (ok, out) = admin_cli(&relay.data_dir, &["set-password", "--username", "charles"], &format!("{admin_pw}\n"));
-    assert!(ok, "{out}");
-    let (ok, out) = admin_cli(&relay.data_dir, &["activate", "--username", "charles"], "");
-    assert!(ok, "{out}");
-    let laptop =
-        pair(&relay, &token, "charles", &pairing_code(&relay, "charles", admin_pw, "charles"), 12).await.unwrap();
-    let other =
-        pair(&relay, &token, "charles", &pairing_code(&relay, "charles", admin_pw, "charles"), 13).await.unwrap();
+    administrator(&relay);
+    let laptop = administrator_laptop(&relay, &token, 12).await;
+    let other = administrator_laptop(&relay, &token, 13).await;
 
     let pdf = two_chunk_pdf();
     let files = json!([{"fileName": "voice.pdf", "byteSize": pdf.len(), "checksum": sha256(&pdf)}]);
