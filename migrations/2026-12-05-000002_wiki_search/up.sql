@@ -18,6 +18,8 @@ CREATE INDEX "idx_relay_wiki_passages_document" ON "relay_wiki_passages" ("docum
 
 -- Prefix indexes for 2-4 characters: the last word of a query is a prefix as the operator types.
 CREATE VIRTUAL TABLE "relay_wiki_passages_fts" USING fts5("normalizedText", content="relay_wiki_passages", content_rowid='id', tokenize='unicode61 remove_diacritics 2', prefix='2 3 4');
+-- How many passages hold each word: a search leaves out whole words found in most passages.
+CREATE VIRTUAL TABLE "relay_wiki_passages_vocab" USING fts5vocab("relay_wiki_passages_fts", 'row');
 CREATE TRIGGER "relay_wiki_passages_insert" AFTER INSERT ON "relay_wiki_passages" BEGIN
     INSERT INTO "relay_wiki_passages_fts" (rowid, "normalizedText") VALUES (new."id", new."normalizedText");
 END;

@@ -1,7 +1,8 @@
 //! Wiki search for the wiki actor: indexing a published document's passages (built by
 //! `domain::wiki::build_document_passages` from the pages its upload's extraction kept, under
 //! the passage budget) and answering a query with at most 20 passages (50 within one document),
-//! each with its match kind and a highlighted excerpt as character ranges (never HTML). An
+//! each with its match kind and a highlighted excerpt as character ranges (never HTML); whole
+//! words found in most passages are left out of the index query when another word remains. An
 //! indexing failure marks the document's search state `failed` and leaves it readable.
 
 use serde::Serialize;
@@ -14,7 +15,7 @@ use domain::wiki::{
     SearchScope, SearchTerms,
 };
 use infra::store::{get_in, update_in};
-use infra::wiki::search::{remove_passages, replace_passages, search_passages, SearchFilter};
+use infra::wiki::search::{common_words, remove_passages, replace_passages, search_passages, SearchFilter};
 use infra::wiki::uploads;
 
 use super::pipeline::{outline_from_json, Pipeline, PAGES_FILE};
@@ -130,7 +131,10 @@ pub(super) fn search(pipeline: &Pipeline, request: &SearchRequest) -> Result<Vec
         document_type: request.document_type.clone(),
     };
     let mut conn = pipeline.pool.get().map_err(|_| WikiError::Unavailable)?;
-    let hits = search_passages(&mut conn, &terms.fts_match_expression(), &filter, limit).map_err(|e| {
+    let whole_words = &terms.tokens()[..terms.tokens().len().saturating_sub(1)];
+    let common = common_words(&mut conn, whole_words).unwrap_or_default();
+    let searched = terms.without_common(|word| common.iter().any(|c| c == word));
+    let hits = search_passages(&mut conn, &searched.fts_match_expression(), &filter, limit).map_err(|e| {
         tracing::error!(error = %e, "wiki search failed");
         WikiError::Unavailable
     })?;

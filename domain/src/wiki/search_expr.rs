@@ -30,6 +30,15 @@ pub enum SearchScope {
 }
 
 /// The most results a search in `scope` returns: 20 across the library, 50 within a document.
+/// A word found in more than this share of all passages is common (see
+/// [`SearchTerms::without_common`]); BM25 gives such a word almost no weight.
+pub const COMMON_WORD_SHARE: f64 = 0.2;
+
+/// Whether a word found in `passages_with_word` of `total_passages` passages is common.
+pub fn is_common_word(passages_with_word: u64, total_passages: u64) -> bool {
+    total_passages > 0 && passages_with_word as f64 > COMMON_WORD_SHARE * total_passages as f64
+}
+
 pub fn result_limit(scope: SearchScope) -> usize {
     match scope {
         SearchScope::AllDocuments => SEARCH_GLOBAL_RESULTS,
@@ -74,6 +83,16 @@ impl SearchTerms {
     /// The normalized tokens searched for, function words dropped; the last is a prefix.
     pub fn tokens(&self) -> &[String] {
         &self.tokens
+    }
+
+    /// The terms without the whole words (never the last, typed-so-far prefix) that `common`
+    /// says carry no ranking information, as long as one other term stays: like function words,
+    /// a word found in most passages narrows nothing and makes the index read its whole list.
+    pub fn without_common(&self, common: impl Fn(&str) -> bool) -> SearchTerms {
+        let Some((last, rest)) = self.tokens.split_last() else { return self.clone() };
+        let mut kept: Vec<String> = rest.iter().filter(|t| !common(t)).cloned().collect();
+        kept.push(last.clone());
+        SearchTerms { phrase: self.phrase.clone(), tokens: kept }
     }
 
     /// The FTS5 `MATCH` expression: `"a" AND "b" AND "c"*`.

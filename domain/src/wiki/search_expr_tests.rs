@@ -194,3 +194,17 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn common_whole_words_are_dropped_but_never_the_prefix_or_the_last_remaining_term() {
+    let terms = SearchTerms::from_query(&check_query("router vpn failov").unwrap()).unwrap();
+    let common = |t: &str| t == "router" || t == "failov";
+    assert_eq!(terms.without_common(common).fts_match_expression(), "\"vpn\" AND \"failov\"*");
+    let everything = |_: &str| true;
+    assert_eq!(terms.without_common(everything).fts_match_expression(), "\"failov\"*", "the prefix always stays");
+    let nothing = |_: &str| false;
+    assert_eq!(terms.without_common(nothing), terms);
+    assert!(is_common_word(21, 100));
+    assert!(!is_common_word(20, 100));
+    assert!(!is_common_word(5, 0));
+}

@@ -46,6 +46,29 @@ pub fn remove_passages(conn: &mut SqliteConnection, document_id: &str) -> diesel
     diesel::sql_query("DELETE FROM relay_wiki_passages WHERE documentId = ?").bind::<Text, _>(document_id).execute(conn)
 }
 
+#[derive(QueryableByName)]
+struct Frequency {
+    #[diesel(sql_type = BigInt)]
+    n: i64,
+}
+
+/// The whole words among `words` that are common in the index (`domain::wiki::is_common_word`:
+/// in more than a fifth of all passages).
+pub fn common_words(conn: &mut SqliteConnection, words: &[String]) -> diesel::QueryResult<Vec<String>> {
+    let total: Vec<Frequency> = diesel::sql_query("SELECT COUNT(*) AS n FROM relay_wiki_passages").load(conn)?;
+    let total = total.first().map_or(0, |r| r.n as u64);
+    let mut common = Vec::new();
+    for word in words {
+        let rows: Vec<Frequency> = diesel::sql_query("SELECT doc AS n FROM relay_wiki_passages_vocab WHERE term = ?")
+            .bind::<Text, _>(word)
+            .load(conn)?;
+        if domain::wiki::is_common_word(rows.first().map_or(0, |r| r.n as u64), total) {
+            common.push(word.clone());
+        }
+    }
+    Ok(common)
+}
+
 /// What a search may be narrowed to.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SearchFilter {
