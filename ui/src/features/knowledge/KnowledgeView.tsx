@@ -97,7 +97,8 @@ export default function KnowledgeView() {
       )}
 
       <div className="knowledge-layout">
-        <nav className="knowledge-categories" aria-label="Categories" data-testid="knowledge-categories">
+        {/* A labelled group, not a <nav>: the sidebar stays the page's one navigation landmark. */}
+        <div className="knowledge-categories" role="group" aria-label="Categories" data-testid="knowledge-categories">
           <ul className="plain-list">
             <li>
               <CategoryButton label="All documents" count={total} on={shown.categoryId === null} onClick={() => setFilter({ ...shown, categoryId: null })} />
@@ -108,7 +109,7 @@ export default function KnowledgeView() {
               </li>
             ))}
           </ul>
-        </nav>
+        </div>
 
         <div className="knowledge-library">
           <div className="seg" role="group" aria-label="Document type" data-testid="knowledge-type-filter">

@@ -208,7 +208,7 @@ export function PdfViewer({
       )}
       <div className="pdf-body">
         {outline.length > 0 && showOutline && (
-          <nav className="pdf-outline" aria-label="Outline" data-testid="pdf-outline">
+          <div className="pdf-outline" role="group" aria-label="Outline" data-testid="pdf-outline">
             <ul className="plain-list">
               {outline.map((o, i) => (
                 <li key={i} className={`pdf-outline-depth-${o.depth}`}>
@@ -218,7 +218,7 @@ export function PdfViewer({
                 </li>
               ))}
             </ul>
-          </nav>
+          </div>
         )}
         <div
           ref={scroller}
