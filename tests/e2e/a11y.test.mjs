@@ -282,7 +282,7 @@ describe('Accessibility (WCAG 2.2 AA)', { timeout: 240_000 }, () => {
     assert.equal(await focused(), 'nav-settings', 'End reaches the last nav item (Settings)');
     await kb.keyboard.press('ArrowDown');
     assert.equal(await focused(), 'nav-compose', 'ArrowDown wraps to the top');
-    for (let i = 0; i < 5; i++) await kb.keyboard.press('ArrowUp'); // Settings, Problems, Radar, Servers, People
+    for (let i = 0; i < 6; i++) await kb.keyboard.press('ArrowUp'); // Settings, Knowledge, Problems, Radar, Servers, People
     assert.equal(await focused(), 'nav-people');
     // Tab on to "Add contact", open it with Enter, close it with Esc: focus goes back to the opener.
     let presses = 0;

@@ -32,6 +32,9 @@ const fakeTransport: Transport = {
   radar: unused,
   refreshRadar: unused,
   brandingLogo: unused,
+  wikiSearch: unused,
+  wikiPdf: unused,
+  wikiCover: unused,
   syncServers: unused,
   openDynatraceDashboard: unused,
   authIdentity: () => null,
@@ -59,9 +62,9 @@ describe('App markup', () => {
       </TransportProvider>,
     );
     const navIds = [...html.matchAll(/data-testid="nav-([a-z]+)"/g)].map((m) => m[1]);
-    expect(navIds).toEqual(['compose', 'alerts', 'oncall', 'notes', 'status', 'people', 'servers', 'radar', 'problems', 'settings']);
+    expect(navIds).toEqual(['compose', 'alerts', 'oncall', 'notes', 'status', 'people', 'servers', 'radar', 'problems', 'knowledge', 'settings']);
     expect(TABS.map((t) => t.label)).toEqual([
-      'Compose', 'Alerts', 'On-Call', 'Notes', 'Status', 'People', 'Servers', 'Radar', 'Problems', 'Settings',
+      'Compose', 'Alerts', 'On-Call', 'Notes', 'Status', 'People', 'Servers', 'Radar', 'Problems', 'Knowledge', 'Settings',
     ]);
     expect(html).toMatch(/data-testid="status-connection"[^>]*>Connecting…</);
     expect(html).toContain('<h1 class="view-title">Compose</h1>');

@@ -41,6 +41,7 @@ export function Modal({
   children,
   role = 'dialog',
   wide,
+  className,
   testId,
 }: {
   title: string;
@@ -48,6 +49,8 @@ export function Modal({
   children: ReactNode;
   role?: 'dialog' | 'alertdialog';
   wide?: boolean;
+  /** Extra class on the dialog (a size beyond `wide`, e.g. the PDF viewer's). */
+  className?: string;
   testId?: string;
 }) {
   const ref = useRef<HTMLDivElement>(null);
@@ -89,7 +92,7 @@ export function Modal({
           // Only the top-most dialog traps (a nested one's keydown also bubbles through this one).
           if (ref.current && !e.defaultPrevented && elements[elements.length - 1] === ref.current) trapTab(e, ref.current);
         }}
-        className={wide ? 'modal modal-wide' : 'modal'}
+        className={`${wide ? 'modal modal-wide' : 'modal'}${className ? ` ${className}` : ''}`}
         role={role}
         aria-modal="true"
         aria-label={title}

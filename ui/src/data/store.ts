@@ -44,6 +44,8 @@ const SORTS: Record<string, Compare<any>> = {
   alert_reminders: newestFirst,
   notes: byField('entityKey'),
   oncall_board_settings: newestFirst,
+  wiki_categories: byNumber('sortOrder'),
+  wiki_documents: byField('title'),
 };
 
 /**
@@ -292,7 +294,7 @@ export class DataStores {
  * as a lost session): server-owned ones take no write at all, append-only ones no update or
  * delete. The gated transport refuses those writes itself, without a request.
  */
-export const SERVER_OWNED_COLLECTIONS: ReadonlySet<string> = new Set(['dynatrace_problems', 'dynatrace_problem_sync']);
+export const SERVER_OWNED_COLLECTIONS: ReadonlySet<string> = new Set(['dynatrace_problems', 'dynatrace_problem_sync', 'wiki_categories', 'wiki_documents']);
 export const APPEND_ONLY_COLLECTIONS: ReadonlySet<string> = new Set(['dynatrace_problem_notes']);
 /** Create and update only (never delete). */
 export const NO_DELETE_COLLECTIONS: ReadonlySet<string> = new Set(['dynatrace_problem_states']);
@@ -378,6 +380,10 @@ export function gatedTransport(t: Transport, gate: WriteGate, queue: ((m: Offlin
     refreshRadar: () => t.refreshRadar(),
     // A read of server-owned branding (the logos are set on the server PC, not through here).
     brandingLogo: (kind) => t.brandingLogo(kind),
+    // Reads of the server-owned Wiki (published on the server PC or a paired laptop, never here).
+    wikiSearch: (query, signal) => t.wikiSearch(query, signal),
+    wikiPdf: (id, signal) => t.wikiPdf(id, signal),
+    wikiCover: (id, signal) => t.wikiCover(id, signal),
     // Not a record write either: the server reads the workbook into rows and stores nothing (the
     // rows then go through importRecords / syncServers, which are gated).
     readSpreadsheet: (file, sheet) => t.readSpreadsheet(file, sheet),

@@ -29,6 +29,9 @@ import type {
   StatusRefresh,
   SystemHealth,
   Transport,
+  WikiPdf,
+  WikiSearchHit,
+  WikiSearchQuery,
 } from './types';
 import { ServerSyncRefusal, TransportError } from './types';
 
@@ -48,6 +51,8 @@ export const BRANDING_LOGO_PATH = '/api/relay/branding/logo/';
 export const SERVERS_SYNC_PATH = '/api/relay/servers/sync';
 export const SPREADSHEET_ROWS_PATH = '/api/relay/spreadsheet/rows';
 export const ALERT_IMAGE_PATH = '/api/relay/images/alert-body';
+export const WIKI_SEARCH_PATH = '/api/relay/wiki/search';
+export const WIKI_DOCUMENTS_PATH = '/api/relay/wiki/documents/';
 export const XLSX_CONTENT_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 /** Records per page when fetching a whole collection. */
 export const FULL_LIST_BATCH = 1000;
@@ -371,28 +376,49 @@ export class PocketBaseTransport implements Transport {
     return this.call(() => this.pb.send<RadarSnapshot>(RADAR_PATH, { method: 'GET', requestKey: null }));
   }
 
-  /**
-   * The logo's PNG bytes, or null when none is set (204; an older server answered 404). Binary,
-   * so not through `pb.send` (which reads every answer as JSON): the same observed fetch with the
-   * app token, and the same error mapping for anything else.
-   */
+  /** The logo's PNG bytes, or null when none is set (204; an older server answered 404). */
   async brandingLogo(kind: LogoKind): Promise<Blob | null> {
-    const url = this.pb.buildURL(BRANDING_LOGO_PATH + encodeURIComponent(kind));
+    const res = await this.getRaw(BRANDING_LOGO_PATH + encodeURIComponent(kind), [204, 404]);
+    return res.status === 204 || res.status === 404 ? null : res.blob();
+  }
+
+  async wikiSearch(query: WikiSearchQuery, signal?: AbortSignal): Promise<WikiSearchHit[]> {
+    const answer = await this.call(() =>
+      this.pb.send<{ items?: unknown }>(WIKI_SEARCH_PATH, { method: 'GET', query: only({ ...query }), signal, requestKey: null }),
+    );
+    return Array.isArray(answer?.items) ? (answer.items as WikiSearchHit[]) : [];
+  }
+
+  async wikiPdf(documentId: string, signal?: AbortSignal): Promise<WikiPdf> {
+    const res = await this.getRaw(`${WIKI_DOCUMENTS_PATH}${encodeURIComponent(documentId)}/pdf`, [], signal);
+    const bytes = await res.arrayBuffer();
+    return { bytes, checksum: res.headers.get('X-Relay-Checksum') };
+  }
+
+  async wikiCover(documentId: string, signal?: AbortSignal): Promise<Blob | null> {
+    const res = await this.getRaw(`${WIKI_DOCUMENTS_PATH}${encodeURIComponent(documentId)}/cover`, [404], signal);
+    return res.status === 404 ? null : res.blob();
+  }
+
+  /**
+   * A GET whose answer is not JSON (images, PDFs), so not through `pb.send` (which reads every
+   * answer as JSON): the same observed fetch with the app token, and the same error mapping for
+   * any status outside 2xx and `accepted`.
+   */
+  private async getRaw(path: string, accepted: number[], signal?: AbortSignal): Promise<Response> {
+    const url = this.pb.buildURL(path);
     const token = this.pb.authStore.token;
     let res: Response;
     try {
-      res = await this.observedFetch(url, url, { method: 'GET', headers: token ? { Authorization: token } : {} });
+      res = await this.observedFetch(url, url, { method: 'GET', headers: token ? { Authorization: token } : {}, signal });
     } catch (err) {
       const aborted = (err as { name?: unknown } | null)?.name === 'AbortError';
       throw toTransportError({ status: 0, isAbort: aborted });
     }
-    if (res.status === 204 || res.status === 404) return null;
-    if (!res.ok) {
-      const body: unknown = await res.json().catch(() => ({}));
-      const retry = res.status === 429 ? { [RETRY_AFTER_FIELD]: parseRetryAfter(res.headers.get('Retry-After'), this.now()) } : {};
-      throw toTransportError({ status: res.status, response: { ...(body && typeof body === 'object' ? body : {}), ...retry } });
-    }
-    return res.blob();
+    if (res.ok || accepted.includes(res.status)) return res;
+    const body: unknown = await res.json().catch(() => ({}));
+    const retry = res.status === 429 ? { [RETRY_AFTER_FIELD]: parseRetryAfter(res.headers.get('Retry-After'), this.now()) } : {};
+    throw toTransportError({ status: res.status, response: { ...(body && typeof body === 'object' ? body : {}), ...retry } });
   }
 
   /** A write: through the gateway it carries the CSRF token (beforeSend); a 429 keeps Retry-After. */

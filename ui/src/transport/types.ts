@@ -229,6 +229,42 @@ export interface ServerSyncEntry {
   body: Record<string, unknown> | null;
 }
 
+/** Wiki document types (`wiki_documents.documentType`): "SOP Manual" and "Quick Guide". */
+export type WikiDocumentType = 'sop' | 'cheatsheet';
+
+/** GET /api/relay/wiki/search parameters (`q` <= 120 characters, not only function words). */
+export interface WikiSearchQuery {
+  q: string;
+  documentId?: string;
+  categoryId?: string;
+  documentType?: WikiDocumentType;
+  limit?: number;
+}
+
+/** One matching passage of GET /api/relay/wiki/search (plain text; never HTML). */
+export interface WikiSearchHit {
+  documentId: string;
+  title: string;
+  /** 1-based. */
+  pageNumber: number;
+  /** The outline heading the page falls under, or ''. */
+  heading: string;
+  matchKind: 'exact' | 'tokens' | 'prefix' | 'fuzzy';
+  excerpt: string;
+  /** `[start, end)` ranges of `excerpt` in characters (Unicode code points), not UTF-16 units. */
+  highlights: [number, number][];
+}
+
+/**
+ * GET /api/relay/wiki/documents/{id}/pdf: the bytes as received and the server's
+ * `X-Relay-Checksum` (SHA-256 hex) when the response exposes it (a desktop window reads the
+ * server cross-origin, where it is not exposed: null). Nothing here has checked either.
+ */
+export interface WikiPdf {
+  bytes: ArrayBuffer;
+  checksum: string | null;
+}
+
 export interface RealtimeEvent<T = any> {
   action: RealtimeAction;
   record: T;
@@ -296,6 +332,16 @@ export interface Transport {
    * signed in), or null when none is set (404). Rejects with a TransportError otherwise.
    */
   brandingLogo(kind: LogoKind): Promise<Blob | null>;
+  /**
+   * GET /api/relay/wiki/search: passages of active Wiki documents (every mode, when signed in).
+   * Rejects with an 'invalid' TransportError (400, the server's message) for a query of only
+   * function words or over 120 characters, 'aborted' when `signal` fired.
+   */
+  wikiSearch(query: WikiSearchQuery, signal?: AbortSignal): Promise<WikiSearchHit[]>;
+  /** GET /api/relay/wiki/documents/{id}/pdf: the whole PDF (see WikiPdf; 'not-found' once trashed). */
+  wikiPdf(documentId: string, signal?: AbortSignal): Promise<WikiPdf>;
+  /** GET /api/relay/wiki/documents/{id}/cover: the cover PNG, or null when the document has none (404). */
+  wikiCover(documentId: string, signal?: AbortSignal): Promise<Blob | null>;
   /** GET /api/relay/radar: the last Radar snapshot the server read (every mode, when signed in). */
   radar(): Promise<RadarSnapshot>;
   /**

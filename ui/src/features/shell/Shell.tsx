@@ -40,6 +40,7 @@ const LOADERS = {
   settings: () => import('../settings/SettingsView'),
   radar: () => import('../radar/RadarView'),
   problems: () => import('../problems/ProblemsView'),
+  knowledge: () => import('../knowledge/KnowledgeView'),
 };
 const PREFETCH_DELAY_MS = 1_000;
 const AlertsView = lazy(LOADERS.alerts);
@@ -51,6 +52,7 @@ const ServersView = lazy(LOADERS.servers);
 const SettingsView = lazy(LOADERS.settings);
 const RadarView = lazy(LOADERS.radar);
 const ProblemsView = lazy(LOADERS.problems);
+const KnowledgeView = lazy(LOADERS.knowledge);
 const NAV_INDICATORS = { radar: <RadarNavIndicator /> };
 
 /** A tab whose code could not be fetched (offline before it was ever loaded) says so. */
@@ -80,6 +82,7 @@ const VIEWS: Record<TabId, () => ReactNode> = {
   settings: () => <SettingsView />,
   radar: () => <RadarView />,
   problems: () => <ProblemsView />,
+  knowledge: () => <KnowledgeView />,
 };
 
 export function Shell({ onSignOut }: { onSignOut: () => void }) {

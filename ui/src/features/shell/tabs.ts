@@ -10,6 +10,7 @@ export const TABS = [
   { id: 'servers', label: 'Servers' },
   { id: 'radar', label: 'Radar' },
   { id: 'problems', label: 'Problems' },
+  { id: 'knowledge', label: 'Knowledge' },
   { id: 'settings', label: 'Settings' },
 ] as const;
 
