@@ -160,6 +160,10 @@ async fn a_pdf_uploaded_from_the_server_pc_is_published_read_searched_and_trashe
     assert_eq!(checksum, document["checksum"].as_str().unwrap());
     assert!(res.headers()["repr-digest"].to_str().unwrap().starts_with("sha-256=:"));
     assert_eq!(res.bytes().await.unwrap().to_vec(), good, "the published bytes, unchanged");
+    let desktop =
+        http.get(&pdf_url).header("Authorization", &token).header("Origin", "tauri://localhost").send().await.unwrap();
+    let exposed = desktop.headers().get("access-control-expose-headers").map(|v| v.to_str().unwrap().to_lowercase());
+    assert!(exposed.is_some_and(|v| v.contains("x-relay-checksum")), "the desktop window reads the checksum");
     let ranged = http.get(&pdf_url).header("Authorization", &token).header("Range", "bytes=0-4").send().await.unwrap();
     assert_eq!(ranged.status(), 206);
     assert_eq!(ranged.bytes().await.unwrap().as_ref(), b"%PDF-");

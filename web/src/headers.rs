@@ -33,6 +33,8 @@ pub fn desktop_cors() -> actix_cors::Cors {
         .fold(actix_cors::Cors::default(), |cors, origin| cors.allowed_origin(origin))
         .allowed_methods(["GET", "POST", "PATCH", "DELETE"])
         .allowed_headers([actix_web::http::header::AUTHORIZATION, actix_web::http::header::CONTENT_TYPE])
+        // The Wiki PDF's checksum headers, so the desktop window verifies what it downloaded.
+        .expose_headers(["x-relay-checksum", "repr-digest"])
         .block_on_origin_mismatch(false)
         .max_age(600)
 }
