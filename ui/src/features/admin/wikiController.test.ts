@@ -16,6 +16,7 @@ import {
   applyUploadEvent,
   movedOrder,
   publishPayload,
+  queueFromStatus,
   reasonText,
   titleFromFileName,
   wikiLibrary,
@@ -62,6 +63,8 @@ describe('model', () => {
     expect(q.map((u) => u.state)).toEqual(['ready', 'failed']);
     const published = q.map((u) => (u.uploadId === 'up_1' ? { ...u, state: 'published' as const } : u));
     expect(applyUploadEvent(published, event({ state: 'ready' }), lib)[0].state).toBe('published');
+    const completed = queueFromStatus({ batchId: null, uploads: [] }, [...published, { ...published[0], uploadId: 'up_3', state: 'ready' }], lib);
+    expect(completed).toEqual({ batchId: null, queue: published });
     expect(reasonText('malformed-pdf')).toBe('the file is damaged or not a valid PDF');
     expect(reasonText('The source PDF changed or moved')).toBe('The source PDF changed or moved');
   });
@@ -117,7 +120,7 @@ describe('the Wiki section', () => {
     await wiki.publish('up_1');
     expect(shell.commands().find((c) => c.command === 'wiki.publish')?.payload)
       .toEqual({ uploadId: 'up_1', title: 'Router reboot (core)', categoryId: NETWORK_ID, documentType: 'cheatsheet' });
-    expect(wiki.getState().queue[0].state).toBe('published');
+    expect(wiki.getState().queue.map((u) => u.state)).toEqual(['published', 'failed']);
     expect(wiki.getState().message).toEqual({ text: 'Published “Router reboot (core)”.', error: false });
     expect(wiki.getState().library?.documents.map((d) => d.title)).toContain('Router reboot (core)');
   });

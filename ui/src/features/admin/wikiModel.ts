@@ -148,12 +148,14 @@ export function applyUploadEvent(queue: readonly UploadItem[], event: WikiUpload
   return i >= 0 ? queue.map((u, j) => (j === i ? next : u)) : [...queue, next];
 }
 
-/** `wiki.upload.status`: the batch id and its uploads merged into the queue (reviews kept). */
+/** `wiki.upload.status`: the batch id and its uploads merged into the queue (reviews kept). The
+ * uploads this screen saw published or failed stay listed after their batch completed. */
 export function queueFromStatus(raw: unknown, queue: readonly UploadItem[], library: WikiLibrary | null): { batchId: string | null; queue: UploadItem[] } {
   const r = isObject(raw) ? raw : {};
   const batchId = typeof r.batchId === 'string' && r.batchId !== '' ? r.batchId : null;
   const uploads = (Array.isArray(r.uploads) ? r.uploads : []).filter(isObject);
-  let next = queue.filter((u) => u.state === 'published');
+  const listed = new Set(uploads.map((u) => str(u.uploadId)));
+  let next = queue.filter((u) => u.state === 'published' || (u.state === 'failed' && !listed.has(u.uploadId)));
   for (const u of uploads) {
     const id = str(u.uploadId);
     if (!id || next.some((q) => q.uploadId === id)) continue;
