@@ -87,6 +87,11 @@ DESKTOP_ADMIN_SCREENSHOT="$SHOTS_DIR/desktop-administration.png" \
   xvfb-run -a -s "-screen 0 1280x800x24" python3 tests/desktop/webdriver_admin.py "$TARGET_DIR/debug/relay-desktop" "$TARGET_DIR/debug/relay"
 publish_screenshot "$SHOTS_DIR/desktop-administration.png"
 
+echo "==> desktop: Wiki publishing in the Administration screen over WebDriver (upload two PDFs, one failing; publish, trash, restore)"
+DESKTOP_WIKI_SCREENSHOT="$SHOTS_DIR/desktop-wiki-admin.png" \
+  xvfb-run -a -s "-screen 0 1280x800x24" python3 tests/desktop/webdriver_wiki_admin.py "$TARGET_DIR/debug/relay-desktop" "$TARGET_DIR/debug/relay"
+publish_screenshot "$SHOTS_DIR/desktop-wiki-admin.png"
+
 echo "==> desktop: fatal-error dialog in the real window (injected server-thread panic, answered Quit)"
 ./scripts/desktop-fatal-dialog.sh "$TARGET_DIR/debug/relay-desktop"
 

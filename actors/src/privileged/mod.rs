@@ -130,6 +130,17 @@ pub struct AuthorizeLocalAction {
     pub target: String,
 }
 
+/// Server-local: may the session's user feed a Wiki upload from a file the desktop's native
+/// picker chose (`wiki.upload.feed`, capability `WikiManage`, audited with the upload id as the
+/// target)? Counts as privileged activity. Answers the session's account id, which the wiki
+/// actor binds the chunks to.
+#[derive(Message)]
+#[rtype(result = "Result<String, PrivError>")]
+pub struct AuthorizeLocalWikiFeed {
+    pub session_id: String,
+    pub upload_id: String,
+}
+
 /// What the server PC's Administration screen may know of its session (never its id).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -528,6 +539,24 @@ impl Handler<AuthorizeLocalAction> for PrivilegedActor {
             self.fail(e);
         }
         result
+    }
+}
+
+impl Handler<AuthorizeLocalWikiFeed> for PrivilegedActor {
+    type Result = Result<String, PrivError>;
+    fn handle(&mut self, msg: AuthorizeLocalWikiFeed, _: &mut Context<Self>) -> Self::Result {
+        self.check_ready()?;
+        let session = self.sessions.touch(&msg.session_id, self.subsystem.now_ms()).ok_or(PrivError::ReauthRequired)?;
+        let capability = domain::roles::Capability::WikiManage;
+        let (id, role) = (&session.account_id, session.role);
+        let result = self.service.authorize_local_action(id, role, capability, "wiki.upload.feed", &msg.upload_id);
+        match result {
+            Ok(()) => Ok(session.account_id),
+            Err(e) => {
+                self.fail(&e);
+                Err(e)
+            }
+        }
     }
 }
 

@@ -245,6 +245,19 @@ async fn actions_outside_the_command_enum_are_authorized_by_role_and_audited() {
     assert!(audit["entries"].as_u64().unwrap() >= 2, "both decisions were audited: {audit}");
 }
 
+#[actix_rt::test]
+async fn a_desktop_wiki_feed_is_authorized_by_the_session_and_answers_its_account() {
+    let (_tmp, _clock, actor) = start().await;
+    let id = actor.send(OpenLocalSession { username: "ryan".into(), password: PW.into() }).await.unwrap().unwrap();
+    let feed = |session_id: &str| AuthorizeLocalWikiFeed { session_id: session_id.into(), upload_id: "upload1".into() };
+    let snapshot = actor.send(local(&id, "admin.snapshot", serde_json::json!({}))).await.unwrap().unwrap();
+    let owner = snapshot["authority"]["ownerAccountId"].as_str().unwrap().to_string();
+    assert_eq!(actor.send(feed(&id)).await.unwrap(), Ok(owner), "the Owner feeds as their own account");
+    assert_eq!(actor.send(feed("no-such-session")).await.unwrap(), Err(PrivError::ReauthRequired));
+    actor.send(LockLocalSession { session_id: id.clone() }).await.unwrap();
+    assert_eq!(actor.send(feed(&id)).await.unwrap(), Err(PrivError::ReauthRequired), "a locked session feeds nothing");
+}
+
 #[test]
 fn an_authorization_refusal_says_not_permitted_once() {
     let forbidden: PrivError = domain::roles::AuthzError::Forbidden("only the Owner can transfer ownership").into();

@@ -124,21 +124,44 @@ fn forget(session: &AdminSession, id: &str) {
 
 /// Sends the message `build` makes for the held session to the privileged actor; a refusal is
 /// answered like `admin_command`'s (a gone session is forgotten and answers `locked`).
-pub async fn in_session<M>(
+pub async fn in_session<M, T>(
     bridge: &Bridge,
     session: &AdminSession,
     build: impl FnOnce(String) -> M,
-) -> Result<(), BridgeError>
+) -> Result<T, BridgeError>
 where
-    M: actix::Message<Result = Result<(), PrivError>> + Send + 'static,
+    M: actix::Message<Result = Result<T, PrivError>> + Send + 'static,
+    T: Send + 'static,
     PrivilegedActor: actix::Handler<M>,
 {
     let actor = required(bridge)?;
     let id = session.get().ok_or_else(|| BridgeError::Locked(LOCKED.into()))?;
     match actor.send(build(id.clone())).await.map_err(stopped)? {
-        Ok(()) => Ok(()),
+        Ok(answer) => Ok(answer),
         Err(e) => Err(settle_refusal(&actor, session, &id, e).await?),
     }
+}
+
+/// Runs one allowlisted privileged command (`name`, `payload`) in the held session.
+pub async fn command_in_session(
+    bridge: &Bridge,
+    session: &AdminSession,
+    command: &str,
+    payload: Value,
+    expected_revision: Option<i64>,
+) -> Result<Value, BridgeError> {
+    if !PrivilegedCommand::is_known(command) {
+        return Err(BridgeError::Invalid("unknown command".into()));
+    }
+    let command = command.to_string();
+    in_session(bridge, session, |session_id| LocalCommand { session_id, command, payload, expected_revision }).await
+}
+
+/// Refuses at once (`locked`) when no session is held or the server is not running here, before
+/// a command starts something the operator would wait on (a file chooser).
+pub fn require_session(bridge: &Bridge, session: &AdminSession) -> Result<(), BridgeError> {
+    required(bridge)?;
+    session.get().map(drop).ok_or_else(|| BridgeError::Locked(LOCKED.into()))
 }
 
 /// The bridge error for a refusal in the held session, forgetting the session when it is gone.
@@ -235,16 +258,7 @@ mod commands {
         expected_revision: Option<i64>,
     ) -> Result<Value, BridgeError> {
         caller(ADMIN_COMMAND, &webview, &bridge)?;
-        if !PrivilegedCommand::is_known(&command) {
-            return Err(BridgeError::Invalid("unknown command".into()));
-        }
-        let actor = required(&bridge)?;
-        let id = session.get().ok_or_else(|| BridgeError::Locked(LOCKED.into()))?;
-        let run = LocalCommand { session_id: id.clone(), command, payload, expected_revision };
-        match actor.send(run).await.map_err(stopped)? {
-            Ok(result) => Ok(result),
-            Err(e) => Err(settle_refusal(&actor, &session, &id, e).await?),
-        }
+        command_in_session(&bridge, &session, &command, payload, expected_revision).await
     }
 }
 

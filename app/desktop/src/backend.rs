@@ -66,6 +66,8 @@ pub struct LiveServer {
     pub privileged: Addr<actors::privileged::PrivilegedActor>,
     /// The Dispatcher Radar reader (its session is set from the Radar sign-in window).
     pub radar: Addr<actors::radar::RadarActor>,
+    /// The Wiki (feeds the PDFs the Administration screen's picker chose).
+    pub wiki: Option<Addr<actors::wiki::WikiActor>>,
     pub server: actix_web::dev::ServerHandle,
     pub discovery: Option<Addr<DiscoveryActor>>,
     pub system: actix::System,
@@ -256,6 +258,7 @@ impl Generation {
             branding: handles.branding.clone(),
             privileged: handles.privileged.clone(),
             radar: handles.radar.clone(),
+            wiki: handles.wiki.clone(),
             server: server.handle(),
             discovery: discovery.clone(),
             system: actix::System::current(),

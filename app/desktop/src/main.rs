@@ -8,6 +8,7 @@
 
 mod admin_cmd;
 mod admin_logo_cmd;
+mod admin_wiki_cmd;
 mod backend;
 mod backup_cmd;
 mod bridge;
@@ -24,6 +25,7 @@ mod registry;
 mod secrets_cmd;
 mod session_cmd;
 mod setup_cmd;
+mod wiki_pick;
 
 use std::path::PathBuf;
 

@@ -21,7 +21,19 @@ import type {
   Resolution,
   ServerCopy,
 } from './types';
-import { adminSnapshot, adminStatus, logoSet, type AdminCommandName, type AdminSnapshot, type AdminStatus, type LogoSet } from './desktopAdmin';
+import {
+  adminSnapshot,
+  adminStatus,
+  logoSet,
+  wikiUploadEvent,
+  wikiUploadSummary,
+  type AdminCommandName,
+  type AdminSnapshot,
+  type AdminStatus,
+  type LogoSet,
+  type WikiUploadEvent,
+  type WikiUploadSummary,
+} from './desktopAdmin';
 import { detectWebMode } from './webSession';
 
 export * from './desktopAdmin';
@@ -40,8 +52,13 @@ export interface DesktopConnectionInfo {
 
 export type SecretStorage = 'os-secret-store' | 'owner-only-file' | 'memory-only';
 
+/** `window.__TAURI__.core.Channel`: a command's stream back to this window (serialized as its id). */
+export interface TauriChannel {
+  onmessage: (message: unknown) => void;
+}
+
 interface TauriGlobal {
-  core: { invoke(cmd: string, args?: Record<string, unknown>): Promise<unknown> };
+  core: { invoke(cmd: string, args?: Record<string, unknown>): Promise<unknown>; Channel?: new () => TauriChannel };
 }
 
 /** The `window.__TAURI__` global (`app.withGlobalTauri`), or null outside the desktop shell. */
@@ -383,6 +400,20 @@ export class DesktopBridge implements OfflineBridge, DynatraceBridge {
   /** Server mode, Owner or Administrator session: removes the logo (fine when none is set). */
   async adminRemoveLogo(kind: LogoKind): Promise<void> {
     await this.call('admin_remove_logo', { kind });
+  }
+
+  /**
+   * Server mode, a Wiki-capable session (Owner, Administrator, Publisher): the shell shows the
+   * native file chooser, then announces and uploads the chosen PDFs (one, opened for the
+   * document, when `replacementDocumentId` is set). `onEvent` gets each file's progress; resolves
+   * when every file was fed (an empty summary when the chooser was cancelled).
+   */
+  async adminWikiUpload(replacementDocumentId: string | null, onEvent: (event: WikiUploadEvent) => void): Promise<WikiUploadSummary> {
+    const Channel = this.tauri.core.Channel;
+    if (!Channel) throw new BridgeRefusal('This desktop shell cannot report upload progress.', 'unavailable');
+    const onProgress = new Channel();
+    onProgress.onmessage = (message) => onEvent(wikiUploadEvent(message));
+    return wikiUploadSummary(await this.call('admin_wiki_upload', { replacementDocumentId, onProgress }));
   }
 
   /**

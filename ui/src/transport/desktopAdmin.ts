@@ -79,7 +79,20 @@ export type AdminCommandName =
   | 'dynatrace.configure'
   | 'dynatrace.setToken'
   | 'dynatrace.removeToken'
-  | 'dynatrace.testConnection';
+  | 'dynatrace.testConnection'
+  | 'wiki.library'
+  | 'wiki.category.create'
+  | 'wiki.category.rename'
+  | 'wiki.category.reorder'
+  | 'wiki.category.delete'
+  | 'wiki.upload.status'
+  | 'wiki.upload.cancel'
+  | 'wiki.publish'
+  | 'wiki.replace'
+  | 'wiki.retitle'
+  | 'wiki.trash'
+  | 'wiki.restore'
+  | 'wiki.delete';
 
 const ADMIN_ROLES: readonly string[] = ['owner', 'administrator', 'publisher'];
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
@@ -143,3 +156,45 @@ export function adminSnapshot(raw: unknown): AdminSnapshot {
   return { accounts, devices, authority };
 }
 
+
+/** One file's progress from `admin_wiki_upload` (file name, size, state and ids only: the path
+ * stays in the desktop shell). */
+export interface WikiUploadEvent {
+  uploadId: string;
+  fileName: string;
+  byteSize: number;
+  /** queued, uploading, assembling, extracting, ready, failed. */
+  state: string;
+  storedChunks: number;
+  chunkCount: number;
+  error: string | null;
+}
+
+/** What `admin_wiki_upload` answers when every chosen file was fed (no batch: the chooser was
+ * cancelled). */
+export interface WikiUploadSummary {
+  batchId: string | null;
+  files: WikiUploadEvent[];
+}
+
+/** A progress event with every field checked (only the listed fields kept). */
+export function wikiUploadEvent(raw: unknown): WikiUploadEvent {
+  const o = isObject(raw) ? raw : {};
+  return {
+    uploadId: str(o.uploadId),
+    fileName: str(o.fileName),
+    byteSize: count(o.byteSize),
+    state: str(o.state) || 'queued',
+    storedChunks: count(o.storedChunks),
+    chunkCount: count(o.chunkCount),
+    error: typeof o.error === 'string' && o.error !== '' ? o.error : null,
+  };
+}
+
+export function wikiUploadSummary(raw: unknown): WikiUploadSummary {
+  const o = isObject(raw) ? raw : {};
+  return {
+    batchId: typeof o.batchId === 'string' && o.batchId !== '' ? o.batchId : null,
+    files: (Array.isArray(o.files) ? o.files : []).map(wikiUploadEvent),
+  };
+}

@@ -40,6 +40,7 @@ pub const COMMANDS: &[&str] = &[
     "admin_command",
     "admin_set_logo",
     "admin_remove_logo",
+    "admin_wiki_upload",
     "clear_dynatrace_session",
     "dynatrace_popouts",
     "close_dynatrace",

@@ -14,8 +14,8 @@ use tauri::{WebviewUrl, WebviewWindow, WebviewWindowBuilder};
 use super::COMMANDS;
 use crate::bridge::{self, Access, Bridge, Command};
 use crate::{
-    admin_cmd, admin_logo_cmd, backup_cmd, discovery_cmd, dynatrace_cmd, guards, offline_cmd, radar_cmd, secrets_cmd,
-    session_cmd, setup_cmd,
+    admin_cmd, admin_logo_cmd, admin_wiki_cmd, backup_cmd, discovery_cmd, dynatrace_cmd, guards, offline_cmd,
+    radar_cmd, secrets_cmd, session_cmd, setup_cmd,
 };
 
 /// Registered commands the shared renderer does not invoke yet. `tests/desktop/webdriver_bridge.py`
@@ -64,6 +64,7 @@ fn table() -> Vec<(Command, Value)> {
         (admin_cmd::ADMIN_COMMAND, json!({"command": "admin.snapshot", "payload": {}, "expectedRevision": null})),
         (admin_logo_cmd::ADMIN_SET_LOGO, json!({"kind": "company", "imageBase64": "AAAA"})),
         (admin_logo_cmd::ADMIN_REMOVE_LOGO, json!({"kind": "footer"})),
+        (admin_wiki_cmd::ADMIN_WIKI_UPLOAD, json!({"replacementDocumentId": null, "onProgress": "__CHANNEL__:1"})),
         (dynatrace_cmd::CLEAR_DYNATRACE_SESSION, json!({})),
         (dynatrace_cmd::DYNATRACE_POPOUTS, json!({})),
         (dynatrace_cmd::CLOSE_DYNATRACE, json!({"key": "../main"})),

@@ -1,11 +1,12 @@
 // Settings → Administration (desktop server mode only): the server PC's administration screen.
 // Renders the controller's state — the sign-in form (username, password), or the session
 // (signed-in user and role, "Locks at HH:MM", Lock, Verify audit log, the accounts and devices,
-// the authority controls, the Logos and Dynatrace for an Owner or Administrator) — its notices (role="status")
+// the authority controls, the Logos and Dynatrace for an Owner or Administrator, the Wiki for an
+// Owner, Administrator or Publisher) — its notices (role="status")
 // and errors (role="alert"), and the open dialog. `Administration` wires it to the desktop
 // bridge: it shows only when connection_info says server mode (as Data administration does) and
 // polls the admin status while mounted; the logos are read while the Logos section shows, the
-// Dynatrace settings while the Dynatrace section shows.
+// Dynatrace settings while the Dynatrace section shows, the Wiki library while the Wiki section shows.
 import { useEffect, useState, useSyncExternalStore } from 'react';
 import { useTransport } from '../../transport/context';
 import { DesktopBridge } from '../../transport/desktop';
@@ -17,6 +18,8 @@ import { AdminController, type AdminState } from './adminController';
 import { abilities, formatClock, roleLabel } from './adminModel';
 import { LogosSection, type LogosPanelController } from './LogosSection';
 import { LogosController, showsLogos, type LogosState } from './logosController';
+import { WikiController, showsWiki, type WikiState } from './wikiController';
+import { WikiSection, type WikiPanelController } from './WikiSection';
 
 export type PanelController = Pick<
   AdminController,
@@ -58,8 +61,14 @@ export interface DynatracePanel {
   ctl: DynatracePanelController;
 }
 
+/** The Wiki section's state and handlers, when the screen has them. */
+export interface WikiPanel {
+  state: WikiState;
+  ctl: WikiPanelController;
+}
+
 /** The screen for one state (pure rendering; the markup tests render it directly). */
-export function AdministrationView({ state, ctl, logos, dynatrace }: { state: AdminState; ctl: PanelController; logos?: LogosPanel; dynatrace?: DynatracePanel }) {
+export function AdministrationView({ state, ctl, logos, dynatrace, wiki }: { state: AdminState; ctl: PanelController; logos?: LogosPanel; dynatrace?: DynatracePanel; wiki?: WikiPanel }) {
   const { phase, session, snapshot, busy, message } = state;
   const can = abilities(session);
   return (
@@ -98,6 +107,7 @@ export function AdministrationView({ state, ctl, logos, dynatrace }: { state: Ad
       )}
       {logos && showsLogos(state) && <LogosSection state={logos.state} busy={busy} ctl={logos.ctl} />}
       {dynatrace && showsDynatrace(state) && <DynatraceSection state={dynatrace.state} busy={busy} ctl={dynatrace.ctl} />}
+      {wiki && showsWiki(state) && <WikiSection state={wiki.state} busy={busy} ctl={wiki.ctl} />}
       {phase === 'session' && <AdminDialogView state={state} ctl={ctl} createKinds={can.createKinds} />}
     </div>
   );
@@ -145,8 +155,16 @@ function Wired({ bridge, ctl }: { bridge: DesktopBridge; ctl: AdminController })
     void dynatraceCtl.start();
     return () => dynatraceCtl.stop();
   }, [dynatraceCtl, dynatraceShown]);
+  const [wikiCtl] = useState(() => new WikiController(bridge, ctl));
+  const wikiState = useSyncExternalStore(wikiCtl.subscribe, wikiCtl.getState);
+  const wikiShown = showsWiki(state);
+  useEffect(() => {
+    if (!wikiShown) return;
+    void wikiCtl.start();
+    return () => wikiCtl.stop();
+  }, [wikiCtl, wikiShown]);
   return (
     <AdministrationView state={state} ctl={ctl} logos={{ state: logosState, ctl: logosCtl }}
-      dynatrace={{ state: dynatraceState, ctl: dynatraceCtl }} />
+      dynatrace={{ state: dynatraceState, ctl: dynatraceCtl }} wiki={{ state: wikiState, ctl: wikiCtl }} />
   );
 }

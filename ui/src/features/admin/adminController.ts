@@ -153,7 +153,9 @@ export class AdminController {
   /** Re-reads the snapshot (and the status, for the new lock time). */
   private async reload(): Promise<void> {
     try {
-      const [snapshot, status] = await Promise.all([this.bridge.adminSnapshot(), this.bridge.adminStatus()]);
+      // A Publisher session manages only the Wiki: it has no administration snapshot to read.
+      const publisher = this.state.session?.role === 'publisher';
+      const [snapshot, status] = await Promise.all([publisher ? Promise.resolve(null) : this.bridge.adminSnapshot(), this.bridge.adminStatus()]);
       this.set({ snapshot });
       this.applyStatus(status);
     } catch (e) {
