@@ -165,12 +165,15 @@ fn search_window(
     limit: usize,
     window: Option<usize>,
 ) -> diesel::QueryResult<Vec<PassageHit>> {
+    // The candidates drive the join (CROSS JOIN keeps SQLite from walking every passage of
+    // every document and probing the candidates instead).
+    let window = window.map_or_else(|| "-1".to_string(), |w| w.to_string());
     let mut sql = format!(
         "WITH top AS (SELECT rowid AS id, rank FROM relay_wiki_passages_fts WHERE relay_wiki_passages_fts MATCH ?{} \
-         ORDER BY rank LIMIT ?) \
+         ORDER BY rank LIMIT {window}) \
          SELECT p.documentId, d.title, p.pageNumber, p.heading, p.text, p.normalizedText, top.rank AS rank \
-         FROM top JOIN relay_wiki_passages p ON p.id = top.id \
-         JOIN wiki_documents d ON d.id = p.documentId AND d.checksum = p.checksum \
+         FROM top CROSS JOIN relay_wiki_passages p ON p.id = top.id \
+         CROSS JOIN wiki_documents d ON d.id = p.documentId AND d.checksum = p.checksum \
          WHERE d.lifecycleState = 'active'",
         document_rowids(filter)
     );
@@ -186,7 +189,6 @@ fn search_window(
     if let Some(id) = &filter.document_id {
         query = query.bind::<Text, _>(id.clone()).bind::<Text, _>(id.clone());
     }
-    query = query.bind::<BigInt, _>(window.map_or(-1, |w| w as i64));
     for value in binds {
         query = query.bind::<Text, _>(value.to_string());
     }
