@@ -270,3 +270,32 @@ fn a_published_upload_is_indexed_and_found_and_its_staging_removed() {
     let invalid = search::search(&f.pipeline, &SearchRequest { query: "the of".into(), ..SearchRequest::default() });
     assert!(matches!(invalid, Err(WikiError::InvalidQuery(_))));
 }
+
+#[test]
+fn replacing_a_pdf_keeps_the_document_and_removes_the_unreferenced_old_file() {
+    let f = Fixture::new();
+    let old_pdf = pdf_of(2000);
+    let (batch, upload) = f.begin("isis.pdf", &old_pdf, &sha256_hex(&old_pdf));
+    f.pipeline.store_chunk(&f.sender(), &f.chunk(&batch, &upload, &old_pdf, 0)).unwrap();
+    let document = f.run(
+        "wiki.publish",
+        json!({"uploadId": upload, "title": "IS-IS", "categoryId": "wikiuncategoriz", "documentType": "sop"}),
+    );
+    let id = document["id"].as_str().unwrap().to_string();
+    let mut new_pdf = pdf_of(2500);
+    new_pdf[10] = b'!';
+    let batch = f.run(
+        "wiki.upload.begin",
+        json!({"files": [{"fileName": "isis.pdf", "byteSize": new_pdf.len(), "checksum": sha256_hex(&new_pdf)}],
+            "replacementDocumentId": id}),
+    );
+    let (batch_id, upload_id) =
+        (batch["batchId"].as_str().unwrap().to_string(), batch["uploads"][0]["uploadId"].as_str().unwrap().to_string());
+    f.pipeline.store_chunk(&f.sender(), &f.chunk(&batch_id, &upload_id, &new_pdf, 0)).unwrap();
+    let replaced =
+        f.run("wiki.replace", json!({"documentId": id, "uploadId": upload_id, "revision": document["revision"]}));
+    assert_eq!((replaced["id"].as_str(), replaced["title"].as_str()), (Some(id.as_str()), Some("IS-IS")));
+    assert_eq!(replaced["checksum"], sha256_hex(&new_pdf));
+    assert!(f.pipeline.files.open_pdf(&sha256_hex(&new_pdf)).is_ok());
+    assert!(f.pipeline.files.open_pdf(&sha256_hex(&old_pdf)).is_err(), "no document uses the old bytes any more");
+}
