@@ -21,6 +21,8 @@ use actors::wiki::{
 };
 use actors::Handles;
 use domain::envelope::{Envelope, MAX_ENVELOPE_BYTES};
+use domain::privileged_command::PrivilegedCommand;
+use domain::wiki::command::WikiCommand;
 
 use crate::auth::Authenticated;
 use crate::error::{Problem, RawBody};
@@ -143,22 +145,24 @@ async fn chunk(
     if outcome.status != "done" {
         return Err(WikiError::Privileged(PrivError::RequestConflict).into());
     }
-    let claim = &envelope.payload;
-    let text = |field: &str| claim.get(field).and_then(serde_json::Value::as_str).unwrap_or_default().to_string();
+    // The claim the pipeline just verified, typed (its payload is strict).
+    let command =
+        PrivilegedCommand::parse(&envelope.command, &envelope.payload).map_err(|_| WikiError::MissingClaim)?;
+    let PrivilegedCommand::Wiki(WikiCommand::UploadChunk { upload_id, batch_id, index, byte_size, checksum }) = command
+    else {
+        return Err(WikiError::MissingClaim.into());
+    };
     let chunk = IncomingChunk {
-        upload_id: text("uploadId"),
-        batch_id: text("batchId"),
-        index: claim.get("index").and_then(serde_json::Value::as_f64).unwrap_or(f64::NAN),
-        byte_size: claim.get("byteSize").and_then(serde_json::Value::as_u64).unwrap_or(u64::MAX),
-        checksum: text("checksum"),
+        upload_id,
+        batch_id,
+        index: index.as_f64().unwrap_or(f64::NAN),
+        byte_size,
+        checksum,
         bytes: body.to_vec(),
     };
     let sender = Sender { account_id: envelope.account_id, device_id: envelope.device_id };
     let progress = wiki(&handles)?.send(StoreChunk { sender, chunk }).await.map_err(WikiError::from)??;
-    Ok(HttpResponse::Ok().json(serde_json::json!({
-        "uploadId": progress.upload_id, "state": progress.state, "storedChunks": progress.stored_chunks,
-        "chunkCount": progress.chunk_count, "error": progress.error,
-    })))
+    Ok(HttpResponse::Ok().json(&progress))
 }
 
 /// The chunk route, mounted on the data API only (the gateway has no privileged routes).

@@ -277,10 +277,7 @@ async fn dispatch(request: ControlRequest, targets: &ControlTargets) -> Result<C
                 .await
                 .map_err(|_| ControlError::new(ControlErrorCode::Unavailable, "the Wiki is restarting; retry"))?;
             let progress = progress.map_err(|e| ControlError::new(ControlErrorCode::Refused, e.to_string()))?;
-            Ok(ControlReply::Wiki(serde_json::json!({
-                "uploadId": progress.upload_id, "state": progress.state, "storedChunks": progress.stored_chunks,
-                "chunkCount": progress.chunk_count, "error": progress.error,
-            })))
+            Ok(ControlReply::Wiki(serde_json::to_value(&progress).unwrap_or_default()))
         }
         ControlOp::Wiki(domain::control::WikiOp::Run { actor, password, command, payload }) => {
             let run = crate::privileged::RunWiki { actor, password, command, payload };

@@ -76,9 +76,39 @@ impl WikiHooks {
         self.pending.lock().unwrap_or_else(|p| p.into_inner()).push(work);
     }
 
-    pub(super) fn changed(&self, spec: &CollectionSpec, action: Action, record: &Value) {
-        let collection = if spec.name == WIKI_CATEGORIES.name { WIKI_CATEGORIES.name } else { WIKI_DOCUMENTS.name };
-        self.defer(AfterCommit::Publish { collection, action, record: record.clone() });
+    pub(super) fn changed(&self, spec: &'static CollectionSpec, action: Action, record: &Value) {
+        self.defer(AfterCommit::Publish { collection: spec.name, action, record: record.clone() });
+    }
+
+    /// Moves a ready upload's verified PDF into the library (before the commit: the library is
+    /// content-addressed, so a rolled-back publish leaves only an unreferenced file).
+    pub(super) fn promote(&self, upload_id: &str, checksum: &str) -> Result<(), PrivError> {
+        self.files.promote_pdf(upload_id, checksum).map(|_| ()).map_err(|e| {
+            tracing::error!(error = %e, "a ready upload's PDF could not be moved into the library");
+            PrivError::Internal
+        })
+    }
+
+    /// After the commit, removes the PDF and cover named by `old` (a document's record as it
+    /// was) that no document references any more.
+    pub(super) fn release_files(&self, conn: &mut SqliteConnection, old: &Value) -> Result<(), PrivError> {
+        for field in ["checksum", "coverChecksum"] {
+            let checksum = text(old, field);
+            if checksum.is_empty() {
+                continue;
+            }
+            let clause = format!("{} = ?", infra::sql::quote_ident(field));
+            let users = select_in(conn, &WIKI_DOCUMENTS, &clause, &[SqlValue::Text(checksum.clone())], "\"id\"", 1)
+                .map_err(record_error)?;
+            if users.is_empty() {
+                self.defer(if field == "checksum" {
+                    AfterCommit::RemovePdf(checksum)
+                } else {
+                    AfterCommit::RemoveCover(checksum)
+                });
+            }
+        }
+        Ok(())
     }
 
     /// After the transaction: on commit, publishes the changes and removes what is no longer
@@ -340,21 +370,7 @@ fn delete_document(
     }
     let deleted = delete_in(conn, &WIKI_DOCUMENTS, id).map_err(record_error)?;
     hooks.changed(&WIKI_DOCUMENTS, Action::Delete, &deleted);
-    for (field, remove) in [
-        ("checksum", AfterCommit::RemovePdf as fn(String) -> AfterCommit),
-        ("coverChecksum", AfterCommit::RemoveCover as fn(String) -> AfterCommit),
-    ] {
-        let checksum = text(&deleted, field);
-        if checksum.is_empty() {
-            continue;
-        }
-        let clause = format!("{} = ?", infra::sql::quote_ident(field));
-        let users = select_in(conn, &WIKI_DOCUMENTS, &clause, &[SqlValue::Text(checksum.clone())], "\"id\"", 1)
-            .map_err(record_error)?;
-        if users.is_empty() {
-            hooks.defer(remove(checksum));
-        }
-    }
+    hooks.release_files(conn, &deleted)?;
     Ok(json!({"deleted": id}))
 }
 

@@ -11,8 +11,7 @@ use serde_json::{json, Value};
 
 use domain::collections::WIKI_DOCUMENTS;
 use domain::record::{Action, RecordError};
-use domain::validation::SqlValue;
-use infra::store::{create_in, select_in, update_in};
+use infra::store::{create_in, update_in};
 use infra::wiki::uploads::{self, StoredUpload};
 
 use super::error::PrivError;
@@ -65,10 +64,7 @@ pub fn publish(
     let title = checked_title(title)?;
     let kind = checked_type(document_type)?;
     super::wiki_ops::category_exists(conn, category_id)?;
-    hooks.files.promote_pdf(&upload.id, &upload.checksum).map_err(|e| {
-        tracing::error!(error = %e, "a ready upload's PDF could not be moved into the library");
-        PrivError::Internal
-    })?;
+    hooks.promote(&upload.id, &upload.checksum)?;
     let body = json!({
         "sourceKey": format!("managed:{}", infra::ids::record_id()),
         "categoryId": category_id, "documentType": kind.as_str(), "title": title, "fileName": upload.file_name,
@@ -100,10 +96,7 @@ pub fn replace(
         return Err(PrivError::Invalid("only a published document can be replaced".into()));
     }
     let upload = ready_upload(conn, who, upload_id, document_id, now)?;
-    hooks.files.promote_pdf(&upload.id, &upload.checksum).map_err(|e| {
-        tracing::error!(error = %e, "a ready upload's PDF could not be moved into the library");
-        PrivError::Internal
-    })?;
+    hooks.promote(&upload.id, &upload.checksum)?;
     let body = json!({
         "checksum": upload.checksum, "byteSize": upload.byte_size, "pageCount": upload.page_count,
         "outline": outline_of(&upload), "coverChecksum": upload.cover_checksum, "searchIndexState": "pending",
@@ -112,18 +105,7 @@ pub fn replace(
     });
     let updated = update_in(conn, &WIKI_DOCUMENTS, document_id, &body, now).map_err(record_error)?;
     uploads::set_published(conn, &upload.id, document_id, now)?;
-    for (field, old) in [("checksum", &document["checksum"]), ("coverChecksum", &document["coverChecksum"])] {
-        let old = old.as_str().unwrap_or_default().to_string();
-        if old.is_empty() || updated[field] == old.as_str() {
-            continue;
-        }
-        let clause = format!("{} = ?", infra::sql::quote_ident(field));
-        let users = select_in(conn, &WIKI_DOCUMENTS, &clause, &[SqlValue::Text(old.clone())], "\"id\"", 1)
-            .map_err(record_error)?;
-        if users.is_empty() {
-            hooks.defer(if field == "checksum" { AfterCommit::RemovePdf(old) } else { AfterCommit::RemoveCover(old) });
-        }
-    }
+    hooks.release_files(conn, &document)?;
     hooks.changed(&WIKI_DOCUMENTS, Action::Update, &updated);
     hooks.defer(AfterCommit::Index { document_id: document_id.to_string(), upload_id: upload.id });
     Ok(updated)

@@ -74,8 +74,10 @@ pub struct IncomingChunk {
     pub bytes: Vec<u8>,
 }
 
-/// Where an upload stands after a step.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Where an upload stands after a step (its JSON is what the chunk route and `relay wiki
+/// upload` answer).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct UploadProgress {
     pub upload_id: String,
     pub state: String,

@@ -55,6 +55,9 @@ struct Frequency {
 /// The whole words among `words` that are common in the index (`domain::wiki::is_common_word`:
 /// in more than a fifth of all passages).
 pub fn common_words(conn: &mut SqliteConnection, words: &[String]) -> diesel::QueryResult<Vec<String>> {
+    if words.is_empty() {
+        return Ok(Vec::new());
+    }
     let total: Vec<Frequency> = diesel::sql_query("SELECT COUNT(*) AS n FROM relay_wiki_passages").load(conn)?;
     let total = total.first().map_or(0, |r| r.n as u64);
     let mut common = Vec::new();
@@ -116,8 +119,11 @@ pub fn search_passages(
     loop {
         let window = if candidates > MAX_CANDIDATES { None } else { Some(candidates) };
         let hits = search_window(conn, expression, filter, limit, window)?;
-        let exhausted = window.is_none_or(|w| count_window(conn, expression, filter, w).is_ok_and(|n| n < w));
-        if hits.len() >= limit || exhausted {
+        if hits.len() >= limit {
+            return Ok(hits);
+        }
+        // Too few after the filters: widen only if the index had more than the window.
+        if window.is_none_or(|w| count_window(conn, expression, filter, w).is_ok_and(|n| n < w)) {
             return Ok(hits);
         }
         candidates *= 10;
