@@ -6,6 +6,7 @@
 // Passwords are read from their fields (SecretSlot) only when a form is submitted, and every field
 // is cleared on submit, cancel, failure, lock and stop; none is ever kept in the state the screen
 // renders.
+import { ControllerStore } from './controllerStore';
 import { BridgeRefusal, type AdminSession, type AdminSnapshot, type AdminStatus, type DesktopBridge } from '../../transport/desktop';
 import { commandFor, confirmationFor, noticeFor, passwordNotice, type AdminAction, type Confirmation } from './adminActions';
 import { ADMIN_POLL_MS, LOCKED_MESSAGE, accountById, describeFailure, pairingExpiry } from './adminModel';
@@ -47,13 +48,10 @@ const INITIAL: AdminState = { phase: 'loading', session: null, snapshot: null, b
 
 const refusal = (e: unknown, code: string) => e instanceof BridgeRefusal && e.code === code;
 
-export class AdminController {
+export class AdminController extends ControllerStore<AdminState> {
   /** The screen's password inputs bind to these (ref callbacks); nothing else holds their text. */
   readonly fields = { signIn: new SecretSlot(), fresh: new SecretSlot(), newPassword: new SecretSlot() };
-  private state: AdminState = INITIAL;
-  private readonly listeners = new Set<() => void>();
   private timer: ReturnType<typeof setInterval> | null = null;
-  private stopped = true;
   /** Bumped by every call that changes the session, so an older poll answer is not applied. */
   private epoch = 0;
   /** The action that answered `passwordRequired`, retried once after the password is confirmed. */
@@ -64,6 +62,7 @@ export class AdminController {
     private readonly pollMs = ADMIN_POLL_MS,
     private readonly now: () => number = () => Date.now(),
   ) {
+    super(INITIAL);
     // The screen passes these as event handlers.
     this.signIn = this.signIn.bind(this);
     this.lock = this.lock.bind(this);
@@ -73,19 +72,6 @@ export class AdminController {
     this.cancelDialog = this.cancelDialog.bind(this);
     this.submitNewPassword = this.submitNewPassword.bind(this);
     this.submitFreshPassword = this.submitFreshPassword.bind(this);
-  }
-
-  readonly subscribe = (listener: () => void): (() => void) => {
-    this.listeners.add(listener);
-    return () => void this.listeners.delete(listener);
-  };
-
-  readonly getState = (): AdminState => this.state;
-
-  private set(patch: Partial<AdminState>): void {
-    if (this.stopped) return;
-    this.state = { ...this.state, ...patch };
-    for (const l of this.listeners) l();
   }
 
   /** Reads the status and polls it every 30 s until `stop`; resolves when the first read is in. */

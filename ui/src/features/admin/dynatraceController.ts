@@ -7,6 +7,7 @@
 // saved meanwhile) says "reload and retry" and reloads the current settings. The calls run
 // through the Administration session (`AdminController.runPrivileged`): its busy flag, password
 // prompt and retry, and the sign-in form on `locked`.
+import { ControllerStore } from './controllerStore';
 import type { DesktopBridge } from '../../transport/desktop';
 import type { AdminController, AdminState, Notice } from './adminController';
 import { abilities } from './adminModel';
@@ -45,10 +46,7 @@ export function showsDynatrace(admin: Pick<AdminState, 'phase' | 'session'>): bo
   return admin.phase === 'session' && abilities(admin.session).manageDynatrace;
 }
 
-export class DynatraceController {
-  private state: DynatraceState = INITIAL;
-  private readonly listeners = new Set<() => void>();
-  private stopped = true;
+export class DynatraceController extends ControllerStore<DynatraceState> {
   private reads = 0;
   /** The platform token's password field. */
   readonly token = new SecretSlot();
@@ -57,6 +55,7 @@ export class DynatraceController {
     private readonly bridge: DynatraceBridge,
     private readonly host: DynatraceHost,
   ) {
+    super(INITIAL);
     this.edit = this.edit.bind(this);
     this.save = this.save.bind(this);
     this.setToken = this.setToken.bind(this);
@@ -65,19 +64,6 @@ export class DynatraceController {
     this.confirmRemoveToken = this.confirmRemoveToken.bind(this);
     this.testConnection = this.testConnection.bind(this);
     this.reload = this.reload.bind(this);
-  }
-
-  readonly subscribe = (listener: () => void): (() => void) => {
-    this.listeners.add(listener);
-    return () => void this.listeners.delete(listener);
-  };
-
-  readonly getState = (): DynatraceState => this.state;
-
-  private set(patch: Partial<DynatraceState>): void {
-    if (this.stopped) return;
-    this.state = { ...this.state, ...patch };
-    for (const l of this.listeners) l();
   }
 
   start(): Promise<void> {

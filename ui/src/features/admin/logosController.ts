@@ -5,6 +5,7 @@
 // by a notice and a fresh preview. The calls run through the Administration session
 // (`AdminController.runPrivileged`): its busy flag, password prompt and retry, and the sign-in
 // form on `locked`; the section shows its other refusals itself.
+import { ControllerStore } from './controllerStore';
 import type { DesktopBridge, LogoKind } from '../../transport/desktop';
 import type { AdminController, AdminState, Notice } from './adminController';
 import { abilities } from './adminModel';
@@ -38,10 +39,7 @@ export function showsLogos(admin: Pick<AdminState, 'phase' | 'session'>): boolea
   return admin.phase === 'session' && abilities(admin.session).manageLogos;
 }
 
-export class LogosController {
-  private state: LogosState = INITIAL;
-  private readonly listeners = new Set<() => void>();
-  private stopped = true;
+export class LogosController extends ControllerStore<LogosState> {
   /** Bumped by every read of a logo (and by stop), so an older answer is not shown. */
   private readonly reads: Record<LogoKind, number> = { company: 0, footer: 0 };
 
@@ -51,23 +49,11 @@ export class LogosController {
     private readonly fetchLogo: (kind: LogoKind) => Promise<Blob | null>,
     private readonly urls: ObjectUrls = URL,
   ) {
+    super(INITIAL);
     this.choose = this.choose.bind(this);
     this.askRemove = this.askRemove.bind(this);
     this.confirmRemove = this.confirmRemove.bind(this);
     this.cancelRemove = this.cancelRemove.bind(this);
-  }
-
-  readonly subscribe = (listener: () => void): (() => void) => {
-    this.listeners.add(listener);
-    return () => void this.listeners.delete(listener);
-  };
-
-  readonly getState = (): LogosState => this.state;
-
-  private set(patch: Partial<LogosState>): void {
-    if (this.stopped) return;
-    this.state = { ...this.state, ...patch };
-    for (const l of this.listeners) l();
   }
 
   /** Reads both logos; resolves when both are in. */

@@ -9,6 +9,7 @@
 // record's current revision where the payload has one; a stale revision reloads the library and
 // says so. The calls run through the Administration session (`AdminController.runPrivileged`):
 // its busy flag, password prompt and retry, and the sign-in form on `locked`.
+import { ControllerStore } from './controllerStore';
 import type { AdminCommandName, DesktopBridge, WikiUploadEvent } from '../../transport/desktop';
 import type { AdminController, AdminState, Notice } from './adminController';
 import {
@@ -61,16 +62,14 @@ export function showsWiki(admin: Pick<AdminState, 'phase' | 'session'>): boolean
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
-export class WikiController {
-  private state: WikiState = INITIAL;
-  private readonly listeners = new Set<() => void>();
-  private stopped = true;
+export class WikiController extends ControllerStore<WikiState> {
   private reads = 0;
 
   constructor(
     private readonly bridge: WikiBridge,
     private readonly host: WikiHost,
   ) {
+    super(INITIAL);
     // The section passes these as event handlers.
     this.reload = this.reload.bind(this);
     this.upload = this.upload.bind(this);
@@ -91,19 +90,6 @@ export class WikiController {
     this.moveCategory = this.moveCategory.bind(this);
     this.askDeleteCategory = this.askDeleteCategory.bind(this);
     this.confirmDeleteCategory = this.confirmDeleteCategory.bind(this);
-  }
-
-  readonly subscribe = (listener: () => void): (() => void) => {
-    this.listeners.add(listener);
-    return () => void this.listeners.delete(listener);
-  };
-
-  readonly getState = (): WikiState => this.state;
-
-  private set(patch: Partial<WikiState>): void {
-    if (this.stopped) return;
-    this.state = { ...this.state, ...patch };
-    for (const l of this.listeners) l();
   }
 
   start(): Promise<void> {
