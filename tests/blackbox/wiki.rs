@@ -8,9 +8,8 @@
 mod support;
 
 use serde_json::{json, Value};
-use support::{
-    admin_cli, client, pair, pairing_code, relay_cli, sample, signed_command, signed_envelope, Device, Relay,
-};
+use support::wiki::{activate_administrator, administrator_laptop, post_chunk, sha256};
+use support::{admin_cli, client, relay_cli, sample, signed_command, signed_envelope, Relay};
 
 const OWNER_PW: &str = "owner-password-0001";
 
@@ -90,23 +89,6 @@ fn owner(relay: &Relay) {
         let (ok, out) = admin_cli(&relay.data_dir, &[step, "--username", "ryan"], &stdin);
         assert!(ok, "{out}");
     }
-}
-
-const ADMIN_PW: &str = "admin-password-0002";
-
-/// Gives the Administrator `charles` a password and activates him (a new password revokes his
-/// laptops, so once per test).
-fn administrator(relay: &Relay) {
-    let (ok, out) = admin_cli(&relay.data_dir, &["set-password", "--username", "charles"], &format!("{ADMIN_PW}\n"));
-    assert!(ok, "{out}");
-    let (ok, out) = admin_cli(&relay.data_dir, &["activate", "--username", "charles"], "");
-    assert!(ok, "{out}");
-}
-
-/// A laptop paired for `charles`, its key made from `seed`.
-async fn administrator_laptop(relay: &Relay, token: &str, seed: u8) -> Device {
-    let code = pairing_code(relay, "charles", ADMIN_PW, "charles");
-    pair(relay, token, "charles", &code, seed).await.expect("the administrator pairs")
 }
 
 /// The upload id the CLI printed for `file_name`.
@@ -196,7 +178,7 @@ async fn an_administrators_laptop_runs_wiki_commands_with_signed_envelopes() {
     let relay = Relay::start();
     let token = relay.token().await;
     owner(&relay);
-    administrator(&relay);
+    activate_administrator(&relay);
     let laptop = administrator_laptop(&relay, &token, 11).await;
 
     let (status, body) =
@@ -219,28 +201,6 @@ fn two_chunk_pdf() -> Vec<u8> {
     pdf.finish(1)
 }
 
-fn sha256(bytes: &[u8]) -> String {
-    use sha2::{Digest, Sha256};
-    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// Posts chunk bytes with a signed claim (`claim` overrides fields of the honest one).
-async fn post_chunk(relay: &Relay, token: &str, d: &Device, claim: Value, bytes: &[u8]) -> (u16, Value) {
-    use base64::Engine;
-    let envelope = signed_envelope(d, "wiki.upload.chunk", claim, None);
-    let header = base64::engine::general_purpose::STANDARD.encode(serde_json::to_vec(&envelope).unwrap());
-    let res = client()
-        .post(relay.url("/api/relay/wiki/chunks"))
-        .header("Authorization", token)
-        .header("X-Relay-Envelope", header)
-        .body(bytes.to_vec())
-        .send()
-        .await
-        .unwrap();
-    let status = res.status().as_u16();
-    (status, res.json().await.unwrap_or(Value::Null))
-}
-
 fn code(body: &Value) -> &str {
     body["data"]["code"].as_str().unwrap_or_default()
 }
@@ -250,7 +210,7 @@ async fn a_laptop_uploads_in_signed_chunks_that_are_bound_to_it_and_resumes_afte
     let mut relay = Relay::start();
     let token = relay.token().await;
     owner(&relay);
-    administrator(&relay);
+    activate_administrator(&relay);
     let laptop = administrator_laptop(&relay, &token, 12).await;
     let other = administrator_laptop(&relay, &token, 13).await;
 

@@ -15,15 +15,22 @@ the in-process server, its privileged actor and its wiki actor (extraction in th
 4. the ready upload reviewed (title, category Network, Quick Guide) and published: it is in the
    library table (3 pages, active) and `wiki.library` has it with that category and type;
 5. trashed, then restored through the table;
-6. no path of the chosen files (nor the Owner's password) in the page's HTML, the driver/app log
-   or DATA/logs/relay.log.
+6. in the Knowledge tab the published document opens in the PDF viewer and "Download" saves it
+   through the shell's Save As (wiki_save_pdf; the debug-only RELAY_TEST_WIKI_SAVE_DIR names the
+   folder in place of the GTK dialog): the saved file has the published bytes (SHA-256 equal to
+   the record's checksum), is owner-only, and the viewer says "Saved as noc-runbook.pdf.";
+   the same command with bytes that do not match their checksum is refused and writes nothing;
+7. no path of the chosen files or of the save folder (nor the Owner's password) in the page's
+   HTML, the driver/app log or DATA/logs/relay.log.
 
 Run under Xvfb: xvfb-run -a python3 tests/desktop/webdriver_wiki_admin.py DESKTOP_BIN RELAY_BIN
 (DESKTOP_WIKI_SCREENSHOT=PATH saves a screenshot of the published library.)
 """
 import base64
+import hashlib
 import os
 import shutil
+import stat
 import sys
 import tempfile
 import time
@@ -43,6 +50,7 @@ OWNER_PW = "owner-Pw-4410-wiki-qx"
 PDF_DIR = os.path.join(WORK, "chosen-pdfs")
 GOOD = os.path.join(PDF_DIR, "noc-runbook.pdf")
 BAD = os.path.join(PDF_DIR, "broken-scan.pdf")
+SAVE_DIR = os.path.join(WORK, "saved-pdfs")
 
 
 def literal(text):
@@ -207,14 +215,44 @@ def trash_and_restore(sid, doc_id):
     print(f"ok   trashed, then restored through the table (revision {doc['revision']})")
 
 
+def download_from_knowledge(sid, doc):
+    click(sid, "[data-testid=nav-knowledge]")
+    click(sid, f'[data-testid=knowledge-document][data-id="{doc["id"]}"]')
+    wait_for("the verified PDF", lambda: call("POST", f"/session/{sid}/execute/sync", {
+        "script": "const b = document.querySelector('[data-testid=pdf-download]'); return !!b && !b.disabled;",
+        "args": []})["value"], timeout=60)
+    click(sid, "[data-testid=pdf-download]")
+    note = wait_for("the save note", lambda: texts(sid, "[data-testid=pdf-save-note]"), timeout=30)[0]
+    assert note == "Saved as noc-runbook.pdf.", note
+    saved = os.path.join(SAVE_DIR, "noc-runbook.pdf")
+    with open(saved, "rb") as f:
+        data = f.read()
+    assert hashlib.sha256(data).hexdigest() == doc["checksum"], "the saved file is not the published PDF"
+    with open(GOOD, "rb") as f:
+        assert data == f.read(), "the saved bytes differ from the uploaded PDF"
+    assert stat.S_IMODE(os.stat(saved).st_mode) == 0o600, oct(os.stat(saved).st_mode)
+    assert os.listdir(SAVE_DIR) == ["noc-runbook.pdf"], os.listdir(SAVE_DIR)
+    # The shell checks the bytes again: a body that does not match its checksum is refused.
+    refused = call("POST", f"/session/{sid}/execute/async", {"script": """
+        const done = arguments[arguments.length - 1];
+        const bytes = new TextEncoder().encode('%PDF-1.7 tampered');
+        window.__TAURI__.core.invoke('wiki_save_pdf', bytes, {headers: {
+            'x-relay-file-name': 'tampered.pdf', 'x-relay-checksum': arguments[0]}})
+          .then((r) => done({ok: r}), (e) => done({err: e}));""", "args": [doc["checksum"]]})["value"]
+    assert refused.get("err", {}).get("code") == "rejected" and "checksum mismatch" in refused["err"]["message"], refused
+    assert os.listdir(SAVE_DIR) == ["noc-runbook.pdf"], "a refused save wrote a file"
+    click(sid, "[data-testid=pdf-viewer] [aria-label=Close]")
+    print("ok   Knowledge tab: the viewer's Download saved the published PDF (same SHA-256, 0600); tampered bytes refused")
+
+
 def no_paths(sid, data_dir):
     page = html(sid)
     with open(os.path.join(data_dir, "logs", "relay.log"), encoding="utf-8", errors="replace") as f:
         logs = log_text() + f.read()
-    for needle in (PDF_DIR, GOOD, BAD, WORK):
+    for needle in (PDF_DIR, GOOD, BAD, SAVE_DIR, WORK):
         assert needle not in page, f"{needle} is in the page HTML"
     assert OWNER_PW not in page and OWNER_PW not in logs, "the Owner's password leaked"
-    assert PDF_DIR not in logs, "a chosen file's path is in a log"
+    assert PDF_DIR not in logs and SAVE_DIR not in logs, "a chosen file's or the save folder's path is in a log"
     print("ok   no chosen file's path (nor the password) in the page HTML or the logs")
 
 
@@ -228,6 +266,8 @@ def main():
         f.write(garbage_pdf())
     # The app inherits the environment of tauri-driver (through WebKitWebDriver).
     os.environ["RELAY_TEST_WIKI_PICK"] = f"{GOOD}:{BAD}"
+    os.makedirs(SAVE_DIR)
+    os.environ["RELAY_TEST_WIKI_SAVE_DIR"] = SAVE_DIR
     data_dir = os.path.join(WORK, "data")
     started = time.monotonic()
     proc = start_driver()
@@ -250,6 +290,7 @@ def main():
                 f.write(base64.b64decode(call("GET", f"/session/{sid}/screenshot")["value"]))
             print(f"ok   screenshot of the Wiki section -> {out}")
         trash_and_restore(sid, doc_id)
+        download_from_knowledge(sid, next(d for d in library(sid)["documents"] if d["id"] == doc_id))
         no_paths(sid, data_dir)
         ok = True
     finally:

@@ -26,6 +26,7 @@ mod secrets_cmd;
 mod session_cmd;
 mod setup_cmd;
 mod wiki_pick;
+mod wiki_save_cmd;
 
 use std::path::PathBuf;
 

@@ -14,7 +14,7 @@ pub use names::COMMANDS;
 
 use crate::{
     admin_cmd, admin_logo_cmd, admin_wiki_cmd, backup_cmd, bridge, discovery_cmd, dynatrace_cmd, guards, offline_cmd,
-    radar_cmd, secrets_cmd, session_cmd, setup_cmd,
+    radar_cmd, secrets_cmd, session_cmd, setup_cmd, wiki_save_cmd,
 };
 
 /// The invoke handler: exactly the commands of `COMMANDS` (checked by `registry::tests`).
@@ -55,6 +55,7 @@ pub fn handler<R: tauri::Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + 
         admin_logo_cmd::admin_set_logo,
         admin_logo_cmd::admin_remove_logo,
         admin_wiki_cmd::admin_wiki_upload,
+        wiki_save_cmd::wiki_save_pdf,
         dynatrace_cmd::clear_dynatrace_session,
         dynatrace_cmd::dynatrace_popouts,
         dynatrace_cmd::close_dynatrace,

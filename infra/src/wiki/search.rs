@@ -103,22 +103,47 @@ pub struct PassageHit {
 const FIRST_CANDIDATES: usize = 200;
 /// Past this many candidates a search reads every match.
 const MAX_CANDIDATES: usize = 20_000;
+/// A query with more matches than this is broad: it is ranked among its most recently indexed
+/// matches only (see [`search_passages`]).
+pub const BROAD_MATCHES: usize = 4_000;
 
 /// The best `limit` passages for the FTS5 `expression`, BM25-ranked. The index is asked for its
 /// best candidates alone (FTS5 orders by rank itself, with no join per match), which are then
 /// joined to their active documents and filtered; when filters leave fewer than `limit` and the
 /// index had more, the candidate window widens (x10) up to every match. A one-document search
 /// narrows the index to that document's rowids (its passages are written together).
+///
+/// FTS5 scores every match before it can rank (it has no top-k pruning), so a broad query (more
+/// than [`BROAD_MATCHES`] matches: every word in most passages, or a short prefix typed so far)
+/// is ranked among its [`BROAD_MATCHES`] most recently indexed matches, which bounds its cost;
+/// when that sample leaves fewer than `limit` results after the filters, every match is ranked.
 pub fn search_passages(
     conn: &mut SqliteConnection,
     expression: &str,
     filter: &SearchFilter,
     limit: usize,
 ) -> diesel::QueryResult<Vec<PassageHit>> {
+    search_passages_within(conn, expression, filter, limit, BROAD_MATCHES)
+}
+
+pub(crate) fn search_passages_within(
+    conn: &mut SqliteConnection,
+    expression: &str,
+    filter: &SearchFilter,
+    limit: usize,
+    broad_matches: usize,
+) -> diesel::QueryResult<Vec<PassageHit>> {
+    if count_window(conn, expression, filter, broad_matches + 1)? > broad_matches {
+        let newest = search_window(conn, expression, filter, limit, Scored::Newest(broad_matches))?;
+        if newest.len() >= limit {
+            return Ok(newest);
+        }
+    }
     let mut candidates = FIRST_CANDIDATES.max(limit);
     loop {
         let window = if candidates > MAX_CANDIDATES { None } else { Some(candidates) };
-        let hits = search_window(conn, expression, filter, limit, window)?;
+        let scored = window.map_or(Scored::Every, Scored::Best);
+        let hits = search_window(conn, expression, filter, limit, scored)?;
         if hits.len() >= limit {
             return Ok(hits);
         }
@@ -128,6 +153,17 @@ pub fn search_passages(
         }
         candidates *= 10;
     }
+}
+
+/// Which matches a search window ranks and keeps as candidates.
+#[derive(Debug, Clone, Copy)]
+enum Scored {
+    /// The best `n` of every match.
+    Best(usize),
+    /// Every match.
+    Every,
+    /// All of the `n` most recently indexed matches (highest rowids), best first.
+    Newest(usize),
 }
 
 fn document_rowids(filter: &SearchFilter) -> &'static str {
@@ -169,19 +205,27 @@ fn search_window(
     expression: &str,
     filter: &SearchFilter,
     limit: usize,
-    window: Option<usize>,
+    scored: Scored,
 ) -> diesel::QueryResult<Vec<PassageHit>> {
+    let matches = format!(
+        "SELECT rowid AS id, rank FROM relay_wiki_passages_fts WHERE relay_wiki_passages_fts MATCH ?{}",
+        document_rowids(filter)
+    );
+    // FTS5 computes `rank` only for the rows the inner LIMIT lets through (rowid order is the
+    // index's own), so the newest sample costs its size, not the number of matches.
+    let top = match scored {
+        Scored::Best(n) => format!("{matches} ORDER BY rank LIMIT {n}"),
+        Scored::Every => format!("{matches} ORDER BY rank"),
+        Scored::Newest(n) => format!("SELECT id, rank FROM ({matches} ORDER BY rowid DESC LIMIT {n})"),
+    };
     // The candidates drive the join (CROSS JOIN keeps SQLite from walking every passage of
     // every document and probing the candidates instead).
-    let window = window.map_or_else(|| "-1".to_string(), |w| w.to_string());
     let mut sql = format!(
-        "WITH top AS (SELECT rowid AS id, rank FROM relay_wiki_passages_fts WHERE relay_wiki_passages_fts MATCH ?{} \
-         ORDER BY rank LIMIT {window}) \
+        "WITH top AS ({top}) \
          SELECT p.documentId, d.title, p.pageNumber, p.heading, p.text, p.normalizedText, top.rank AS rank \
          FROM top CROSS JOIN relay_wiki_passages p ON p.id = top.id \
          CROSS JOIN wiki_documents d ON d.id = p.documentId AND d.checksum = p.checksum \
-         WHERE d.lifecycleState = 'active'",
-        document_rowids(filter)
+         WHERE d.lifecycleState = 'active'"
     );
     let mut binds: Vec<&str> = Vec::new();
     for (column, value) in [("d.categoryId", &filter.category_id), ("d.documentType", &filter.document_type)] {

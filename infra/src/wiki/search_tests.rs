@@ -107,3 +107,53 @@ fn filters_widen_the_candidate_window_until_they_find_enough_or_every_match() {
     assert_eq!(search_passages(&mut conn, &expression, &one, 50).unwrap().len(), 1, "the document's rowids only");
     assert_eq!(search_passages(&mut conn, &expression, &SearchFilter::default(), 20).unwrap().len(), 20);
 }
+
+#[test]
+fn a_broad_query_is_ranked_among_its_newest_matches_and_filters_fall_back_to_every_match() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (pool, _) = crate::db::open(&tmp.path().join("relay.db"), 1).unwrap();
+    let mut conn = pool.get().unwrap();
+    let mut add = |n: usize, category: &str, text: &str| {
+        let checksum = format!("{n:064x}");
+        let body = json!({"sourceKey": format!("k{n}"), "categoryId": category, "documentType": "sop",
+            "title": format!("Doc {n}"), "fileName": format!("{n}.pdf"), "checksum": checksum, "byteSize": 1,
+            "pageCount": 1, "lifecycleState": "active"});
+        let id = create_in(&mut conn, &WIKI_DOCUMENTS, &body, 0).unwrap()["id"].as_str().unwrap().to_string();
+        replace_passages(&mut conn, &id, &checksum, &build_passages(1, text, &[], &PassageLimits::default()), 1)
+            .unwrap();
+        id
+    };
+    // The strongest match is indexed first (oldest); then 12 weaker ones, the last 3 in another
+    // category.
+    let strongest = add(0, "categoryaaaaaaa", "router router router router");
+    for n in 1..=9 {
+        add(n, "categoryaaaaaaa", &format!("the router number {n} is described in a longer passage of text"));
+    }
+    let mut newest = Vec::new();
+    for n in 10..=12 {
+        newest.push(add(n, "categorybbbbbbb", &format!("router {n} in another category with some more words")));
+    }
+    drop(conn);
+    let expression = fts_match_expression(&check_query("router").unwrap()).unwrap();
+    let mut conn = pool.get().unwrap();
+    let all = SearchFilter::default();
+    let ids = |hits: Vec<PassageHit>| hits.into_iter().map(|h| h.document_id).collect::<Vec<_>>();
+
+    // Narrow enough (13 matches, bound 20): every match is ranked, the strongest first.
+    let every = ids(search_passages_within(&mut conn, &expression, &all, 3, 20).unwrap());
+    assert_eq!(every[0], strongest);
+
+    // Broad (13 matches, bound 5): ranked among the 5 newest, so the oldest strong one is not scored.
+    let sampled = ids(search_passages_within(&mut conn, &expression, &all, 3, 5).unwrap());
+    assert_eq!(sampled.len(), 3);
+    assert!(!sampled.contains(&strongest), "only the newest matches are ranked: {sampled:?}");
+    let sampled_all = ids(search_passages_within(&mut conn, &expression, &all, 20, 5).unwrap());
+    assert_eq!(sampled_all.len(), 13, "a sample too small for the limit ranks every match");
+
+    // Filtered so the newest sample holds too few: every match of the category is ranked.
+    let in_a = SearchFilter { category_id: Some("categoryaaaaaaa".into()), ..SearchFilter::default() };
+    let filtered = ids(search_passages_within(&mut conn, &expression, &in_a, 5, 5).unwrap());
+    assert_eq!(filtered.len(), 5);
+    assert_eq!(filtered[0], strongest, "the fallback scores every match");
+    assert!(filtered.iter().all(|id| !newest.contains(id)));
+}

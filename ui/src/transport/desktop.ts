@@ -57,8 +57,14 @@ export interface TauriChannel {
   onmessage: (message: unknown) => void;
 }
 
+/** A command's arguments: named values, or raw bytes (read by the command as the request body). */
+type InvokeArgs = Record<string, unknown> | Uint8Array;
+
 interface TauriGlobal {
-  core: { invoke(cmd: string, args?: Record<string, unknown>): Promise<unknown>; Channel?: new () => TauriChannel };
+  core: {
+    invoke(cmd: string, args?: InvokeArgs, options?: { headers: Record<string, string> }): Promise<unknown>;
+    Channel?: new () => TauriChannel;
+  };
 }
 
 /** The `window.__TAURI__` global (`app.withGlobalTauri`), or null outside the desktop shell. */
@@ -258,9 +264,9 @@ export class DesktopBridge implements OfflineBridge, DynatraceBridge {
     return t ? new DesktopBridge(t) : null;
   }
 
-  private async call(cmd: string, args?: Record<string, unknown>): Promise<unknown> {
+  private async call(cmd: string, args?: InvokeArgs, headers?: Record<string, string>): Promise<unknown> {
     try {
-      return await this.tauri.core.invoke(cmd, args);
+      return await (headers ? this.tauri.core.invoke(cmd, args, { headers }) : this.tauri.core.invoke(cmd, args));
     } catch (e) {
       const { message, code } = (e ?? {}) as { message?: unknown; code?: unknown };
       // `RateLimited(u64)` serializes its seconds as the message.
@@ -414,6 +420,18 @@ export class DesktopBridge implements OfflineBridge, DynatraceBridge {
     const onProgress = new Channel();
     onProgress.onmessage = (message) => onEvent(wikiUploadEvent(message));
     return wikiUploadSummary(await this.call('admin_wiki_upload', { replacementDocumentId, onProgress }));
+  }
+
+  /**
+   * Both modes, main window: saves a Wiki PDF the viewer already checked through the shell's
+   * native Save As. The bytes go as the raw body; the shell checks them against `checksum` again
+   * and offers `fileName` (a suggestion only: it picks the folder and the final name). Resolves
+   * with the saved file's name, or null when the dialog was cancelled.
+   */
+  async saveWikiPdf(bytes: Uint8Array, fileName: string, checksum: string): Promise<string | null> {
+    const headers = { 'x-relay-file-name': encodeURIComponent(fileName), 'x-relay-checksum': checksum };
+    const r = await this.call('wiki_save_pdf', bytes, headers);
+    return isObject(r) && r.saved === true && typeof r.fileName === 'string' ? r.fileName : null;
   }
 
   /**

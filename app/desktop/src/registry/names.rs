@@ -41,6 +41,7 @@ pub const COMMANDS: &[&str] = &[
     "admin_set_logo",
     "admin_remove_logo",
     "admin_wiki_upload",
+    "wiki_save_pdf",
     "clear_dynatrace_session",
     "dynatrace_popouts",
     "close_dynatrace",

@@ -15,7 +15,7 @@ use super::COMMANDS;
 use crate::bridge::{self, Access, Bridge, Command};
 use crate::{
     admin_cmd, admin_logo_cmd, admin_wiki_cmd, backup_cmd, discovery_cmd, dynatrace_cmd, guards, offline_cmd,
-    radar_cmd, secrets_cmd, session_cmd, setup_cmd,
+    radar_cmd, secrets_cmd, session_cmd, setup_cmd, wiki_save_cmd,
 };
 
 /// Registered commands the shared renderer does not invoke yet. `tests/desktop/webdriver_bridge.py`
@@ -65,6 +65,8 @@ fn table() -> Vec<(Command, Value)> {
         (admin_logo_cmd::ADMIN_SET_LOGO, json!({"kind": "company", "imageBase64": "AAAA"})),
         (admin_logo_cmd::ADMIN_REMOVE_LOGO, json!({"kind": "footer"})),
         (admin_wiki_cmd::ADMIN_WIKI_UPLOAD, json!({"replacementDocumentId": null, "onProgress": "__CHANNEL__:1"})),
+        // A JSON body, not the raw PDF bytes the command takes: refused after the caller check.
+        (wiki_save_cmd::WIKI_SAVE_PDF, json!({})),
         (dynatrace_cmd::CLEAR_DYNATRACE_SESSION, json!({})),
         (dynatrace_cmd::DYNATRACE_POPOUTS, json!({})),
         (dynatrace_cmd::CLOSE_DYNATRACE, json!({"key": "../main"})),

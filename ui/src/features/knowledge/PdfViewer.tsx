@@ -3,17 +3,18 @@
 // checksum (./pdfVerify), then renders pages to canvases as they scroll into view (pages far away
 // are released again), with previous/next, a page number field, the outline panel from the
 // record's `outline`, and opening at a given page (a search hit). No text or annotation layer:
-// links inside a PDF are inert. Download (a browser; never the desktop window, whose native
-// Save As command comes with the desktop slice) saves the verified bytes under the document's
-// file name; the button is disabled until the checksum matched.
+// links inside a PDF are inert. Download saves the verified bytes (./pdfSave): a browser download
+// under the document's file name, or on the desktop the shell's native Save As, which checks
+// them again; the button is disabled until the checksum matched.
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type FormEvent, type RefObject } from 'react';
 import { Modal } from '../../components/Modal';
 import { errorMessage } from '../../components/Toasts';
-import { downloadBlob } from '../../lib/download';
 import { useTransport } from '../../transport/context';
+import { DesktopBridge } from '../../transport/desktop';
 import { isTransportError } from '../../transport/types';
 import { outlineOf, pagesText, typeLabel, type WikiDocument } from './knowledge';
 import { openPdf, pageAspect, renderPage, type PdfDocument } from './pdfEngine';
+import { savePdf, type SaveNote } from './pdfSave';
 import { ChecksumMismatch, verifiedPdfBytes } from './pdfVerify';
 
 /** Pages rendered ahead of the visible area (CSS margin of the observer). */
@@ -53,9 +54,11 @@ export function PdfViewer({
   onClose: () => void;
 }) {
   const transport = useTransport();
-  // The desktop window saves through a native Save As in the trusted process (a shell command
-  // that comes with the desktop slice of this feature), so only browsers offer Download here.
-  const canDownload = transport.mode !== 'desktop';
+  // The desktop window saves through the shell's native Save As (never a renderer download).
+  const shell = useMemo(() => (transport.mode === 'desktop' ? DesktopBridge.of(globalThis) : null), [transport.mode]);
+  const canDownload = transport.mode !== 'desktop' || shell !== null;
+  const [saving, setSaving] = useState(false);
+  const [saveNote, setSaveNote] = useState<SaveNote>(null);
   const [load, setLoad] = useState<Load>({ status: 'loading', step: 'Fetching the PDF…' });
   const [page, setPage] = useState(() => clampPage(initialPage, doc.pageCount || 1));
   const [pageInput, setPageInput] = useState(String(page));
@@ -158,7 +161,13 @@ export function PdfViewer({
   };
 
   const download = () => {
-    if (load.status === 'ready' && !removed) downloadBlob(doc.fileName || `${doc.title}.pdf`, load.blob);
+    if (load.status !== 'ready' || removed || saving) return;
+    setSaving(true);
+    setSaveNote(null);
+    void savePdf(doc, load.blob, shell).then((note) => {
+      setSaveNote(note);
+      setSaving(false);
+    });
   };
 
   return (
@@ -196,11 +205,16 @@ export function PdfViewer({
           {typeLabel(doc.documentType)} · {pagesText(doc.pageCount)}
         </span>
         {canDownload && (
-          <button type="button" className="button button-primary small" onClick={download} disabled={!ready || removed} data-testid="pdf-download">
-            Download
+          <button type="button" className="button button-primary small" onClick={download} disabled={!ready || removed || saving} data-testid="pdf-download">
+            {saving ? 'Saving…' : 'Download'}
           </button>
         )}
       </div>
+      {saveNote && (
+        <p className={`${saveNote.kind === 'error' ? 'error-text' : 'muted'} small`} role={saveNote.kind === 'error' ? 'alert' : 'status'} data-testid="pdf-save-note">
+          {saveNote.text}
+        </p>
+      )}
       {removed && (
         <p className="warn-text small" role="status">
           This document was removed from the library while open.
