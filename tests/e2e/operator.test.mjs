@@ -16,6 +16,24 @@ let browser;
 let page;
 let token;
 
+/**
+ * Focuses the on-call card `team` and presses Shift+F10 until its menu shows (at most 3 tries:
+ * a realtime update can re-render the board between the focus and the key press).
+ */
+async function openCardMenuByKeyboard(team) {
+  const menu = page.getByTestId('context-menu');
+  for (let attempt = 1; ; attempt++) {
+    await page.locator(`[data-team="${team}"]`).focus();
+    await page.keyboard.press('Shift+F10');
+    try {
+      await menu.waitFor({ timeout: 3_000 });
+      return menu;
+    } catch (err) {
+      if (attempt === 3) throw err;
+    }
+  }
+}
+
 async function go(tab) {
   await page.getByTestId(`nav-${tab}`).click();
   await page.getByTestId(`tab-${tab}`).waitFor({ state: 'visible' });
@@ -112,10 +130,7 @@ describe('operator UI (issue #19)', { timeout: 240_000 }, () => {
     ]);
 
     // Shift+F10 on the focused card opens its menu; Rename Team.
-    await page.locator('[data-team="network"]').focus();
-    await page.keyboard.press('Shift+F10');
-    const menu = page.getByTestId('context-menu');
-    await menu.waitFor();
+    const menu = await openCardMenuByKeyboard('network');
     assert.deepEqual(await menu.getByRole('menuitem').allInnerTexts(), ['Copy On-Call Info', 'Edit Team', 'Rename Team', 'Remove Team']);
     assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Copy On-Call Info');
     await menu.getByRole('menuitem', { name: 'Rename Team' }).click();
@@ -128,9 +143,7 @@ describe('operator UI (issue #19)', { timeout: 240_000 }, () => {
     await until(async () => (await list('oncall')).some((r) => r.team === 'Core Network' && r.teamId === 'core network'), 'renamed rows');
 
     // Esc closes a keyboard-opened menu and focus returns to the card.
-    await page.locator('[data-team="database"]').focus();
-    await page.keyboard.press('Shift+F10');
-    await menu.waitFor();
+    await openCardMenuByKeyboard('database');
     await page.keyboard.press('Escape');
     await until(async () => (await page.evaluate(() => document.activeElement?.getAttribute('data-team'))) === 'database', 'focus back on the card');
 
