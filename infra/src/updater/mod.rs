@@ -18,6 +18,7 @@
 
 pub mod download;
 pub mod hosts;
+pub mod prepare;
 pub mod staging;
 
 #[cfg(test)]
@@ -25,4 +26,5 @@ mod test_support;
 
 pub use download::{DownloadProgress, DownloadedRelease, ReleaseDownloader, UpdateDownloadError};
 pub use hosts::GitHubHosts;
+pub use prepare::{prepare_release, verify_staged, PrepareError, PreparedRelease, StagedError};
 pub use staging::{StagingError, UpdatesRoot, VersionDir};
