@@ -16,6 +16,7 @@
 //! 3. prepare (the user asked): `prepare::prepare_release` (blocking) → `PreparedRelease`.
 //! 4. before each launch of a staged build: `prepare::verify_staged`.
 
+pub mod discovery;
 pub mod download;
 pub mod hosts;
 pub mod prepare;
@@ -24,6 +25,7 @@ pub mod staging;
 #[cfg(test)]
 mod test_support;
 
+pub use discovery::{ConfirmError, DiscoveryFailure, ReleaseDiscovery};
 pub use download::{DownloadProgress, DownloadedRelease, ReleaseDownloader, UpdateDownloadError};
 pub use hosts::GitHubHosts;
 pub use prepare::{prepare_release, verify_staged, PrepareError, PreparedRelease, StagedError};
