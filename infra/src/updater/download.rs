@@ -418,7 +418,7 @@ pub(crate) async fn write_body(
         hasher.update(&chunk);
         let done = counter.received();
         sink.take(&chunk, done, expected, done == expected);
-        file.write_all(&chunk).map_err(|error| StagingError::Io(error))?;
+        file.write_all(&chunk).map_err(StagingError::Io)?;
     }
     counter.finish()?;
     Ok((file, Sha256Digest::from_bytes(hasher.finalize().into())))

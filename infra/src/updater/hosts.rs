@@ -36,7 +36,7 @@ impl GitHubHosts {
     /// The hosts of this build: production, or in debug builds the `RELAY_TEST_UPSTREAM_*`
     /// loopback overrides (`infra::http::upstream_base`).
     pub fn for_this_build() -> Result<GitHubHosts, HttpError> {
-        GitHubHosts::resolve(|endpoint| endpoints::upstream_base(endpoint))
+        GitHubHosts::resolve(endpoints::upstream_base)
     }
 
     /// The production hosts, whatever the build or the environment.

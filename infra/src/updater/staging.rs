@@ -127,10 +127,11 @@ pub(crate) fn walk_without_links(path: &Path, create_missing: bool) -> Result<()
     let mut components = path.components().peekable();
     while let Some(component) = components.next() {
         walked.push(component);
-        let last = components.peek().is_none();
+        // Only an existing file being checked (nothing created) may end in a non-directory.
+        let may_be_file = components.peek().is_none() && !create_missing;
         match fs::symlink_metadata(&walked) {
             Ok(meta) if meta.file_type().is_symlink() => return Err(StagingError::SymlinkInPath),
-            Ok(meta) if !meta.is_dir() && !(last && !create_missing) => return Err(StagingError::NotADirectory),
+            Ok(meta) if !meta.is_dir() && !may_be_file => return Err(StagingError::NotADirectory),
             Ok(_) => {}
             Err(error) if error.kind() == io::ErrorKind::NotFound && create_missing => {
                 match fs::DirBuilder::new().mode(0o700).create(&walked) {
