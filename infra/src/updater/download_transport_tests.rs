@@ -1,7 +1,8 @@
 //! The download's transport rules against the fake GitHub: redirects to a foreign or plain-HTTP
 //! host, with credentials, with a port, a `301`, three hops followed and a fourth refused;
 //! `Content-Length` missing or disagreeing with the metadata, a body cut short, headers then
-//! silence (a short deadline), cancellation before and during the body, an error status, and
+//! silence (a short deadline), cancellation before the request, during the body and while it
+//! stalls, an error status, and
 //! logs and errors that hold no path, query or signed storage URL. After every failure the
 //! updates root is empty.
 
@@ -160,6 +161,26 @@ async fn cancellation_during_the_body_leaves_nothing_behind() {
     assert!(matches!(error, UpdateDownloadError::Cancelled), "{error:?}");
     assert_eq!(error.failure(), UpdateFailure::Cancelled);
     assert_eq!(setup.root_entries(), Vec::<String>::new());
+}
+
+#[tokio::test]
+async fn cancellation_while_the_body_stalls_ends_the_download_before_its_deadline() {
+    let setup = Setup::start().await;
+    let size = setup.files.archive.len() as u64;
+    let stall = Reply::content("application/octet-stream", Vec::new()).declared_length(size).stall_after_headers();
+    setup.github.serve_stored(ARCHIVE_ID, stall);
+    // The deadline is far beyond the test's own 20 s guard: only the token can end this.
+    let downloader = setup.downloader_with(Duration::from_secs(600), setup.publisher.key.clone());
+    let cancel = CancellationToken::new();
+    let trigger = cancel.clone();
+    // The first report comes once the archive's headers are in, before any body byte.
+    let mut cancel_at_the_first_report = |_: DownloadProgress| trigger.cancel();
+    let target = target(&setup.files);
+    let result = bounded(downloader.download(&setup.root, &target, &mut cancel_at_the_first_report, &cancel)).await;
+    assert!(matches!(result, Err(UpdateDownloadError::Cancelled)), "{result:?}");
+    assert_eq!(setup.root_entries(), Vec::<String>::new());
+    let served = setup.github.storage.wait_for_served(3).await;
+    assert!(served.iter().any(|s| s.path == storage_path(ARCHIVE_ID) && !s.completed), "{served:?}");
 }
 
 #[tokio::test]

@@ -136,6 +136,11 @@ fn a_relay_desktop_member_marked_as_a_directory_or_a_link_is_refused() {
         set_external_attributes(&mut zip, attributes);
         assert_eq!(archive_error(refused(&zip)), ArchiveError::EntryNotRegularFile, "{case}");
     }
+    // Made on MS-DOS: no Unix mode, whatever the attributes say (the reader would make one up).
+    let mut dos_made = regular.clone();
+    let central = dos_made.windows(4).position(|w| w == b"PK\x01\x02").unwrap();
+    dos_made[central + 5] = 0;
+    assert_eq!(archive_error(refused(&dos_made)), ArchiveError::EntryNotRegularFile, "made on MS-DOS");
     let mut no_mode = regular.clone();
     set_external_attributes(&mut no_mode, 0);
     assert_eq!(archive_error(refused(&no_mode)), ArchiveError::EntryNotRegularFile, "no mode at all");
