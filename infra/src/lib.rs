@@ -6,7 +6,8 @@
 //! policy (`http`) every call to the outside goes through, the status feeds (`status_feeds`)
 //! fetched and parsed under it, the Radar page parser and read (`radar`), and the Dynatrace
 //! settings, token vault and Grail client (`dynatrace`), the bounded worker processes
-//! (`worker`) and the Wiki's PDF extraction that runs in one (`wiki`).
+//! (`worker`), the Wiki's PDF extraction that runs in one (`wiki`), and the desktop
+//! updater's discovery, verified download, staging and preparation (`updater`).
 //! Actors own these resources; nothing here keeps global mutable state.
 
 pub mod backup;
@@ -35,5 +36,6 @@ pub mod sql;
 pub mod status_feeds;
 pub mod store;
 pub mod token;
+pub mod updater;
 pub mod wiki;
 pub mod worker;

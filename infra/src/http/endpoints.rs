@@ -24,6 +24,15 @@ pub struct Endpoint {
 /// GitHub's REST API (updater discovery: `/repos/CrimsonSoul/Relay/releases/latest`).
 pub const GITHUB_API: Endpoint = Endpoint { name: "GITHUB_API", production: "https://api.github.com" };
 
+/// GitHub's web host, the first hop of an asset download's redirect chain (updater only; no
+/// request starts here).
+pub const GITHUB_WEB: Endpoint = Endpoint { name: "GITHUB_WEB", production: "https://github.com" };
+/// GitHub's release-asset storage hosts the asset API redirects to (updater only).
+pub const GITHUB_OBJECTS: Endpoint =
+    Endpoint { name: "GITHUB_OBJECTS", production: "https://objects.githubusercontent.com" };
+pub const GITHUB_RELEASE_ASSETS: Endpoint =
+    Endpoint { name: "GITHUB_RELEASE_ASSETS", production: "https://release-assets.githubusercontent.com" };
+
 /// The CW Dashboard on the intranet (Dispatcher Radar); the page path is
 /// `infra::radar::RADAR_PATH`. A build-time constant: no client can name another target.
 pub const RADAR: Endpoint = Endpoint { name: "RADAR", production: "https://cw-intra-web" };
@@ -69,7 +78,7 @@ pub const STATUS_FEEDS: &[Endpoint] = &[
 ];
 
 /// The endpoints outside the status feeds.
-const OTHER_ENDPOINTS: &[Endpoint] = &[GITHUB_API, RADAR];
+const OTHER_ENDPOINTS: &[Endpoint] = &[GITHUB_API, GITHUB_WEB, GITHUB_OBJECTS, GITHUB_RELEASE_ASSETS, RADAR];
 
 /// Every fixed endpoint (each feature adds its own here or in its own group).
 pub const ALL: &[&[Endpoint]] = &[OTHER_ENDPOINTS, STATUS_FEEDS];
