@@ -28,8 +28,8 @@ pub use passages::{
 };
 pub use query::{check_query, is_function_word, QueryError, SearchQuery, FUNCTION_WORDS};
 pub use search_expr::{
-    clamp_result_limit, excerpt, fts_match_expression, is_common_word, match_kind, quote_fts_string, result_limit,
-    Excerpt, MatchKind, SearchScope, SearchTerms,
+    clamp_result_limit, common_word_count_limit, excerpt, fts_match_expression, is_common_word, match_kind,
+    quote_fts_string, result_limit, Excerpt, MatchKind, SearchScope, SearchTerms,
 };
 pub use upload::{
     check_batch, check_chunk, check_file_name, check_pdf_signature, expected_chunk_bytes, is_sha256_hex, next,

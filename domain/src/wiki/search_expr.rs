@@ -29,7 +29,6 @@ pub enum SearchScope {
     OneDocument,
 }
 
-/// The most results a search in `scope` returns: 20 across the library, 50 within a document.
 /// A word found in more than this share of all passages is common (see
 /// [`SearchTerms::without_common`]); BM25 gives such a word almost no weight.
 pub const COMMON_WORD_SHARE: f64 = 0.2;
@@ -39,6 +38,14 @@ pub fn is_common_word(passages_with_word: u64, total_passages: u64) -> bool {
     total_passages > 0 && passages_with_word as f64 > COMMON_WORD_SHARE * total_passages as f64
 }
 
+/// The fewest passages that make a word common among `total_passages` (`None` when no count
+/// can, i.e. an empty index): counting a word's passages may stop there, because
+/// [`is_common_word`] gives the same answer for every count from it up.
+pub fn common_word_count_limit(total_passages: u64) -> Option<u64> {
+    (total_passages > 0).then(|| (COMMON_WORD_SHARE * total_passages as f64).floor() as u64 + 1)
+}
+
+/// The most results a search in `scope` returns: 20 across the library, 50 within a document.
 pub fn result_limit(scope: SearchScope) -> usize {
     match scope {
         SearchScope::AllDocuments => SEARCH_GLOBAL_RESULTS,

@@ -208,3 +208,13 @@ fn common_whole_words_are_dropped_but_never_the_prefix_or_the_last_remaining_ter
     assert!(!is_common_word(20, 100));
     assert!(!is_common_word(5, 0));
 }
+
+#[test]
+fn a_word_count_may_stop_at_the_common_word_limit() {
+    assert_eq!(common_word_count_limit(0), None);
+    for total in [1u64, 4, 5, 6, 99, 100, 101, 104, 105, 100_000, 100_003] {
+        let limit = common_word_count_limit(total).unwrap();
+        assert!(is_common_word(limit, total), "{limit} of {total}");
+        assert!(!is_common_word(limit - 1, total), "{} of {total}", limit - 1);
+    }
+}

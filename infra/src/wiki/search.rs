@@ -47,25 +47,27 @@ pub fn remove_passages(conn: &mut SqliteConnection, document_id: &str) -> diesel
 }
 
 #[derive(QueryableByName)]
-struct Frequency {
+struct Count {
     #[diesel(sql_type = BigInt)]
     n: i64,
 }
 
 /// The whole words among `words` that are common in the index (`domain::wiki::is_common_word`:
-/// in more than a fifth of all passages).
+/// in more than a fifth of all passages). Each word's passages are counted through the index
+/// only up to `domain::wiki::common_word_count_limit`, so a word in every passage costs a fifth
+/// of its list, not the whole of it (as a vocabulary lookup would).
 pub fn common_words(conn: &mut SqliteConnection, words: &[String]) -> diesel::QueryResult<Vec<String>> {
     if words.is_empty() {
         return Ok(Vec::new());
     }
-    let total: Vec<Frequency> = diesel::sql_query("SELECT COUNT(*) AS n FROM relay_wiki_passages").load(conn)?;
+    let total: Vec<Count> = diesel::sql_query("SELECT COUNT(*) AS n FROM relay_wiki_passages").load(conn)?;
     let total = total.first().map_or(0, |r| r.n as u64);
+    let Some(limit) = domain::wiki::common_word_count_limit(total) else { return Ok(Vec::new()) };
     let mut common = Vec::new();
     for word in words {
-        let rows: Vec<Frequency> = diesel::sql_query("SELECT doc AS n FROM relay_wiki_passages_vocab WHERE term = ?")
-            .bind::<Text, _>(word)
-            .load(conn)?;
-        if domain::wiki::is_common_word(rows.first().map_or(0, |r| r.n as u64), total) {
+        let expression = domain::wiki::quote_fts_string(word);
+        let passages = count_window(conn, &expression, &SearchFilter::default(), limit as usize)? as u64;
+        if domain::wiki::is_common_word(passages, total) {
             common.push(word.clone());
         }
     }
@@ -133,11 +135,11 @@ pub(crate) fn search_passages_within(
     limit: usize,
     broad_matches: usize,
 ) -> diesel::QueryResult<Vec<PassageHit>> {
-    if count_window(conn, expression, filter, broad_matches + 1)? > broad_matches {
-        let newest = search_window(conn, expression, filter, limit, Scored::Newest(broad_matches))?;
-        if newest.len() >= limit {
-            return Ok(newest);
-        }
+    // Every search first ranks its newest `broad_matches` matches: that is exact whenever the
+    // query has no more matches than that, and the bound when it has more.
+    let newest = search_window(conn, expression, filter, limit, Scored::Newest(broad_matches))?;
+    if newest.len() >= limit || count_window(conn, expression, filter, broad_matches + 1)? <= broad_matches {
+        return Ok(newest);
     }
     let mut candidates = FIRST_CANDIDATES.max(limit);
     loop {
@@ -173,12 +175,6 @@ fn document_rowids(filter: &SearchFilter) -> &'static str {
     } else {
         ""
     }
-}
-
-#[derive(QueryableByName)]
-struct Count {
-    #[diesel(sql_type = BigInt)]
-    n: i64,
 }
 
 /// How many candidates the window held (at most `window`).

@@ -157,3 +157,77 @@ fn a_broad_query_is_ranked_among_its_newest_matches_and_filters_fall_back_to_eve
     assert_eq!(filtered[0], strongest, "the fallback scores every match");
     assert!(filtered.iter().all(|id| !newest.contains(id)));
 }
+
+fn store_with_texts(texts: &[&str]) -> (tempfile::TempDir, crate::db::DbPool) {
+    let tmp = tempfile::tempdir().unwrap();
+    let (pool, _) = crate::db::open(&tmp.path().join("relay.db"), 1).unwrap();
+    add_texts(&mut pool.get().unwrap(), texts);
+    (tmp, pool)
+}
+
+fn add_texts(conn: &mut SqliteConnection, texts: &[&str]) {
+    for (n, text) in texts.iter().enumerate() {
+        let checksum = format!("{n:064x}");
+        let body = json!({"sourceKey": format!("k{n}"), "categoryId": "wikiuncategoriz", "documentType": "sop",
+            "title": format!("Doc {n}"), "fileName": format!("{n}.pdf"), "checksum": checksum, "byteSize": 1,
+            "pageCount": 1, "lifecycleState": "active"});
+        let id = create_in(conn, &WIKI_DOCUMENTS, &body, 0).unwrap()["id"].as_str().unwrap().to_string();
+        replace_passages(conn, &id, &checksum, &build_passages(1, text, &[], &PassageLimits::default()), 1).unwrap();
+    }
+}
+
+#[test]
+fn common_words_are_those_in_more_than_a_fifth_of_all_passages() {
+    // Ten passages: "alpha" in three (30%), "beta" in exactly two (20%), "gamma" in one.
+    let texts =
+        ["alpha beta gamma", "alpha beta", "alpha", "delta", "delta", "delta", "delta", "delta", "delta", "delta"];
+    let (_tmp, pool) = store_with_texts(&texts);
+    let mut conn = pool.get().unwrap();
+    let words: Vec<String> = ["alpha", "beta", "gamma", "absent"].iter().map(|w| w.to_string()).collect();
+    assert_eq!(common_words(&mut conn, &words).unwrap(), vec!["alpha".to_string()]);
+    assert_eq!(common_words(&mut conn, &["delta".to_string()]).unwrap(), vec!["delta".to_string()]);
+    assert!(common_words(&mut conn, &[]).unwrap().is_empty());
+}
+
+#[test]
+fn common_words_of_an_empty_index_are_none() {
+    let (_tmp, pool) = store_with_texts(&[]);
+    assert!(common_words(&mut pool.get().unwrap(), &["alpha".to_string()]).unwrap().is_empty());
+}
+
+#[test]
+fn the_prefix_migration_indexes_the_stored_passages_again_with_prefixes_up_to_eight_characters() {
+    use diesel_migrations::MigrationHarness;
+    const PREFIXES: &str = "2026-12-06-000001";
+    let tmp = tempfile::tempdir().unwrap();
+    let (pool, _) = crate::db::open(&tmp.path().join("relay.db"), 1).unwrap();
+    let mut conn = pool.get().unwrap();
+    // Back to the store before the prefix migration (bounded: one step per shipped migration).
+    for _ in 0..100 {
+        let reverted = conn.revert_last_migration(crate::db::MIGRATIONS).unwrap();
+        if reverted.to_string().starts_with(&PREFIXES.replace('-', "")) || reverted.to_string().starts_with(PREFIXES) {
+            break;
+        }
+    }
+    let schema = |conn: &mut SqliteConnection| -> String {
+        #[derive(QueryableByName)]
+        struct Sql {
+            #[diesel(sql_type = Text)]
+            sql: String,
+        }
+        let rows: Vec<Sql> = diesel::sql_query("SELECT sql FROM sqlite_schema WHERE name = 'relay_wiki_passages_fts'")
+            .load(conn)
+            .unwrap();
+        rows.into_iter().next().unwrap().sql
+    };
+    assert!(schema(&mut conn).contains("prefix='2 3 4'"), "reverted to the earlier index");
+    add_texts(&mut conn, &["Escalate to the firewalling team after thirty minutes."]);
+
+    conn.run_pending_migrations(crate::db::MIGRATIONS).unwrap();
+    assert!(schema(&mut conn).contains("prefix='2 3 4 5 6 7 8'"));
+    for typed in ["escal", "firewal", "firewall", "firewalling", "thirty"] {
+        let expression = fts_match_expression(&check_query(typed).unwrap()).unwrap();
+        let hits = search_passages(&mut conn, &expression, &SearchFilter::default(), 20).unwrap();
+        assert_eq!(hits.len(), 1, "{typed}: the passage stored before the migration is indexed again");
+    }
+}
