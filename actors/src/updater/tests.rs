@@ -2,11 +2,12 @@
 //! (the real release JSON, the asset API's `302` to storage, a throwaway publisher key) with a
 //! manual clock: a check only offers; a download shows its progress while it runs and ends
 //! verified and staged; cancelling mid-transfer leaves no file and restores `available`; a
-//! re-check reporting another release cancels and clears; a failed transfer may be retried, a
-//! bad signature may not; prepare extracts the re-hashed executable and a restart re-verifies
-//! it; on-demand checks are limited and GitHub's `Retry-After` is honoured; a quarantined
-//! release stays advisory; abandoned staging is removed at start and nothing else; the timer
-//! checks by itself. Waits are bounded loops or `Settled`; nothing asserts on elapsed time.
+//! re-check reporting another release cancels a download in flight or clears a finished one; a
+//! failed transfer may be retried, a bad signature may not; prepare extracts the re-hashed
+//! executable and a restart re-verifies it; on-demand checks are limited and GitHub's
+//! `Retry-After` is honoured; a quarantined release stays advisory; abandoned staging is removed
+//! at start and nothing else; the timer checks by itself. Waits are bounded loops or `Settled`;
+//! nothing asserts on elapsed time.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -221,6 +222,26 @@ async fn a_recheck_reporting_another_release_cancels_the_download_and_clears_sta
     settle(&actor).await;
     assert_eq!(env.staging(), Vec::<String>::new(), "the cancelled release's staging is cleared");
     assert_eq!(snapshot(&actor).await.phase, UpdatePhase::Available);
+}
+
+#[actix_rt::test]
+async fn a_recheck_reporting_another_release_clears_a_finished_download() {
+    let env = Env::new().await;
+    let actor = env.start().await;
+    actor.send(CheckNow).await.unwrap().unwrap();
+    actor.send(StartDownload).await.unwrap().unwrap();
+    settle(&actor).await;
+    assert_eq!(snapshot(&actor).await.phase, UpdatePhase::Downloaded);
+    assert_eq!(env.staging().len(), 1);
+
+    let mut other = release_json(&env.files);
+    other["target_commitish"] = serde_json::Value::String(OTHER_COMMIT.into());
+    env.github.api.route("GET", LATEST_PATH, Reply::json(other.to_string()));
+    env.t.clock.advance_ms(61_000);
+    let changed = actor.send(CheckNow).await.unwrap().unwrap();
+    assert_eq!((changed.phase, changed.downloaded_bytes), (UpdatePhase::Available, 0));
+    settle(&actor).await;
+    assert_eq!(env.staging(), Vec::<String>::new(), "the replaced release's files are removed");
 }
 
 #[actix_rt::test]
