@@ -8,6 +8,7 @@
 use std::time::Duration;
 
 use actix::prelude::*;
+use futures_util::FutureExt;
 use tokio::sync::watch;
 
 use domain::updater::{
@@ -106,7 +107,10 @@ impl UpdaterActor {
         };
         let download = work::download(self.io.clone(), discovered, self.config.quarantine.clone(), cancel, progress);
         self.worker.spawn(async move {
-            let result = download.await;
+            // A panic in the download is its failure (its staging is removed while unwinding);
+            // the actor always hears of the end, so the job never stays in flight.
+            let panicked = DownloadFailure { failure: UpdateFailure::DownloadFailed, code: "download_panicked" };
+            let result = std::panic::AssertUnwindSafe(download).catch_unwind().await.unwrap_or(Err(panicked));
             addr.do_send(DownloadEnded { serial, result });
             let _ = ended_tx.send(true);
         });

@@ -66,6 +66,12 @@ pub struct Publisher {
     pub key: PublisherKey,
 }
 
+impl Default for Publisher {
+    fn default() -> Self {
+        Publisher::new()
+    }
+}
+
 impl Publisher {
     pub fn new() -> Publisher {
         let pair = KeyPair::generate_unencrypted_keypair().unwrap();
