@@ -123,7 +123,7 @@ async fn snapshot(actor: &Addr<UpdaterActor>) -> UpdateSnapshot {
 
 /// Waits (bounded) until the running download has reported some bytes.
 async fn progress_seen(actor: &Addr<UpdaterActor>) -> UpdateSnapshot {
-    for _ in 0..2_000 {
+    for _ in 0..4_000 {
         let now = snapshot(actor).await;
         if now.downloaded_bytes > 0 {
             return now;
@@ -423,7 +423,7 @@ async fn the_timer_checks_by_itself() {
     };
     let actor = env.start_with(config, env.io_with_key(env.publisher.key.clone()));
     let mut phase = UpdatePhase::Idle;
-    for _ in 0..2_000 {
+    for _ in 0..4_000 {
         phase = snapshot(&actor).await.phase;
         if phase == UpdatePhase::Available {
             break;
