@@ -6,7 +6,8 @@
 //! `system::start_client` starts the client-mode ones (the sign-in coordinator). The health
 //! actor watches every other actor (state, last error, restarts, queue depth and its recent
 //! history); the metrics actor renders them with request counts for Prometheus. The mDNS
-//! `discovery` actor is started by the desktop shell only when it is needed.
+//! `discovery` actor is started by the desktop shell only when it is needed, and the `updater`
+//! actor belongs to the desktop alone (`system::start_desktop_updater`), never to `relay serve`.
 
 pub mod auth;
 pub mod auth_coordinator;
@@ -29,6 +30,7 @@ pub mod store;
 pub mod system;
 #[cfg(test)]
 pub(crate) mod testkit;
+pub mod updater;
 pub mod web_sessions;
 pub mod wiki;
 

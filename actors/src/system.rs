@@ -6,7 +6,9 @@
 //! (logos, images).
 //! `start_from_data_dir` is the one start path `relay serve` and the desktop's server mode
 //! share. `start_client` starts what a client-mode desktop needs (health, the sign-in coordinator
-//! and the offline cache and replay; the mDNS discovery actor is started on demand by the shell). Everything must run inside an actix
+//! and the offline cache and replay; the mDNS discovery actor is started on demand by the shell).
+//! `start_desktop_updater` starts the updater, which only the desktop runs (both modes), never
+//! `relay serve`. Everything must run inside an actix
 //! `System`; the functions return cloneable addresses.
 
 use std::path::PathBuf;
@@ -573,6 +575,24 @@ fn start_store(
     };
     let ctx = ctx.clone();
     start_supervised(move |_| StoreActor::new(ctx, reader, writer))
+}
+
+/// The desktop's updater, in both modes (`relay serve` and Relay Web never start it): the fixed
+/// GitHub endpoint, the compiled-in publisher key and `$XDG_DATA_HOME/relay/updates`
+/// (`UpdaterIo::production`) under the default timing, reporting to `health`. `None` (logged)
+/// when it cannot be set up; the desktop then runs without updates.
+pub fn start_desktop_updater(
+    health: Addr<HealthActor>,
+    clock: SharedClock,
+) -> Option<Addr<crate::updater::UpdaterActor>> {
+    let config = crate::updater::UpdaterConfig::default();
+    match crate::updater::UpdaterIo::production(config.current_version) {
+        Ok(io) => Some(crate::updater::start(SubsystemCtx::new(clock, health), config, io)),
+        Err(error) => {
+            tracing::warn!(%error, "the updater cannot be set up; this desktop runs without updates");
+            None
+        }
+    }
 }
 
 /// Starts the client-mode subsystems (a desktop connected to another Relay server): health, the

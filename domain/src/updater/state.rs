@@ -6,7 +6,9 @@
 //! prepares, a prepare never restarts": [`UpdateEffect::StartDownload`],
 //! [`UpdateEffect::StartPrepare`] and [`UpdateEffect::Restart`] are produced only by the user's
 //! own request for that step. A check for a different release cancels an in-flight download and
-//! asks for staging to be cleared; a check for the same release keeps progress. Typed errors of
+//! asks for staging to be cleared; a check for the same release keeps progress. A prepared
+//! executable that fails its check before a restart ([`UpdateEvent::PreparedInvalid`]) ends in
+//! `prepare-failed` with staging cleared, so restart is never offered for it. Typed errors of
 //! the other rules map onto stable failure codes ([`UpdateFailure`]) without string matching,
 //! and [`UpdateSnapshot`] is what the UI receives (camelCase JSON). It refuses to do the work it
 //! asks for, keep time or decide installability itself.
@@ -165,14 +167,32 @@ impl CheckOutcome {
 pub enum UpdateEvent {
     CheckCompleted(CheckOutcome),
     DownloadRequested,
-    DownloadProgress { version: Version, downloaded_bytes: u64 },
-    DownloadFinished { version: Version },
-    DownloadFailed { version: Version, failure: UpdateFailure },
+    DownloadProgress {
+        version: Version,
+        downloaded_bytes: u64,
+    },
+    DownloadFinished {
+        version: Version,
+    },
+    DownloadFailed {
+        version: Version,
+        failure: UpdateFailure,
+    },
     CancelRequested,
     PrepareRequested,
-    PrepareFinished { version: Version },
-    PrepareFailed { version: Version, failure: UpdateFailure },
+    PrepareFinished {
+        version: Version,
+    },
+    PrepareFailed {
+        version: Version,
+        failure: UpdateFailure,
+    },
     RestartRequested,
+    /// The prepared executable failed its check before a restart (changed, gone, writable by
+    /// others): it is dropped and the user may download again.
+    PreparedInvalid {
+        version: Version,
+    },
 }
 
 /// Work the actor must do after a transition.
@@ -342,6 +362,10 @@ impl UpdateState {
                 Ok(self.to(P::Error, 0, Some(failure), vec![UpdateEffect::ClearStaging]))
             }
             UpdateEvent::PrepareFinished { .. } | UpdateEvent::PrepareFailed { .. } => Err(TransitionError::StaleEvent),
+            UpdateEvent::PreparedInvalid { version } if self.phase == P::Prepared && matches(version) => {
+                Ok(self.to(P::Error, 0, Some(UpdateFailure::PrepareFailed), vec![UpdateEffect::ClearStaging]))
+            }
+            UpdateEvent::PreparedInvalid { .. } => Err(TransitionError::StaleEvent),
             UpdateEvent::RestartRequested => match (self.phase, offered_version) {
                 (P::Prepared, Some(version)) => {
                     Ok(Transition { state: self.clone(), effects: vec![UpdateEffect::Restart { version }] })

@@ -288,6 +288,21 @@ fn the_snapshot_is_camel_case_json() {
     );
 }
 
+#[test]
+fn a_prepared_executable_that_fails_its_check_is_dropped_and_never_restarted() {
+    let (state, effects) = step(&prepared(3), UpdateEvent::PreparedInvalid { version: v(3) });
+    assert_eq!(effects, vec![UpdateEffect::ClearStaging]);
+    assert_eq!(
+        (state.phase(), state.snapshot().failure_code),
+        (UpdatePhase::Error, Some(UpdateFailure::PrepareFailed))
+    );
+    assert_eq!(state.apply(UpdateEvent::RestartRequested), Err(TransitionError::NotPrepared));
+    assert_eq!(step(&state, UpdateEvent::DownloadRequested).1, vec![UpdateEffect::StartDownload { version: v(3) }]);
+    for stale in [downloaded(3), prepared(4)] {
+        assert_eq!(stale.apply(UpdateEvent::PreparedInvalid { version: v(3) }), Err(TransitionError::StaleEvent));
+    }
+}
+
 fn any_event() -> impl Strategy<Value = UpdateEvent> {
     let version = (2u64..5).prop_map(v);
     let failure = prop_oneof![Just(UpdateFailure::DownloadFailed), Just(UpdateFailure::SignatureInvalid)];
@@ -304,6 +319,7 @@ fn any_event() -> impl Strategy<Value = UpdateEvent> {
         Just(UpdateEvent::CancelRequested),
         Just(UpdateEvent::PrepareRequested),
         version.clone().prop_map(|version| UpdateEvent::PrepareFinished { version }),
+        version.clone().prop_map(|version| UpdateEvent::PreparedInvalid { version }),
         (version, failure).prop_map(|(version, failure)| UpdateEvent::PrepareFailed { version, failure }),
         Just(UpdateEvent::RestartRequested),
     ]

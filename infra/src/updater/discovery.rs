@@ -5,7 +5,9 @@
 //! `domain::updater::evaluate_latest_release` (status 200, `application/json`, size, shape,
 //! installability) into a `ReleaseCheck`; [`ReleaseDiscovery::refetch_and_confirm`] asks
 //! again right before a download, under the download's cancellation token, and requires the
-//! domain's agreement rule (`confirm_refetch`). It never takes a URL, repository, version or
+//! domain's agreement rule (`confirm_refetch`). A `429` (or `503` with `Retry-After`) is the
+//! typed [`DiscoveryFailure::RateLimited`] with GitHub's wait, which the updater actor honours
+//! before it asks again. It never takes a URL, repository, version or
 //! asset from its caller, never downloads, and logs origins and codes only.
 
 use std::time::Duration;
@@ -33,6 +35,10 @@ pub enum DiscoveryFailure {
     Http(HttpError),
     #[error("{0}")]
     Release(DiscoveryError),
+    /// GitHub answered `429` (or `503` with `Retry-After`): ask again only after the wait it
+    /// named (`None`: it named none; the caller picks a back-off).
+    #[error("GitHub asked Relay to wait before asking again.")]
+    RateLimited { retry_after_secs: Option<u64> },
 }
 
 impl DiscoveryFailure {
@@ -41,6 +47,7 @@ impl DiscoveryFailure {
         match self {
             DiscoveryFailure::Http(error) => error.code(),
             DiscoveryFailure::Release(error) => error.code(),
+            DiscoveryFailure::RateLimited { .. } => "github_rate_limited",
         }
     }
 }
@@ -155,10 +162,10 @@ impl ReleaseDiscovery {
             .header(version_header, version_value)
             .header(USER_AGENT, discovery_user_agent(&self.current));
         let response = self.client.execute(request, cancel).await.map_err(|error| match error {
-            // Statuses and declared sizes are the domain's to judge.
-            HttpError::Status { status, .. } | HttpError::RateLimited { status, .. } => {
-                DiscoveryFailure::Release(DiscoveryError::UnexpectedStatus { status })
-            }
+            // A rate limit carries its wait (`Retry-After`, bounded by the policy) to the caller.
+            HttpError::RateLimited { retry_after_secs, .. } => DiscoveryFailure::RateLimited { retry_after_secs },
+            // Other statuses and declared sizes are the domain's to judge.
+            HttpError::Status { status, .. } => DiscoveryFailure::Release(DiscoveryError::UnexpectedStatus { status }),
             HttpError::TooLarge { .. } => DiscoveryFailure::Release(DiscoveryError::TooLarge),
             other => DiscoveryFailure::Http(other),
         })?;

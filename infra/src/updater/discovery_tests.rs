@@ -1,7 +1,7 @@
 //! Discovery against a fake GitHub API serving the real "latest release" JSON shape: the
 //! request (path, GitHub's headers, no credentials), an installable and an advisory release,
-//! refusals (redirect, status, content type, declared and streamed size, draft, stall with a
-//! short deadline), and the re-fetch agreement (same release, changed digest, quarantined,
+//! a rate limit with GitHub's wait, refusals (redirect, status, content type, declared and
+//! streamed size, draft, stall with a short deadline), and the re-fetch agreement (same release, changed digest, quarantined,
 //! cancelled) with its failure codes.
 
 use std::time::Duration;
@@ -98,7 +98,6 @@ async fn answers_the_domain_refuses_yield_no_check() {
     let cases = [
         (Reply::status(404), DiscoveryError::UnexpectedStatus { status: 404 }),
         (Reply::status(500), DiscoveryError::UnexpectedStatus { status: 500 }),
-        (Reply::status(429).header("Retry-After", "60"), DiscoveryError::UnexpectedStatus { status: 429 }),
         (Reply::content("text/html", json.clone()), DiscoveryError::NotJson),
         (Reply::content("application/vnd.github+json", json.clone()), DiscoveryError::NotJson),
         (Reply::json(oversized.clone()), DiscoveryError::TooLarge),
@@ -113,6 +112,21 @@ async fn answers_the_domain_refuses_yield_no_check() {
     draft["draft"] = Value::Bool(true);
     fixture.serve_json(&draft);
     assert_eq!(release_error(fixture.check().await), DiscoveryError::Draft);
+}
+
+#[tokio::test]
+async fn a_rate_limit_carries_githubs_wait() {
+    let fixture = fixture().await;
+    fixture.serve_latest(Reply::status(429).header("Retry-After", "60"));
+    let result = fixture.check().await;
+    assert!(matches!(result, Err(DiscoveryFailure::RateLimited { retry_after_secs: Some(60) })), "{result:?}");
+    assert_eq!(result.unwrap_err().code(), "github_rate_limited");
+    fixture.serve_latest(Reply::status(429));
+    let result = fixture.check().await;
+    assert!(matches!(result, Err(DiscoveryFailure::RateLimited { retry_after_secs: None })), "{result:?}");
+    fixture.serve_latest(Reply::status(503).header("Retry-After", "5"));
+    let result = fixture.check().await;
+    assert!(matches!(result, Err(DiscoveryFailure::RateLimited { retry_after_secs: Some(5) })), "{result:?}");
 }
 
 #[tokio::test]

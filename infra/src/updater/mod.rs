@@ -22,11 +22,11 @@ pub mod hosts;
 pub mod prepare;
 pub mod staging;
 
-#[cfg(test)]
-mod test_support;
+#[cfg(any(test, feature = "test-fixtures"))]
+pub mod test_support;
 
 pub use discovery::{ConfirmError, DiscoveryFailure, ReleaseDiscovery};
 pub use download::{DownloadProgress, DownloadedRelease, ReleaseDownloader, UpdateDownloadError};
 pub use hosts::GitHubHosts;
 pub use prepare::{prepare_release, verify_staged, PrepareError, PreparedRelease, StagedError};
-pub use staging::{StagingError, UpdatesRoot, VersionDir};
+pub use staging::{updates_dir_from, RootEntry, StagingError, UpdatesRoot, VersionDir};

@@ -7,9 +7,13 @@
 //! formats (`StagingDirName`), files in it are created `O_CREAT|O_EXCL|O_NOFOLLOW` with an
 //! exact mode, and a finished file is fsynced, renamed without replacing anything and the
 //! directory fsynced. A [`VersionDir`] removes itself when dropped unless the caller keeps it,
-//! so an error, a cancellation or a dropped future never leaves a partial download behind. It
-//! does not download, verify or clean abandoned directories (`domain::updater::staging_cleanup`
-//! decides that).
+//! so an error, a cancellation or a dropped future never leaves a partial download behind.
+//! [`UpdatesRoot::entries`] lists the root (names, whether each is a real directory, its
+//! modification time) and [`UpdatesRoot::remove_staging_dir`] removes one recognized staging
+//! directory after checking it again with `lstat`; which ones are abandoned is
+//! `domain::updater::staging_cleanup`'s decision, made by the caller. [`updates_dir_from`] is
+//! where the root lives (`$XDG_DATA_HOME/relay/updates`, else `~/.local/share/relay/updates`). It
+//! does not download or verify.
 
 use std::ffi::CString;
 use std::fs::{self, File, OpenOptions};
@@ -17,6 +21,7 @@ use std::io;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Component, Path, PathBuf};
+use std::time::UNIX_EPOCH;
 
 use domain::updater::{StagingDirName, Version};
 
@@ -68,6 +73,26 @@ fn current_uid() -> u32 {
     unsafe { libc::geteuid() }
 }
 
+/// The updates root for these environment values: `$XDG_DATA_HOME/relay/updates` when that is
+/// an absolute path, else `$HOME/.local/share/relay/updates` (the XDG default); `None` without
+/// an absolute home.
+pub fn updates_dir_from(xdg_data_home: Option<&std::ffi::OsStr>, home: Option<&std::ffi::OsStr>) -> Option<PathBuf> {
+    let absolute = |value: Option<&std::ffi::OsStr>| value.map(PathBuf::from).filter(|path| path.is_absolute());
+    let data_home = absolute(xdg_data_home).or_else(|| absolute(home).map(|home| home.join(".local/share")))?;
+    Some(data_home.join("relay").join("updates"))
+}
+
+/// One entry of the updates root as the cleanup rule needs it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RootEntry {
+    /// The entry's name (lossy UTF-8; a name that is not UTF-8 is never one Relay made).
+    pub name: String,
+    /// A directory itself, not a link to one.
+    pub is_dir: bool,
+    /// Last modification, milliseconds since the Unix epoch (`None` when unknown).
+    pub modified_ms: Option<u64>,
+}
+
 /// The verified updates root.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UpdatesRoot {
@@ -112,6 +137,43 @@ impl UpdatesRoot {
         fs::set_permissions(&dir.path, fs::Permissions::from_mode(0o700)).map_err(StagingError::Io)?;
         crate::datadir::sync_dir(&self.path).map_err(StagingError::Io)?;
         Ok(dir)
+    }
+
+    /// Every entry directly under the root, read with `lstat` (links are reported as what they
+    /// are, never followed).
+    pub fn entries(&self) -> Result<Vec<RootEntry>, StagingError> {
+        let mut entries = Vec::new();
+        for entry in fs::read_dir(&self.path).map_err(StagingError::Io)? {
+            let entry = entry.map_err(StagingError::Io)?;
+            let meta = fs::symlink_metadata(entry.path()).map_err(StagingError::Io)?;
+            let modified_ms = meta
+                .modified()
+                .ok()
+                .and_then(|time| time.duration_since(UNIX_EPOCH).ok())
+                .map(|age| age.as_millis() as u64);
+            let name = entry.file_name().to_string_lossy().into_owned();
+            entries.push(RootEntry { name, is_dir: meta.file_type().is_dir(), modified_ms });
+        }
+        Ok(entries)
+    }
+
+    /// Removes the staging directory `name` (a name the domain recognizes, so it cannot name
+    /// anything outside the root) after checking again that it is a real directory of the
+    /// current user; a link or another file in its place is refused and left alone.
+    pub fn remove_staging_dir(&self, name: &StagingDirName) -> Result<(), StagingError> {
+        let path = self.path.join(name.to_string());
+        let meta = fs::symlink_metadata(&path).map_err(StagingError::Io)?;
+        if meta.file_type().is_symlink() {
+            return Err(StagingError::SymlinkInPath);
+        }
+        if !meta.is_dir() {
+            return Err(StagingError::NotADirectory);
+        }
+        if meta.uid() != current_uid() {
+            return Err(StagingError::NotOwned);
+        }
+        remove_tree(&path).map_err(StagingError::Io)?;
+        crate::datadir::sync_dir(&self.path).map_err(StagingError::Io)
     }
 }
 

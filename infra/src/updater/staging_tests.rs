@@ -1,8 +1,9 @@
 //! The updates root and version directories on a real filesystem: missing components created
 //! 0700, links anywhere on the path refused, relative or `..` paths refused, loose modes
 //! tightened; fresh `vX.Y.Z-<uuid v4>` directories that remove themselves unless kept; files
-//! created exclusively (an existing file or a planted link is refused) with exact modes; and a
-//! commit that never replaces a file.
+//! created exclusively (an existing file or a planted link is refused) with exact modes; a
+//! commit that never replaces a file; the root's listing (links reported, not followed) and the
+//! removal of a staging directory that refuses a link in its place; where the root lives.
 
 use std::io::Write;
 use std::os::unix::fs::{symlink, PermissionsExt};
@@ -115,4 +116,42 @@ fn a_commit_renames_and_never_replaces() {
 
     let file = dir.create_file("a.part", 0o600).unwrap();
     assert!(matches!(dir.commit(file, "a.part", "a"), Err(StagingError::AlreadyExists)));
+}
+
+#[test]
+fn the_listing_reports_links_as_links_and_removal_refuses_them() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = UpdatesRoot::open(&tmp.path().join("updates")).unwrap();
+    let kept = root.create_version_dir(Version::new(1, 3, 0)).unwrap();
+    let name = *kept.name();
+    let kept_path = kept.keep();
+    fs::write(kept_path.join("relay-desktop"), b"x").unwrap();
+    let elsewhere = tmp.path().join("elsewhere");
+    fs::create_dir(&elsewhere).unwrap();
+    let linked = StagingDirName::parse("v1.2.9-00000000-0000-4000-8000-000000000000").unwrap();
+    symlink(&elsewhere, root.path().join(linked.to_string())).unwrap();
+
+    let mut entries = root.entries().unwrap();
+    entries.sort_by(|a, b| a.name.cmp(&b.name));
+    let shape: Vec<(String, bool, bool)> =
+        entries.iter().map(|e| (e.name.clone(), e.is_dir, e.modified_ms.is_some())).collect();
+    let mut expected = vec![(name.to_string(), true, true), (linked.to_string(), false, true)];
+    expected.sort();
+    assert_eq!(shape, expected);
+
+    assert!(matches!(root.remove_staging_dir(&linked), Err(StagingError::SymlinkInPath)));
+    assert!(elsewhere.is_dir(), "the link's target was touched");
+    root.remove_staging_dir(&name).unwrap();
+    assert!(!kept_path.exists());
+}
+
+#[test]
+fn the_root_lives_under_the_xdg_data_home() {
+    use std::ffi::OsStr;
+    let from = |xdg: Option<&str>, home: Option<&str>| updates_dir_from(xdg.map(OsStr::new), home.map(OsStr::new));
+    assert_eq!(from(Some("/data"), Some("/home/op")), Some(PathBuf::from("/data/relay/updates")));
+    assert_eq!(from(Some("relative"), Some("/home/op")), Some(PathBuf::from("/home/op/.local/share/relay/updates")));
+    assert_eq!(from(None, Some("/home/op")), Some(PathBuf::from("/home/op/.local/share/relay/updates")));
+    assert_eq!(from(None, Some("home")), None);
+    assert_eq!(from(None, None), None);
 }

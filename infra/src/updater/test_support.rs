@@ -1,11 +1,14 @@
 //! Fixtures the updater's tests share: a throwaway minisign publisher generated in memory (never
 //! written down, never used for releases), a release's three files and its GitHub JSON in the
 //! real API shape, a fake GitHub of four loopback hosts (API, web, objects, release assets)
-//! with the asset API's `302` to storage, a tiny x86-64 ELF and ZIP builders.
+//! with the asset API's `302` to storage, a tiny x86-64 ELF and ZIP builders. Compiled for
+//! infra's tests and, with the `test-fixtures` feature, for the updater actor's tests
+//! (`fake_upstream` is re-exported for them).
 
 use std::io::Write;
 use std::time::Duration;
 
+pub use fake_upstream;
 use fake_upstream::{FakeUpstream, Reply};
 use minisign::KeyPair;
 use serde_json::{json, Value};
@@ -22,56 +25,62 @@ use super::hosts::GitHubHosts;
 use crate::http::endpoints::{GITHUB_API, GITHUB_OBJECTS, GITHUB_RELEASE_ASSETS, GITHUB_WEB};
 use crate::http::HttpPolicy;
 
-pub(super) const COMMIT: &str = "0123456789abcdef0123456789abcdef01234567";
-pub(super) const OTHER_COMMIT: &str = "fedcba9876543210fedcba9876543210fedcba98";
-pub(super) const ARCHIVE_ID: u64 = 9001;
-pub(super) const CHECKSUM_ID: u64 = 9002;
-pub(super) const SIGNATURE_ID: u64 = 9003;
-pub(super) const LATEST_PATH: &str = "/repos/CrimsonSoul/Relay/releases/latest";
+pub const COMMIT: &str = "0123456789abcdef0123456789abcdef01234567";
+pub const OTHER_COMMIT: &str = "fedcba9876543210fedcba9876543210fedcba98";
+pub const ARCHIVE_ID: u64 = 9001;
+pub const CHECKSUM_ID: u64 = 9002;
+pub const SIGNATURE_ID: u64 = 9003;
+pub const LATEST_PATH: &str = "/repos/CrimsonSoul/Relay/releases/latest";
 
 /// The running version in these tests.
-pub(super) fn current() -> Version {
+pub fn current() -> Version {
     Version::new(1, 2, 0)
 }
 
 /// The released version in these tests.
-pub(super) fn version() -> Version {
+pub fn version() -> Version {
     Version::new(1, 3, 0)
 }
 
-pub(super) fn commit() -> CommitSha {
+pub fn commit() -> CommitSha {
     CommitSha::parse_hex(COMMIT).unwrap()
 }
 
 /// A policy whose deadline is short enough for a stall test and long enough for the rest.
-pub(super) fn test_policy(timeout: Duration) -> HttpPolicy {
+pub fn test_policy(timeout: Duration) -> HttpPolicy {
     HttpPolicy { timeout, connect_timeout: timeout, ..HttpPolicy::upstream() }
 }
 
 /// Runs `f`, failing the test if it has not finished within 20 s.
-pub(super) async fn bounded<F: std::future::Future>(f: F) -> F::Output {
+pub async fn bounded<F: std::future::Future>(f: F) -> F::Output {
     tokio::time::timeout(Duration::from_secs(20), f).await.expect("the updater hung: its control is missing")
 }
 
-pub(super) fn sha256(bytes: &[u8]) -> Sha256Digest {
+pub fn sha256(bytes: &[u8]) -> Sha256Digest {
     Sha256Digest::from_bytes(Sha256::digest(bytes).into())
 }
 
 /// A throwaway publisher key pair.
-pub(super) struct Publisher {
+pub struct Publisher {
     pair: KeyPair,
-    pub(super) key: PublisherKey,
+    pub key: PublisherKey,
+}
+
+impl Default for Publisher {
+    fn default() -> Self {
+        Publisher::new()
+    }
 }
 
 impl Publisher {
-    pub(super) fn new() -> Publisher {
+    pub fn new() -> Publisher {
         let pair = KeyPair::generate_unencrypted_keypair().unwrap();
         let key = PublisherKey::from_base64(&pair.pk.to_base64()).unwrap();
         Publisher { pair, key }
     }
 
     /// A prehashed `.minisig` over `data` with this trusted comment.
-    pub(super) fn sign(&self, data: &[u8], trusted_comment: &str) -> Vec<u8> {
+    pub fn sign(&self, data: &[u8], trusted_comment: &str) -> Vec<u8> {
         minisign::sign(Some(&self.pair.pk), &self.pair.sk, data, Some(trusted_comment), None)
             .unwrap()
             .into_string()
@@ -81,24 +90,24 @@ impl Publisher {
 
 /// A release's three files and the digests GitHub lists for them.
 #[derive(Clone)]
-pub(super) struct ReleaseFiles {
-    pub(super) archive: Vec<u8>,
-    pub(super) checksum: Vec<u8>,
-    pub(super) signature: Vec<u8>,
-    pub(super) archive_digest: Sha256Digest,
-    pub(super) checksum_digest: Sha256Digest,
-    pub(super) signature_digest: Sha256Digest,
+pub struct ReleaseFiles {
+    pub archive: Vec<u8>,
+    pub checksum: Vec<u8>,
+    pub signature: Vec<u8>,
+    pub archive_digest: Sha256Digest,
+    pub checksum_digest: Sha256Digest,
+    pub signature_digest: Sha256Digest,
 }
 
 impl ReleaseFiles {
     /// `archive` with its correct checksum file and a correct signature by `publisher`.
-    pub(super) fn signed(publisher: &Publisher, archive: Vec<u8>) -> ReleaseFiles {
+    pub fn signed(publisher: &Publisher, archive: Vec<u8>) -> ReleaseFiles {
         let signature = publisher.sign(&archive, &expected_trusted_comment(&version(), &commit()));
         ReleaseFiles::from_parts(archive.clone(), checksum_file(&sha256(&archive)), signature)
     }
 
     /// These bytes, with GitHub's digests computed from them.
-    pub(super) fn from_parts(archive: Vec<u8>, checksum: Vec<u8>, signature: Vec<u8>) -> ReleaseFiles {
+    pub fn from_parts(archive: Vec<u8>, checksum: Vec<u8>, signature: Vec<u8>) -> ReleaseFiles {
         ReleaseFiles {
             archive_digest: sha256(&archive),
             checksum_digest: sha256(&checksum),
@@ -111,7 +120,7 @@ impl ReleaseFiles {
 }
 
 /// `<hex>  <archive name>\n`, as `sha256sum` writes it.
-pub(super) fn checksum_file(digest: &Sha256Digest) -> Vec<u8> {
+pub fn checksum_file(digest: &Sha256Digest) -> Vec<u8> {
     format!("{digest}  {}\n", archive_asset_name(&version())).into_bytes()
 }
 
@@ -135,7 +144,7 @@ fn asset_json(id: u64, name: &str, size: usize, digest: &Sha256Digest, content_t
 }
 
 /// GitHub's "latest release" object for these files (the real field names and shape).
-pub(super) fn release_json(files: &ReleaseFiles) -> Value {
+pub fn release_json(files: &ReleaseFiles) -> Value {
     let v = version();
     json!({
         "url": "https://api.github.com/repos/CrimsonSoul/Relay/releases/200000001",
@@ -166,7 +175,7 @@ pub(super) fn release_json(files: &ReleaseFiles) -> Value {
 }
 
 /// What the re-fetch would confirm for these files.
-pub(super) fn target(files: &ReleaseFiles) -> InstallTarget {
+pub fn target(files: &ReleaseFiles) -> InstallTarget {
     let check = release_check_from_json(&release_json(files), current()).unwrap();
     assert!(check.installable, "{:?}", check.not_installable_reasons);
     InstallTarget {
@@ -177,24 +186,24 @@ pub(super) fn target(files: &ReleaseFiles) -> InstallTarget {
 }
 
 /// GitHub's four hosts as loopback fakes.
-pub(super) struct FakeGitHub {
-    pub(super) api: FakeUpstream,
-    pub(super) web: FakeUpstream,
-    pub(super) objects: FakeUpstream,
-    pub(super) storage: FakeUpstream,
+pub struct FakeGitHub {
+    pub api: FakeUpstream,
+    pub web: FakeUpstream,
+    pub objects: FakeUpstream,
+    pub storage: FakeUpstream,
 }
 
-pub(super) fn asset_path(id: u64) -> String {
+pub fn asset_path(id: u64) -> String {
     format!("/repos/CrimsonSoul/Relay/releases/assets/{id}")
 }
 
 /// Where the release-assets host keeps an asset (a signed, expiring URL in reality).
-pub(super) fn storage_path(id: u64) -> String {
+pub fn storage_path(id: u64) -> String {
     format!("/github-production-release-asset/{id}")
 }
 
 impl FakeGitHub {
-    pub(super) async fn start() -> FakeGitHub {
+    pub async fn start() -> FakeGitHub {
         FakeGitHub {
             api: FakeUpstream::start().await,
             web: FakeUpstream::start().await,
@@ -204,7 +213,7 @@ impl FakeGitHub {
     }
 
     /// The hosts with every GitHub endpoint pointed at its fake.
-    pub(super) fn hosts(&self) -> GitHubHosts {
+    pub fn hosts(&self) -> GitHubHosts {
         GitHubHosts::with_overrides(&[
             (GITHUB_API, self.api.base_url()),
             (GITHUB_WEB, self.web.base_url()),
@@ -215,13 +224,13 @@ impl FakeGitHub {
     }
 
     /// The storage URL of an asset as the API's redirect names it (on the fake's origin).
-    pub(super) fn storage_url(&self, id: u64) -> String {
+    pub fn storage_url(&self, id: u64) -> String {
         self.storage.url(&format!("{}?sp=r&sig=hunter2", storage_path(id)))
     }
 
     /// Serves the release the way GitHub does: each asset API URL answers `302` to the
     /// release-assets host, which answers with the bytes.
-    pub(super) fn serve(&self, files: &ReleaseFiles) {
+    pub fn serve(&self, files: &ReleaseFiles) {
         for (id, bytes) in
             [(ARCHIVE_ID, &files.archive), (CHECKSUM_ID, &files.checksum), (SIGNATURE_ID, &files.signature)]
         {
@@ -232,18 +241,18 @@ impl FakeGitHub {
     }
 
     /// Replaces what the release-assets host answers for one asset.
-    pub(super) fn serve_stored(&self, id: u64, reply: Reply) {
+    pub fn serve_stored(&self, id: u64, reply: Reply) {
         self.storage.route("GET", &storage_path(id), reply);
     }
 
     /// Every request path the four hosts received, host by host.
-    pub(super) fn request_count(&self) -> usize {
+    pub fn request_count(&self) -> usize {
         [&self.api, &self.web, &self.objects, &self.storage].iter().map(|f| f.requests().len()).sum()
     }
 }
 
 /// A minimal 64-bit little-endian x86-64 ELF header followed by `extra` bytes.
-pub(super) fn fake_elf(extra: usize) -> Vec<u8> {
+pub fn fake_elf(extra: usize) -> Vec<u8> {
     let mut elf = vec![0u8; 64];
     elf[..4].copy_from_slice(b"\x7fELF");
     elf[4] = 2; // 64-bit
@@ -257,14 +266,14 @@ pub(super) fn fake_elf(extra: usize) -> Vec<u8> {
 }
 
 /// One ZIP member to write.
-pub(super) enum Member<'a> {
+pub enum Member<'a> {
     File { name: &'a str, bytes: &'a [u8], method: CompressionMethod, mode: u32 },
     Symlink { name: &'a str, target: &'a str },
     Directory { name: &'a str },
 }
 
 /// A ZIP of these members, made on Unix.
-pub(super) fn zip_of(members: &[Member<'_>]) -> Vec<u8> {
+pub fn zip_of(members: &[Member<'_>]) -> Vec<u8> {
     let mut writer = ZipWriter::new(std::io::Cursor::new(Vec::new()));
     for member in members {
         match member {
@@ -283,7 +292,7 @@ pub(super) fn zip_of(members: &[Member<'_>]) -> Vec<u8> {
 }
 
 /// The release archive as `scripts/release.sh` makes it: one deflated `relay-desktop`, 0755.
-pub(super) fn release_zip(executable: &[u8]) -> Vec<u8> {
+pub fn release_zip(executable: &[u8]) -> Vec<u8> {
     zip_of(&[Member::File {
         name: "relay-desktop",
         bytes: executable,
@@ -293,16 +302,16 @@ pub(super) fn release_zip(executable: &[u8]) -> Vec<u8> {
 }
 
 /// A fake GitHub serving a signed release, a throwaway publisher and an updates root.
-pub(super) struct Setup {
-    pub(super) github: FakeGitHub,
-    pub(super) publisher: Publisher,
-    pub(super) files: ReleaseFiles,
-    pub(super) root: super::staging::UpdatesRoot,
+pub struct Setup {
+    pub github: FakeGitHub,
+    pub publisher: Publisher,
+    pub files: ReleaseFiles,
+    pub root: super::staging::UpdatesRoot,
     _tmp: tempfile::TempDir,
 }
 
 /// Archive bytes of the download tests: a real release ZIP, padded past a few progress steps.
-pub(super) fn test_archive() -> Vec<u8> {
+pub fn test_archive() -> Vec<u8> {
     zip_of(&[Member::File {
         name: "relay-desktop",
         bytes: &fake_elf(700 * 1024),
@@ -313,13 +322,13 @@ pub(super) fn test_archive() -> Vec<u8> {
 
 impl Setup {
     /// Serves a correctly signed [`test_archive`].
-    pub(super) async fn start() -> Setup {
+    pub async fn start() -> Setup {
         let publisher = Publisher::new();
         let files = ReleaseFiles::signed(&publisher, test_archive());
         Setup::with_files(publisher, files).await
     }
 
-    pub(super) async fn with_files(publisher: Publisher, files: ReleaseFiles) -> Setup {
+    pub async fn with_files(publisher: Publisher, files: ReleaseFiles) -> Setup {
         let github = FakeGitHub::start().await;
         github.serve(&files);
         let tmp = tempfile::tempdir().unwrap();
@@ -328,16 +337,16 @@ impl Setup {
     }
 
     /// A downloader for this fake GitHub with a 5 s deadline and the publisher's key.
-    pub(super) fn downloader(&self) -> super::download::ReleaseDownloader {
+    pub fn downloader(&self) -> super::download::ReleaseDownloader {
         self.downloader_with(Duration::from_secs(5), self.publisher.key.clone())
     }
 
-    pub(super) fn downloader_with(&self, timeout: Duration, key: PublisherKey) -> super::download::ReleaseDownloader {
+    pub fn downloader_with(&self, timeout: Duration, key: PublisherKey) -> super::download::ReleaseDownloader {
         super::download::ReleaseDownloader::with_policy(test_policy(timeout), self.github.hosts(), key).unwrap()
     }
 
     /// Downloads [`target`] of the served files, collecting the progress reports.
-    pub(super) async fn download(
+    pub async fn download(
         &self,
         downloader: &super::download::ReleaseDownloader,
     ) -> (
@@ -352,7 +361,7 @@ impl Setup {
     }
 
     /// Names in the updates root.
-    pub(super) fn root_entries(&self) -> Vec<String> {
+    pub fn root_entries(&self) -> Vec<String> {
         let mut names: Vec<String> = std::fs::read_dir(self.root.path())
             .unwrap()
             .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
@@ -362,7 +371,7 @@ impl Setup {
     }
 
     /// Paths the release-assets host was asked for.
-    pub(super) fn storage_paths(&self) -> Vec<String> {
+    pub fn storage_paths(&self) -> Vec<String> {
         self.github.storage.requests().iter().map(|r| r.path().to_owned()).collect()
     }
 }

@@ -129,6 +129,14 @@ async fn write_reply(stream: &mut TcpStream, reply: &Reply, max_stall: Duration)
         }
     };
     for piece in pieces.by_ref().filter(|p| !p.is_empty()) {
+        let piece = match reply.stall_after_body_bytes {
+            Some(limit) if sent >= limit => {
+                wait_for_hangup(stream, max_stall).await;
+                return (sent, false);
+            }
+            Some(limit) => &piece[..piece.len().min((limit - sent) as usize)],
+            None => piece,
+        };
         let written = if reply.chunked {
             let mut framed = format!("{:x}\r\n", piece.len()).into_bytes();
             framed.extend_from_slice(piece);

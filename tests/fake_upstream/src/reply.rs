@@ -55,6 +55,7 @@ pub struct Reply {
     pub(crate) chunked: bool,
     pub(crate) delay: Duration,
     pub(crate) stall_after_headers: bool,
+    pub(crate) stall_after_body_bytes: Option<u64>,
 }
 
 impl Reply {
@@ -68,6 +69,7 @@ impl Reply {
             chunked: false,
             delay: Duration::ZERO,
             stall_after_headers: false,
+            stall_after_body_bytes: None,
         }
     }
 
@@ -133,6 +135,13 @@ impl Reply {
     /// [`crate::Limits::max_stall`]).
     pub fn stall_after_headers(mut self) -> Reply {
         self.stall_after_headers = true;
+        self
+    }
+
+    /// Sends the headers and the first `len` payload bytes of the body, then nothing until the
+    /// client hangs up (bounded by [`crate::Limits::max_stall`]): a transfer cut off midway.
+    pub fn stall_after_body_bytes(mut self, len: u64) -> Reply {
+        self.stall_after_body_bytes = Some(len);
         self
     }
 

@@ -92,6 +92,36 @@ async fn a_stall_sends_headers_then_waits_for_the_hangup() {
 }
 
 #[tokio::test]
+async fn a_stall_after_some_body_bytes_sends_exactly_those_then_waits() {
+    let fake = FakeUpstream::start().await;
+    fake.route(
+        "GET",
+        "/half",
+        Reply::content("application/octet-stream", vec![7u8; 40_000]).stall_after_body_bytes(20_000),
+    );
+    let mut s = TcpStream::connect(fake.addr()).await.unwrap();
+    s.write_all(b"GET /half HTTP/1.1\r\n\r\n").await.unwrap();
+    let mut received = Vec::new();
+    let mut buf = vec![0u8; 64 * 1024];
+    while !received.windows(4).any(|w| w == b"\r\n\r\n") || body_len(&received) < 20_000 {
+        let n = s.read(&mut buf).await.unwrap();
+        assert!(n > 0, "the connection closed early");
+        received.extend_from_slice(&buf[..n]);
+    }
+    assert!(String::from_utf8_lossy(&received).contains("Content-Length: 40000"));
+    assert_eq!(body_len(&received), 20_000);
+    let more = tokio::time::timeout(Duration::from_millis(100), s.read(&mut buf)).await;
+    assert!(more.is_err(), "nothing may follow the first 20,000 bytes");
+    drop(s);
+    let served = fake.wait_for_served(1).await;
+    assert_eq!((served[0].body_bytes_sent, served[0].completed), (20_000, false));
+}
+
+fn body_len(received: &[u8]) -> usize {
+    received.windows(4).position(|w| w == b"\r\n\r\n").map_or(0, |at| received.len() - at - 4)
+}
+
+#[tokio::test]
 async fn requests_over_the_size_limit_are_refused() {
     let limits = Limits { max_request_bytes: 1024, ..Limits::default() };
     let fake = FakeUpstream::start_with(limits).await;
