@@ -7,7 +7,7 @@
 // the operator types; what leaves it (onChange) is always richBody's sanitized canonical form, and
 // a value from outside (load, reset) replaces the content. It owns no draft state.
 import { forwardRef, useEffect, useImperativeHandle, useLayoutEffect, useRef, useState, type KeyboardEvent } from 'react';
-import { applyHighlight, cleanRich, highlightAt, HIGHLIGHTS, insertLineAt, richLength, richToText, safeHref, sanitizeRich, textToRich, type Highlight } from './richBody';
+import { applyHighlight, cleanRich, highlightAt, HIGHLIGHTS, insertLineAt, pastePlan, richLength, safeHref, sanitizeRich, textToRich, type Highlight } from './richBody';
 
 export interface RichBodyEditorHandle {
   /** Puts `text` on a line of its own at the caret (the end when there was none); answers the new body. */
@@ -152,40 +152,31 @@ export const RichBodyEditor = forwardRef<RichBodyEditorHandle, Props>(function R
   /** Room left for new text when the selection's text is replaced. */
   const room = (r: Range | null) => maxLength - richLength(shown.current ?? '') + (r ? r.toString().length : 0);
 
-  /** HTML (sanitized here) or plain text from a paste or a drop, at the selection. */
+  /** HTML (sanitized by pastePlan) or plain text from a paste or a drop, at the selection. */
   const insertTransfer = (html: string, text: string) => {
     const r = restore();
-    const el = root.current;
-    if (!r || !el) return;
-    const left = room(r);
-    if (html) {
-      const clean = cleanRich(html);
-      if (richLength(clean) <= left) {
-        const frag = sanitizeRich(clean);
-        const last = frag.lastChild;
-        r.deleteContents();
-        r.insertNode(frag);
-        if (last) {
-          const caret = document.createRange();
-          caret.setStartAfter(last);
-          caret.collapse(true);
-          select(caret);
-        }
-        setNotice('');
-        sync();
-        refresh();
-        return;
-      }
-      text = richToText(clean);
+    if (!r) return;
+    const plan = pastePlan(html, text, room(r));
+    const limit = `The body is limited to ${maxLength.toLocaleString('en-US')} characters`;
+    if (plan.kind === 'none') {
+      setNotice(html || text ? `${limit}: nothing more fits.` : '');
+      return;
     }
-    if (!text) return;
-    const fit = text.slice(0, Math.max(0, left));
-    setNotice(fit.length < text.length ? `The body is limited to ${maxLength.toLocaleString('en-US')} characters: the pasted text was shortened.` : '');
-    if (!fit) return;
-    if (!document.execCommand('insertText', false, fit)) {
-      const frag = sanitizeRich(textToRich(fit));
-      r.deleteContents();
-      r.insertNode(frag);
+    setNotice(plan.kind === 'text' && plan.shortened ? `${limit}: the pasted text was shortened.` : '');
+    if (plan.kind === 'text' && document.execCommand('insertText', false, plan.text)) {
+      sync();
+      refresh();
+      return;
+    }
+    const frag = sanitizeRich(plan.kind === 'html' ? plan.html : textToRich(plan.text));
+    const last = frag.lastChild;
+    r.deleteContents();
+    r.insertNode(frag);
+    if (last) {
+      const caret = document.createRange();
+      caret.setStartAfter(last);
+      caret.collapse(true);
+      select(caret);
     }
     sync();
     refresh();

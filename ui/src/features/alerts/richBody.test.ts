@@ -5,7 +5,7 @@
 // tags unwrapped with their text; the <div>/<p> lines Chromium's editor writes folded to <br>;
 // plain text ⇄ rich text; and the highlight commands and placeholder-line insertion over ranges.
 import { describe, expect, it } from 'vitest';
-import { applyHighlight, canonicalize, cleanRich, insertLineAt, richLength, richToText, safeHref, sanitizeRich, serialize, textToRich } from './richBody';
+import { applyHighlight, canonicalize, cleanRich, insertLineAt, pastePlan, richLength, richToText, safeHref, sanitizeRich, serialize, textToRich } from './richBody';
 
 const PNG = 'data:image/png;base64,iVBORw0KGgo=';
 const clean = (html: string, images = false) => serialize(sanitizeRich(html, { images }));
@@ -118,6 +118,26 @@ describe('plain text ⇄ rich text', () => {
     expect(richToText('Intro<ul><li>one</li><li>two</li></ul><ol><li>first</li></ol>End')).toBe('Intro\n• one\n• two\n1. first\nEnd');
     expect(richToText('<a href="https://x.example/">site</a> <span data-hl="deadline">today</span>')).toBe('site today');
     expect(richLength('ab<br>c')).toBe(4);
+  });
+});
+
+describe('pastePlan (what a paste or drop inserts)', () => {
+  const hostile = '<meta charset="utf-8"><p>Hi <b style="color:red" onclick="x()">there</b><img src=x onerror="alert(1)"><a href="javascript:alert(1)">bad</a></p><p><span class="evil">next</span></p><script>alert(1)</script>';
+
+  it('inserts the HTML flavour sanitized and canonical, never as given', () => {
+    expect(pastePlan(hostile, 'Hi there', 100)).toEqual({ kind: 'html', html: 'Hi <b>there</b>bad<br>next' });
+  });
+
+  it('inserts plain text as text when there is no HTML', () => {
+    expect(pastePlan('', '<b>not bold</b>\r\nline 2', 100)).toEqual({ kind: 'text', text: '<b>not bold</b>\nline 2', shortened: false });
+    expect(pastePlan('', '', 100)).toEqual({ kind: 'none' });
+    expect(pastePlan('<script>alert(1)</script>', '', 100)).toEqual({ kind: 'none' });
+  });
+
+  it('cuts to the room left under the limit, HTML then falling back to its own text', () => {
+    expect(pastePlan('', 'abcdef', 4)).toEqual({ kind: 'text', text: 'abcd', shortened: true });
+    expect(pastePlan('<b>abc</b><ul><li>def</li></ul>', 'ignored', 6)).toEqual({ kind: 'text', text: 'abc\n• ', shortened: true });
+    expect(pastePlan('', 'abc', 0)).toEqual({ kind: 'none' });
   });
 });
 

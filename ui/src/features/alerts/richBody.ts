@@ -199,6 +199,7 @@ export function textToRich(text: string): string {
  * lines, links as their text. What the card copies as text and what history search reads.
  */
 export function richToText(html: string): string {
+  if (!html) return '';
   const frag = sanitizeRich(html);
   canonicalize(frag);
   return nodeText(frag).replace(/\u00a0/g, ' ').replace(/\n+$/, '');
@@ -233,6 +234,25 @@ function nodeText(root: Node): string {
   };
   walk(root, 0);
   return out;
+}
+
+export type PastePlan = { kind: 'html'; html: string } | { kind: 'text'; text: string; shortened: boolean } | { kind: 'none' };
+
+/**
+ * What a paste or a drop inserts, given `room` characters left under the limit: the HTML flavour
+ * sanitized and canonical when there is one and it fits; otherwise plain text (the HTML's own text
+ * when there was HTML), cut to the room left. Never the HTML as given.
+ */
+export function pastePlan(html: string, text: string, room: number): PastePlan {
+  let plain = text;
+  if (html) {
+    const clean = cleanRich(html);
+    if (richLength(clean) <= room) return clean ? { kind: 'html', html: clean } : { kind: 'none' };
+    plain = richToText(clean);
+  }
+  plain = plain.replace(/\r\n?/g, '\n');
+  const fit = plain.slice(0, Math.max(0, room));
+  return fit ? { kind: 'text', text: fit, shortened: fit.length < plain.length } : { kind: 'none' };
 }
 
 /** The length the body counter shows and the 10,000-character limit applies to. */
