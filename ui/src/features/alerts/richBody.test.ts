@@ -23,6 +23,9 @@ describe('sanitizeRich', () => {
     expect(clean('<a href="data:text/html,<script>alert(1)</script>">x</a>')).toBe('x');
     expect(clean('<a href="/admin">x</a>')).toBe('x');
     expect(clean('<a href="vbscript:x">x</a>')).toBe('x');
+    // DOMPurify's scheme check passes these; safeHref (a host, or a mailto address) does not.
+    expect(clean('<a href="https://">x</a>')).toBe('x');
+    expect(clean('<a href="mailto:">x</a>')).toBe('x');
   });
 
   it('keeps http, https and mailto links with rel="noopener noreferrer" and no other attribute', () => {
