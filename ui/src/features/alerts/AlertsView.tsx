@@ -1,5 +1,5 @@
 // Alerts: severity cards, subject and rich body editor (./RichBodyEditor, with inline images from
-// ./AlertBodyImages), the
+// ./AlertBodyImages, and the Compact/Enhance transforms of ./transforms), the
 // "UPDATE #N" toggle and event times in a chosen zone (./eventTimes, draft only), a live card
 // preview with Save PNG and Copy for Outlook (./cardExport), history with pinned templates, and
 // alarms (alert_reminders): schedule, list, edit, done/dismiss, snooze.
@@ -23,6 +23,7 @@ import { clampUpdate, eventTimesError, UPDATE_MAX, zoneOptions } from './eventTi
 import { mailBodyHtml, nextImageNumber, textToRich } from './richBody';
 import { RichBodyEditor, type RichBodyEditorHandle } from './RichBodyEditor';
 import { RichBodyPreview } from './RichBodyPreview';
+import { transformBody, type TransformFlags } from './transforms';
 
 /** The draft's body as stored HTML; throws the operator-facing reason when it is too large. */
 function draftHtml(draft: AlertDraft): string {
@@ -174,7 +175,30 @@ export default function AlertsView() {
   const history = useCollection<AlertHistory>('alert_history');
   const alarms = useCollection<AlarmRec>('alert_reminders').items;
   const templates = history.items.filter((h) => h.pinned && h.label);
-  const replaceDraft = (d: AlertDraft) => setDraft(d);
+  // Compact/Enhance (./transforms): the body as it was before the first was turned on; the shown
+  // body is always transformBody(original, flags). An edit keeps what is shown and forgets it.
+  const [flags, setFlags] = useState<TransformFlags>({ compact: false, enhance: false });
+  const original = useRef<string | null>(null);
+  const dropTransforms = () => {
+    original.current = null;
+    setFlags({ compact: false, enhance: false });
+  };
+  const toggleTransform = (key: keyof TransformFlags) => {
+    const next = { ...flags, [key]: !flags[key] };
+    const base = original.current ?? latest.current.body;
+    if (!next.compact && !next.enhance) {
+      original.current = null;
+      set({ body: base });
+    } else {
+      original.current = base;
+      set({ body: transformBody(base, next) });
+    }
+    setFlags(next);
+  };
+  const replaceDraft = (d: AlertDraft) => {
+    dropTransforms();
+    setDraft(d);
+  };
   useEffect(() => onAlertLoad(replaceDraft), []);
   const pending = useMemo(() => sortAlarms(alarms.filter((a) => a.status === 'pending')), [alarms]);
   // Said before saving is tried: inline images make the stored body large.
@@ -184,6 +208,7 @@ export default function AlertsView() {
     const n = nextImageNumber(latest.current.body, latest.current.images);
     const body = editor.current?.insertLine(imageToken(n));
     if (body === undefined) return;
+    dropTransforms();
     setDraft((d) => ({ ...d, body, images: { ...d.images, [n]: image } }));
   };
   const load = (h: AlertHistory) => {
@@ -293,7 +318,16 @@ export default function AlertsView() {
           <label className="field-label" htmlFor="alert-subject">Subject <span className={draft.subject.length > SUBJECT_WARN ? 'warn-text' : 'muted'}>{draft.subject.length}/{SUBJECT_WARN}</span></label>
           <input id="alert-subject" className="input" data-testid="alert-subject" maxLength={INPUT_MAX} value={draft.subject} onChange={(e) => set({ subject: e.target.value })} />
           <div className="field-label" id="alert-body-label" onClick={() => document.getElementById('alert-body')?.focus()}>Body</div>
-          <RichBodyEditor ref={editor} id="alert-body" labelId="alert-body-label" testId="alert-body" maxLength={INPUT_MAX} value={draft.body} onChange={(body) => set({ body })} />
+          <RichBodyEditor ref={editor} id="alert-body" labelId="alert-body-label" testId="alert-body" maxLength={INPUT_MAX} value={draft.body}
+            onChange={(body) => {
+              if (original.current !== null) dropTransforms();
+              set({ body });
+            }} />
+          <div className="row-wrap" role="group" aria-label="Transforms">
+            <label className="check"><input type="checkbox" data-testid="alert-compact" checked={flags.compact} onChange={() => toggleTransform('compact')} /> Compact</label>
+            <label className="check"><input type="checkbox" data-testid="alert-enhance" checked={flags.enhance} onChange={() => toggleTransform('enhance')} /> Enhance</label>
+            <span className="muted small">{flags.compact || flags.enhance ? 'Turn both off to get the original back; editing keeps this text.' : 'Compact strips filler phrases; Enhance highlights times, dates, outages and numbers.'}</span>
+          </div>
           <InsertImage onInsert={insert} />
           {sizeError && <p className="error-text" data-testid="alert-body-size">{sizeError}</p>}
           <h2>3 · Delivery</h2>
