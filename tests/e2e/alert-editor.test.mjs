@@ -6,7 +6,8 @@
 // saved alert_history row or the scheduled alarm's alertBodyHtml, and nothing runs. The preview
 // and the Outlook HTML show the formatting (highlights there as coloured bold text, no style
 // attribute). A plain-text body stored by an older version loads as text with its line breaks,
-// and a formatted one loads back formatted. Selections are set through the DOM (the shortcuts
+// and a formatted one loads back formatted. Compact and Enhance change the body and turning both
+// off gives the typed text back. Selections are set through the DOM (the shortcuts
 // act on whatever is selected); no step waits on a timer.
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -183,6 +184,23 @@ describe('Alert rich body editor', { timeout: 120_000 }, () => {
     await until(async () => (await html(page, 'alert-body')).includes('<b>Deploy</b>'), 'the formatted body back');
     assert.equal(await body.locator('[data-hl="warning"]').innerText(), 'Friday');
     assert.equal(await body.locator('ul li').count(), 2);
+    assert.deepEqual(page.relayErrors, []);
+  });
+
+  test('Compact and Enhance transform the body; both off restore it', async () => {
+    await page.getByRole('button', { name: 'Reset', exact: true }).click();
+    const body = page.getByTestId('alert-body');
+    await body.click();
+    await page.keyboard.type('Please note that mail is down until 14:30.');
+    await page.getByTestId('alert-compact').check();
+    await until(async () => (await body.innerText()).trim() === 'Mail is down until 14:30.', 'compacted');
+    await page.getByTestId('alert-enhance').check();
+    await until(async () => (await html(page, 'alert-body')) === 'Mail is <span data-hl="warning">down</span> until <span data-hl="deadline">14:30</span>.', 'enhanced');
+    assert.equal(await page.getByTestId('alert-preview-body').locator('[data-hl="deadline"]').innerText(), '14:30');
+    await page.getByTestId('alert-compact').uncheck();
+    await page.getByTestId('alert-enhance').uncheck();
+    await until(async () => (await body.innerText()).trim() === 'Please note that mail is down until 14:30.', 'the original back');
+    assert.equal(await body.locator('[data-hl]').count(), 0);
     assert.deepEqual(page.relayErrors, []);
   });
 });
