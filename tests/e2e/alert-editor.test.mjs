@@ -17,9 +17,9 @@ const HOSTILE = [
   '<meta charset="utf-8"><p>Pasted <b style="color:red" onclick="window.__pwned=1">bold</b> and ',
   '<img src=x onerror="window.__pwned=2"><a href="javascript:window.__pwned=3">bad link</a> ',
   '<a href="https://status.example.com/" target="_blank" onmouseover="window.__pwned=4">good link</a> ',
-  '<span class="evil" style="background:red">styled</span><script>window.__pwned=5</script></p>',
+  '<span class="evil" style="background:red">styled</span><script>window.__pwned=5</script><style>body{display:none}</style></p>',
 ].join('');
-const FORBIDDEN = /<img|onerror|onclick|onmouseover|javascript:|\sstyle=|class="evil"|<script|__pwned/i;
+const FORBIDDEN = /<img|onerror|onclick|onmouseover|javascript:|\sstyle=|class="evil"|<script|<style|display:none|__pwned/i;
 
 /** Selects `text` (one text node) inside the editor. */
 function selectText(page, text) {

@@ -33,6 +33,9 @@ interface Props {
 }
 
 /** The shortcut's modifier as this platform writes it. */
+/** The node a range starts in: its text node, or the element right after an element boundary. */
+const nodeAtStart = (r: Range): Node => (r.startContainer.nodeType === Node.TEXT_NODE ? r.startContainer : r.startContainer.childNodes[r.startOffset] ?? r.startContainer);
+
 const MOD = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform) ? 'Cmd' : 'Ctrl';
 
 export const RichBodyEditor = forwardRef<RichBodyEditorHandle, Props>(function RichBodyEditor({ id, labelId, value, onChange, maxLength, testId }, ref) {
@@ -108,9 +111,10 @@ export const RichBodyEditor = forwardRef<RichBodyEditorHandle, Props>(function R
       }
     }
     setPressed(state);
-    const span = highlightAt(r.startContainer, root.current!);
+    const at = nodeAtStart(r);
+    const span = highlightAt(at, root.current!);
     setHl((span?.getAttribute('data-hl') as Highlight | undefined) ?? null);
-    setInLink(!!anchorAt(r.startContainer));
+    setInLink(!!anchorAt(at));
   };
 
   const anchorAt = (node: Node | null): HTMLAnchorElement | null => {
@@ -228,7 +232,7 @@ export const RichBodyEditor = forwardRef<RichBodyEditorHandle, Props>(function R
 
   const openLink = () => {
     const r = restore();
-    const a = r ? anchorAt(r.startContainer) : null;
+    const a = r ? anchorAt(nodeAtStart(r)) : null;
     setLink({ url: a?.getAttribute('href') ?? '', error: null });
   };
   const closeLink = () => {
@@ -241,7 +245,7 @@ export const RichBodyEditor = forwardRef<RichBodyEditorHandle, Props>(function R
     if (!href) return setLink({ ...link, error: 'Use a full http://, https:// or mailto: address.' });
     setLink(null);
     const r = restore();
-    const a = r ? anchorAt(r.startContainer) : null;
+    const a = r ? anchorAt(nodeAtStart(r)) : null;
     if (r && a && r.collapsed) {
       const all = document.createRange();
       all.selectNodeContents(a);
@@ -252,7 +256,7 @@ export const RichBodyEditor = forwardRef<RichBodyEditorHandle, Props>(function R
   const removeLink = () => {
     setLink(null);
     const r = restore();
-    const a = r ? anchorAt(r.startContainer) : null;
+    const a = r ? anchorAt(nodeAtStart(r)) : null;
     if (r && a && r.collapsed) {
       const all = document.createRange();
       all.selectNodeContents(a);

@@ -51,6 +51,10 @@ describe('sanitizeRich', () => {
     expect(clean('<img src="data:image/svg+xml;base64,PHN2Zz4=">', true)).toBe('');
   });
 
+  it('renames inline handlers, style attributes and <style> before parsing (no CSP reports), and still drops them', () => {
+    expect(clean('<b style="x" onclick="y()" title="style=1">t</b><style>b{}</style><STYLE >i{}</STYLE><img/onerror=z()>')).toBe('<b>t</b>');
+  });
+
   it('removes script, style and their content', () => {
     expect(clean('a<script>alert(1)</script>b<style>body{}</style>c')).toBe('abc');
     expect(clean('<svg><script>alert(1)</script></svg>x')).toBe('x');
