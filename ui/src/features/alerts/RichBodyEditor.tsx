@@ -15,11 +15,12 @@ export interface RichBodyEditorHandle {
 }
 
 const MARKS = [
+  // The visible text must be part of the accessible name (WCAG 2.5.3): "B" of "Bold".
   { cmd: 'bold', label: 'Bold', text: 'B', key: 'B' },
   { cmd: 'italic', label: 'Italic', text: 'I', key: 'I' },
   { cmd: 'underline', label: 'Underline', text: 'U', key: 'U' },
-  { cmd: 'insertUnorderedList', label: 'Bulleted list', text: '• List', key: null },
-  { cmd: 'insertOrderedList', label: 'Numbered list', text: '1. List', key: null },
+  { cmd: 'insertUnorderedList', label: 'Bulleted list', text: 'Bulleted list', key: null },
+  { cmd: 'insertOrderedList', label: 'Numbered list', text: 'Numbered list', key: null },
 ] as const;
 type Mark = (typeof MARKS)[number]['cmd'];
 
