@@ -1,6 +1,6 @@
 // End-to-end: the alert body's rich editor (issue #19, Alerts) in Debian Chromium against the real
 // relay binary. Typed text is made bold with Ctrl+B and highlighted with Ctrl+2 (warning), Ctrl+0
-// removes a highlight, the list button makes a bulleted list, and a paste of hostile HTML (an
+// and the highlight menu remove a highlight, the menu applies one, the list button makes a bulleted list, and a paste of hostile HTML (an
 // <img onerror>, a javascript: link, style and class attributes, a script) keeps only the
 // allowlist: none of it reaches the editor's DOM, the preview card, the Copy for Outlook HTML, the
 // saved alert_history row or the scheduled alarm's alertBodyHtml, and nothing runs. The preview
@@ -82,13 +82,20 @@ describe('Alert rich body editor', { timeout: 120_000 }, () => {
     await selectText(page, 'Friday');
     await page.keyboard.press('Control+2');
     await until(async () => (await html(page, 'alert-body')).includes('<span data-hl="warning">Friday</span>'), 'Friday highlighted');
-    assert.equal(await page.getByTestId('rich-hl-warning').getAttribute('aria-pressed'), 'true');
+    assert.equal(await page.getByTestId('rich-hl').inputValue(), 'warning', 'the highlight menu shows the highlight at the selection');
     await selectText(page, 'noon');
     await page.keyboard.press('Control+1');
     await until(async () => (await html(page, 'alert-body')).includes('<span data-hl="deadline">noon</span>'), 'noon highlighted');
     await selectText(page, 'noon');
     await page.keyboard.press('Control+0');
     await until(async () => !(await html(page, 'alert-body')).includes('data-hl="deadline"'), 'noon no longer highlighted');
+    // The menu does the same as the keys: "fix" as a service, then back to none.
+    await selectText(page, 'fix');
+    await page.getByTestId('rich-hl').selectOption('service');
+    await until(async () => (await html(page, 'alert-body')).includes('<span data-hl="service">fix</span>'), 'fix highlighted from the menu');
+    await selectText(page, 'fix');
+    await page.getByTestId('rich-hl').selectOption('');
+    await until(async () => !(await html(page, 'alert-body')).includes('data-hl="service"'), 'fix no longer highlighted');
 
     await caretAtEnd(page);
     await page.keyboard.press('Enter');

@@ -1,13 +1,14 @@
 // The alert body editor (issue #19): a contentEditable textbox with its toolbar. Bold, italic,
 // underline (Ctrl/Cmd+B/I/U) and bulleted/numbered lists go through the browser's execCommand;
 // links (Ctrl/Cmd+K) only with an http, https or mailto address; the five highlights
-// (Ctrl/Cmd+1..5, Ctrl/Cmd+0 removes) through richBody's applyHighlight. Every paste and drop is
+// (a menu, or Ctrl/Cmd+1..5; Ctrl/Cmd+0 removes) through richBody's applyHighlight. Every paste and drop is
 // taken over: HTML is sanitized to the allowlist before it reaches the editor, plain text goes in
 // as text, and nothing is inserted past the character limit. The DOM is the editor's own while
 // the operator types; what leaves it (onChange) is always richBody's sanitized canonical form, and
 // a value from outside (load, reset) replaces the content. It owns no draft state.
 import { forwardRef, useEffect, useImperativeHandle, useLayoutEffect, useRef, useState, type KeyboardEvent } from 'react';
-import { applyHighlight, cleanRich, highlightAt, HIGHLIGHTS, insertLineAt, pastePlan, richLength, safeHref, sanitizeRich, textToRich, type Highlight } from './richBody';
+import { editorAction } from './editorKeys';
+import { applyHighlight, cleanRich, highlightAt, HIGHLIGHTS, insertLineAt, isHighlight, pastePlan, richLength, safeHref, sanitizeRich, textToRich, type Highlight } from './richBody';
 
 export interface RichBodyEditorHandle {
   /** Puts `text` on a line of its own at the caret (the end when there was none); answers the new body. */
@@ -15,12 +16,13 @@ export interface RichBodyEditorHandle {
 }
 
 const MARKS = [
-  // The visible text must be part of the accessible name (WCAG 2.5.3): "B" of "Bold".
+  // A one-letter face names itself through aria-label; the lists show a glyph and name themselves
+  // in hidden text, so the visible text stays part of the accessible name (WCAG 2.5.3).
   { cmd: 'bold', label: 'Bold', text: 'B', key: 'B' },
   { cmd: 'italic', label: 'Italic', text: 'I', key: 'I' },
   { cmd: 'underline', label: 'Underline', text: 'U', key: 'U' },
-  { cmd: 'insertUnorderedList', label: 'Bulleted list', text: 'Bulleted list', key: null },
-  { cmd: 'insertOrderedList', label: 'Numbered list', text: 'Numbered list', key: null },
+  { cmd: 'insertUnorderedList', label: 'Bulleted list', text: '•', key: null },
+  { cmd: 'insertOrderedList', label: 'Numbered list', text: '1.', key: null },
 ] as const;
 type Mark = (typeof MARKS)[number]['cmd'];
 
@@ -215,20 +217,12 @@ export const RichBodyEditor = forwardRef<RichBodyEditorHandle, Props>(function R
   }));
 
   const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
-    if (!(e.ctrlKey || e.metaKey) || e.altKey) return;
-    const key = e.key.toLowerCase();
-    const digit = /^(?:Digit|Numpad)([0-5])$/.exec(e.code)?.[1] ?? (/^[0-5]$/.test(e.key) ? e.key : null);
-    const mark = MARKS.find((m) => m.key?.toLowerCase() === key);
-    if (mark && !e.shiftKey) {
-      e.preventDefault();
-      exec(mark.cmd);
-    } else if (digit !== null && !e.shiftKey) {
-      e.preventDefault();
-      highlight(digit === '0' ? null : HIGHLIGHTS[Number(digit) - 1].id);
-    } else if (key === 'k' && !e.shiftKey) {
-      e.preventDefault();
-      openLink();
-    }
+    const action = editorAction(e);
+    if (!action) return;
+    e.preventDefault(); // also keeps the Shell's Ctrl+1..7 and Ctrl+K from acting (shell/shortcuts.ts)
+    if (action.type === 'mark') exec(action.cmd);
+    else if (action.type === 'highlight') highlight(action.kind);
+    else openLink();
   };
 
   const openLink = () => {
@@ -273,27 +267,21 @@ export const RichBodyEditor = forwardRef<RichBodyEditorHandle, Props>(function R
       <div className="rich-toolbar" role="group" aria-label="Body formatting">
         {MARKS.map((m) => (
           <button key={m.cmd} type="button" className={`button button-ghost small rich-btn rich-${m.cmd}`} data-testid={`rich-${m.cmd}`}
-            aria-pressed={!!pressed[m.cmd]} aria-label={m.label} title={m.key ? `${m.label} (${MOD}+${m.key})` : m.label}
+            aria-pressed={!!pressed[m.cmd]} aria-label={m.key ? m.label : undefined} title={m.key ? `${m.label} (${MOD}+${m.key})` : m.label}
             aria-keyshortcuts={m.key ? `Control+${m.key} Meta+${m.key}` : undefined} onMouseDown={keep} onClick={() => exec(m.cmd)}>
-            {m.text}
+            {m.text}{!m.key && <span className="visually-hidden"> {m.label}</span>}
           </button>
         ))}
         <button type="button" className="button button-ghost small rich-btn" data-testid="rich-link" aria-pressed={inLink} aria-expanded={!!link}
           title={`Link (${MOD}+K)`} aria-keyshortcuts="Control+K Meta+K" onMouseDown={keep} onClick={() => (link ? closeLink() : openLink())}>
           Link
         </button>
-        <span className="rich-hl-group" role="group" aria-label="Highlight">
-          {HIGHLIGHTS.map((h) => (
-            <button key={h.id} type="button" className="button small rich-hl-btn" data-hl={h.id} data-testid={`rich-hl-${h.id}`} aria-pressed={hl === h.id}
-              title={`${h.label} highlight (${MOD}+${h.key})`} aria-keyshortcuts={`Control+${h.key} Meta+${h.key}`} onMouseDown={keep} onClick={() => highlight(h.id)}>
-              {h.label}
-            </button>
-          ))}
-          <button type="button" className="button button-ghost small rich-btn" data-testid="rich-hl-none" title={`Remove highlight (${MOD}+0)`}
-            aria-keyshortcuts="Control+0 Meta+0" onMouseDown={keep} onClick={() => highlight(null)}>
-            No highlight
-          </button>
-        </span>
+        <select className="input rich-hl-select" data-testid="rich-hl" aria-label="Highlight" data-hl={hl ?? undefined} value={hl ?? ''}
+          title={`Highlight the selected text (${MOD}+1..5; ${MOD}+0 removes)`} aria-keyshortcuts="Control+1 Control+2 Control+3 Control+4 Control+5 Control+0"
+          onChange={(e) => highlight(isHighlight(e.target.value) ? e.target.value : null)}>
+          <option value="">No highlight ({MOD}+0)</option>
+          {HIGHLIGHTS.map((h) => <option key={h.id} value={h.id}>{h.label} ({MOD}+{h.key})</option>)}
+        </select>
       </div>
       {link && (
         <div className="rich-link-form" data-testid="rich-link-form">
