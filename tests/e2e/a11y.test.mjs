@@ -145,6 +145,18 @@ describe('Accessibility (WCAG 2.2 AA)', { timeout: 240_000 }, () => {
       await page.locator('.sev-card', { hasText: new RegExp(sev, 'i') }).first().click();
       await axe(`alerts severity ${sev}`);
     }
+    // The rich body editor with bold, a highlight, a list and its link form open.
+    await page.getByTestId('alert-body').click();
+    await page.keyboard.type('Deploy by Friday');
+    await page.keyboard.press('Control+a');
+    await page.keyboard.press('Control+b');
+    await page.keyboard.press('Control+2');
+    await page.getByTestId('rich-insertUnorderedList').click();
+    await page.getByTestId('rich-link').click();
+    await page.getByTestId('rich-link-form').waitFor();
+    await axe('alerts body editor (bold, highlight, list, link form)');
+    await page.getByTestId('rich-link-url').press('Escape');
+    await page.getByTestId('rich-link-form').waitFor({ state: 'detached' });
     // The due-alarm popup (alertdialog): an alarm made due by another client.
     await page.getByTestId('alert-subject').fill('Core switch outage');
     await page.getByTestId('alarm-schedule').click();

@@ -23,6 +23,8 @@ import { api, apiToken, relayBin, screenshot, signedInSuite, signInNewClient, un
 
 const PATH = '/api/relay/images/alert-body';
 const WRONG_TYPE = 'Image must be a PNG, JPEG or WebP file';
+/** The body editor's text, lines as "\n" (a contentEditable, so innerText rather than inputValue). */
+const bodyText = (loc) => loc.evaluate((el) => el.innerText.replace(/\n+$/, ''));
 const SANITIZED = /^<img src="data:image\/(png|jpeg|jpg|gif|webp);base64,[a-z0-9+/=]+" alt="[^"<>]*" class="alert-body-image">$/i;
 
 const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
@@ -101,7 +103,7 @@ describe('Alert body images (data API)', { timeout: 120_000 }, () => {
     const answered = page.waitForResponse((r) => new URL(r.url()).pathname === PATH, { timeout: 15_000 });
     await insertFile(page, { name: 'wide-banner.png', mimeType: 'image/png', buffer: wide });
     assert.equal((await answered).status(), 200);
-    await until(async () => (await body.inputValue()) === 'Intro line\n[image 1]\nAfter line', 'the placeholder at the caret');
+    await until(async () => (await bodyText(body)) === 'Intro line\n[image 1]\nAfter line', 'the placeholder at the caret');
     assert.equal(await page.getByTestId('alert-image-status').innerText(), 'Image inserted.');
     assert.equal(await page.getByTestId('alert-image-error').count(), 0);
     assert.equal(await page.getByTestId('alert-insert-image').isEnabled(), true);
@@ -134,16 +136,16 @@ describe('Alert body images (data API)', { timeout: 120_000 }, () => {
 
     // Back from history: a fresh draft, then the template.
     await page.getByRole('button', { name: 'Reset', exact: true }).click();
-    assert.equal(await body.inputValue(), '');
+    assert.equal(await bodyText(body), '');
     assert.equal(await page.getByTestId('alert-preview-image').count(), 0);
     await page.getByTestId('template-chip').getByText('Rack template').click();
-    await until(async () => (await body.inputValue()) === 'Intro line\n[image 1]\nAfter line', 'placeholder back from history');
+    await until(async () => (await bodyText(body)) === 'Intro line\n[image 1]\nAfter line', 'placeholder back from history');
     assert.equal((await previewImage(page)).src, shown.src);
     // And through the history list.
     await page.getByRole('button', { name: 'Reset', exact: true }).click();
     await page.getByTestId('alert-history-open').click();
     await page.getByTestId('alert-history').getByRole('button', { name: /Rack template/ }).click();
-    await until(async () => (await body.inputValue()) === 'Intro line\n[image 1]\nAfter line', 'placeholder back from the history list');
+    await until(async () => (await bodyText(body)) === 'Intro line\n[image 1]\nAfter line', 'placeholder back from the history list');
     assert.equal((await previewImage(page)).src, shown.src);
     // Copy alert: plain text with the placeholder, and an HTML flavour with the image.
     await page.getByTestId('alert-copy').click();
@@ -169,7 +171,7 @@ describe('Alert body images (data API)', { timeout: 120_000 }, () => {
     await error.waitFor();
     assert.equal(await error.innerText(), WRONG_TYPE);
     assert.equal(await error.getAttribute('role'), 'alert');
-    assert.equal(await body.inputValue(), 'Only text');
+    assert.equal(await bodyText(body), 'Only text');
     assert.equal(await page.getByTestId('alert-preview-image').count(), 0);
     // The browser logs the refused request; nothing else.
     for (const e of page.relayErrors.slice(before)) assert.match(e, /Failed to load resource.*415/);
@@ -181,7 +183,7 @@ describe('Alert body images (data API)', { timeout: 120_000 }, () => {
     await until(async () => (await error.innerText()) === 'Image must be under 5 MB', 'the size refusal');
     page.off('request', count);
     assert.equal(sent, 0, 'refused before uploading');
-    assert.equal(await body.inputValue(), 'Only text');
+    assert.equal(await bodyText(body), 'Only text');
     assert.equal(await page.getByTestId('alert-preview-image').count(), 0);
   });
 
@@ -254,7 +256,7 @@ describe('Alert body images (Relay Web gateway)', { timeout: 90_000 }, () => {
     await insertFile(page, { name: 'small.png', mimeType: 'image/png', buffer: png(64, 16) });
     assert.ok((await sent).headers()['x-relay-csrf'], 'X-Relay-CSRF on the upload');
     assert.equal((await answered).status(), 200);
-    await until(async () => (await page.getByTestId('alert-body').inputValue()) === 'Through the gateway\n[image 1]', 'the placeholder at the end');
+    await until(async () => (await bodyText(page.getByTestId('alert-body'))) === 'Through the gateway\n[image 1]', 'the placeholder at the end');
     const shown = await previewImage(page);
     assert.match(shown.src, /^data:image\/png;base64,/);
     assert.equal(shown.naturalWidth, 64, 'a narrow image keeps its width');

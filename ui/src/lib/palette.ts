@@ -48,6 +48,17 @@ export const SEVERITY_COLORS = {
   RESOLVED: { color: '#2e7d32', text: '#ffffff' },
 } as const;
 
+/** Alert-body highlights (ui/src/features/alerts/richBody.ts): dark `text` on a light `bg`, the same
+ * in the dark editor and on the white card; the Outlook copy draws `text` alone (no backgrounds
+ * without style attributes). */
+export const HIGHLIGHT_COLORS = {
+  deadline: { bg: '#fde2e1', text: '#9b1c1c' },
+  warning: { bg: '#fff1c2', text: '#7a4100' },
+  success: { bg: '#dcf5e3', text: '#1b5e20' },
+  number: { bg: '#e0ecff', text: '#0d47a1' },
+  service: { bg: '#efe3fb', text: '#5b2a86' },
+} as const;
+
 /** Note colours: the card's left border and the colour swatch buttons (UI boundaries on a panel). */
 export const NOTE_COLORS = {
   amber: '#f59e0b',
@@ -76,6 +87,7 @@ export const CSS_VARS: Record<string, string> = {
   '--danger': THEME.danger,
   '--danger-strong': THEME.dangerStrong,
   ...Object.fromEntries(Object.entries(NOTE_COLORS).map(([k, v]) => [`--note-${k}`, v])),
+  ...Object.fromEntries(Object.entries(HIGHLIGHT_COLORS).flatMap(([k, v]) => [[`--hl-${k}-bg`, v.bg], [`--hl-${k}-text`, v.text]])),
 };
 
 /** sRGB relative luminance of `#rrggbb` (WCAG 2.2 definition). */
@@ -128,4 +140,8 @@ export const CONTRAST_PAIRS: ContrastPair[] = [
     { what: `severity ${id} button border on panel`, fg: s.color, bg: THEME.panel, min: AA_NON_TEXT },
   ]),
   ...Object.entries(NOTE_COLORS).map(([id, c]) => ({ what: `note ${id} swatch on panel`, fg: c, bg: THEME.panel, min: AA_NON_TEXT })),
+  ...Object.entries(HIGHLIGHT_COLORS).flatMap(([id, h]) => [
+    { what: `highlight ${id} text on its background`, fg: h.text, bg: h.bg, min: AA_TEXT },
+    { what: `highlight ${id} text on the white card (Outlook copy)`, fg: h.text, bg: '#ffffff', min: AA_TEXT },
+  ]),
 ];

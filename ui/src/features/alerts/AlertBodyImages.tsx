@@ -1,12 +1,10 @@
-// Alert composer image parts (issue #17): the "Insert image" control (a button opening a hidden
-// file input, "Preparing image…" while the server prepares the file, its refusal as role="alert";
-// the flow is ./bodyImages runImageInsert over the transport's prepareAlertImage) and the live
-// card preview's body, where a placeholder line shows its image. Images reach the DOM only as
-// React <img> elements whose src matched the sanitizer's data-URL pattern: no HTML string is
-// ever injected.
-import { Fragment, useRef, useState, type RefObject } from 'react';
+// Alert composer image control (issue #17): the "Insert image" button opening a hidden file input,
+// "Preparing image…" while the server prepares the file, its refusal as role="alert"; the flow is
+// ./bodyImages runImageInsert over the transport's prepareAlertImage. The preview that shows the
+// images is ./RichBodyPreview.
+import { useRef, useState, type RefObject } from 'react';
 import { useTransport } from '../../transport/context';
-import { bodySegments, IDLE_INSERT, IMAGE_ACCEPT, PREPARING, runImageInsert, type BodyImage, type BodyImages, type InsertState } from './bodyImages';
+import { IDLE_INSERT, IMAGE_ACCEPT, PREPARING, runImageInsert, type BodyImage, type InsertState } from './bodyImages';
 
 /** The control, drawn from its state (markup-tested without a DOM). */
 export function InsertImageView({ state, inputRef, onPick, onFile }: {
@@ -51,23 +49,4 @@ export function InsertImage({ onInsert }: { onInsert: (image: BodyImage) => void
     }
   }
   return <InsertImageView state={state} inputRef={input} onPick={() => input.current?.click()} onFile={(f) => void onFile(f)} />;
-}
-
-/**
- * The preview card's body: text as written (the card keeps white space), a known placeholder
- * line as its image. A text run before an image keeps its line break, so blank lines show.
- */
-export function AlertBodyPreview({ body, images }: { body: string; images: BodyImages }) {
-  const segments = bodySegments(body, images);
-  return (
-    <>
-      {segments.map((s, i) =>
-        s.kind === 'text' ? (
-          <Fragment key={i}>{segments[i + 1]?.kind === 'image' ? `${s.text}\n` : s.text}</Fragment>
-        ) : (
-          <img key={i} src={s.image.src} alt={s.image.alt} className="alert-body-image" data-testid="alert-preview-image" />
-        ),
-      )}
-    </>
-  );
 }

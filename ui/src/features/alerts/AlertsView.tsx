@@ -1,4 +1,5 @@
-// Alerts: severity cards, subject/body editor (with inline images, ./AlertBodyImages), the
+// Alerts: severity cards, subject and rich body editor (./RichBodyEditor, with inline images from
+// ./AlertBodyImages, and the Compact/Enhance transforms of ./transforms), the
 // "UPDATE #N" toggle and event times in a chosen zone (./eventTimes, draft only), a live card
 // preview with Save PNG and Copy for Outlook (./cardExport), history with pinned templates, and
 // alarms (alert_reminders): schedule, list, edit, done/dismiss, snooze.
@@ -13,12 +14,16 @@ import { downloadBlob } from '../../lib/download';
 import { plural } from '../../lib/text';
 import { useTransport } from '../../transport/context';
 import type { BaseRecord } from '../../transport/types';
-import { AlertBodyPreview, InsertImage } from './AlertBodyImages';
+import { InsertImage } from './AlertBodyImages';
 import { useBrandLogo } from './brandLogos';
-import { bodyHtmlError, bodyToHtml, emptyDraft, htmlToBody, INPUT_MAX, onAlertLoad, SEVERITIES, severityColor, severityText, SUBJECT_WARN, type AlertDraft, type AlertHistory } from './alerts';
-import { bodyHasImages, escapeHtml, insertImage, type BodyImage } from './bodyImages';
+import { bodyHtmlError, bodyText, bodyToHtml, emptyDraft, htmlToBody, INPUT_MAX, onAlertLoad, SEVERITIES, severityColor, severityText, SUBJECT_WARN, type AlertDraft, type AlertHistory } from './alerts';
+import { escapeHtml, imageToken, type BodyImage } from './bodyImages';
 import { cardContent, cardPlainText, imageDataUrl, outlookPayload, pngFileName, renderCardPng, writeOutlookPayload } from './cardExport';
 import { clampUpdate, eventTimesError, UPDATE_MAX, zoneOptions } from './eventTimes';
+import { mailBodyHtml, nextImageNumber, textToRich } from './richBody';
+import { RichBodyEditor, type RichBodyEditorHandle } from './RichBodyEditor';
+import { RichBodyPreview } from './RichBodyPreview';
+import { transformBody, type TransformFlags } from './transforms';
 
 /** The draft's body as stored HTML; throws the operator-facing reason when it is too large. */
 function draftHtml(draft: AlertDraft): string {
@@ -115,7 +120,7 @@ function HistoryModal({ onLoad, onClose }: { onLoad: (h: AlertHistory) => void; 
   const [q, setQ] = useState('');
   const [clearing, setClearing] = useState(false);
   const needle = q.trim().toLowerCase();
-  const match = (h: AlertHistory) => !needle || [h.label, h.subject, htmlToBody(h.bodyHtml).body, h.severity, h.sender, h.recipient].some((f) => f?.toLowerCase().includes(needle));
+  const match = (h: AlertHistory) => !needle || [h.label, h.subject, bodyText(htmlToBody(h.bodyHtml).body), h.severity, h.sender, h.recipient].some((f) => f?.toLowerCase().includes(needle));
   const shown = col.items.filter(match);
   const pinned = shown.filter((h) => h.pinned && h.label);
   const recent = shown.filter((h) => !(h.pinned && h.label));
@@ -163,13 +168,35 @@ export default function AlertsView() {
   const [draft, setDraft] = useState<AlertDraft>(emptyDraft);
   const [modal, setModal] = useState<null | 'history' | 'alarms' | 'schedule' | 'pin' | { edit: AlarmRec }>(null);
   const [pinLabel, setPinLabel] = useState('');
-  // Where "Insert image" puts the placeholder: the body's caret, or the end when it has none.
-  const caret = useRef<number | null>(null);
+  // "Insert image" puts its placeholder line at the editor's caret (the end when it has none).
+  const editor = useRef<RichBodyEditorHandle>(null);
+  const latest = useRef(draft);
+  latest.current = draft;
   const history = useCollection<AlertHistory>('alert_history');
   const alarms = useCollection<AlarmRec>('alert_reminders').items;
   const templates = history.items.filter((h) => h.pinned && h.label);
+  // Compact/Enhance (./transforms): the body as it was before the first was turned on; the shown
+  // body is always transformBody(original, flags). An edit keeps what is shown and forgets it.
+  const [flags, setFlags] = useState<TransformFlags>({ compact: false, enhance: false });
+  const original = useRef<string | null>(null);
+  const dropTransforms = () => {
+    original.current = null;
+    setFlags({ compact: false, enhance: false });
+  };
+  const toggleTransform = (key: keyof TransformFlags) => {
+    const next = { ...flags, [key]: !flags[key] };
+    const base = original.current ?? latest.current.body;
+    if (!next.compact && !next.enhance) {
+      original.current = null;
+      set({ body: base });
+    } else {
+      original.current = base;
+      set({ body: transformBody(base, next) });
+    }
+    setFlags(next);
+  };
   const replaceDraft = (d: AlertDraft) => {
-    caret.current = null;
+    dropTransforms();
     setDraft(d);
   };
   useEffect(() => onAlertLoad(replaceDraft), []);
@@ -178,12 +205,11 @@ export default function AlertsView() {
   const sizeError = useMemo(() => bodyHtmlError(bodyToHtml(draft.body, draft.images), draft.body, draft.images), [draft.body, draft.images]);
   const set = (p: Partial<AlertDraft>) => setDraft((d) => ({ ...d, ...p }));
   const insert = (image: BodyImage) => {
-    const at = caret.current; // read once: the updater may run twice
-    setDraft((d) => {
-      const next = insertImage(d.body, d.images, image, at);
-      caret.current = next.caret;
-      return { ...d, body: next.body, images: next.images };
-    });
+    const n = nextImageNumber(latest.current.body, latest.current.images);
+    const body = editor.current?.insertLine(imageToken(n));
+    if (body === undefined) return;
+    dropTransforms();
+    setDraft((d) => ({ ...d, body, images: { ...d.images, [n]: image } }));
   };
   const load = (h: AlertHistory) => {
     replaceDraft({ ...emptyDraft, severity: h.severity ?? 'INFO', subject: h.subject ?? '', ...htmlToBody(h.bodyHtml), sender: h.sender ?? '', recipient: h.recipient ?? '' });
@@ -200,9 +226,11 @@ export default function AlertsView() {
     const head = `[${draft.severity}] ${card.heading}`;
     const text = cardPlainText(card);
     try {
-      // With images, an HTML copy too, so they paste into mail; the plain text keeps the placeholders.
-      if (bodyHasImages(draft.body, draft.images)) await copyRich(text, `<p><strong>${escapeHtml(head)}</strong>${card.times.map((t) => `<br>${t.label}: ${escapeHtml(t.text)}`).join('')}</p><p>${bodyToHtml(draft.body, draft.images)}</p>`);
-      else await copyText(text);
+      // With formatting or images, an HTML copy too, so they paste into mail; the plain text keeps
+      // the placeholders and lists as "• item".
+      if (card.bodyHtml !== textToRich(card.body)) {
+        await copyRich(text, `<p><strong>${escapeHtml(head)}</strong>${card.times.map((t) => `<br>${t.label}: ${escapeHtml(t.text)}`).join('')}</p><p>${mailBodyHtml(card.bodyHtml)}</p>`);
+      } else await copyText(text);
     } catch (e) {
       return toast('error', errorMessage(e));
     }
@@ -289,10 +317,17 @@ export default function AlertsView() {
           <h2>2 · Message</h2>
           <label className="field-label" htmlFor="alert-subject">Subject <span className={draft.subject.length > SUBJECT_WARN ? 'warn-text' : 'muted'}>{draft.subject.length}/{SUBJECT_WARN}</span></label>
           <input id="alert-subject" className="input" data-testid="alert-subject" maxLength={INPUT_MAX} value={draft.subject} onChange={(e) => set({ subject: e.target.value })} />
-          <label className="field-label" htmlFor="alert-body">Body</label>
-          <textarea id="alert-body" className="input textarea" rows={8} data-testid="alert-body" maxLength={INPUT_MAX} value={draft.body}
-            onSelect={(e) => { caret.current = e.currentTarget.selectionStart; }}
-            onChange={(e) => { caret.current = e.target.selectionStart; set({ body: e.target.value }); }} />
+          <div className="field-label" id="alert-body-label" onClick={() => document.getElementById('alert-body')?.focus()}>Body</div>
+          <RichBodyEditor ref={editor} id="alert-body" labelId="alert-body-label" testId="alert-body" maxLength={INPUT_MAX} value={draft.body}
+            onChange={(body) => {
+              if (original.current !== null) dropTransforms();
+              set({ body });
+            }} />
+          <div className="row-wrap" role="group" aria-label="Transforms">
+            <label className="check"><input type="checkbox" data-testid="alert-compact" checked={flags.compact} onChange={() => toggleTransform('compact')} /> Compact</label>
+            <label className="check"><input type="checkbox" data-testid="alert-enhance" checked={flags.enhance} onChange={() => toggleTransform('enhance')} /> Enhance</label>
+            <span className="muted small">{flags.compact || flags.enhance ? 'Turn both off to get the original back; editing keeps this text.' : 'Compact strips filler phrases; Enhance highlights times, dates, outages and numbers.'}</span>
+          </div>
           <InsertImage onInsert={insert} />
           {sizeError && <p className="error-text" data-testid="alert-body-size">{sizeError}</p>}
           <h2>3 · Delivery</h2>
@@ -338,7 +373,7 @@ export default function AlertsView() {
               {card.times.map((t) => <div key={t.label}><strong>{t.label}:</strong> {t.text}</div>)}
             </div>
           )}
-          <div className="alert-card-body pre" data-testid="alert-preview-body">{draft.body ? <AlertBodyPreview body={draft.body} images={draft.images} /> : 'Message body…'}</div>
+          <div className="alert-card-body pre" data-testid="alert-preview-body">{draft.body ? <RichBodyPreview body={draft.body} images={draft.images} /> : 'Message body…'}</div>
           <div className="alert-card-foot muted small">
             From {draft.sender || 'IT'} · To {draft.recipient || 'All Employees'}
             {footerLogo && <img className="alert-card-footer-logo" src={footerLogo} alt="Footer logo" data-testid="alert-card-footer-logo" />}

@@ -1,5 +1,5 @@
 // Alert composer shared bits: severities (colours from lib/palette.ts), the draft and history
-// record shapes, the plain-text body ⇄ stored HTML conversion (images through ./bodyImages), and
+// record shapes, the rich body ⇄ stored HTML conversion (./richBody, images as in ./bodyImages), and
 // a tiny hand-off so the due popup can load an alarm's snapshot into the composer. The draft also
 // holds the "UPDATE #N" counter and the event times (./eventTimes), which are never stored: the
 // alert collections have no fields for them.
@@ -7,7 +7,8 @@ import { fieldError, LIMITS } from '../../lib/limits';
 import { SEVERITY_COLORS } from '../../lib/palette';
 import type { BaseRecord } from '../../transport/types';
 import { browserTimeZone } from './eventTimes';
-import { bodyHasImages, imageTag, imageToken, lineImage, parseImgTag, tokenNumbers, decodeEntities, type BodyImage, type BodyImages } from './bodyImages';
+import type { BodyImages } from './bodyImages';
+import { bodyHasImages, richLength, richToStored, richToText, storedToRich } from './richBody';
 
 export const SEVERITIES = [
   { id: 'ISSUE', ...SEVERITY_COLORS.ISSUE, label: 'Issue' },
@@ -27,7 +28,7 @@ export const severityText = (s: string | undefined) => SEVERITIES.find((x) => x.
 export interface AlertDraft {
   severity: Severity;
   subject: string;
-  /** Plain text; a line `[image N]` shows images[N]. */
+  /** Rich text in ./richBody's canonical form; a line `[image N]` shows images[N]. */
   body: string;
   images: BodyImages;
   sender: string;
@@ -55,67 +56,34 @@ export interface AlertHistory extends BaseRecord {
 }
 
 /**
- * Plain-text body stored as minimal safe HTML: text escaped, line breaks as <br>, and a line
- * `[image N]` whose image is known as the sanitized `<img … class="alert-body-image">`
- * (any other placeholder stays literal text).
+ * The draft's rich body (./richBody.ts canonical form, `[image N]` lines for images) as the stored
+ * HTML: sanitized to the allowlist, a known placeholder line as the sanitized
+ * `<img … class="alert-body-image">` (any other placeholder stays literal text). A plain-text
+ * body older versions stored reads back unchanged: escaped text and <br>.
  */
 export function bodyToHtml(body: string, images: BodyImages = {}): string {
-  return body
-    .split('\n')
-    .map((line) => {
-      const hit = lineImage(line, images);
-      return (hit && imageTag(hit.image)) ?? line.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-    })
-    .join('<br>');
+  return richToStored(body, images);
 }
 
-// A tag (quoted attribute values may hold '<' and '>'; a bare '<' ends the attempt, which keeps
-// the scan linear), a run of text, or a lone '<'.
-const HTML_PIECE = /<(?:[^<>"']|"[^"]*"|'[^']*')*>|[^<]+|</g;
-
 /**
- * Inverse of bodyToHtml for loading history, templates and alarm snapshots: each image whose tag
- * passes the sanitizer becomes a placeholder line with its image beside the text (numbered
- * after any placeholder written literally in the text); any other markup is stripped to text.
+ * Inverse of bodyToHtml for loading history, templates and alarm snapshots: sanitized to the
+ * allowlist, each image whose tag passes the sanitizer a placeholder line with its image beside
+ * the text (numbered after any placeholder written literally in the text).
  */
 export function htmlToBody(html: string | undefined): { body: string; images: BodyImages } {
-  const pieces: (string | BodyImage)[] = [];
-  for (const [piece] of (html ?? '').matchAll(HTML_PIECE)) {
-    if (piece.length > 1 && piece.startsWith('<')) {
-      if (/^<br[\s/>]/i.test(piece)) pieces.push('\n');
-      else if (/^<\/(p|li)[\s>]/i.test(piece)) pieces.push('\n');
-      else if (/^<img[\s/>]/i.test(piece)) {
-        const img = parseImgTag(piece);
-        if (img) pieces.push(img);
-      }
-    } else pieces.push(decodeEntities(piece));
-  }
-  const literal = tokenNumbers(pieces.map((p) => (typeof p === 'string' ? p : '\n')).join(''));
-  const images: Record<number, BodyImage> = {};
-  let n = 0;
-  let body = '';
-  let afterImage = false;
-  for (const p of pieces) {
-    if (typeof p === 'string') {
-      if (afterImage && p && !p.startsWith('\n')) body += '\n';
-      body += p;
-      afterImage = afterImage && !p;
-      continue;
-    }
-    do n++; while (literal.has(n));
-    images[n] = p;
-    if (body && !body.endsWith('\n')) body += '\n';
-    body += imageToken(n);
-    afterImage = true;
-  }
-  return { body: body.replace(/\n+$/, ''), images };
+  return storedToRich(html);
 }
 
+/** The body's plain text (lists as "• item", images as their placeholder lines). */
+export const bodyText = (body: string) => richToText(body);
+
 /**
- * Why the stored HTML of a body is refused before saving (the server's limit for bodyHtml and
- * alertBodyHtml, lib/limits.ts), or null.
+ * Why a body is refused before saving: its text over INPUT_MAX, or its stored HTML over the
+ * server's limit for bodyHtml and alertBodyHtml (lib/limits.ts); else null.
  */
 export function bodyHtmlError(html: string, body: string, images: BodyImages): string | null {
+  const length = richLength(body);
+  if (length > INPUT_MAX) return `Alert body must be at most ${INPUT_MAX.toLocaleString('en-US')} characters (now ${length.toLocaleString('en-US')}).`;
   const err = fieldError(LIMITS.alert_history.bodyHtml, html);
   return err && bodyHasImages(body, images) ? `${err} Images count toward it: use fewer or smaller images.` : err;
 }

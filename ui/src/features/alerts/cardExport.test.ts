@@ -1,13 +1,15 @@
+// @vitest-environment jsdom
 // Alert card exports: the PNG file name, the card content with "UPDATE #N" and zoned times, the
-// plain text, the inline-styled HTML for Outlook (escaped text, only data: images, logos only as
-// data URLs), the clipboard payload's three flavours, and the refused-clipboard message.
+// plain text, the inline-styled HTML for Outlook (escaped text, the body's formatting with
+// highlights as coloured bold text, only data: images, logos only as data URLs), the clipboard
+// payload's three flavours, and the refused-clipboard message.
 import { describe, expect, test, vi } from 'vitest';
 import { emptyDraft, type AlertDraft } from './alerts';
 import { cardContent, cardInlineHtml, cardPlainText, CLIPBOARD_REFUSED, EXPORT_PIXEL_RATIO, EXPORT_WIDTH, outlookPayload, pngFileName, writeOutlookPayload } from './cardExport';
 
 const PNG = 'data:image/png;base64,iVBORw0KGgo=';
 const draft = (p: Partial<AlertDraft> = {}): AlertDraft => ({
-  ...emptyDraft, severity: 'ISSUE', subject: 'Email <outage>', body: 'Mail is down.\n[image 1]', images: { 1: { src: PNG, alt: 'graph' } },
+  ...emptyDraft, severity: 'ISSUE', subject: 'Email <outage>', body: 'Mail is down.<br>[image 1]', images: { 1: { src: PNG, alt: 'graph' } },
   update: 2, start: '2026-03-08T01:00', end: '2026-03-08T04:00', timeZone: 'America/Chicago', ...p,
 });
 
@@ -50,8 +52,17 @@ describe('cardInlineHtml', () => {
     // Every img is a data: URL.
     expect([...html.matchAll(/<img [^>]*src="([^"]*)"/g)].every(([, src]) => src.startsWith('data:image/'))).toBe(true);
   });
+  test('carries the body\'s formatting: bold, lists, links, highlights as coloured bold text', () => {
+    const body = '<b>Now</b> <i>and</i> <u>then</u><ul><li>one</li></ul><ol><li>two</li></ol><a href="https://status.example.com/">status</a> by <span data-hl="deadline">5pm</span>';
+    const html = cardInlineHtml(cardContent(draft({ body, images: {} })));
+    expect(html).toContain('<b>Now</b> <i>and</i> <u>then</u><ul><li>one</li></ul><ol><li>two</li></ol><a href="https://status.example.com/" rel="noopener noreferrer">status</a> by <font color="#9b1c1c"><b>5pm</b></font>');
+    expect(html).not.toMatch(/\sstyle=|data-hl|class="(?!alert-body-image)/);
+    expect(cardContent(draft({ body, images: {} })).body).toBe('Now and then\n• one\n1. two\nstatus by 5pm');
+  });
   test('hostile text stays text', () => {
-    const html = cardInlineHtml(cardContent(draft({ subject: '"><script>alert(1)</script>', body: '<img src=x onerror=alert(1)>', images: {}, sender: '<b>me</b>' })));
+    const html = cardInlineHtml(cardContent(draft({ subject: '"><script>alert(1)</script>', body: '<img src=x onerror=alert(1)><a href="javascript:alert(1)">x</a>&lt;b&gt;', images: {}, sender: '<b>me</b>' })));
+    expect(html).not.toMatch(/onerror|javascript:/);
+    expect(html).toContain('x&lt;b&gt;');
     expect(html).not.toContain('<script');
     expect(html).not.toContain('<img src=x');
     expect(html).not.toContain('<b>me');

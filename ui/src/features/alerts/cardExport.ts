@@ -1,5 +1,5 @@
 // Exports of the alert card: the content shared by the preview and every export (heading with
-// "UPDATE #N", event time lines, sanitized body), the plain text, an HTML copy for Outlook styled
+// "UPDATE #N", event time lines, sanitized rich body), the plain text, an HTML copy for Outlook styled
 // by presentational attributes (no style attributes: see cardInlineHtml), the clipboard payload (image/png + text/html + text/plain), the PNG file name, and
 // the PNG itself: the card rendered at 640 px wide at 2x by html-to-image. Only sanitized content
 // goes out: the body through bodyToHtml (text escaped, images only as checked data: URLs) and the
@@ -7,9 +7,10 @@
 // take the payload rejects with CLIPBOARD_REFUSED.
 import { toBlob } from 'html-to-image';
 import { localDateKey } from '../../lib/dates';
-import { bodyToHtml, severityColor, severityText, type AlertDraft } from './alerts';
+import { bodyText, bodyToHtml, severityColor, severityText, type AlertDraft } from './alerts';
 import { escapeHtml, isSafeImageSrc } from './bodyImages';
 import { alertHeading, eventLines, type EventLine } from './eventTimes';
+import { mailBodyHtml } from './richBody';
 
 /** The card's width in every export, in CSS pixels. */
 export const EXPORT_WIDTH = 640;
@@ -29,9 +30,9 @@ export interface CardContent {
   /** Subject with the `UPDATE #N — ` prefix when the draft is an update. */
   heading: string;
   times: EventLine[];
-  /** Plain-text body (image placeholders kept). */
+  /** Plain-text body (lists as "• item", image placeholders kept). */
   body: string;
-  /** The body as sanitized HTML (bodyToHtml). */
+  /** The body as sanitized stored HTML (bodyToHtml). */
   bodyHtml: string;
   sender: string;
   recipient: string;
@@ -42,7 +43,7 @@ export function cardContent(draft: AlertDraft): CardContent {
     severity: draft.severity,
     heading: alertHeading(draft.subject, draft.update),
     times: eventLines(draft),
-    body: draft.body,
+    body: bodyText(draft.body),
     bodyHtml: bodyToHtml(draft.body, draft.images),
     sender: draft.sender.trim() || DEFAULT_SENDER,
     recipient: draft.recipient.trim() || DEFAULT_RECIPIENT,
@@ -72,8 +73,8 @@ const band = (pad: number, inner: string, bg = '#ffffff') =>
  * <font>, <b>): what Outlook keeps when pasting. No `style` attribute: Chromium parses text/html
  * on clipboard.write in the page's context, where Relay's CSP (style-src 'self') reports every
  * inline style attribute as an error. Text is escaped, the body is bodyToHtml's sanitized markup
- * (its images are at most 516 px wide, inside the 600 px text column), and a logo appears only as a
- * checked data: URL.
+ * with highlights as coloured bold text (richBody's mailBodyHtml; its images are at most 516 px
+ * wide, inside the 600 px text column), and a logo appears only as a checked data: URL.
  */
 export function cardInlineHtml(c: CardContent, logos: CardLogos = {}): string {
   const bg = severityColor(c.severity);
@@ -83,7 +84,7 @@ export function cardInlineHtml(c: CardContent, logos: CardLogos = {}): string {
     `<table role="presentation" width="${EXPORT_WIDTH}" cellpadding="0" cellspacing="0" border="0" bgcolor="#ffffff">`,
     band(20, `${logoTag(logos.company, 'Company logo', 40)}<font face="${FACE}" color="${fg}" size="1"><b>${escapeHtml(c.severity)}</b></font><br><font face="${FACE}" color="${fg}" size="5"><b>${escapeHtml(c.heading || 'Subject')}</b></font>`, bg),
     times ? band(20, `<font face="${FACE}" color="#1a1a1a" size="2">${times}</font>`) : '',
-    band(20, `<font face="${FACE}" color="#1a1a1a" size="3">${c.bodyHtml}</font>`),
+    band(20, `<font face="${FACE}" color="#1a1a1a" size="3">${mailBodyHtml(c.bodyHtml)}</font>`),
     `<tr><td bgcolor="#dddddd" height="1"></td></tr>`,
     band(12, `<font face="${FACE}" color="#555555" size="2">From ${escapeHtml(c.sender)} · To ${escapeHtml(c.recipient)}</font>${logos.footer && isSafeImageSrc(logos.footer) ? `<br>${logoTag(logos.footer, 'Footer logo', 32)}` : ''}`),
     `</table>`,

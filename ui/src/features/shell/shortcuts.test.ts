@@ -27,6 +27,11 @@ describe('shortcuts', () => {
     expect(shortcutFor(k('8', { ctrlKey: true }))).toBeNull();
     expect(shortcutFor(k('c', { ctrlKey: true, shiftKey: true }))).toBeNull(); // no "Copy Bridge" handler
   });
+  it('leaves a key to the control that already handled it (the alert body editor\'s Ctrl+1..5, Ctrl+K)', () => {
+    expect(shortcutFor({ ...k('2', { ctrlKey: true }), defaultPrevented: true })).toBeNull();
+    expect(shortcutFor({ ...k('k', { metaKey: true }), defaultPrevented: true })).toBeNull();
+    expect(shortcutFor({ ...k('2', { ctrlKey: true }), defaultPrevented: false })).toEqual({ type: 'tab', tab: 'oncall' });
+  });
   it('help lists only handled shortcuts', () => {
     expect(SHORTCUT_HELP.map((s) => s.keys)).not.toContain('Ctrl/Cmd+Shift+C');
     expect(SHORTCUT_HELP).toHaveLength(11);

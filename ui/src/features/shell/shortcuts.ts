@@ -1,5 +1,6 @@
 // Keyboard shortcuts: ONLY the ones that have handlers in Shell are listed here,
-// and the Shortcuts help renders exactly this table.
+// and the Shortcuts help renders exactly this table. A key a control already handled (its
+// keydown default prevented, e.g. Ctrl+1..5 and Ctrl+K in the alert body editor) is left to it.
 import type { TabId } from './tabs';
 
 export type ShortcutAction =
@@ -19,9 +20,11 @@ export interface KeyLike {
   metaKey: boolean;
   shiftKey: boolean;
   altKey: boolean;
+  defaultPrevented?: boolean;
 }
 
 export function shortcutFor(e: KeyLike): ShortcutAction | null {
+  if (e.defaultPrevented) return null;
   if (e.key === 'Escape') return { type: 'escape' };
   const mod = e.ctrlKey || e.metaKey;
   if (!mod || e.altKey) return null;
