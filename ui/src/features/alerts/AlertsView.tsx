@@ -1,7 +1,8 @@
 // Alerts: severity cards, subject/body editor (with inline images, ./AlertBodyImages), the
 // "UPDATE #N" toggle and event times in a chosen zone (./eventTimes, draft only), a live card
 // preview with Save PNG and Copy for Outlook (./cardExport), history with pinned templates, and
-// alarms (alert_reminders): schedule, list, edit, done/dismiss, snooze.
+// alarms (alert_reminders): schedule, list, edit, done/dismiss, snooze. The draft is kept per
+// window until sent (./alertDraftStore).
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { Confirm, Modal } from '../../components/Modal';
 import { errorMessage, useToast } from '../../components/Toasts';
@@ -11,9 +12,11 @@ import { copyRich, copyText } from '../../lib/clipboard';
 import { formatDateTime, toApiDate, toLocalInput } from '../../lib/dates';
 import { downloadBlob } from '../../lib/download';
 import { plural } from '../../lib/text';
+import { clearDraft, loadDraft, useWindowDraft } from '../../lib/windowDrafts';
 import { useTransport } from '../../transport/context';
 import type { BaseRecord } from '../../transport/types';
 import { AlertBodyPreview, InsertImage } from './AlertBodyImages';
+import { ALERT_DRAFT, isEmptyAlertDraft, restoreAlertDraft } from './alertDraftStore';
 import { useBrandLogo } from './brandLogos';
 import { bodyHtmlError, bodyToHtml, emptyDraft, htmlToBody, INPUT_MAX, onAlertLoad, SEVERITIES, severityColor, severityText, SUBJECT_WARN, type AlertDraft, type AlertHistory } from './alerts';
 import { bodyHasImages, escapeHtml, insertImage, type BodyImage } from './bodyImages';
@@ -160,7 +163,9 @@ function HistoryModal({ onLoad, onClose }: { onLoad: (h: AlertHistory) => void; 
 export default function AlertsView() {
   const transport = useTransport();
   const toast = useToast();
-  const [draft, setDraft] = useState<AlertDraft>(emptyDraft);
+  // The draft survives a reload of this window until it is sent (./alertDraftStore).
+  const [draft, setDraft] = useState<AlertDraft>(() => loadDraft(ALERT_DRAFT, restoreAlertDraft) ?? emptyDraft);
+  useWindowDraft(ALERT_DRAFT, draft, isEmptyAlertDraft);
   const [modal, setModal] = useState<null | 'history' | 'alarms' | 'schedule' | 'pin' | { edit: AlarmRec }>(null);
   const [pinLabel, setPinLabel] = useState('');
   // Where "Insert image" puts the placeholder: the body's caret, or the end when it has none.
@@ -208,6 +213,7 @@ export default function AlertsView() {
     }
     try {
       await saveHistory();
+      clearDraft(ALERT_DRAFT);
       toast('success', 'Alert copied and saved to history.');
     } catch (e) {
       toast('error', `Alert copied, not saved to history: ${errorMessage(e)}`);
@@ -235,6 +241,7 @@ export default function AlertsView() {
     const done = kind === 'png' ? 'Alert card downloaded as PNG' : 'Alert card copied for Outlook';
     try {
       await saveHistory();
+      clearDraft(ALERT_DRAFT);
       toast('success', `${done} and saved to history.`);
     } catch (e) {
       toast('error', `${done}, not saved to history: ${errorMessage(e)}`);
