@@ -1,11 +1,13 @@
 // Top-level UI: provides the Transport, toasts and the shared live collections, and
 // switches between the sign-in screen and the signed-in shell (or the read-only
-// on-call popout at ?popout=board).
+// on-call popout at ?popout=board). On Relay Web a reload first tries to resume the session
+// from its HttpOnly cookie, so the passphrase is asked only when there is none.
 import { lazy, Suspense, useEffect, useState } from 'react';
 import { ToastProvider } from './components/Toasts';
 import { DataProvider } from './data/store';
 import { Shell } from './features/shell/Shell';
 import { SignIn } from './features/signin/SignIn';
+import { clearAllDrafts } from './lib/windowDrafts';
 import { TransportProvider } from './transport/context';
 import type { Transport } from './transport/types';
 
@@ -24,6 +26,22 @@ export function App({ transport, search = '' }: { transport: Transport; search?:
   const [notice, setNotice] = useState<string | null>(null);
   const popout = popoutRoute(search);
   const web = transport.mode === 'relay-web';
+  const [resuming, setResuming] = useState(() => web && !signedIn && transport.resumeSession !== undefined);
+
+  useEffect(() => {
+    if (!resuming) return;
+    let live = true;
+    void transport.resumeSession!()
+      .catch(() => false)
+      .then((ok) => {
+        if (!live) return;
+        if (ok) setSignedIn(true);
+        setResuming(false);
+      });
+    return () => {
+      live = false;
+    };
+  }, [transport, resuming]);
   // A desktop auxiliary window runs on a borrowed token that can be revoked or expire.
   const borrowed = transport.mode === 'desktop' && new URLSearchParams(search).has('popout');
 
@@ -42,6 +60,7 @@ export function App({ transport, search = '' }: { transport: Transport; search?:
 
   function signOut() {
     transport.signOut();
+    clearAllDrafts(); // the next operator in this window starts clean
     setNotice(null);
     setSignedIn(false);
   }
@@ -49,7 +68,14 @@ export function App({ transport, search = '' }: { transport: Transport; search?:
   return (
     <TransportProvider transport={transport}>
       <ToastProvider>
-        {!signedIn ? (
+        {resuming ? (
+          <main className="signin">
+            <h1 className="signin-title">Relay</h1>
+            <p className="muted" role="status" data-testid="session-resuming">
+              Resuming your session…
+            </p>
+          </main>
+        ) : !signedIn ? (
           <SignIn
             notice={notice}
             onSignedIn={() => {
