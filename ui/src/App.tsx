@@ -1,11 +1,13 @@
 // Top-level UI: provides the Transport, toasts and the shared live collections, and
 // switches between the sign-in screen and the signed-in shell (or the read-only
 // on-call popout at ?popout=board). On Relay Web a reload first tries to resume the session
-// from its HttpOnly cookie, so the passphrase is asked only when there is none.
+// from its HttpOnly cookie, and the desktop main window after a reload signs in with the shell's
+// saved passphrase (./features/signin/resume), so the passphrase is asked only when neither works.
 import { lazy, Suspense, useEffect, useState } from 'react';
 import { ToastProvider } from './components/Toasts';
 import { DataProvider } from './data/store';
 import { Shell } from './features/shell/Shell';
+import { navigationType, resumeOnStart } from './features/signin/resume';
 import { SignIn } from './features/signin/SignIn';
 import { clearAllDrafts } from './lib/windowDrafts';
 import { TransportProvider } from './transport/context';
@@ -26,7 +28,11 @@ export function App({ transport, search = '' }: { transport: Transport; search?:
   const [notice, setNotice] = useState<string | null>(null);
   const popout = popoutRoute(search);
   const web = transport.mode === 'relay-web';
-  const [resuming, setResuming] = useState(() => web && !signedIn && transport.resumeSession !== undefined);
+  // A window that starts signed out resumes its session without the passphrase (./features/signin/resume).
+  const [resume] = useState(() => (signedIn ? null : resumeOnStart({ mode: transport.mode, navigation: navigationType(), popout: popout !== null })));
+  const [resuming, setResuming] = useState(() => resume === 'cookie' && transport.resumeSession !== undefined);
+  // Desktop main window after a reload: SignIn uses the shell's saved passphrase once; never after a sign-out here.
+  const [autoSaved, setAutoSaved] = useState(resume === 'saved-passphrase');
 
   useEffect(() => {
     if (!resuming) return;
@@ -61,6 +67,7 @@ export function App({ transport, search = '' }: { transport: Transport; search?:
   function signOut() {
     transport.signOut();
     clearAllDrafts(); // the next operator in this window starts clean
+    setAutoSaved(false);
     setNotice(null);
     setSignedIn(false);
   }
@@ -78,6 +85,7 @@ export function App({ transport, search = '' }: { transport: Transport; search?:
         ) : !signedIn ? (
           <SignIn
             notice={notice}
+            autoSignInWithSaved={autoSaved && notice === null}
             onSignedIn={() => {
               setNotice(null);
               setSignedIn(true);
