@@ -144,7 +144,11 @@ async fn a_reload_resumes_the_live_session_from_its_cookie_alone() {
 
     let s = web.send(sign_in(None)).await.unwrap().unwrap();
     web.send(Logout { cookie: Some(s.cookie.clone()), csrf: Some(s.csrf.clone()) }).await.unwrap().unwrap();
-    assert_eq!(web.send(Resume { cookie: Some(s.cookie.clone()) }).await.unwrap(), Err(WebError::NoSession), "logged out");
+    assert_eq!(
+        web.send(Resume { cookie: Some(s.cookie.clone()) }).await.unwrap(),
+        Err(WebError::NoSession),
+        "logged out"
+    );
 }
 
 #[actix_rt::test]

@@ -215,7 +215,8 @@ describe('Relay Web mode', () => {
 
   it('no live session, a refused connection or no gateway: resume says false and keeps nothing', async () => {
     for (const extra of [
-      { 'POST /web/api/session/resume': () => json(401, { status: 401, message: 'sign in to Relay Web', data: {} }) },
+      { 'POST /web/api/session/resume': () => new Response(null, { status: 204 }) },
+      { 'POST /web/api/session/resume': () => json(429, { status: 429, message: 'too many requests', data: {} }) },
       { 'POST /web/api/session/resume': () => 'network-error' as const },
       { 'POST /web/api/session/resume': () => json(200, {}) },
       {

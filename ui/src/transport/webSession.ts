@@ -126,7 +126,8 @@ export class WebSession {
    * After a page reload: the HttpOnly cookie may still name a live session. POST
    * /web/api/session/resume (same-origin, cookie only) returns its CSRF token; then the app
    * token is fetched as after a sign-in. Resolves false (and keeps nothing) when there is no
-   * live session or the gateway cannot be reached: the sign-in screen follows. Never throws.
+   * live session (204) or the gateway refuses or cannot be reached: the sign-in screen follows.
+   * Never throws.
    */
   async resume(): Promise<boolean> {
     this.clear();

@@ -81,10 +81,15 @@ async fn refresh(req: HttpRequest, handles: web::Data<Handles>) -> Result<HttpRe
 }
 
 /// After a page reload: the cookie alone gives the page its session's CSRF token back. A POST, so
-/// the guard insists on this origin; no CORS, so no other site can read the answer.
+/// the guard insists on this origin; no CORS, so no other site can read the answer. Without a
+/// live session the answer is 204 (nothing to resume: the page asks for the passphrase), so
+/// every first visit does not log a failed request in the browser console.
 async fn resume(req: HttpRequest, handles: web::Data<Handles>) -> Result<HttpResponse, WebRefusal> {
-    let issued = handles.web_sessions.send(Resume { cookie: cookie_of(&req) }).await??;
-    Ok(issued_response(issued, now_ms()))
+    match handles.web_sessions.send(Resume { cookie: cookie_of(&req) }).await? {
+        Ok(issued) => Ok(issued_response(issued, now_ms())),
+        Err(WebError::NoSession) => Ok(HttpResponse::NoContent().finish()),
+        Err(refusal) => Err(refusal.into()),
+    }
 }
 
 async fn logout(req: HttpRequest, handles: web::Data<Handles>) -> Result<HttpResponse, WebRefusal> {
