@@ -31,7 +31,7 @@ export function App({ transport, search = '' }: { transport: Transport; search?:
   // A window that starts signed out resumes its session without the passphrase (./features/signin/resume).
   const [resume] = useState(() => (signedIn ? null : resumeOnStart({ mode: transport.mode, navigation: navigationType(), popout: popout !== null })));
   const [resuming, setResuming] = useState(() => resume === 'cookie' && transport.resumeSession !== undefined);
-  // Desktop main window after a reload: SignIn uses the shell's saved passphrase once; never after a sign-out here.
+  // Desktop main window after a reload: SignIn uses the shell's saved passphrase once, not again after a sign-out in this page.
   const [autoSaved, setAutoSaved] = useState(resume === 'saved-passphrase');
 
   useEffect(() => {
