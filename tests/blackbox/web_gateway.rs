@@ -1,6 +1,6 @@
 //! Black-box tests of the Relay Web gateway over raw HTTP (reqwest with a cookie jar): binding
 //! rules, Host and Origin validation (lookalike names, public IPs, IPv6 forms, ports), cookie
-//! attributes, CSRF (missing, stale, foreign), rotation with logical-session survival, logout,
+//! attributes, CSRF (missing, stale, foreign), rotation with logical-session survival, resume after a reload, logout,
 //! per-session rate limits with Retry-After, browser log ingestion, security headers, no CORS,
 //! and the endpoints Relay Web must not have.
 
@@ -218,11 +218,29 @@ async fn sign_in_sets_a_strict_http_only_cookie_and_csrf_guards_every_write() {
         no_session.get(&records).header("Authorization", &token).header("Cookie", old_cookie).send().await.unwrap();
     assert_eq!(stale.status(), 401, "the pre-rotation cookie is dead");
 
+    // A reload: the page has only the cookie; a same-origin POST gets the CSRF token back (no
+    // rotation), a request without this Origin does not.
+    a.csrf = None;
+    let res = a.post("/web/api/session/resume", json!({})).await;
+    assert_eq!(res.status(), 200);
+    assert_eq!(res.headers().get("cache-control").and_then(|v| v.to_str().ok()), Some("no-store"));
+    let resumed: Value = res.json().await.unwrap();
+    assert_eq!(resumed["csrfToken"].as_str(), Some(new_csrf.as_str()), "the live CSRF token, not a new one");
+    let bare = a.http.post(a.url("/web/api/session/resume")).send().await.unwrap();
+    assert_eq!(bare.status(), 403, "no Origin: refused by the guard");
+    let foreign =
+        a.http.post(a.url("/web/api/session/resume")).header("Origin", "http://evil.example").send().await.unwrap();
+    assert_eq!(foreign.status(), 403, "a foreign Origin: refused");
+    let res = no_session.post(a.url("/web/api/session/resume")).header("Origin", &a.origin).send().await.unwrap();
+    assert_eq!(res.status(), 204, "no cookie: no session to resume");
+
     a.csrf = Some(new_csrf);
     let res = a.post("/web/api/session/logout", json!({})).await;
     assert_eq!(res.status(), 204);
     assert!(cookie_header(&res).contains("Max-Age=0"));
     assert_eq!(a.app_token().await.0, 401, "logged out");
+    a.csrf = None;
+    assert_eq!(a.post("/web/api/session/resume", json!({})).await.status(), 204, "nothing to resume after logout");
 }
 
 #[tokio::test]

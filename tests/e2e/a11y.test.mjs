@@ -204,6 +204,11 @@ describe('Accessibility (WCAG 2.2 AA)', { timeout: 240_000 }, () => {
     await page.getByTestId('global-search').fill('');
     await dialog('edit contact', () => page.getByTestId('contact-edit').click());
     await dialog('contact notes', () => page.getByTestId('contact-notes').click());
+    await page.locator('[data-testid="contact-row"]').first().focus();
+    await page.keyboard.press('Shift+F10');
+    await page.getByTestId('person-menu').waitFor();
+    await axe('person context menu');
+    await dialog('person manage groups', () => page.getByRole('menuitem', { name: 'Manage Groups' }).click());
 
     await go('servers');
     await dialog('add server', () => page.getByTestId('server-new').click());

@@ -243,6 +243,26 @@ export async function screenshot(page, name) {
   if (UPDATE_SCREENSHOTS) await copyFile(file, path.join(DOC_SHOTS, `${name}.png`));
 }
 
+/** The second size the README shows: the layout must hold at 1024 wide. */
+export const SMALL_VIEWPORT = { width: 1024, height: 700 };
+
+/**
+ * A README screenshot at both sizes: `<name>.png` at 1280x800 and `<name>-1024x700.png` at
+ * 1024x700 (see `screenshot` for where they go). The page is back at 1280x800 afterwards.
+ */
+export async function screenshotBothSizes(page, name) {
+  await screenshot(page, name);
+  const settle = () => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  await page.setViewportSize(SMALL_VIEWPORT);
+  try {
+    await settle();
+    await screenshot(page, `${name}-${SMALL_VIEWPORT.width}x${SMALL_VIEWPORT.height}`);
+  } finally {
+    await page.setViewportSize(VIEWPORT);
+    await settle();
+  }
+}
+
 /** Polls `fn` until it returns something truthy (every 150 ms, at most `ms`); returns it. */
 export async function until(fn, what, ms = 10_000) {
   const end = Date.now() + ms;

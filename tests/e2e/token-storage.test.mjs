@@ -4,15 +4,16 @@
 // then, after sign-in and again after a reload and a navigation, searches everything the page can
 // persist for them: localStorage, sessionStorage, every IndexedDB database (all object stores,
 // all records), document.cookie and the context's cookie jar. PocketBase's own persistence keys
-// (`pocketbase_auth`, `pb_auth`) must not exist. After the reload the UI must ask for the
-// passphrase again, since nothing it could resume from survived. The only cookie allowed is Relay
-// Web's HttpOnly session id, which must not carry the tokens either.
+// (`pocketbase_auth`, `pb_auth`) must not exist. After a reload the direct-mode UI must ask for
+// the passphrase again, since nothing it could resume from survived; Relay Web resumes from its
+// HttpOnly session cookie (the only cookie allowed, which must not carry the tokens either) and
+// still persists nothing, and after sign-out a reload asks again there too.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { launch, signIn, startRelay } from './harness.mjs';
 
 const AUTH_KEY = /pocketbase_auth|pb_auth/i;
-const CREDENTIAL_PATHS = /\/auth-with-password$|\/auth-refresh$|\/web\/api\/session$|\/web\/api\/connection$/;
+const CREDENTIAL_PATHS = /\/auth-with-password$|\/auth-refresh$|\/web\/api\/session(\/resume)?$|\/web\/api\/connection$/;
 
 /** Collects the token and csrfToken of every credential-issuing answer this context receives. */
 function recordIssued(ctx) {
@@ -118,7 +119,7 @@ describe('credentials stay in memory', { timeout: 120_000 }, () => {
     assert.deepEqual(page.relayErrors, []);
   });
 
-  test('Relay Web: only the HttpOnly session cookie, no token in storage, after sign-in and reload', async () => {
+  test('Relay Web: only the HttpOnly session cookie, no token in storage, after sign-in, a resumed reload and sign-out', async () => {
     const relay = await startRelay({ web: true });
     relays.push(relay);
     const ctx = await browser.newContext(relay.webUrl);
@@ -131,11 +132,17 @@ describe('credentials stay in memory', { timeout: 120_000 }, () => {
     assert.ok(issued.size >= 2, 'the CSRF token and the connection token were seen');
     await assertNothingPersisted(ctx, page, issued, 'after web sign-in');
 
-    // After a reload the renderer has nothing to resume from (the HttpOnly cookie alone is no
-    // credential to it): it asks again, and signing in again persists nothing either.
+    // A reload resumes the session from the HttpOnly cookie (the CSRF token is fetched again,
+    // never read from storage): no passphrase, and still nothing persisted.
+    await page.reload();
+    await page.locator('[data-testid="status-connection"][data-state="connected"]').waitFor({ timeout: 15_000 });
+    assert.equal(await page.getByTestId('signin-passphrase').count(), 0, 'the reload resumed the session');
+    await assertNothingPersisted(ctx, page, issued, 'after a reload (resumed)');
+    // Signed out, a reload has nothing to resume: it asks again, and signing in persists nothing.
+    await page.getByTestId('sign-out').click();
     await page.reload();
     await page.getByTestId('signin-passphrase').waitFor({ timeout: 15_000 });
-    await assertNothingPersisted(ctx, page, issued, 'after a reload');
+    await assertNothingPersisted(ctx, page, issued, 'after sign-out and a reload');
     await signInOnPage(page, relay.passphrase);
     await assertNothingPersisted(ctx, page, issued, 'after signing in again');
   });

@@ -1,14 +1,14 @@
 // End-to-end: the real relay binary + the built UI in Debian Chromium. One flow per tab,
 // 10,000-contact search, import (bad row rejected / good row applied) + export, and
-// realtime across two browser clients. Screenshots of every tab go to target/screenshots/
-// (docs/screenshots/ with RELAY_UPDATE_SCREENSHOTS=1, see harness.mjs).
+// realtime across two browser clients. Screenshots of every main tab at 1280x800 and 1024x700
+// go to target/screenshots/ (docs/screenshots/ with RELAY_UPDATE_SCREENSHOTS=1, see harness.mjs).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { writeFile } from 'node:fs/promises';
-import { api, apiToken, count, launch, screenshot, signIn, signInNewClient, startRelay, until } from './harness.mjs';
+import { api, apiToken, count, launch, screenshot, screenshotBothSizes, signIn, signInNewClient, startRelay, until } from './harness.mjs';
 
 let relay;
 let browser;
@@ -124,7 +124,7 @@ describe('Relay web UI', { timeout: 240_000 }, () => {
     const sorted = await page.getByTestId('recipient-row').evaluateAll((els) => els.map((e) => e.getAttribute('data-email')));
     assert.deepEqual(sorted, ['ada@example.com', 'cy@example.com', 'dana@example.com']);
     await page.getByTestId('recipient-sort').selectOption('');
-    await screenshot(page, 'compose');
+    await screenshotBothSizes(page, 'compose');
     await page.getByTestId('compose-copy').click();
     const clip = await until(() => page.evaluate(() => navigator.clipboard.readText()), 'clipboard text');
     assert.equal(clip, 'ada@example.com; dana@example.com; cy@example.com');
@@ -172,7 +172,7 @@ describe('Relay web UI', { timeout: 240_000 }, () => {
     assert.equal(alarm.status, 'pending');
     assert.equal(alarm.severity, 'ISSUE');
     await page.getByTestId('next-alarm').getByText('Core switch outage in DC-2').waitFor();
-    await screenshot(page, 'alerts');
+    await screenshotBothSizes(page, 'alerts');
     // Another client makes it due now: the popup must appear through realtime, not a reload.
     assert.equal((await api(relay, token, 'PATCH', `/api/collections/alert_reminders/records/${alarm.id}`, { dueAt: iso(Date.now() - 60_000) })).status, 200);
     const popup = page.getByRole('alertdialog');
@@ -253,7 +253,7 @@ describe('Relay web UI', { timeout: 240_000 }, () => {
     await page.locator('[data-team="storage"] [data-testid="active-now"]').first().waitFor();
     const storage = (await api(relay, token, 'GET', `/api/collections/oncall/records?filter=${encodeURIComponent("teamId = 'storage'")}&sort=sortOrder`)).json.items;
     assert.deepEqual(storage.map((r) => [r.name, r.sortOrder, r.contact]), [['Bob Ops', 0, '5551234567'], ['Night Owl', 1, '']]);
-    await screenshot(page, 'oncall');
+    await screenshotBothSizes(page, 'oncall');
     // Read-only popout route.
     const pop = await signIn(page.context(), relay, '/?popout=board');
     await pop.locator('[data-team="network"]').waitFor();
@@ -282,7 +282,7 @@ describe('Relay web UI', { timeout: 240_000 }, () => {
       return l[0].title === 'VPN runbook' && l[1].title === 'Shift handover';
     }, 'swapped order persisted');
     await page.getByRole('button', { name: 'L', exact: true }).click();
-    await screenshot(page, 'notes');
+    await screenshotBothSizes(page, 'notes');
   });
 
   test('status: the Command Center board (14 rows; status.test.mjs covers it in depth)', async () => {
@@ -292,7 +292,7 @@ describe('Relay web UI', { timeout: 240_000 }, () => {
     assert.match(await view.innerText(), /Command Center/i); // shown in capitals (CSS)
     await page.getByTestId('status-filter').waitFor({ timeout: 10_000 });
     assert.equal(await page.locator('[data-testid^="status-card-"]').count(), 14);
-    await screenshot(page, 'status');
+    await screenshotBothSizes(page, 'status');
   });
 
   test('people: 10,000 contacts render virtualized and search narrows them', async () => {
@@ -327,7 +327,9 @@ describe('Relay web UI', { timeout: 240_000 }, () => {
     assert.deepEqual([note.entityType, note.entityKey, note.note], ['contact', `id:${contactId}`, 'Prefers Teams over phone.']);
     await page.getByTestId('global-search').fill('');
     await until(async () => /^10000 of 10000$/.test(await page.getByTestId('people-count').innerText()), 'cleared search');
-    await screenshot(page, 'people');
+    await page.getByTestId('global-search').press('Escape'); // the suggestions would cover the screenshot
+    await page.getByTestId('search-results').waitFor({ state: 'detached' });
+    await screenshotBothSizes(page, 'people');
   });
 
   test('servers: add, detail, delete asks for confirmation', async () => {
@@ -351,7 +353,7 @@ describe('Relay web UI', { timeout: 240_000 }, () => {
     await page.getByTestId('confirm-ok').click();
     await until(async () => (await count(relay, token, 'servers')) === 1, 'server deleted');
     await page.locator('[data-testid="server-row"][data-name="db-prod-01"]').click();
-    await screenshot(page, 'servers');
+    await screenshotBothSizes(page, 'servers');
   });
 
   test('modals trap focus: Tab and Shift+Tab stay in Add contact, Esc closes, focus returns to the opener', async () => {
@@ -547,7 +549,7 @@ describe('Relay web UI', { timeout: 240_000 }, () => {
     await page.getByTestId('accent-blue').click();
     assert.equal(await page.evaluate(() => getComputedStyle(document.documentElement).getPropertyValue('--accent').trim()), '#3472d8');
     await page.evaluate(() => document.querySelector('[data-testid="dm-import"]')?.scrollIntoView());
-    await screenshot(page, 'settings');
+    await screenshotBothSizes(page, 'settings');
   });
 
   test('realtime: a contact added in client A appears in client B without reload', async () => {

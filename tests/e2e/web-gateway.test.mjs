@@ -1,11 +1,12 @@
 // End-to-end: the Relay Web gateway (relay serve --bind 0.0.0.0 --web --web-port 0) in Debian
 // Chromium. Opens http://localhost:<webport>/ (the session cookie is host-only: never mix hosts),
 // signs in, adds a contact, checks credentials stay out of Web Storage and document.cookie,
-// refuses a write offline without any request, writes again once back online, signs out and
-// checks the session is gone. Screenshot: relay-web.png (see harness.mjs `screenshot`).
+// refuses a write offline without any request, writes again once back online, re-authenticates
+// in place after a 401 (realtime events still arrive afterwards), signs out and checks the session
+// is gone. Screenshot: relay-web.png (see harness.mjs `screenshot`).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, screenshot, startRelay, until } from './harness.mjs';
+import { api, apiToken, launch, screenshot, startRelay, until } from './harness.mjs';
 
 let relay;
 let browser;
@@ -127,10 +128,14 @@ describe('Relay Web gateway', { timeout: 90_000 }, () => {
         await route.fulfill({ status: 401, contentType: 'application/json', body: '{"status":401,"message":"sign in to Relay Web","data":{}}' });
       } else await route.continue();
     });
+    const isList = (r) => r.method() === 'GET' && new URL(r.url()).pathname === '/api/collections/contacts/records';
+    // The re-authentication starts a new generation: the contacts are fetched again once.
+    const refetched = page.waitForResponse((r) => isList(r.request()), { timeout: 15_000 });
     page.on('request', onRequest);
     try {
       await addContact('Reauth Dee', 'reauth.dee@example.com');
       await page.locator('[data-testid="contact-row"]', { hasText: 'Reauth Dee' }).waitFor();
+      await refetched;
     } finally {
       page.off('request', onRequest);
       await page.unroute('**/api/collections/contacts/records');
@@ -142,6 +147,20 @@ describe('Relay Web gateway', { timeout: 90_000 }, () => {
       'POST /api/collections/contacts/records',
     ]);
     assert.equal(await page.getByTestId('status-connection').getAttribute('data-state'), 'connected');
+
+    // Realtime still arrives with the new token: a contact another client adds shows up through the
+    // event stream alone (no list fetch).
+    const lists = [];
+    const onList = (r) => isList(r) && lists.push(r.url());
+    page.on('request', onList);
+    try {
+      const token = await apiToken(relay);
+      assert.equal((await api(relay, token, 'POST', '/api/collections/contacts/records', { name: 'Realtime Eve', email: 'eve@example.com' })).status, 200);
+      await page.locator('[data-testid="contact-row"]', { hasText: 'Realtime Eve' }).waitFor({ timeout: 15_000 });
+    } finally {
+      page.off('request', onList);
+    }
+    assert.deepEqual(lists, [], 'delivered by realtime, not by a refetch');
   });
 
   test('sign-out: back to sign-in, and the session is gone server-side', async () => {

@@ -1,11 +1,15 @@
 // Top-level UI: provides the Transport, toasts and the shared live collections, and
 // switches between the sign-in screen and the signed-in shell (or the read-only
-// on-call popout at ?popout=board).
+// on-call popout at ?popout=board). On Relay Web a reload first tries to resume the session
+// from its HttpOnly cookie, and the desktop main window after a reload signs in with the shell's
+// saved passphrase (./features/signin/resume), so the passphrase is asked only when neither works.
 import { lazy, Suspense, useEffect, useState } from 'react';
 import { ToastProvider } from './components/Toasts';
 import { DataProvider } from './data/store';
 import { Shell } from './features/shell/Shell';
+import { navigationType, resumeOnStart } from './features/signin/resume';
 import { SignIn } from './features/signin/SignIn';
+import { clearAllDrafts } from './lib/windowDrafts';
 import { TransportProvider } from './transport/context';
 import type { Transport } from './transport/types';
 
@@ -24,6 +28,26 @@ export function App({ transport, search = '' }: { transport: Transport; search?:
   const [notice, setNotice] = useState<string | null>(null);
   const popout = popoutRoute(search);
   const web = transport.mode === 'relay-web';
+  // A window that starts signed out resumes its session without the passphrase (./features/signin/resume).
+  const [resume] = useState(() => (signedIn ? null : resumeOnStart({ mode: transport.mode, navigation: navigationType(), popout: popout !== null })));
+  const [resuming, setResuming] = useState(() => resume === 'cookie' && transport.resumeSession !== undefined);
+  // Desktop main window after a reload: SignIn uses the shell's saved passphrase once, not again after a sign-out in this page.
+  const [autoSaved, setAutoSaved] = useState(resume === 'saved-passphrase');
+
+  useEffect(() => {
+    if (!resuming) return;
+    let live = true;
+    void transport.resumeSession!()
+      .catch(() => false)
+      .then((ok) => {
+        if (!live) return;
+        if (ok) setSignedIn(true);
+        setResuming(false);
+      });
+    return () => {
+      live = false;
+    };
+  }, [transport, resuming]);
   // A desktop auxiliary window runs on a borrowed token that can be revoked or expire.
   const borrowed = transport.mode === 'desktop' && new URLSearchParams(search).has('popout');
 
@@ -42,6 +66,8 @@ export function App({ transport, search = '' }: { transport: Transport; search?:
 
   function signOut() {
     transport.signOut();
+    clearAllDrafts(); // the next operator in this window starts clean
+    setAutoSaved(false);
     setNotice(null);
     setSignedIn(false);
   }
@@ -49,9 +75,17 @@ export function App({ transport, search = '' }: { transport: Transport; search?:
   return (
     <TransportProvider transport={transport}>
       <ToastProvider>
-        {!signedIn ? (
+        {resuming ? (
+          <main className="signin">
+            <h1 className="signin-title">Relay</h1>
+            <p className="muted" role="status" data-testid="session-resuming">
+              Resuming your session…
+            </p>
+          </main>
+        ) : !signedIn ? (
           <SignIn
             notice={notice}
+            autoSignInWithSaved={autoSaved && notice === null}
             onSignedIn={() => {
               setNotice(null);
               setSignedIn(true);

@@ -8,6 +8,8 @@
 //! issued through it carry the binding, so they verify only beside this session's cookie on the
 //! gateway, and an `ended` signal that fires when the record is destroyed, so gateway realtime
 //! streams close on logout, replacement or expiry.
+//! A page reload resumes the session from its cookie (`Resume`): the page gets the current CSRF
+//! token again, never a new session.
 //! Refusals are `WebError`, whose `HttpProblem` impl is all the gateway needs to answer them.
 
 use std::collections::HashMap;
@@ -161,6 +163,16 @@ pub struct Authorize {
 pub struct Refresh {
     pub cookie: Option<String>,
     pub csrf: Option<String>,
+}
+
+/// A page reload: the browser still has the cookie but its in-memory CSRF token is gone. A live
+/// session answers with its current CSRF token and expiry (nothing rotates, so other tabs of the
+/// same browser keep working); the gateway accepts this only as a same-origin POST (the Origin
+/// check), and without CORS no other site can read the answer.
+#[derive(Message)]
+#[rtype(result = "Result<Issued, WebError>")]
+pub struct Resume {
+    pub cookie: Option<String>,
 }
 
 #[derive(Message)]
@@ -368,6 +380,15 @@ impl Handler<Refresh> for WebSessionActor {
         l.csrf = csrf;
         self.by_cookie.remove(&old);
         self.by_cookie.insert(cookie, id.clone());
+        Ok(self.issue(&id))
+    }
+}
+
+impl Handler<Resume> for WebSessionActor {
+    type Result = Result<Issued, WebError>;
+    fn handle(&mut self, msg: Resume, _: &mut Context<Self>) -> Self::Result {
+        // Counted and idle-touched like a read: it proves only the cookie.
+        let id = self.authorize(msg.cookie.as_deref(), None, RequestKind::Read)?;
         Ok(self.issue(&id))
     }
 }

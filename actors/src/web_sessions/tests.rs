@@ -1,6 +1,6 @@
 //! Web session tests with an injected clock: idle and absolute expiry, rotation that keeps the
 //! logical session (and its rate budget), CSRF checks, replacement, logout during an in-flight
-//! connection request, and the session cap.
+//! connection request, resuming after a reload, and the session cap.
 
 use std::net::Ipv4Addr;
 use std::sync::Arc;
@@ -122,6 +122,33 @@ async fn logout_and_replacement_destroy_the_logical_session_even_mid_request() {
     assert_eq!(web.send(read(&first)).await.unwrap(), Err(WebError::NoSession), "replaced");
     assert!(web.send(read(&second)).await.unwrap().is_ok());
     assert_eq!(web.send(CountSessions).await.unwrap(), 1);
+}
+
+#[actix_rt::test]
+async fn a_reload_resumes_the_live_session_from_its_cookie_alone() {
+    let (clock, web) = start(WebSessionConfig::default());
+    assert_eq!(web.send(Resume { cookie: None }).await.unwrap(), Err(WebError::NoSession), "no cookie");
+    assert_eq!(web.send(Resume { cookie: Some("forged".into()) }).await.unwrap(), Err(WebError::NoSession));
+    let s = web.send(sign_in(None)).await.unwrap().unwrap();
+    let resumed = web.send(Resume { cookie: Some(s.cookie.clone()) }).await.unwrap().unwrap();
+    assert_eq!(resumed, s, "the same cookie, CSRF token and expiry: other tabs keep working");
+    assert!(web.send(write(&s.cookie, Some(&resumed.csrf))).await.unwrap().is_ok(), "the CSRF token works");
+    assert_eq!(web.send(CountSessions).await.unwrap(), 1, "no new session");
+
+    clock.advance_ms(59 * 60_000);
+    web.send(Resume { cookie: Some(s.cookie.clone()) }).await.unwrap().unwrap();
+    clock.advance_ms(59 * 60_000);
+    assert!(web.send(read(&s)).await.unwrap().is_ok(), "a resume counts as activity");
+    clock.advance_ms(61 * 60_000);
+    assert_eq!(web.send(Resume { cookie: Some(s.cookie.clone()) }).await.unwrap(), Err(WebError::NoSession), "idle");
+
+    let s = web.send(sign_in(None)).await.unwrap().unwrap();
+    web.send(Logout { cookie: Some(s.cookie.clone()), csrf: Some(s.csrf.clone()) }).await.unwrap().unwrap();
+    assert_eq!(
+        web.send(Resume { cookie: Some(s.cookie.clone()) }).await.unwrap(),
+        Err(WebError::NoSession),
+        "logged out"
+    );
 }
 
 #[actix_rt::test]

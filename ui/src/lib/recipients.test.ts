@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { composeReducer, computeRecipients, emptyCompose, recipientsText, sortRecipients, validateGroupName, type ComposeAction } from './recipients';
+import { COMPOSE_DRAFT_MAX, composeReducer, computeRecipients, emptyCompose, isEmptyCompose, recipientsText, restoreCompose, sortRecipients, validateGroupName, type ComposeAction } from './recipients';
 
 const groups = [
   { id: 'g1', name: 'NOC', contacts: ['a@x.com', 'B@x.com'] },
@@ -55,5 +55,24 @@ describe('sortRecipients', () => {
     expect(sortRecipients(list, (e) => people.get(e), 'name', 'desc').map((r) => r.email)).toEqual(['a@x.com', 'carl@x.com', 'b@x.com']);
     expect(sortRecipients(list, (e) => people.get(e), 'phone').map((r) => r.email)).toEqual(['carl@x.com', 'b@x.com', 'a@x.com']);
     expect(sortRecipients(list, () => undefined, null)).toEqual(list);
+  });
+});
+
+describe('stored Compose draft', () => {
+  it('restores a stored draft and refuses anything else', () => {
+    const state = { groups: ['g1'], adds: ['ada@example.com'], removes: ['bob@example.com'], undo: ['bob@example.com', 'gone@example.com'] };
+    expect(restoreCompose(state)).toEqual({ ...state, undo: ['bob@example.com'] });
+    expect(restoreCompose({ ...state, adds: 'ada@example.com' })).toBeNull();
+    expect(restoreCompose({ ...state, groups: [1] })).toBeNull();
+    expect(restoreCompose({ groups: [], adds: [] })).toBeNull();
+    expect(restoreCompose({ ...state, adds: Array(COMPOSE_DRAFT_MAX + 1).fill('a@b.c') })).toBeNull();
+    expect(restoreCompose({ ...state, adds: ['x'.repeat(321)] })).toBeNull();
+    expect(restoreCompose(null)).toBeNull();
+  });
+
+  it('is empty with no groups, adds or removes', () => {
+    expect(isEmptyCompose(emptyCompose)).toBe(true);
+    expect(isEmptyCompose({ ...emptyCompose, adds: ['a@b.c'] })).toBe(false);
+    expect(isEmptyCompose({ ...emptyCompose, groups: ['g'] })).toBe(false);
   });
 });

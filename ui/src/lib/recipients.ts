@@ -1,5 +1,7 @@
 // Compose recipient set algebra: (group emails ∪ manual adds) − manual removes,
-// case-insensitive on email, plus group-name validation.
+// case-insensitive on email, plus group-name validation and the shape check of a stored
+// per-window Compose draft (lib/windowDrafts).
+import { isRecord, stringList } from './windowDrafts';
 
 export interface GroupLike {
   id: string;
@@ -19,6 +21,22 @@ export interface ComposeState {
 }
 
 export const emptyCompose: ComposeState = { groups: [], adds: [], removes: [], undo: [] };
+
+/** Name of the Compose recipients draft in the window's storage. */
+export const COMPOSE_DRAFT = 'compose';
+/** Bounds of a restored Compose draft: entries per list, characters per entry. */
+export const COMPOSE_DRAFT_MAX = 5000;
+export const COMPOSE_ENTRY_MAX = 320;
+
+export const isEmptyCompose = (s: ComposeState) => s.groups.length + s.adds.length + s.removes.length === 0;
+
+/** A stored Compose draft as state, or null when it is not one (wrong shape, too many or too long entries). */
+export function restoreCompose(data: unknown): ComposeState | null {
+  if (!isRecord(data)) return null;
+  const [groups, adds, removes, undo] = (['groups', 'adds', 'removes', 'undo'] as const).map((k) => stringList(data[k], COMPOSE_DRAFT_MAX, COMPOSE_ENTRY_MAX));
+  if (!groups || !adds || !removes || !undo) return null;
+  return { groups: [...groups], adds: [...adds], removes: [...removes], undo: undo.filter((e) => removes.includes(e)) };
+}
 
 export interface Recipient {
   email: string;

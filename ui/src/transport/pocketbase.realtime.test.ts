@@ -1,8 +1,9 @@
 // Tests for PocketBaseTransport realtime: topic `${collection}/*`, event fan-out,
-// and the reconnecting/connected states, using a fake EventSource.
+// the reconnecting/connected states, and (Relay Web) the subscription resent with the new token
+// after an in-place re-authentication, using a fake EventSource.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { PocketBaseTransport } from './pocketbase';
-import { AUTH, FakeEventSource, authOk, json, setup } from './testkit';
+import { AUTH, FakeEventSource, authOk, json, setup, signedInGateway } from './testkit';
 import type { RealtimeEvent } from './types';
 
 let current: PocketBaseTransport | undefined;
@@ -81,6 +82,27 @@ describe('PocketBaseTransport realtime', () => {
     await vi.waitFor(() => expect(t.last()).toBe('connected'));
     es2.emit('contacts/*', { action: 'update', record: contact });
     expect(seen).toEqual([{ action: 'update', record: contact }]);
+  });
+
+  it('Relay Web: a 401 on the subscription re-authenticates in place and resubscribes with the new token', async () => {
+    let posts = 0;
+    let tokens = 0;
+    const t = await signedInGateway({
+      'POST /web/api/connection': () => json(200, { token: `web-tok-${++tokens}`, record: { id: 'u1', collectionName: 'users' } }),
+      'POST /api/realtime': () => (++posts === 1 ? json(401, { status: 401, message: 'sign in to Relay Web', data: {} }) : new Response(null, { status: 204 })),
+    });
+    current = t.transport;
+    const seen: RealtimeEvent[] = [];
+    const sub = t.transport.subscribe('contacts', (e) => seen.push(e));
+    const es = await nextSource(1);
+    es.emit('PB_CONNECT', { clientId: 'cid-1' }, 'cid-1');
+    await sub;
+    const subscriptions = t.calls.filter((c) => c.method === 'POST' && c.path === '/api/realtime');
+    expect(subscriptions.map((c) => c.headers.get('Authorization'))).toEqual(['web-tok-1', 'web-tok-2']);
+    expect(subscriptions[1].body).toEqual({ clientId: 'cid-1', subscriptions: ['contacts/*'] });
+    expect(subscriptions[1].headers.get('X-Relay-CSRF')).toBe('csrf-1');
+    es.emit('contacts/*', { action: 'create', record: contact });
+    expect(seen).toEqual([{ action: 'create', record: contact }]);
   });
 
   it('retries a failed first connect after a good probe, without doubling listeners', async () => {

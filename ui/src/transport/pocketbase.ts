@@ -133,6 +133,7 @@ export class PocketBaseTransport implements Transport {
   private readonly opener: Pick<Window, 'open'> | null;
   private readonly shellSignIn?: (passphrase: string | null) => Promise<unknown>;
   private readonly resetListeners = new Set<() => void>();
+  private resuming: Promise<boolean> | null = null;
   /** Grows on every token change (sign-in, refresh, re-authentication, sign-out): see authIdentity. */
   private tokenGeneration = 0;
   private readonly events: Pick<Window, 'addEventListener' | 'removeEventListener'> | null;
@@ -265,6 +266,26 @@ export class PocketBaseTransport implements Transport {
     }
     this.conn.dispatch({ type: 'sign-in-ok' });
     this.scheduleProbe();
+  }
+
+  /**
+   * Relay Web after a page reload: signs in again from the surviving HttpOnly session cookie
+   * (see WebSession.resume) without asking for the passphrase. Single-flight; resolves false
+   * outside Relay Web or when there is no live session to resume.
+   */
+  resumeSession(): Promise<boolean> {
+    const web = this.web;
+    if (!web) return Promise.resolve(false);
+    this.resuming ??= web.resume().then((ok) => {
+      this.resuming = null;
+      if (ok) {
+        this.probing = true;
+        this.conn.dispatch({ type: 'sign-in-ok' });
+        this.scheduleProbe();
+      }
+      return ok;
+    });
+    return this.resuming;
   }
 
   /**

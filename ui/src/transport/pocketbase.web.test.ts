@@ -1,6 +1,7 @@
 // PocketBaseTransport in Relay Web mode against a routed fake gateway: mode detection,
 // passphrase sign-in → cookie session + CSRF + app token (memory-only), CSRF on writes,
-// refresh rotation, sign-out voiding in-flight refreshes, and in-place re-authentication.
+// refresh rotation, sign-out voiding in-flight refreshes, in-place re-authentication and resuming
+// the cookie session after a reload.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { PocketBaseTransport } from './pocketbase';
 import { json, type Call, type Reply } from './testkit';
@@ -190,6 +191,59 @@ describe('Relay Web mode', () => {
     routes['GET /api/health'] = () => json(200, {});
     await transport.probe();
     expect(last()).toBe('auth-failed');
+    transport.dispose();
+  });
+
+  it('a reload resumes the cookie session: CSRF fetched again, app token issued, no passphrase', async () => {
+    const { transport, calls, last } = setup(gateway({
+      'POST /web/api/session/resume': () => json(200, { csrfToken: 'csrf-r', expiresAt: '2099-01-01 00:00:00.000Z' }),
+    }));
+    const [a, b] = [transport.resumeSession(), transport.resumeSession()];
+    expect(a).toBe(b); // single-flight (StrictMode runs the effect twice)
+    await expect(a).resolves.toBe(true);
+    expect(calls.map((c) => c.path)).toEqual(['/web/api/session/resume', '/web/api/connection']);
+    expect(calls[0].headers.get('X-Relay-CSRF')).toBeNull();
+    expect(calls[0].body).toBeUndefined();
+    expect(calls[1].headers.get('X-Relay-CSRF')).toBe('csrf-r');
+    expect(transport.web!.csrfToken).toBe('csrf-r');
+    expect(transport.isSignedIn()).toBe(true);
+    expect(last()).toBe('connected');
+    await transport.create('contacts', { name: 'Ada' });
+    expect(calls[calls.length - 1].headers.get('X-Relay-CSRF')).toBe('csrf-r');
+    transport.dispose();
+  });
+
+  it('no live session, a refused connection or no gateway: resume says false and keeps nothing', async () => {
+    for (const extra of [
+      { 'POST /web/api/session/resume': () => new Response(null, { status: 204 }) },
+      { 'POST /web/api/session/resume': () => json(429, { status: 429, message: 'too many requests', data: {} }) },
+      { 'POST /web/api/session/resume': () => 'network-error' as const },
+      { 'POST /web/api/session/resume': () => json(200, {}) },
+      {
+        'POST /web/api/session/resume': () => json(200, { csrfToken: 'csrf-r' }),
+        [CONN]: () => json(401, { status: 401, message: 'no session', data: {} }),
+      },
+    ] as Record<string, () => Reply>[]) {
+      const { transport } = setup(gateway(extra));
+      await expect(transport.resumeSession()).resolves.toBe(false);
+      expect(transport.web!.csrfToken).toBeNull();
+      expect(transport.isSignedIn()).toBe(false);
+      transport.dispose();
+    }
+    const direct = new PocketBaseTransport({ origin: 'http://localhost:8090', fetch: vi.fn(), storage: null, events: null });
+    await expect(direct.resumeSession()).resolves.toBe(false);
+    direct.dispose();
+  });
+
+  it('signing out while a resume is in flight installs nothing', async () => {
+    const late = deferred<Response>();
+    const { transport } = setup(gateway({ 'POST /web/api/session/resume': () => late.promise }));
+    const p = transport.resumeSession();
+    transport.signOut();
+    late.resolve(json(200, { csrfToken: 'csrf-r' }));
+    await expect(p).resolves.toBe(false);
+    expect(transport.web!.csrfToken).toBeNull();
+    expect(transport.isSignedIn()).toBe(false);
     transport.dispose();
   });
 

@@ -283,6 +283,8 @@ export interface Transport {
   signInWithSaved?(): Promise<void>;
   /** True when the transport starts with credentials (a desktop popout adopting the main window's session). */
   isSignedIn?(): boolean;
+  /** Relay Web after a reload: signs in again from the surviving session cookie; false when there is none. */
+  resumeSession?(): Promise<boolean>;
   list<T>(collection: string, opts?: ListOptions): Promise<ListResult<T>>;
   getFullList<T>(collection: string, opts?: FullListOptions): Promise<T[]>;
   create<T>(collection: string, data: object): Promise<T>;

@@ -1,6 +1,7 @@
 // Relay Web gateway session for the browser: mode detection, passphrase sign-in to an HttpOnly
 // cookie session, the CSRF token and the short-lived app token — all memory-only — with
-// refresh before expiry, in-place re-authentication and sign-out. Every credential-installing
+// refresh before expiry, in-place re-authentication, resuming after a page reload (the HttpOnly
+// cookie survives it; the CSRF token is fetched again, never persisted) and sign-out. Every credential-installing
 // step is tied to an epoch: sign-out (or a new sign-in) bumps it, so a refresh or re-auth that
 // completes afterwards cannot reinstall credentials.
 import { getTokenPayload } from 'pocketbase';
@@ -11,6 +12,7 @@ import type { TransportError } from './types';
 export const MODE_PATH = '/web/api/mode';
 export const SESSION_PATH = '/web/api/session';
 export const REFRESH_PATH = '/web/api/session/refresh';
+export const RESUME_PATH = '/web/api/session/resume';
 export const LOGOUT_PATH = '/web/api/session/logout';
 export const CONNECTION_PATH = '/web/api/connection';
 export const LOGS_PATH = '/web/api/logs';
@@ -118,6 +120,32 @@ export class WebSession {
         ? toTransportError({ status: 0 })
         : toTransportError({ status: 401, response: { message: 'Relay Web refused the connection.' } });
     }
+  }
+
+  /**
+   * After a page reload: the HttpOnly cookie may still name a live session. POST
+   * /web/api/session/resume (same-origin, cookie only) returns its CSRF token; then the app
+   * token is fetched as after a sign-in. Resolves false (and keeps nothing) when there is no
+   * live session (204) or the gateway refuses or cannot be reached: the sign-in screen follows.
+   * Never throws.
+   */
+  async resume(): Promise<boolean> {
+    this.clear();
+    const epoch = this.epoch;
+    let res: Response;
+    try {
+      res = await this.post(RESUME_PATH, undefined, null);
+    } catch {
+      return false;
+    }
+    const body = await this.json(res);
+    const csrf = typeof body.csrfToken === 'string' ? body.csrfToken : '';
+    if (!res.ok || !csrf || epoch !== this.epoch) return false;
+    this.csrf = csrf;
+    this.scheduleSessionRefresh(body.expiresAt, epoch);
+    if ((await this.connect(epoch)) === 'ok') return true;
+    if (epoch === this.epoch) this.clear();
+    return false;
   }
 
   /** Explicit sign-out: credentials go at once, in-flight refreshes are void, logout is sent. */

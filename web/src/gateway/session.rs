@@ -1,4 +1,4 @@
-//! Web sign-in, session refresh and logout, the renderer's app-user connection and browser log
+//! Web sign-in, session resume (after a reload), refresh and logout, the renderer's app-user connection and browser log
 //! ingestion; plus `require_web_session`, which puts every gateway `/api` route behind a live
 //! web session (CSRF on writes) and the per-session and global rate limits. Refusals are
 //! `WebError`s answered through `error::Problem`.
@@ -10,7 +10,9 @@ use actix_web::middleware::Next;
 use actix_web::{web, HttpMessage, HttpRequest, HttpResponse, ResponseError};
 use serde::Deserialize;
 
-use actors::web_sessions::{Authorize, IssueConnection, Issued, Logout, Refresh, RequestKind, WebError, WebSignIn};
+use actors::web_sessions::{
+    Authorize, IssueConnection, Issued, Logout, Refresh, RequestKind, Resume, WebError, WebSignIn,
+};
 use actors::Handles;
 use domain::redact::escape_line_breaks;
 
@@ -78,6 +80,18 @@ async fn refresh(req: HttpRequest, handles: web::Data<Handles>) -> Result<HttpRe
     Ok(issued_response(issued, now_ms()))
 }
 
+/// After a page reload: the cookie alone gives the page its session's CSRF token back. A POST, so
+/// the guard insists on this origin; no CORS, so no other site can read the answer. Without a
+/// live session the answer is 204 (nothing to resume: the page asks for the passphrase), so
+/// every first visit does not log a failed request in the browser console.
+async fn resume(req: HttpRequest, handles: web::Data<Handles>) -> Result<HttpResponse, WebRefusal> {
+    match handles.web_sessions.send(Resume { cookie: cookie_of(&req) }).await? {
+        Ok(issued) => Ok(issued_response(issued, now_ms())),
+        Err(WebError::NoSession) => Ok(HttpResponse::NoContent().finish()),
+        Err(refusal) => Err(refusal.into()),
+    }
+}
+
 async fn logout(req: HttpRequest, handles: web::Data<Handles>) -> Result<HttpResponse, WebRefusal> {
     handles.web_sessions.send(Logout { cookie: cookie_of(&req), csrf: csrf_of(&req) }).await??;
     Ok(HttpResponse::NoContent().cookie(session_cookie(String::new(), 0)).finish())
@@ -129,6 +143,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     cfg.route("/mode", web::get().to(mode))
         .route("/session", web::post().to(sign_in))
         .route("/session/refresh", web::post().to(refresh))
+        .route("/session/resume", web::post().to(resume))
         .route("/session/logout", web::post().to(logout))
         .route("/connection", web::post().to(connection))
         .service(web::resource("/logs").app_data(crate::error::json_config(MAX_LOG_BODY)).route(web::post().to(logs)));

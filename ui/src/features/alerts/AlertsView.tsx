@@ -2,7 +2,8 @@
 // ./AlertBodyImages, and the Compact/Enhance transforms of ./transforms), the
 // "UPDATE #N" toggle and event times in a chosen zone (./eventTimes, draft only), a live card
 // preview with Save PNG and Copy for Outlook (./cardExport), history with pinned templates, and
-// alarms (alert_reminders): schedule, list, edit, done/dismiss, snooze.
+// alarms (alert_reminders): schedule, list, edit, done/dismiss, snooze. The draft is kept per
+// window until sent (./alertDraftStore).
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { Confirm, Modal } from '../../components/Modal';
 import { errorMessage, useToast } from '../../components/Toasts';
@@ -12,9 +13,11 @@ import { copyRich, copyText } from '../../lib/clipboard';
 import { formatDateTime, toApiDate, toLocalInput } from '../../lib/dates';
 import { downloadBlob } from '../../lib/download';
 import { plural } from '../../lib/text';
+import { clearDraft, loadDraft, useWindowDraft } from '../../lib/windowDrafts';
 import { useTransport } from '../../transport/context';
 import type { BaseRecord } from '../../transport/types';
 import { InsertImage } from './AlertBodyImages';
+import { ALERT_DRAFT, isEmptyAlertDraft, restoreAlertDraft } from './alertDraftStore';
 import { useBrandLogo } from './brandLogos';
 import { bodyHtmlError, bodyText, bodyToHtml, emptyDraft, htmlToBody, INPUT_MAX, onAlertLoad, SEVERITIES, severityColor, severityText, SUBJECT_WARN, type AlertDraft, type AlertHistory } from './alerts';
 import { escapeHtml, imageToken, type BodyImage } from './bodyImages';
@@ -165,7 +168,9 @@ function HistoryModal({ onLoad, onClose }: { onLoad: (h: AlertHistory) => void; 
 export default function AlertsView() {
   const transport = useTransport();
   const toast = useToast();
-  const [draft, setDraft] = useState<AlertDraft>(emptyDraft);
+  // The draft survives a reload of this window until it is sent (./alertDraftStore).
+  const [draft, setDraft] = useState<AlertDraft>(() => loadDraft(ALERT_DRAFT, restoreAlertDraft) ?? emptyDraft);
+  useWindowDraft(ALERT_DRAFT, draft, isEmptyAlertDraft);
   const [modal, setModal] = useState<null | 'history' | 'alarms' | 'schedule' | 'pin' | { edit: AlarmRec }>(null);
   const [pinLabel, setPinLabel] = useState('');
   // "Insert image" puts its placeholder line at the editor's caret (the end when it has none).
@@ -236,6 +241,7 @@ export default function AlertsView() {
     }
     try {
       await saveHistory();
+      clearDraft(ALERT_DRAFT);
       toast('success', 'Alert copied and saved to history.');
     } catch (e) {
       toast('error', `Alert copied, not saved to history: ${errorMessage(e)}`);
@@ -263,6 +269,7 @@ export default function AlertsView() {
     const done = kind === 'png' ? 'Alert card downloaded as PNG' : 'Alert card copied for Outlook';
     try {
       await saveHistory();
+      clearDraft(ALERT_DRAFT);
       toast('success', `${done} and saved to history.`);
     } catch (e) {
       toast('error', `${done}, not saved to history: ${errorMessage(e)}`);

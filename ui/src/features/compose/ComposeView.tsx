@@ -1,12 +1,15 @@
 // Compose: pick saved groups and contacts; recipients = (group emails ∪ manual adds) − manual
 // removes; Copy (emails joined by "; ") and Start Bridge (Teams draft, ./BridgeActions) save a
-// bridge_history row; Schedule Bridge saves an .ics invitation; history; manage groups.
+// bridge_history row (and, sent, drop this window's stored recipients draft: the Shell keeps it
+// through lib/windowDrafts until then); Schedule Bridge saves an .ics invitation; history;
+// manage groups.
 // Context menus (right-click, Shift+F10 or the ContextMenu key; rules in ./recipientMenu): a
 // recipient offers Save to Contacts (unknown addresses: the Add contact form, prefilled), Manage
 // Groups (./ManageGroupsModal) and Remove from List; a bridge history entry offers Use again,
 // Copy recipients, Save as Group and Delete (confirmed).
-import { useMemo, useState, type KeyboardEvent, type MouseEvent } from 'react';
+import { useMemo, useState } from 'react';
 import { ContextMenu } from '../../components/ContextMenu';
+import { menuTrigger, type MenuAt } from '../../components/menuTrigger';
 import { Confirm, Modal } from '../../components/Modal';
 import { errorMessage, useToast } from '../../components/Toasts';
 import { VirtualList } from '../../components/VirtualList';
@@ -14,9 +17,10 @@ import { useCollection } from '../../data/store';
 import { copyText } from '../../lib/clipboard';
 import { formatDateTime } from '../../lib/dates';
 import { formatPhone } from '../../lib/phone';
-import { computeRecipients, recipientsText, sortRecipients, validateGroupName, type RecipientSortKey } from '../../lib/recipients';
+import { COMPOSE_DRAFT, computeRecipients, recipientsText, sortRecipients, validateGroupName, type RecipientSortKey } from '../../lib/recipients';
 import { EMAIL_RE, rankSearch } from '../../lib/search';
 import { plural } from '../../lib/text';
+import { clearDraft } from '../../lib/windowDrafts';
 import { useTransport } from '../../transport/context';
 import { ContactForm } from '../people/ContactForm';
 import type { Contact } from '../people/contacts';
@@ -24,26 +28,7 @@ import { useShell } from '../shell/ShellContext';
 import { BridgeActions } from './BridgeActions';
 import { initials, type BridgeHistory, type GroupRecord } from './groups';
 import { ManageGroupsModal } from './ManageGroupsModal';
-import { HISTORY_ACTIONS, historyRecipientsText, isMenuKey, menuPointFor, recipientActions } from './recipientMenu';
-
-type MenuAt<T> = { x: number; y: number; item: T } | null;
-
-/** Props opening a context menu on `item` from the mouse (right-click) or the keyboard (Shift+F10, ContextMenu key). */
-function menuTrigger<T>(item: T, open: (m: MenuAt<T>) => void) {
-  return {
-    onContextMenu: (e: MouseEvent<HTMLElement>) => {
-      e.preventDefault();
-      // The ContextMenu key also fires contextmenu (at 0,0 or the caret): place it at the element.
-      if (e.clientX === 0 && e.clientY === 0) open({ ...menuPointFor(e.currentTarget.getBoundingClientRect()), item });
-      else open({ x: e.clientX, y: e.clientY, item });
-    },
-    onKeyDown: (e: KeyboardEvent<HTMLElement>) => {
-      if (!isMenuKey(e)) return;
-      e.preventDefault();
-      open({ ...menuPointFor(e.currentTarget.getBoundingClientRect()), item });
-    },
-  };
-}
+import { HISTORY_ACTIONS, historyRecipientsText, recipientActions } from './recipientMenu';
 
 function GroupNameModal({
   title,
@@ -159,6 +144,7 @@ export function ComposeView() {
         recipientCount: recipients.length,
       });
       historyStore.upsertLocal(rec);
+      clearDraft(COMPOSE_DRAFT); // sent: it lives in History now, not in this window's draft
     } catch (e) {
       toast('error', `History not saved: ${errorMessage(e)}`);
     }

@@ -1,6 +1,7 @@
-// Manage Groups for one address (Compose's recipient menu): a checkbox per saved group, each
-// change saved at once to that group's `contacts` (./recipientMenu withMembership), optimistic in
-// the store and rolled back with an error toast when the server refuses. Creates no groups.
+// Manage Groups for one address (the context menus of a Compose recipient and a People row): a
+// checkbox per saved group, each change saved at once to that group's `contacts` (./recipientMenu
+// withMembership), optimistic in the store and rolled back with an error toast when the server
+// refuses. Creates no groups.
 import { useState } from 'react';
 import { Modal } from '../../components/Modal';
 import { errorMessage, useToast } from '../../components/Toasts';
@@ -33,7 +34,7 @@ export function ManageGroupsModal({ email, onClose }: { email: string; onClose: 
   return (
     <Modal title={`Groups for ${email}`} onClose={onClose} testId="manage-groups">
       {groups.length === 0 ? (
-        <p className="muted">No groups yet. Save the current recipients as a group first.</p>
+        <p className="muted">No groups yet. Save recipients as a group in Compose first.</p>
       ) : (
         <ul className="check-list" aria-label="Group membership">
           {groups.map((g) => (

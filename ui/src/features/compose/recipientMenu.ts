@@ -1,19 +1,12 @@
-// Compose's context menus, as pure rules: which keys open a menu from the keyboard (the
-// ContextMenu key, Shift+F10) and where it opens; what a recipient's menu offers (Save to
+// Compose's context menus, as pure rules (the keys that open a menu and where it opens live in
+// components/menuTrigger, re-exported here): what a recipient's menu offers (Save to
 // Contacts only for an address no contact has; Manage Groups; Remove from List) and what a
 // bridge history entry's menu offers; group membership edits by email. No React, no transport:
 // ComposeView and ./ManageGroupsModal act on the answers.
 import type { BridgeHistory, GroupRecord } from './groups';
 
-/** The keyboard's "open the context menu" keys. */
-export function isMenuKey(e: { key: string; shiftKey?: boolean }): boolean {
-  return e.key === 'ContextMenu' || (Boolean(e.shiftKey) && e.key === 'F10');
-}
-
-/** A keyboard-opened menu sits at the element's lower-left corner, a little inset. */
-export function menuPointFor(rect: { left: number; top: number; height: number }): { x: number; y: number } {
-  return { x: Math.round(rect.left + 16), y: Math.round(rect.top + Math.min(rect.height, 48)) };
-}
+// The keyboard rules are shared with every list that has a context menu.
+export { isMenuKey, menuPointFor } from '../../components/menuTrigger';
 
 export type RecipientAction = 'save-contact' | 'manage-groups' | 'remove';
 

@@ -1,9 +1,12 @@
 // People: searchable (header query), filterable (Has …, Owns/Supports Server, note tag),
 // column-sortable, virtualized directory (72 px rows; ↑/↓ move, Enter opens) with "No matches"
 // when filters hide every contact, and a detail panel (groups, tags, server relationships):
-// Add to Composer, Notes, Edit, Delete (with confirm). Live via realtime.
+// Add to Composer, Notes, Edit, Delete (with confirm). A row's context menu (right-click,
+// Shift+F10 or the ContextMenu key: components/menuTrigger; items: ./personMenu) offers the same
+// plus Manage Groups (Compose's ManageGroupsModal). Live via realtime.
 import { useEffect, useMemo, useState } from 'react';
 import { ContextMenu } from '../../components/ContextMenu';
+import { menuTrigger, type MenuAt } from '../../components/menuTrigger';
 import { SortHeader } from '../../components/SortHeader';
 import { Confirm, Modal } from '../../components/Modal';
 import { errorMessage, useToast } from '../../components/Toasts';
@@ -13,11 +16,13 @@ import { groupsOf, hasTag, serverRelations, sortRows, tagChoices, type SortState
 import { formatPhone } from '../../lib/phone';
 import { useTransport } from '../../transport/context';
 import { initials, type GroupRecord } from '../compose/groups';
+import { ManageGroupsModal } from '../compose/ManageGroupsModal';
 import { EntityNoteModal, useEntityNotes } from '../notes/EntityNoteModal';
 import { matchesQuery, type Server } from '../servers/servers';
 import { useShell } from '../shell/ShellContext';
 import { ContactForm } from './ContactForm';
 import type { Contact } from './contacts';
+import { personActions, type PersonAction } from './personMenu';
 
 type Filter = 'email' | 'phone' | 'title' | 'notes' | 'owns' | 'supports';
 const FILTERS: { id: Filter; label: string }[] = [
@@ -50,7 +55,13 @@ export default function PeopleView() {
   const [selected, setSelected] = useState<string | null>(null);
   const [modal, setModal] = useState<null | 'add' | 'edit' | 'delete' | 'note'>(null);
   const [added, setAdded] = useState<string | null>(null);
-  const [menu, setMenu] = useState<{ x: number; y: number; id: string } | null>(null);
+  const [menu, setMenu] = useState<MenuAt<string>>(null);
+  // Manage Groups (the row menu) for this address; null when closed.
+  const [groupsFor, setGroupsFor] = useState<string | null>(null);
+  const openMenu = (m: MenuAt<string>) => {
+    if (m) setSelected(m.item);
+    setMenu(m);
+  };
 
   const relations = useMemo(() => serverRelations(col.items, servers), [col.items, servers]);
   const tags = useMemo(() => tagChoices(notes.values()), [notes]);
@@ -144,15 +155,7 @@ export default function PeopleView() {
                   {...rowProps}
                   aria-current={c.id === selected ? 'true' : undefined}
                   onClick={() => setSelected(c.id)}
-                  onContextMenu={(e) => { e.preventDefault(); setSelected(c.id); setMenu({ x: e.clientX, y: e.clientY, id: c.id }); }}
-                  onKeyDown={(e) => {
-                    if (e.key === 'ContextMenu' || (e.shiftKey && e.key === 'F10')) {
-                      e.preventDefault();
-                      const r = e.currentTarget.getBoundingClientRect();
-                      setSelected(c.id);
-                      setMenu({ x: r.left + 40, y: r.bottom - 8, id: c.id });
-                    }
-                  }}
+                  {...menuTrigger(c.id, openMenu)}
                 >
                   <span className="avatar">{initials(c.name)}</span>
                   <div className="vrow-main">
@@ -231,17 +234,21 @@ export default function PeopleView() {
         )}
       </div>
       {menu && (() => {
-        const c = col.items.find((x) => x.id === menu.id);
+        const c = col.items.find((x) => x.id === menu.item);
         if (!c) return null;
+        const act: Record<PersonAction, () => void> = {
+          compose: () => addToComposer(c),
+          'manage-groups': () => setGroupsFor((c.email ?? '').trim()),
+          notes: () => setModal('note'),
+          edit: () => setModal('edit'),
+          delete: () => setModal('delete'),
+        };
         return (
-          <ContextMenu x={menu.x} y={menu.y} onClose={() => setMenu(null)} items={[
-            { label: added === c.id ? 'Added' : 'Add to Composer', onSelect: () => addToComposer(c), disabled: !c.email },
-            { label: 'Notes', onSelect: () => setModal('note') },
-            { label: 'Edit', onSelect: () => setModal('edit') },
-            { label: 'Delete', onSelect: () => setModal('delete'), danger: true },
-          ]} />
+          <ContextMenu x={menu.x} y={menu.y} label={`Actions for ${c.name}`} testId="person-menu" onClose={() => setMenu(null)}
+            items={personActions(c, added === c.id).map(({ action, ...item }) => ({ ...item, onSelect: act[action] }))} />
         );
       })()}
+      {groupsFor !== null && <ManageGroupsModal email={groupsFor} onClose={() => setGroupsFor(null)} />}
       {modal === 'add' && (
         <Modal title="Add contact" onClose={() => setModal(null)}>
           <ContactForm onDone={() => setModal(null)} />

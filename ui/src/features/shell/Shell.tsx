@@ -8,7 +8,8 @@ import { Component, lazy, Suspense, useCallback, useEffect, useMemo, useReducer,
 import { Modal, closeTopModal } from '../../components/Modal';
 import { useToast } from '../../components/Toasts';
 import { useStores } from '../../data/store';
-import { composeReducer, emptyCompose } from '../../lib/recipients';
+import { COMPOSE_DRAFT, composeReducer, emptyCompose, isEmptyCompose, restoreCompose } from '../../lib/recipients';
+import { loadDraft, useWindowDraft } from '../../lib/windowDrafts';
 import { DuePopup } from '../alerts/DuePopup';
 import { AttentionProvider } from '../attention/AttentionContext';
 import { ConnectionBanner, SoundToggle } from '../attention/AttentionUi';
@@ -89,7 +90,9 @@ export function Shell({ onSignOut }: { onSignOut: () => void }) {
   const toast = useToast();
   const [tab, setTab] = useState<TabId>(DEFAULT_TAB);
   const [visited, setVisited] = useState<Set<TabId>>(() => new Set([DEFAULT_TAB]));
-  const [compose, composeDispatch] = useReducer(composeReducer, emptyCompose);
+  // Compose recipients survive a reload of this window (lib/windowDrafts).
+  const [compose, composeDispatch] = useReducer(composeReducer, null, () => loadDraft(COMPOSE_DRAFT, restoreCompose) ?? emptyCompose);
+  useWindowDraft(COMPOSE_DRAFT, compose, isEmptyCompose);
   const [query, setQuery] = useState('');
   const [listQuery, setListQuery] = useState('');
   const [help, setHelp] = useState(false);

@@ -1,12 +1,18 @@
 // Sign-in screen: passphrase field with show/hide, submit, and the error line
-// (wrong passphrase, unreachable server, 429 countdown).
-import { useEffect, useState, type FormEvent } from 'react';
+// (wrong passphrase, unreachable server, 429 countdown). On the desktop after a reload it signs in
+// by itself with the shell's saved passphrase (App decides when: ./resume).
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { useTransport } from '../../transport/context';
 import { CleartextWarning } from '../shell/CleartextWarning';
 import { EMPTY_PASSPHRASE, describeSignInError, formatRetryMessage, secondsLeft } from './messages';
 import { useDesktopPassphrase } from './useDesktopPassphrase';
 
-export function SignIn({ onSignedIn, notice }: { onSignedIn: () => void; notice?: string | null }) {
+export function SignIn({ onSignedIn, notice, autoSignInWithSaved = false }: {
+  onSignedIn: () => void;
+  notice?: string | null;
+  /** Desktop main window after a reload: sign in with the shell's saved passphrase once, if it has one. */
+  autoSignInWithSaved?: boolean;
+}) {
   const transport = useTransport();
   const [passphrase, setPassphrase] = useState('');
   const [visible, setVisible] = useState(false);
@@ -30,6 +36,14 @@ export function SignIn({ onSignedIn, notice }: { onSignedIn: () => void; notice?
     }, 1000);
     return () => clearInterval(id);
   }, [retryUntil]);
+
+  // Once per mount, when the shell says a passphrase is available (see ./resume).
+  const autoTried = useRef(false);
+  useEffect(() => {
+    if (!autoSignInWithSaved || autoTried.current || !desktop.info?.passphraseAvailable) return;
+    autoTried.current = true;
+    void signInWithSaved();
+  });
 
   const lockedOut = retryUntil !== null && secondsLeft(retryUntil, now) > 0;
   const shownError = lockedOut ? formatRetryMessage(secondsLeft(retryUntil, now)) : error;
