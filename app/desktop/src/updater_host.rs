@@ -64,7 +64,7 @@ pub fn test_publisher_key(
     if !debug_build {
         return Err("a test publisher key exists only in debug builds");
     }
-    if !github_api_override.is_some_and(|v| !v.trim().is_empty()) {
+    if github_api_override.is_none_or(|v| v.trim().is_empty()) {
         return Err("a test publisher key needs the GitHub test endpoint");
     }
     PublisherKey::from_base64(key).map(Some).map_err(|_| "the test publisher key is not a minisign public key")
