@@ -92,6 +92,11 @@ DESKTOP_WIKI_SCREENSHOT="$SHOTS_DIR/desktop-wiki-admin.png" \
   xvfb-run -a -s "-screen 0 1280x800x24" python3 tests/desktop/webdriver_wiki_admin.py "$TARGET_DIR/debug/relay-desktop" "$TARGET_DIR/debug/relay"
 publish_screenshot "$SHOTS_DIR/desktop-wiki-admin.png"
 
+echo "==> desktop: the Update dialog over WebDriver against a fake GitHub (check, download with progress, cancel, download, prepare, restart message; a backup restore leaves the updater alone)"
+DESKTOP_UPDATE_SCREENSHOT="$SHOTS_DIR/desktop-update.png" \
+  xvfb-run -a -s "-screen 0 1280x800x24" python3 tests/desktop/webdriver_update.py "$TARGET_DIR/debug/relay-desktop"
+publish_screenshot "$SHOTS_DIR/desktop-update.png"
+
 echo "==> desktop: fatal-error dialog in the real window (injected server-thread panic, answered Quit)"
 ./scripts/desktop-fatal-dialog.sh "$TARGET_DIR/debug/relay-desktop"
 

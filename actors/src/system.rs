@@ -579,13 +579,14 @@ fn start_store(
 
 /// The desktop's updater, in both modes (`relay serve` and Relay Web never start it): the fixed
 /// GitHub endpoint, the compiled-in publisher key and `$XDG_DATA_HOME/relay/updates`
-/// (`UpdaterIo::production`) under the default timing, reporting to `health`. `None` (logged)
-/// when it cannot be set up; the desktop then runs without updates.
+/// (`UpdaterIo::production`) under `config` (the desktop shell passes the default timing, with
+/// scheduled checks off in a debug build that has no GitHub test override), reporting to
+/// `health`. `None` (logged) when it cannot be set up; the desktop then runs without updates.
 pub fn start_desktop_updater(
     health: Addr<HealthActor>,
     clock: SharedClock,
+    config: crate::updater::UpdaterConfig,
 ) -> Option<Addr<crate::updater::UpdaterActor>> {
-    let config = crate::updater::UpdaterConfig::default();
     match crate::updater::UpdaterIo::production(config.current_version) {
         Ok(io) => Some(crate::updater::start(SubsystemCtx::new(clock, health), config, io)),
         Err(error) => {

@@ -3,8 +3,10 @@
 //! screen: server mode runs the actor system and HTTP server in this process (see `backend`);
 //! client mode uses a validated remote server origin. The renderer reaches Rust only through the
 //! typed bridge (`bridge`, `secrets_cmd`, `session_cmd`, `setup_cmd`, `discovery_cmd`,
-//! `guards`), whose commands are registered once, in `registry`; every window is
-//! navigation-locked (`lockdown`); panics go through `guards`.
+//! `update_cmd`, `guards`), whose commands are registered once, in `registry`; every window is
+//! navigation-locked (`lockdown`); panics go through `guards`. In client and server mode the
+//! updater actor runs on its own long-lived thread (`updater_host`), outside the server's
+//! restartable generations.
 
 mod admin_cmd;
 mod admin_logo_cmd;
@@ -25,6 +27,8 @@ mod registry;
 mod secrets_cmd;
 mod session_cmd;
 mod setup_cmd;
+mod update_cmd;
+mod updater_host;
 mod wiki_pick;
 mod wiki_save_cmd;
 
@@ -111,6 +115,11 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         }
         Launch::Setup => backend::start_client(None, !cli.no_mdns, data_dir.root().to_path_buf())?,
     };
+    // Client and server mode: the updater, on its own thread for the life of the shell.
+    let updater = match &backend.kind {
+        backend::BackendKind::Server { .. } | backend::BackendKind::Client { .. } => updater_host::UpdaterHost::start(),
+        backend::BackendKind::Setup => updater_host::UpdaterHost::absent(),
+    };
     let client_origin = match &backend.kind {
         backend::BackendKind::Client { url, .. } => Some(url.clone()),
         backend::BackendKind::Server { .. } | backend::BackendKind::Setup => None,
@@ -138,6 +147,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         .manage(admin_cmd::AdminSession::default())
         .manage(dynatrace_cmd::DynatraceSession::new(data_dir.root()))
         .manage(setup_cmd::SetupStore::new(data_dir))
+        .manage(updater)
         .invoke_handler(registry::handler())
         .on_window_event(|window, event| {
             if let tauri::WindowEvent::Destroyed = event {
@@ -169,6 +179,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
 
     app.run(|handle, event| {
         if let RunEvent::Exit = event {
+            handle.state::<updater_host::UpdaterHost>().stop();
             tracing::info!("stopping the relay backend");
             if let Some(mut backend) = handle.state::<Bridge>().backend.lock().unwrap_or_else(|p| p.into_inner()).take()
             {

@@ -14,7 +14,7 @@ pub use names::COMMANDS;
 
 use crate::{
     admin_cmd, admin_logo_cmd, admin_wiki_cmd, backup_cmd, bridge, discovery_cmd, dynatrace_cmd, guards, offline_cmd,
-    radar_cmd, secrets_cmd, session_cmd, setup_cmd, wiki_save_cmd,
+    radar_cmd, secrets_cmd, session_cmd, setup_cmd, update_cmd, wiki_save_cmd,
 };
 
 /// The invoke handler: exactly the commands of `COMMANDS` (checked by `registry::tests`).
@@ -61,6 +61,12 @@ pub fn handler<R: tauri::Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + 
         dynatrace_cmd::close_dynatrace,
         radar_cmd::open_radar_sign_in,
         radar_cmd::finish_radar_sign_in,
+        update_cmd::update_status,
+        update_cmd::update_check,
+        update_cmd::update_download,
+        update_cmd::update_cancel,
+        update_cmd::update_prepare,
+        update_cmd::update_restart,
     ]
 }
 

@@ -34,9 +34,13 @@ import {
   type WikiUploadEvent,
   type WikiUploadSummary,
 } from './desktopAdmin';
+import type { BackupArchive, BackupStatus, RestoreStaged } from './desktopBackup';
+import { restartInfo, updateSnapshot, type RestartInfo, type UpdateSnapshot } from './desktopUpdate';
 import { detectWebMode } from './webSession';
 
 export * from './desktopAdmin';
+export * from './desktopBackup';
+export * from './desktopUpdate';
 
 /** What `connection_info` returns (app/desktop/src/secrets_cmd.rs, `DesktopConnectionInfo`). */
 export interface DesktopConnectionInfo {
@@ -125,73 +129,6 @@ export interface StabilityStatus {
   warningAtMs: number | null;
 }
 
-/** One running backup operation (domain::backup::status::OperationStatus). */
-export interface BackupOperation {
-  kind: 'create' | 'verify' | 'restore';
-  phase: 'queued' | 'writing' | 'verifying' | 'pruning' | 'installing';
-  archive: string | null;
-  bytesDone: number;
-  bytesTotal: number;
-  entriesDone: number;
-  entriesTotal: number;
-}
-
-/** A restore point in the backup health file. */
-export interface RestorePoint {
-  name: string;
-  completedAt: string;
-  fingerprint: string;
-}
-
-/** `backup_status` (domain::backup::status::BackupStatus; health flattened as in the file). */
-export interface BackupStatus {
-  health: {
-    lastSuccess?: RestorePoint;
-    lastVerified?: RestorePoint;
-    lastVerification?: { name: string; completedAt: string; outcome: 'success' | 'failed' };
-    lastFailure?: string;
-    retryDue?: string;
-    failures: number;
-    retentionAllowed: boolean;
-    restorePointAgeMs: number | null;
-    busy: boolean;
-  };
-  operation: BackupOperation | null;
-  queued: number;
-  /** The last restore this server process carried out (domain::backup::status::FinishedRestore). */
-  lastRestore?: FinishedRestore | null;
-}
-
-/** How a restore ended: `installed` until the restarted server has served a read. */
-export type RestoreResult =
-  | { state: 'installed' }
-  | { state: 'serving' }
-  | { state: 'rolledBack'; reason: string }
-  | { state: 'failed'; reason: string };
-
-export interface FinishedRestore {
-  restored: string;
-  /** The pre-restore safety backup: the restore's identity. */
-  safety: string;
-  result: RestoreResult;
-  finishedMs: number;
-}
-
-/** `backup_restore`: the restore is verified and staged; the server restarts onto it. */
-export interface RestoreStaged {
-  restored: { name: string; tables: number };
-  safety: { name: string; size: number };
-}
-
-/** One archive (`backup_list`). */
-export interface BackupArchive {
-  name: string;
-  kind: 'regular' | 'preRestore';
-  createdMs: number;
-  size: number;
-  verifiedRestorePoint: boolean;
-}
-
 /** The codes of the bridge's refusals (app/desktop/src/bridge.rs `BridgeError`). The
  * administration commands add `locked` (the admin session is gone) and `passwordRequired` (the
  * action needs a fresh password: `admin_confirm_password`, then retry). */
@@ -252,8 +189,8 @@ function serverCopy(raw: unknown): ServerCopy {
 
 /**
  * The desktop bridge's passphrase, setup, discovery, stability, backup, administration (server
- * mode: admin session and commands), external-link and offline (client mode: cache, write queue,
- * replay, review) commands. The bridge refuses with
+ * mode: admin session and commands), update (both modes), external-link and offline (client
+ * mode: cache, write queue, replay, review) commands. The bridge refuses with
  * `{ code, message }`; these reject with a BridgeRefusal carrying both.
  */
 export class DesktopBridge implements OfflineBridge, DynatraceBridge {
@@ -363,6 +300,36 @@ export class DesktopBridge implements OfflineBridge, DynatraceBridge {
   /** Server mode: stage a restore of `name`; the server then restarts onto it (poll backupStatus). */
   async backupRestore(name: string): Promise<RestoreStaged> {
     return (await this.call('backup_restore', { name })) as RestoreStaged;
+  }
+
+  /** Both modes: the updater's state (polled while a download or preparation runs). */
+  async updateStatus(): Promise<UpdateSnapshot> {
+    return updateSnapshot(await this.call('update_status'));
+  }
+
+  /** "Check for updates" (one per minute: `rateLimited` with the seconds otherwise). */
+  async updateCheck(): Promise<UpdateSnapshot> {
+    return updateSnapshot(await this.call('update_check'));
+  }
+
+  /** Starts the verified download of the offered release; `updateStatus` shows the bytes. */
+  async updateDownload(): Promise<UpdateSnapshot> {
+    return updateSnapshot(await this.call('update_download'));
+  }
+
+  /** Cancels the download; resolves once its files are gone. */
+  async updateCancel(): Promise<UpdateSnapshot> {
+    return updateSnapshot(await this.call('update_cancel'));
+  }
+
+  /** Starts extracting and checking the downloaded executable. */
+  async updatePrepare(): Promise<UpdateSnapshot> {
+    return updateSnapshot(await this.call('update_prepare'));
+  }
+
+  /** Re-verifies the prepared executable; nothing runs until the recovery launcher exists. */
+  async updateRestart(): Promise<RestartInfo> {
+    return restartInfo(await this.call('update_restart'));
   }
 
   /** Server mode: whether administration is available and the admin session, if one is signed in. */

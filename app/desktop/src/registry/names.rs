@@ -47,4 +47,10 @@ pub const COMMANDS: &[&str] = &[
     "close_dynatrace",
     "open_radar_sign_in",
     "finish_radar_sign_in",
+    "update_status",
+    "update_check",
+    "update_download",
+    "update_cancel",
+    "update_prepare",
+    "update_restart",
 ];

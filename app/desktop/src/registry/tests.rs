@@ -15,7 +15,7 @@ use super::COMMANDS;
 use crate::bridge::{self, Access, Bridge, Command};
 use crate::{
     admin_cmd, admin_logo_cmd, admin_wiki_cmd, backup_cmd, discovery_cmd, dynatrace_cmd, guards, offline_cmd,
-    radar_cmd, secrets_cmd, session_cmd, setup_cmd, wiki_save_cmd,
+    radar_cmd, secrets_cmd, session_cmd, setup_cmd, update_cmd, wiki_save_cmd,
 };
 
 /// Registered commands the shared renderer does not invoke yet. `tests/desktop/webdriver_bridge.py`
@@ -72,6 +72,13 @@ fn table() -> Vec<(Command, Value)> {
         (dynatrace_cmd::CLOSE_DYNATRACE, json!({"key": "../main"})),
         (radar_cmd::OPEN_RADAR_SIGN_IN, json!({})),
         (radar_cmd::FINISH_RADAR_SIGN_IN, json!({})),
+        // No updater in the mock app: each answers `unavailable` after the caller check.
+        (update_cmd::UPDATE_STATUS, json!({})),
+        (update_cmd::UPDATE_CHECK, json!({})),
+        (update_cmd::UPDATE_DOWNLOAD, json!({})),
+        (update_cmd::UPDATE_CANCEL, json!({})),
+        (update_cmd::UPDATE_PREPARE, json!({})),
+        (update_cmd::UPDATE_RESTART, json!({})),
     ]
 }
 
@@ -243,6 +250,7 @@ fn mock_app(tmp: &tempfile::TempDir) -> tauri::App<MockRuntime> {
         .manage(admin_cmd::AdminSession::default())
         .manage(dynatrace_cmd::DynatraceSession::new(tmp.path()))
         .manage(setup_cmd::SetupStore::new(dir))
+        .manage(crate::updater_host::UpdaterHost::absent())
         .invoke_handler(super::handler())
         .build(mock_context(noop_assets()))
         .unwrap()

@@ -1,4 +1,4 @@
-// Settings: connection info, System health (read-only operator dashboard), Data administration
+// Settings: connection info, About (desktop: this version and the update state), System health (read-only operator dashboard), Data administration
 // (backups) and Administration (accounts, devices, authority) — both desktop server mode only —,
 // appearance (accent colors), this device's Dynatrace dashboards, Data Manager.
 import { useState } from 'react';
@@ -6,6 +6,7 @@ import { ACCENTS, ACCENT_KEY, applyAccent, readAccent } from '../../lib/accent';
 import { useConnectionState, useTransport } from '../../transport/context';
 import { Administration } from '../admin/AdministrationPanel';
 import { DashboardsSettings } from '../dynatrace/DashboardsSettings';
+import { AboutPanel } from '../update/AboutPanel';
 import { CONNECTION_LABELS } from '../shell/connectionLabel';
 import { DataAdministration } from './DataAdministration';
 import { DataManager } from './DataManager';
@@ -36,6 +37,7 @@ export default function SettingsView() {
           {transport.mode === 'desktop' && <DesktopConnection />}
         </dl>
       </div>
+      {transport.mode === 'desktop' && <AboutPanel />}
       <SystemHealthPanel />
       {transport.mode === 'desktop' && <DataAdministration />}
       {transport.mode === 'desktop' && <Administration />}

@@ -3,7 +3,8 @@
 // global alarm popup, the attention signals (window title, favicon, connection-loss banner,
 // alarm Sound on/off) and the app-level service-status and Radar feeds and new Dynatrace problem
 // toasts (their toasts show on every tab; the Radar colour is on its nav item), and in desktop client mode the review
-// dialog of the changes waiting to sync (opened from the status bar).
+// dialog of the changes waiting to sync (opened from the status bar). On the desktop, the shell's
+// update controller (UpdateProvider) feeds the header's "Update · vX.Y.Z" action and Settings → About.
 import { Component, lazy, Suspense, useCallback, useEffect, useMemo, useReducer, useRef, useState, type ReactNode } from 'react';
 import { Modal, closeTopModal } from '../../components/Modal';
 import { useToast } from '../../components/Toasts';
@@ -20,6 +21,8 @@ import { ContactForm } from '../people/ContactForm';
 import { RadarNavIndicator } from '../radar/RadarNavIndicator';
 import { RadarFeedProvider } from '../radar/useRadarFeed';
 import { StatusFeedProvider } from '../status/useStatusFeed';
+import { UpdateProvider } from '../update/UpdateContext';
+import { UpdateHeaderAction } from '../update/UpdateHeaderAction';
 import { GlobalSearch, type SearchHandle } from './GlobalSearch';
 import { ShellContext, type ShellApi } from './ShellContext';
 import { SHORTCUT_HELP, shortcutFor } from './shortcuts';
@@ -155,6 +158,7 @@ export function Shell({ onSignOut }: { onSignOut: () => void }) {
 
   return (
     <ShellContext.Provider value={api}>
+      <UpdateProvider>
       <AttentionProvider>
         <StatusFeedProvider>
           <RadarFeedProvider>
@@ -165,6 +169,7 @@ export function Shell({ onSignOut }: { onSignOut: () => void }) {
                   <span className="muted">Relay</span> / <span data-testid="breadcrumb-tab">{tabLabel(tab)}</span>
                 </div>
                 <GlobalSearch ref={search} query={query} setQuery={setQuery} onCreateContact={(e) => setCreateEmail(e)} />
+                <UpdateHeaderAction />
                 <SoundToggle />
                 <button type="button" className="button button-ghost" data-testid="shortcuts-open" onClick={() => setHelp(true)}>
                   Shortcuts
@@ -210,6 +215,7 @@ export function Shell({ onSignOut }: { onSignOut: () => void }) {
           </RadarFeedProvider>
         </StatusFeedProvider>
       </AttentionProvider>
+      </UpdateProvider>
     </ShellContext.Provider>
   );
 }
