@@ -319,7 +319,6 @@ fn bench_staging(report: &mut String) {
         let files = WikiFiles::new(tmp.path());
         let upload = format!("benchupload{round:04}");
         let started = Instant::now();
-        let cpu_started = thread_cpu();
         let mut sizes = Vec::new();
         for (i, part) in bytes.chunks(chunk).enumerate() {
             let _ = sha256_hex(part);
