@@ -234,29 +234,28 @@ export const RichBodyEditor = forwardRef<RichBodyEditorHandle, Props>(function R
     setLink(null);
     restore();
   };
+  // Restores the saved selection; a caret inside a link selects the whole link, so the link
+  // command that follows acts on all of it.
+  const restoreWholeLink = () => {
+    const r = restore();
+    const a = r ? anchorAt(nodeAtStart(r)) : null;
+    if (r && a && r.collapsed) {
+      const all = document.createRange();
+      all.selectNodeContents(a);
+      select(all);
+    }
+  };
   const applyLink = () => {
     if (!link) return;
     const href = safeHref(link.url);
     if (!href) return setLink({ ...link, error: 'Use a full http://, https:// or mailto: address.' });
     setLink(null);
-    const r = restore();
-    const a = r ? anchorAt(nodeAtStart(r)) : null;
-    if (r && a && r.collapsed) {
-      const all = document.createRange();
-      all.selectNodeContents(a);
-      select(all);
-    }
+    restoreWholeLink();
     exec('createLink', href);
   };
   const removeLink = () => {
     setLink(null);
-    const r = restore();
-    const a = r ? anchorAt(nodeAtStart(r)) : null;
-    if (r && a && r.collapsed) {
-      const all = document.createRange();
-      all.selectNodeContents(a);
-      select(all);
-    }
+    restoreWholeLink();
     exec('unlink');
   };
 
