@@ -361,6 +361,33 @@ impl PrivilegedCommand {
         }
     }
 
+    /// Commands a browser may run through Relay Web's server-mediated protected session: the
+    /// reads an Owner or Administrator needs (the snapshot, the audit check, Dynatrace's status)
+    /// and the Wiki library's commands for publishing. Account, device, pairing, authority and
+    /// Dynatrace-settings commands stay on the server PC and paired laptops; a Wiki chunk's claim
+    /// is never a command of its own on the web (the gateway's chunk route authorizes the
+    /// session instead).
+    pub fn on_the_web(&self) -> bool {
+        use PrivilegedCommand as C;
+        match self {
+            C::PrivilegedProbe { .. } | C::AdminSnapshot {} | C::AuditVerify {} | C::DynatraceStatus {} => true,
+            C::Wiki(WikiCommand::UploadChunk { .. }) => false,
+            C::Wiki(_) => true,
+            C::DevicesRevoke { .. }
+            | C::AccountsCreate { .. }
+            | C::AccountsRename { .. }
+            | C::AccountsSetActive { .. }
+            | C::AccountsSetPassword { .. }
+            | C::PairingStart { .. }
+            | C::OwnershipTransfer { .. }
+            | C::PublisherAssign { .. }
+            | C::DynatraceConfigure { .. }
+            | C::DynatraceSetToken { .. }
+            | C::DynatraceRemoveToken {}
+            | C::DynatraceTestConnection {} => false,
+        }
+    }
+
     /// Sensitive commands that also need the local session's password to be fresh (5 minutes)
     /// besides the authority commands.
     pub fn needs_fresh_password(&self) -> bool {

@@ -287,3 +287,11 @@ fn passwords_in_commands_never_reach_debug_output_and_local_only_commands_are_ma
         PrivilegedCommand::NAMES.iter().copied().filter(|n| example(n).needs_fresh_password()).collect();
     assert_eq!(fresh, vec!["accounts.setPassword", "ownership.transfer", "publisher.assign"]);
 }
+
+#[test]
+fn only_reads_run_from_a_browser_among_the_non_wiki_commands() {
+    // The `wiki.*` side (all but the chunk claim) is in `wiki::command::tests`.
+    let web: Vec<&str> = PrivilegedCommand::NAMES.iter().copied().filter(|n| example(n).on_the_web()).collect();
+    assert_eq!(web, vec!["privileged.probe", "admin.snapshot", "audit.verify", "dynatrace.status"]);
+    assert!(!example("accounts.setPassword").on_the_web() && !example("pairing.start").on_the_web());
+}

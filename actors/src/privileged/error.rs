@@ -28,6 +28,8 @@ pub enum PrivError {
     RequestConflict,
     #[error("the request is still being processed")]
     InProgress,
+    #[error("this is done on the Relay server PC or a paired laptop, not in a browser")]
+    NotOnTheWeb,
     #[error("invalid username or password")]
     InvalidCredentials,
     #[error("a fresh password confirmation is required")]
@@ -56,6 +58,7 @@ impl HttpProblem for PrivError {
             PrivError::StaleRevision => "stale_revision",
             PrivError::RequestConflict => "request_conflict",
             PrivError::InProgress => "in_progress",
+            PrivError::NotOnTheWeb => "not_on_the_web",
             PrivError::InvalidCredentials => "invalid_credentials",
             PrivError::ReauthRequired => "reauth_required",
             PrivError::PairingInvalid => "pairing_invalid",
@@ -73,6 +76,7 @@ impl HttpProblem for PrivError {
             PrivError::AccountUnavailable
             | PrivError::DeviceUnavailable
             | PrivError::Forbidden(_)
+            | PrivError::NotOnTheWeb
             | PrivError::ReauthRequired => 403,
             PrivError::RoleChanged | PrivError::StaleRevision | PrivError::RequestConflict | PrivError::InProgress => {
                 409

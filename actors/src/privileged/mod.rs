@@ -5,6 +5,7 @@
 //! other actors. Signed bodies are processed in memory and never stored or published.
 
 pub mod admin_ops;
+pub mod browser_sessions;
 pub mod commands;
 pub mod dynatrace_ops;
 pub mod error;
@@ -171,7 +172,8 @@ pub struct LockLocalSession {
     pub session_id: String,
 }
 
-/// Clears every local session (disconnect, reconfiguration).
+/// Clears every local session and every Relay Web protected session (disconnect,
+/// reconfiguration).
 #[derive(Message)]
 #[rtype(result = "()")]
 pub struct ClearLocalSessions;
@@ -226,6 +228,8 @@ pub struct PrivilegedActor {
     pairing_limiter: KeyedLimiter<IpAddr>,
     persisted: PersistedLimits,
     sessions: Sessions,
+    /// Relay Web's server-mediated protected sessions, by web-session binding.
+    browser: browser_sessions::BrowserSessions,
     /// False until bootstrap or migration succeeded; every request is refused meanwhile.
     ready: bool,
     subsystem: SubsystemCtx,
@@ -241,6 +245,7 @@ impl PrivilegedActor {
             pairing_limiter: KeyedLimiter::new(limits.pairing_per_source, None, 4096),
             persisted: PersistedLimits::default(),
             sessions: Sessions::default(),
+            browser: browser_sessions::BrowserSessions::default(),
             ready: false,
             subsystem,
             dynatrace_test: None,
@@ -344,10 +349,11 @@ impl Subsystem for PrivilegedActor {
         &self.subsystem
     }
     fn queue_depth(&self) -> usize {
-        self.sessions.len()
+        self.sessions.len() + self.browser.len()
     }
     fn reset(&mut self) {
         self.sessions.clear();
+        self.browser.clear();
     }
     fn on_start(&mut self, ctx: &mut Context<Self>) {
         ctx.run_interval(FLUSH_INTERVAL, |act, _| act.flush_limits());
@@ -649,6 +655,7 @@ impl Handler<ClearLocalSessions> for PrivilegedActor {
     type Result = ();
     fn handle(&mut self, _: ClearLocalSessions, _: &mut Context<Self>) {
         self.sessions.clear();
+        self.browser.clear();
     }
 }
 

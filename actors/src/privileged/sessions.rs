@@ -69,6 +69,11 @@ impl Sessions {
         self.by_id.clear();
     }
 
+    /// Whether `id` is held (locked or not yet swept).
+    pub fn contains(&self, id: &str) -> bool {
+        self.by_id.contains_key(id)
+    }
+
     pub fn len(&self) -> usize {
         self.by_id.len()
     }

@@ -40,6 +40,7 @@ fn every_wiki_name_parses_to_its_variant_and_needs_wiki_manage() {
         assert_eq!(command.capability(), Capability::WikiManage, "{name}");
         assert!(!command.local_only(), "{name}: laptops publish too");
         assert!(!command.needs_authority_revision(), "{name}");
+        assert_eq!(command.on_the_web(), name != "wiki.upload.chunk", "{name}: Relay Web publishes too");
     }
 }
 

@@ -1,6 +1,7 @@
 //! The Relay Web gateway: the LAN-browser path in server mode. It listens on its own port and
 //! serves the shared renderer plus a bounded same-origin API: web sign-in, session refresh and
-//! logout, the app-user connection for the renderer, browser log ingestion, and the ordinary
+//! logout, the app-user connection for the renderer, browser log ingestion, the server-mediated
+//! protected sign-in (`/web/api/protected`, `protected`), and the ordinary
 //! record/realtime/presence and branding routes, every one behind a live web session (CSRF on
 //! writes).
 //! Every request first passes Host and Origin validation. Privileged, backup/restore,
@@ -8,6 +9,7 @@
 //! mounted (its requests are still counted, labelled `surface="gateway"`).
 
 pub(crate) mod guard;
+mod protected;
 mod session;
 
 use actix_web::dev::Server;
@@ -47,6 +49,14 @@ pub fn build_gateway(
             .wrap(from_fn(guard::host_and_origin))
             .wrap(crate::headers::security_headers())
             .wrap(from_fn(crate::metrics::record_gateway))
+            .service(
+                // Before `/web/api`, which would otherwise take these paths.
+                web::scope("/web/api/protected")
+                    .wrap(from_fn(session::require_web_session))
+                    .wrap(actix_web::middleware::DefaultHeaders::new().add(("Cache-Control", "no-store")))
+                    .configure(protected::routes)
+                    .default_service(web::to(crate::error::not_found)),
+            )
             .service(
                 web::scope("/web/api")
                     .wrap(actix_web::middleware::DefaultHeaders::new().add(("Cache-Control", "no-store")))

@@ -1,0 +1,322 @@
+//! Relay Web's server-mediated protected sessions: a browser signs in to a protected role with a
+//! username and password sent to the gateway, and the server keeps the session, keyed by the
+//! web logical session's binding (server-side, never a cookie or a token the browser can use on
+//! its own). The browser never holds a signing key, a protected token or a proof: it names
+//! commands, and this module runs them through the same typed pipeline as the server PC's local
+//! session (`PrivilegedService::execute_local`: role re-derived from the records, revision checks,
+//! audit), limited to the commands `PrivilegedCommand::on_the_web` allows. Sessions idle-lock after
+//! 15 minutes, end with their web session (the gateway sends `EndBrowserSession` when the web
+//! session's `ended` signal fires: logout, replacement, expiry) and when the account's
+//! credential changes. Destructive approvals need a password confirmed on the server within 5
+//! minutes, and one confirmation approves one such command. Sign-ins and confirmations share the
+//! reauthentication limiter, keyed by the browser's address.
+
+use std::collections::HashMap;
+use std::net::IpAddr;
+
+use actix::prelude::*;
+use serde_json::Value;
+
+use domain::privileged_command::PrivilegedCommand;
+use domain::roles::Capability;
+
+use super::sessions::{LocalSession, Sessions, FRESH_PASSWORD_MS};
+use super::{limited, service, FollowUp, LocalSessionView, PrivError, PrivilegedActor};
+
+/// The sessions and their single-use approvals, by web-session binding.
+#[derive(Debug, Default)]
+pub struct BrowserSessions {
+    sessions: Sessions,
+    /// The account's credential version when the session opened: a password change ends it.
+    credentials: HashMap<String, i64>,
+    /// When the password was last confirmed for a destructive approval (consumed by one command).
+    approvals: HashMap<String, i64>,
+}
+
+impl BrowserSessions {
+    pub fn open(
+        &mut self,
+        binding: &str,
+        account: &infra::privileged::AccountRow,
+        role: domain::roles::Role,
+        now: i64,
+    ) {
+        self.end(binding);
+        self.sessions.open(binding.to_string(), account.id.clone(), account.username.clone(), role, now);
+        self.credentials.retain(|k, _| self.sessions.contains(k));
+        self.approvals.retain(|k, _| self.sessions.contains(k));
+        self.credentials.insert(binding.to_string(), account.credential_version);
+    }
+
+    /// The live session, marking privileged activity.
+    pub fn touch(&mut self, binding: &str, now: i64) -> Option<LocalSession> {
+        self.sessions.touch(binding, now)
+    }
+
+    /// The live session without marking activity.
+    pub fn peek(&mut self, binding: &str, now: i64) -> Option<LocalSession> {
+        self.sessions.peek(binding, now)
+    }
+
+    /// The credential version the session was opened with.
+    pub fn credential_version(&self, binding: &str) -> Option<i64> {
+        self.credentials.get(binding).copied()
+    }
+
+    /// The password was confirmed again: one destructive command may run within 5 minutes.
+    pub fn approve(&mut self, binding: &str, now: i64) -> Option<LocalSession> {
+        let session = self.sessions.touch(binding, now)?;
+        self.approvals.insert(binding.to_string(), now);
+        Some(session)
+    }
+
+    /// Takes the session's approval: true when it was confirmed within the last 5 minutes.
+    pub fn take_approval(&mut self, binding: &str, now: i64) -> bool {
+        self.approvals.remove(binding).is_some_and(|at| now - at < FRESH_PASSWORD_MS)
+    }
+
+    pub fn end(&mut self, binding: &str) -> bool {
+        self.credentials.remove(binding);
+        self.approvals.remove(binding);
+        self.sessions.lock(binding)
+    }
+
+    pub fn clear(&mut self) {
+        self.sessions.clear();
+        self.credentials.clear();
+        self.approvals.clear();
+    }
+
+    pub fn len(&self) -> usize {
+        self.sessions.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.sessions.is_empty()
+    }
+}
+
+/// Opens (or replaces) the protected session of one web session after a password check.
+#[derive(Message)]
+#[rtype(result = "Result<LocalSessionView, PrivError>")]
+pub struct OpenBrowserSession {
+    pub binding: String,
+    pub username: String,
+    pub password: String,
+    pub source: IpAddr,
+}
+
+/// The protected session of a web session, without counting as activity.
+#[derive(Message)]
+#[rtype(result = "Option<LocalSessionView>")]
+pub struct BrowserSessionStatus {
+    pub binding: String,
+}
+
+/// Confirms the session's password again, approving one destructive command.
+#[derive(Message)]
+#[rtype(result = "Result<LocalSessionView, PrivError>")]
+pub struct ConfirmBrowserPassword {
+    pub binding: String,
+    pub password: String,
+    pub source: IpAddr,
+}
+
+/// Runs one command a browser may run (`PrivilegedCommand::on_the_web`).
+#[derive(Message)]
+#[rtype(result = "Result<Value, PrivError>")]
+pub struct BrowserCommand {
+    pub binding: String,
+    pub command: String,
+    pub payload: Value,
+    pub expected_revision: Option<i64>,
+}
+
+/// May this web session's user feed chunks to `upload_id` (`wiki.upload.feed`, audited)?
+/// Answers the account id the chunks are bound to.
+#[derive(Message)]
+#[rtype(result = "Result<String, PrivError>")]
+pub struct AuthorizeBrowserWikiFeed {
+    pub binding: String,
+    pub upload_id: String,
+}
+
+/// Ends the protected session of a web session (lock, logout, expiry, replacement).
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct EndBrowserSession {
+    pub binding: String,
+}
+
+impl PrivilegedActor {
+    /// The live browser session for `binding` whose account still has the credential it signed
+    /// in with; a changed credential ends the session.
+    fn browser_session(&mut self, binding: &str) -> Result<(LocalSession, infra::privileged::AccountRow), PrivError> {
+        let now = self.subsystem.now_ms();
+        let session = self.browser.touch(binding, now).ok_or(PrivError::ReauthRequired)?;
+        let mut conn = self.service.conn()?;
+        let account = infra::privileged::load_account(&mut conn, &session.account_id)?;
+        match account {
+            Some(a) if Some(a.credential_version) == self.browser.credential_version(binding) => Ok((session, a)),
+            _ => {
+                self.browser.end(binding);
+                Err(PrivError::ReauthRequired)
+            }
+        }
+    }
+
+    fn run_browser(&mut self, msg: BrowserCommand) -> Result<(Value, Option<FollowUp>), PrivError> {
+        self.check_ready()?;
+        let command = PrivilegedCommand::parse(&msg.command, &msg.payload)?;
+        if !command.on_the_web() {
+            return Err(PrivError::NotOnTheWeb);
+        }
+        let (session, account) = self.browser_session(&msg.binding)?;
+        let mut conn = self.service.conn()?;
+        let state = self.service.state(&mut conn)?;
+        drop(conn);
+        let principal = service::Principal { account, role: session.role, state, device_id: None };
+        let now = self.subsystem.now_ms();
+        let approved = command.needs_fresh_password() && self.browser.take_approval(&msg.binding, now);
+        let result = self.service.execute_local(&principal, &command, msg.expected_revision, approved)?;
+        Ok((result, FollowUp::of(&command)))
+    }
+}
+
+impl Handler<OpenBrowserSession> for PrivilegedActor {
+    type Result = Result<LocalSessionView, PrivError>;
+    fn handle(&mut self, msg: OpenBrowserSession, _: &mut Context<Self>) -> Self::Result {
+        self.check_ready()?;
+        self.browser.end(&msg.binding);
+        let principal = self.authenticate_from(msg.source, &msg.username, &msg.password)?;
+        let now = self.subsystem.now_ms();
+        self.browser.open(&msg.binding, &principal.account, principal.role, now);
+        tracing::info!(role = principal.role.as_str(), "Relay Web protected sign-in");
+        let session = self.browser.peek(&msg.binding, now).ok_or(PrivError::Internal)?;
+        Ok(LocalSessionView::of(&session))
+    }
+}
+
+impl Handler<BrowserSessionStatus> for PrivilegedActor {
+    type Result = Option<LocalSessionView>;
+    fn handle(&mut self, msg: BrowserSessionStatus, _: &mut Context<Self>) -> Self::Result {
+        self.browser.peek(&msg.binding, self.subsystem.now_ms()).as_ref().map(LocalSessionView::of)
+    }
+}
+
+impl Handler<ConfirmBrowserPassword> for PrivilegedActor {
+    type Result = Result<LocalSessionView, PrivError>;
+    fn handle(&mut self, msg: ConfirmBrowserPassword, _: &mut Context<Self>) -> Self::Result {
+        self.check_ready()?;
+        let (session, _) = self.browser_session(&msg.binding)?;
+        let principal = self.authenticate_from(msg.source, &session.username, &msg.password)?;
+        if principal.account.id != session.account_id {
+            return Err(PrivError::InvalidCredentials);
+        }
+        let approved = self.browser.approve(&msg.binding, self.subsystem.now_ms()).ok_or(PrivError::ReauthRequired)?;
+        Ok(LocalSessionView::of(&approved))
+    }
+}
+
+impl Handler<BrowserCommand> for PrivilegedActor {
+    type Result = ResponseFuture<Result<Value, PrivError>>;
+    fn handle(&mut self, msg: BrowserCommand, _: &mut Context<Self>) -> Self::Result {
+        match self.run_browser(msg) {
+            Ok((result, follow_up)) => self.follow_up(follow_up, result),
+            Err(e) => {
+                self.fail(&e);
+                Box::pin(async move { Err(e) })
+            }
+        }
+    }
+}
+
+impl Handler<AuthorizeBrowserWikiFeed> for PrivilegedActor {
+    type Result = Result<String, PrivError>;
+    fn handle(&mut self, msg: AuthorizeBrowserWikiFeed, _: &mut Context<Self>) -> Self::Result {
+        self.check_ready()?;
+        let (session, _) = self.browser_session(&msg.binding)?;
+        let (id, role) = (&session.account_id, session.role);
+        let result =
+            self.service.authorize_local_action(id, role, Capability::WikiManage, "wiki.upload.feed", &msg.upload_id);
+        match result {
+            Ok(()) => Ok(session.account_id),
+            Err(e) => {
+                self.fail(&e);
+                Err(e)
+            }
+        }
+    }
+}
+
+impl Handler<EndBrowserSession> for PrivilegedActor {
+    type Result = ();
+    fn handle(&mut self, msg: EndBrowserSession, _: &mut Context<Self>) {
+        self.browser.end(&msg.binding);
+    }
+}
+
+impl PrivilegedActor {
+    /// A password check from a browser, behind the reauthentication limiter keyed by its address.
+    fn authenticate_from(
+        &mut self,
+        source: IpAddr,
+        username: &str,
+        password: &str,
+    ) -> Result<service::Principal, PrivError> {
+        let now = self.now();
+        self.persisted.mark_dirty();
+        let service = &self.service;
+        limited(
+            &mut self.reauth_limiter,
+            source,
+            now,
+            |e| matches!(e, PrivError::InvalidCredentials),
+            || service.authenticate(username, password),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use domain::roles::Role;
+
+    fn account(version: i64) -> infra::privileged::AccountRow {
+        let mut a = infra::privileged::AccountRow::new(
+            "acct".into(),
+            "pat".into(),
+            "Pat".into(),
+            domain::roles::AccountKind::Publisher,
+            0,
+        );
+        a.credential_version = version;
+        a
+    }
+
+    #[test]
+    fn an_approval_is_used_once_and_only_within_five_minutes() {
+        let mut s = BrowserSessions::default();
+        s.open("b", &account(1), Role::Publisher, 0);
+        assert!(!s.take_approval("b", 10), "signing in is not an approval");
+        s.approve("b", 100).unwrap();
+        assert!(s.take_approval("b", 100 + FRESH_PASSWORD_MS - 1));
+        assert!(!s.take_approval("b", 200), "one confirmation approves one command");
+        s.approve("b", 1_000).unwrap();
+        assert!(!s.take_approval("b", 1_000 + FRESH_PASSWORD_MS), "stale after 5 minutes");
+    }
+
+    #[test]
+    fn ending_or_reopening_a_session_drops_its_approval_and_credential() {
+        let mut s = BrowserSessions::default();
+        s.open("b", &account(3), Role::Publisher, 0);
+        assert_eq!(s.credential_version("b"), Some(3));
+        s.approve("b", 1).unwrap();
+        s.open("b", &account(4), Role::Publisher, 2);
+        assert!(!s.take_approval("b", 3), "a new sign-in starts without an approval");
+        assert_eq!(s.credential_version("b"), Some(4));
+        assert!(s.end("b"));
+        assert!(s.touch("b", 4).is_none() && s.credential_version("b").is_none());
+        assert!(s.approve("b", 5).is_none(), "no approval without a session");
+    }
+}

@@ -1,0 +1,261 @@
+//! Black-box tests of Relay Web's server-mediated protected sign-in (`/web/api/protected/*`) on
+//! the real binary, over raw HTTP with a cookie jar: a Publisher signs in from a browser, reads
+//! and changes the Wiki library, uploads a PDF in chunks and publishes it; a destructive command
+//! needs the password confirmed on the server, once per command; the role and the browser
+//! allowlist are enforced by the server whatever the page asks for; the session needs the web
+//! session's CSRF token, ends with the web session's logout, and no answer carries the password,
+//! a key, a token or a proof.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use support::wiki::{activate_administrator, administrator_laptop, sha256};
+use support::{admin_cli, client, reauth, signed_command, Relay, PASSPHRASE};
+
+const PUBLISHER_PW: &str = "publisher-password-0001";
+
+struct Browser {
+    http: reqwest::Client,
+    base: String,
+    origin: String,
+    csrf: Option<String>,
+}
+
+impl Browser {
+    fn new(relay: &Relay) -> Browser {
+        let base = relay.web.clone().unwrap().replace("127.0.0.1", "localhost").replace("0.0.0.0", "localhost");
+        let port = base.rsplit(':').next().unwrap().to_string();
+        let jar = Arc::new(reqwest::cookie::Jar::default());
+        let http = reqwest::Client::builder().cookie_provider(jar).timeout(Duration::from_secs(30)).build().unwrap();
+        Browser { http, base, origin: format!("http://localhost:{port}"), csrf: None }
+    }
+
+    async fn sign_in(&mut self) {
+        let (status, body) = self.post("/web/api/session", json!({"passphrase": PASSPHRASE})).await;
+        assert_eq!(status, 200, "{body}");
+        self.csrf = body["csrfToken"].as_str().map(String::from);
+    }
+
+    async fn answer(res: reqwest::Response) -> (u16, Value) {
+        let status = res.status().as_u16();
+        let text = res.text().await.unwrap();
+        (status, serde_json::from_str(&text).unwrap_or(Value::String(text)))
+    }
+
+    async fn post(&self, path: &str, body: Value) -> (u16, Value) {
+        let mut req = self.http.post(format!("{}{path}", self.base)).header("Origin", &self.origin).json(&body);
+        if let Some(csrf) = &self.csrf {
+            req = req.header("X-Relay-CSRF", csrf);
+        }
+        Self::answer(req.send().await.unwrap()).await
+    }
+
+    async fn get(&self, path: &str) -> (u16, Value) {
+        Self::answer(self.http.get(format!("{}{path}", self.base)).send().await.unwrap()).await
+    }
+
+    async fn command(&self, name: &str, payload: Value, revision: Option<i64>) -> (u16, Value) {
+        self.post(
+            "/web/api/protected/command",
+            json!({"command": name, "payload": payload, "expectedRevision": revision}),
+        )
+        .await
+    }
+
+    async fn chunk(&self, query: &str, bytes: &[u8]) -> (u16, Value) {
+        let url = format!("{}/web/api/protected/wiki/chunks?{query}", self.base);
+        let req =
+            self.http.post(url).header("Origin", &self.origin).header("X-Relay-CSRF", self.csrf.as_deref().unwrap());
+        Self::answer(req.body(bytes.to_vec()).send().await.unwrap()).await
+    }
+}
+
+fn code(body: &Value) -> &str {
+    body["data"]["code"].as_str().unwrap_or_default()
+}
+
+/// The Owner, the Administrator `charles` (with a paired laptop), and the Publisher `pat`
+/// created, assigned and given a password the way the server PC does it.
+async fn with_publisher(relay: &Relay) {
+    let token = relay.token().await;
+    activate_administrator(relay);
+    let laptop = administrator_laptop(relay, &token, 21).await;
+    let create = json!({"username": "pat", "displayName": "Pat", "kind": "publisher"});
+    let (status, body) = signed_command(relay, &token, &laptop, "accounts.create", create, None).await;
+    assert_eq!(status, 200, "{body}");
+    let pat = body["result"]["accountId"].as_str().unwrap().to_string();
+    let (status, body) = reauth(relay, &token, &laptop, support::wiki::ADMIN_PW).await;
+    assert_eq!(status, 200, "{body}");
+    let assign = json!({"accountId": pat, "reauthProof": body["proof"]});
+    let (status, body) = signed_command(relay, &token, &laptop, "publisher.assign", assign, Some(1)).await;
+    assert_eq!(status, 200, "{body}");
+    let (ok, out) = admin_cli(&relay.data_dir, &["set-password", "--username", "pat"], &format!("{PUBLISHER_PW}\n"));
+    assert!(ok, "{out}");
+    let (ok, out) = admin_cli(&relay.data_dir, &["activate", "--username", "pat"], "");
+    assert!(ok, "{out}");
+}
+
+/// The privileged actor's last reported queue depth (its open sessions), from the metrics.
+async fn privileged_sessions(relay: &Relay) -> Option<i64> {
+    let text = client().get(relay.url("/api/relay/metrics")).send().await.ok()?.text().await.ok()?;
+    let line =
+        text.lines().find(|l| l.starts_with("relay_actor_queue_depth{") && l.contains("actor=\"privileged\""))?;
+    line.rsplit(' ').next()?.parse().ok()
+}
+
+async fn wait_for_sessions(relay: &Relay, want: i64) -> Option<i64> {
+    let mut seen = None;
+    for _ in 0..40 {
+        seen = privileged_sessions(relay).await;
+        if seen == Some(want) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    seen
+}
+
+#[tokio::test]
+async fn a_publisher_publishes_from_a_browser_and_the_session_ends_with_the_web_session() {
+    let relay = Relay::start_web();
+    with_publisher(&relay).await;
+    let mut browser = Browser::new(&relay);
+    let (status, _) = browser.get("/web/api/protected/status").await;
+    assert_eq!(status, 401, "no web session, no protected status");
+    browser.sign_in().await;
+    assert_eq!(browser.get("/web/api/protected/status").await, (200, json!({"available": true, "session": null})));
+
+    // CSRF guards the sign-in like every gateway write; a wrong password is a typed refusal.
+    let csrf = browser.csrf.take();
+    let (status, _) =
+        browser.post("/web/api/protected/sign-in", json!({"username": "pat", "password": PUBLISHER_PW})).await;
+    assert_eq!(status, 403, "no CSRF token");
+    browser.csrf = csrf;
+    let (status, body) =
+        browser.post("/web/api/protected/sign-in", json!({"username": "pat", "password": "wrong-password-1"})).await;
+    assert_eq!((status, code(&body)), (401, "rejected"), "{body}");
+    let (status, body) =
+        browser.post("/web/api/protected/sign-in", json!({"username": "pat", "password": PUBLISHER_PW})).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        (body["session"]["username"].as_str(), body["session"]["role"].as_str()),
+        (Some("pat"), Some("publisher"))
+    );
+    assert!(!body.to_string().contains(PUBLISHER_PW) && body["session"].get("token").is_none(), "{body}");
+    assert_eq!(wait_for_sessions(&relay, 1).await, Some(1));
+
+    // The server decides what a browser may do: the role, then the browser allowlist.
+    let (status, body) = browser.command("admin.snapshot", json!({}), None).await;
+    assert_eq!((status, code(&body)), (403, "forbidden"), "a Publisher has no administration snapshot: {body}");
+    for (name, payload) in [
+        ("accounts.create", json!({"username": "eve", "displayName": "Eve", "kind": "publisher"})),
+        ("pairing.start", json!({"accountId": "x", "label": "laptop"})),
+        ("wiki.upload.chunk", json!({"uploadId": "u", "batchId": "b", "index": 0, "byteSize": 1, "checksum": "ab"})),
+    ] {
+        let (status, body) = browser.command(name, payload, None).await;
+        assert_eq!((status, code(&body)), (403, "not_on_the_web"), "{name}: {body}");
+    }
+    let (status, body) = browser.command("wiki.library", json!({}), None).await;
+    assert_eq!(status, 200, "{body}");
+    let category = body["result"]["categories"][0]["id"].as_str().unwrap().to_string();
+
+    // Upload in chunks through the session, then publish.
+    let pdf = infra::wiki::test_pdfs::multi_page_with_outline();
+    let files = json!([{"fileName": "web-runbook.pdf", "byteSize": pdf.len(), "checksum": sha256(&pdf)}]);
+    let (status, body) = browser.command("wiki.upload.begin", json!({"files": files}), None).await;
+    assert_eq!(status, 200, "{body}");
+    let (batch, upload) =
+        (body["result"]["batchId"].as_str().unwrap(), body["result"]["uploads"][0]["uploadId"].as_str().unwrap());
+    let query = |checksum: &str| {
+        format!("uploadId={upload}&batchId={batch}&index=0&byteSize={}&checksum={checksum}", pdf.len())
+    };
+    let (status, body) = browser.chunk(&query(&sha256(b"other bytes")), &pdf).await;
+    assert_eq!((status, code(&body)), (400, "checksum_mismatch"), "{body}");
+    let (status, body) = browser.chunk(&query(&sha256(&pdf)), &pdf).await;
+    assert_eq!((status, body["state"].as_str()), (200, Some("ready")), "{body}");
+    let publish = json!({"uploadId": upload, "title": "Web runbook", "categoryId": category, "documentType": "sop"});
+    let (status, body) = browser.command("wiki.publish", publish, None).await;
+    assert_eq!(status, 200, "{body}");
+    let document = body["result"]["id"].as_str().unwrap().to_string();
+    // Indexing updates the record after publishing: wait for it, then use the current revision.
+    let mut revision = None;
+    for _ in 0..40 {
+        let (_, library) = browser.command("wiki.library", json!({}), None).await;
+        let listed = library["result"]["documents"].as_array().unwrap().iter().find(|d| d["id"] == document.as_str());
+        if listed.is_some_and(|d| d["searchIndexState"] == "ready") {
+            revision = listed.and_then(|d| d["revision"].as_i64());
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    let revision = revision.expect("the published document is indexed");
+    let (status, body) =
+        browser.command("wiki.trash", json!({"documentId": document, "revision": revision}), None).await;
+    assert_eq!(status, 200, "{body}");
+    let revision = body["result"]["revision"].as_i64().unwrap();
+
+    // Deleting needs the password confirmed on the server, and one confirmation approves one command.
+    let delete = json!({"documentId": document, "revision": revision});
+    let (status, body) = browser.command("wiki.delete", delete.clone(), None).await;
+    assert_eq!((status, code(&body)), (403, "password_required"), "signing in is not an approval: {body}");
+    let (status, body) = browser.post("/web/api/protected/confirm", json!({"password": "wrong-password-1"})).await;
+    assert_eq!((status, code(&body)), (401, "rejected"), "{body}");
+    let (status, body) = browser.post("/web/api/protected/confirm", json!({"password": PUBLISHER_PW})).await;
+    assert_eq!((status, body["session"]["role"].as_str()), (200, Some("publisher")), "{body}");
+    let (status, body) = browser.command("wiki.delete", delete.clone(), None).await;
+    assert_eq!(status, 200, "{body}");
+    let (status, body) = browser.command("wiki.delete", delete, None).await;
+    assert_eq!((status, code(&body)), (403, "password_required"), "the approval was used: {body}");
+
+    // Logout ends the web session, and the protected session with it.
+    let (status, _) = browser.post("/web/api/session/logout", json!({})).await;
+    assert_eq!(status, 204);
+    assert_eq!(wait_for_sessions(&relay, 0).await, Some(0), "the protected session ended with the web session");
+    browser.sign_in().await;
+    assert_eq!(browser.get("/web/api/protected/status").await.1["session"], Value::Null);
+    let (status, body) = browser.command("wiki.library", json!({}), None).await;
+    assert_eq!((status, code(&body)), (403, "locked"), "{body}");
+}
+
+#[tokio::test]
+async fn a_password_change_or_a_lock_ends_a_browser_session_and_the_owner_only_reads() {
+    let relay = Relay::start_web();
+    with_publisher(&relay).await;
+    let owner_pw = "owner-password-0001";
+    for (step, stdin) in [("set-password", format!("{owner_pw}\n")), ("activate", String::new())] {
+        let (ok, out) = admin_cli(&relay.data_dir, &[step, "--username", "ryan"], &stdin);
+        assert!(ok, "{out}");
+    }
+    let mut owner = Browser::new(&relay);
+    owner.sign_in().await;
+    let (status, body) =
+        owner.post("/web/api/protected/sign-in", json!({"username": "ryan", "password": owner_pw})).await;
+    assert_eq!((status, body["session"]["role"].as_str()), (200, Some("owner")), "{body}");
+    let (status, body) = owner.command("admin.snapshot", json!({}), None).await;
+    assert_eq!(status, 200, "{body}");
+    assert!(body["result"]["accounts"].as_array().unwrap().iter().any(|a| a["username"] == "pat"));
+    assert!(!body.to_string().contains("publicJwk") && !body.to_string().contains("passwordHash"), "{body}");
+    let (status, body) = owner.command("audit.verify", json!({}), None).await;
+    assert_eq!(status, 200, "{body}");
+    let (status, body) = owner.command("ownership.transfer", json!({"accountId": "x"}), Some(2)).await;
+    assert_eq!((status, code(&body)), (403, "not_on_the_web"), "{body}");
+    let (status, body) = owner.post("/web/api/protected/lock", json!({})).await;
+    assert_eq!((status, &body["session"]), (200, &Value::Null));
+    let (status, body) = owner.command("audit.verify", json!({}), None).await;
+    assert_eq!((status, code(&body)), (403, "locked"), "{body}");
+
+    let mut publisher = Browser::new(&relay);
+    publisher.sign_in().await;
+    let (status, _) =
+        publisher.post("/web/api/protected/sign-in", json!({"username": "pat", "password": PUBLISHER_PW})).await;
+    assert_eq!(status, 200);
+    assert_eq!(publisher.command("wiki.library", json!({}), None).await.0, 200);
+    let (ok, out) = admin_cli(&relay.data_dir, &["set-password", "--username", "pat"], "publisher-password-0002\n");
+    assert!(ok, "{out}");
+    let (status, body) = publisher.command("wiki.library", json!({}), None).await;
+    assert_eq!((status, code(&body)), (403, "locked"), "a new password ends the browser session: {body}");
+}
