@@ -4,7 +4,6 @@
 // itself going through the web session's re-authentication, a protected `rejected` not; the
 // chunked Wiki upload (a 9 MiB file in 4 MiB chunks: slices, checksums, query strings, a `busy`
 // retried); a cancelled chooser; and the password nowhere but in its request body.
-import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { BridgeRefusal, type WikiUploadEvent } from './desktop';
 import { isStale } from '../features/admin/wikiModel';
@@ -16,7 +15,9 @@ import { BUSY_DELAY_MS, BUSY_RETRIES, chooseFiles } from './webWikiUpload';
 const ORIGIN = 'http://localhost:8091';
 const PASSWORD = 'correct horse battery staple';
 const MiB = 1024 * 1024;
-const hex = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
+/** WebCrypto's SHA-256 (Node has it; the page under test may not), independent of @noble/hashes. */
+const hex = async (b: Uint8Array) =>
+  Array.from(new Uint8Array(await crypto.subtle.digest('SHA-256', b as BufferSource)), (x) => x.toString(16).padStart(2, '0')).join('');
 const b64 = (o: object) => btoa(JSON.stringify(o)).replace(/=+$/, '');
 const jwt = `${b64({ alg: 'HS256' })}.${b64({ id: 'u1', exp: 1_000_900, iat: 1_000_000 })}.sig`;
 
@@ -251,23 +252,24 @@ describe('Wiki upload', () => {
     const calls = protectedCalls();
     expect(calls[0].body).toEqual({
       command: 'wiki.upload.begin',
-      payload: { files: [{ fileName: 'manual.pdf', byteSize: 9 * MiB, checksum: hex(whole) }] },
+      payload: { files: [{ fileName: 'manual.pdf', byteSize: 9 * MiB, checksum: await hex(whole) }] },
       expectedRevision: null,
     });
     const chunks = calls.filter((c) => c.path === '/web/api/protected/wiki/chunks');
     expect(chunks).toHaveLength(4); // chunk 1 twice: busy, then stored
     const ranges = [[0, 4 * MiB], [4 * MiB, 8 * MiB], [4 * MiB, 8 * MiB], [8 * MiB, 9 * MiB]];
-    chunks.forEach((c, i) => {
+    for (const [i, c] of chunks.entries()) {
       const [start, end] = ranges[i];
       const slice = whole.subarray(start, end);
       const index = i === 0 ? 0 : i === 3 ? 2 : 1;
-      expect(c.url).toBe(`${ORIGIN}/web/api/protected/wiki/chunks?uploadId=u1&batchId=b1&index=${index}&byteSize=${end - start}&checksum=${hex(slice)}`);
+      const sum = await hex(slice);
+      expect(c.url).toBe(`${ORIGIN}/web/api/protected/wiki/chunks?uploadId=u1&batchId=b1&index=${index}&byteSize=${end - start}&checksum=${sum}`);
       expect(c.headers.get('Content-Type')).toBe('application/octet-stream');
       expect(c.headers.get('X-Relay-CSRF')).toBe('csrf-1');
       expect(c.raw).not.toBeNull();
       expect(c.raw!.byteLength).toBe(end - start);
-      expect(hex(c.raw!)).toBe(hex(slice));
-    });
+      expect(await hex(c.raw!)).toBe(sum);
+    }
     expect(sleep).toHaveBeenCalledTimes(1);
     expect(sleep).toHaveBeenCalledWith(BUSY_DELAY_MS);
     expect(events.map((e) => [e.state, e.storedChunks, e.chunkCount])).toEqual([
