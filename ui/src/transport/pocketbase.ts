@@ -3,7 +3,8 @@
 // health probe, realtime multiplexing and feeding the ConnectionTracker.
 // Three modes: 'direct' (data API, app-user password sign-in), 'desktop' (the same against the
 // server URL the Tauri bridge reports, see ./desktop) and 'relay-web' (the Relay Web gateway:
-// cookie session + CSRF via WebSession, app token from /web/api/connection).
+// cookie session + CSRF via WebSession, app token from /web/api/connection; `webFetch` carries the
+// same plumbing to the gateway's own routes, e.g. the protected session's).
 import PocketBase, { BaseAuthStore, getTokenPayload, type RecordSubscription } from 'pocketbase';
 import { ConnectionTracker, PROBE_TIMEOUT_MS, probeIntervalMs } from './connection';
 import { RETRY_AFTER_FIELD, fromBridgeError, pickFieldErrors, toTransportError } from './pbErrors';

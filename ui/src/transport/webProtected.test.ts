@@ -215,6 +215,8 @@ describe('refusals', () => {
     await expect(session.adminStatus()).rejects.toBeInstanceOf(BridgeRefusal);
     expect(transport.state).toBe('auth-failed');
     expect(transport.web!.csrfToken).toBeNull();
+    // The screen reads it as the protected session gone with it.
+    await expect(session.adminStatus()).rejects.toMatchObject({ code: 'locked' });
     transport.dispose();
   });
 });

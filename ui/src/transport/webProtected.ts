@@ -42,6 +42,8 @@ const CODES: Record<string, BridgeCode> = {
   stale_revision: 'rejected',
   unavailable: 'unavailable',
   busy: 'unavailable',
+  // The web session itself ended (its re-authentication already ran): the protected one with it.
+  no_session: 'locked',
 };
 
 /** A code from the HTTP status alone, for refusals without a known `data.code`. */
