@@ -35,6 +35,7 @@ import {
   type WikiUploadSummary,
 } from './desktopAdmin';
 import type { BackupArchive, BackupStatus, RestoreStaged } from './desktopBackup';
+import type { ProtectedSession } from './protectedSession';
 import { restartInfo, updateSnapshot, type RestartInfo, type UpdateSnapshot } from './desktopUpdate';
 import { detectWebMode } from './webSession';
 
@@ -193,7 +194,10 @@ function serverCopy(raw: unknown): ServerCopy {
  * mode: cache, write queue, replay, review) commands. The bridge refuses with
  * `{ code, message }`; these reject with a BridgeRefusal carrying both.
  */
-export class DesktopBridge implements OfflineBridge, DynatraceBridge {
+export class DesktopBridge implements OfflineBridge, DynatraceBridge, ProtectedSession {
+  /** The server PC's own protected session (see ./protectedSession). */
+  readonly surface = 'local' as const;
+
   constructor(private readonly tauri: TauriGlobal) {}
 
   static of(w: unknown): DesktopBridge | null {

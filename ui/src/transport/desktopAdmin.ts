@@ -85,6 +85,7 @@ export type AdminCommandName =
   | 'wiki.category.rename'
   | 'wiki.category.reorder'
   | 'wiki.category.delete'
+  | 'wiki.upload.begin'
   | 'wiki.upload.status'
   | 'wiki.upload.cancel'
   | 'wiki.publish'

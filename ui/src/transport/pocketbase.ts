@@ -3,7 +3,8 @@
 // health probe, realtime multiplexing and feeding the ConnectionTracker.
 // Three modes: 'direct' (data API, app-user password sign-in), 'desktop' (the same against the
 // server URL the Tauri bridge reports, see ./desktop) and 'relay-web' (the Relay Web gateway:
-// cookie session + CSRF via WebSession, app token from /web/api/connection).
+// cookie session + CSRF via WebSession, app token from /web/api/connection; `webFetch` carries the
+// same plumbing to the gateway's own routes, e.g. the protected session's).
 import PocketBase, { BaseAuthStore, getTokenPayload, type RecordSubscription } from 'pocketbase';
 import { ConnectionTracker, PROBE_TIMEOUT_MS, probeIntervalMs } from './connection';
 import { RETRY_AFTER_FIELD, fromBridgeError, pickFieldErrors, toTransportError } from './pbErrors';
@@ -100,6 +101,15 @@ interface Topic {
   attaching?: Promise<void>;
 }
 
+/** A gateway refusal of the web session itself (not of the protected session behind it): any
+ * 401 but the protected `rejected`, or a 403 `csrf`. Reads a clone: the body stays unread. */
+async function isGatewayRefusal(res: Response): Promise<boolean> {
+  if (res.status !== 401 && res.status !== 403) return false;
+  const body = (await res.clone().json().catch(() => null)) as { data?: { code?: unknown } } | null;
+  const code = body && typeof body === 'object' ? body.data?.code : undefined;
+  return res.status === 401 ? code !== 'rejected' : code === 'csrf';
+}
+
 function defaultStorage(): Pick<Storage, 'removeItem'> | null {
   try {
     return typeof localStorage === 'undefined' ? null : localStorage;
@@ -129,6 +139,7 @@ export class PocketBaseTransport implements Transport {
   readonly closeDynatraceDashboard?: (key: string) => Promise<void>;
   readonly openRadarSignIn?: () => Promise<void>;
   readonly finishRadarSignIn?: () => Promise<{ signInRequired: boolean; error: string | null }>;
+  readonly webFetch?: (path: string, init?: RequestInit) => Promise<Response>;
   private readonly dynatrace: DynatraceBridge | null;
   private readonly opener: Pick<Window, 'open'> | null;
   private readonly shellSignIn?: (passphrase: string | null) => Promise<unknown>;
@@ -185,6 +196,7 @@ export class PocketBaseTransport implements Transport {
           },
         }, this.now)
       : null;
+    if (this.web) this.webFetch = (path, init) => this.gatewayFetch(path, init);
     this.pb.beforeSend = (url, options) => {
       const method = (options.method ?? 'GET').toUpperCase();
       const csrf = this.web?.csrfToken;
@@ -583,17 +595,44 @@ export class PocketBaseTransport implements Transport {
   }
 
   /**
+   * Relay Web: a gateway route outside the SDK (the protected session's): cookie, CSRF on writes,
+   * reachability, and the gateway's own refusals through webRecover — a 401 that is not the
+   * protected session's `rejected` (the web session itself is gone) or a 403 `csrf` (the token
+   * rotated meanwhile). The protected session's own refusals come back as they are.
+   */
+  private async gatewayFetch(path: string, init: RequestInit = {}): Promise<Response> {
+    const web = this.web!;
+    const f = this.fetchImpl ?? fetch;
+    const method = (init.method ?? 'GET').toUpperCase();
+    const headers = new Headers(init.headers);
+    if (!headers.has('Accept')) headers.set('Accept', 'application/json');
+    if (method !== 'GET' && web.csrfToken) headers.set(CSRF_HEADER, web.csrfToken);
+    const u = this.pb.baseURL.replace(/\/+$/, '') + path;
+    const req: RequestInit = { ...init, method, credentials: 'same-origin', headers };
+    let res: Response;
+    try {
+      res = await f(u, req);
+    } catch (err) {
+      if ((err as { name?: unknown } | null)?.name !== 'AbortError') this.conn.dispatch({ type: 'network-error' });
+      throw err;
+    }
+    if (await isGatewayRefusal(res)) return this.webRecover(res, f, u, req, false);
+    if (res.status < 500) this.conn.dispatch({ type: 'server-ok' });
+    return res;
+  }
+
+  /**
    * Gateway answers that mean "credentials changed under us": a 401 (token or web session gone)
    * → one in-place re-authentication via /web/api/connection, then the request once more; a 403
    * on a write sent with a CSRF token that has since rotated → once more with the current one.
    * If /web/api/connection itself is 401 the session is over (WebSession reports the rejection).
    */
-  private async webRecover(res: Response, f: FetchFn, u: RequestInfo | URL, init?: RequestInit): Promise<Response> {
+  private async webRecover(res: Response, f: FetchFn, u: RequestInfo | URL, init?: RequestInit, bearer = true): Promise<Response> {
     const web = this.web!;
     const method = (init?.method ?? 'GET').toUpperCase();
     const retry = async () => {
       const headers = new Headers(init?.headers);
-      if (this.pb.authStore.token) headers.set('Authorization', this.pb.authStore.token);
+      if (bearer && this.pb.authStore.token) headers.set('Authorization', this.pb.authStore.token);
       if (method !== 'GET' && web.csrfToken) headers.set(CSRF_HEADER, web.csrfToken);
       try {
         return await f(u, { ...init, headers });

@@ -401,6 +401,13 @@ export interface Transport {
    */
   readonly mode?: TransportMode;
   /**
+   * Relay Web only: one same-origin request to a gateway route outside the SDK (`path` like
+   * `/web/api/protected/status`) with the session cookie and, on writes, the CSRF token; the
+   * gateway's own refusals (web session expired, CSRF rotated) go through the same recovery as
+   * every other request. Resolves with the response as is otherwise. Absent elsewhere.
+   */
+  readonly webFetch?: (path: string, init?: RequestInit) => Promise<Response>;
+  /**
    * Fires when the underlying client/credentials were replaced in place (e.g. re-authentication
    * after a gateway 401): data fetched before may be stale and the connection generation moves on.
    */

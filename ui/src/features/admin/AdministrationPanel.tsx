@@ -1,15 +1,21 @@
-// Settings → Administration (desktop server mode only): the server PC's administration screen.
-// Renders the controller's state — the sign-in form (username, password), or the session
-// (signed-in user and role, "Locks at HH:MM", Lock, Verify audit log, the accounts and devices,
-// the authority controls, the Logos and Dynatrace for an Owner or Administrator, the Wiki for an
-// Owner, Administrator or Publisher) — its notices (role="status")
-// and errors (role="alert"), and the open dialog. `Administration` wires it to the desktop
-// bridge: it shows only when connection_info says server mode (as Data administration does) and
-// polls the admin status while mounted; the logos are read while the Logos section shows, the
-// Dynatrace settings while the Dynatrace section shows, the Wiki library while the Wiki section shows.
+// Settings → Administration: the protected (Owner / Administrator / Publisher) screen, on two
+// surfaces. 'local' (the server PC's desktop app, server mode): the sign-in form (username,
+// password), or the session (signed-in user and role, "Locks at HH:MM", Lock, Verify audit log,
+// the accounts and devices, the authority controls, the Logos and Dynatrace for an Owner or
+// Administrator, the Wiki for an Owner, Administrator or Publisher). 'web' (Relay Web in a LAN
+// browser, through the gateway's protected session): the same "Protected sign-in" form and
+// session header, the Wiki for all three roles, and for an Owner or Administrator a read-only view
+// of the accounts and devices plus Verify audit log — no account, password, pairing or device
+// control, no Logos, no Dynatrace. Notices are role="status", errors role="alert", and the open
+// dialog shows. `Administration` picks the surface from the transport: Relay Web gets
+// WebProtectedSession; the desktop shows only when connection_info says server mode (as Data
+// administration does). Either polls the admin status while mounted; each section's data is
+// read while it shows.
 import { useEffect, useState, useSyncExternalStore } from 'react';
 import { useTransport } from '../../transport/context';
 import { DesktopBridge } from '../../transport/desktop';
+import type { ProtectedSession, ProtectedSurface } from '../../transport/protectedSession';
+import { WebProtectedSession, type GatewayFetch } from '../../transport/webProtected';
 import { AccountsTable } from './AccountsTable';
 import { AdminDialogView } from './AdminDialogs';
 import { DynatraceController, showsDynatrace, type DynatraceState } from './dynatraceController';
@@ -18,6 +24,7 @@ import { AdminController, type AdminState } from './adminController';
 import { abilities, formatClock, roleLabel } from './adminModel';
 import { LogosSection, type LogosPanelController } from './LogosSection';
 import { LogosController, showsLogos, type LogosState } from './logosController';
+import { ReadOnlyAccounts } from './ReadOnlyAccounts';
 import { WikiController, showsWiki, type WikiState } from './wikiController';
 import { WikiSection, type WikiPanelController } from './WikiSection';
 
@@ -26,11 +33,19 @@ export type PanelController = Pick<
   'fields' | 'signIn' | 'lock' | 'open' | 'request' | 'confirm' | 'cancelDialog' | 'submitNewPassword' | 'submitFreshPassword'
 >;
 
-function SignInForm({ busy, ctl }: { busy: boolean; ctl: PanelController }) {
+/** Shown on Relay Web: what the browser cannot do. */
+export const WEB_NOTE = 'Accounts, passwords, pairing and devices are managed on the Relay server PC.';
+
+function SignInForm({ busy, ctl, web }: { busy: boolean; ctl: PanelController; web: boolean }) {
   const [username, setUsername] = useState('');
   return (
-    <form data-testid="admin-signin" onSubmit={(e) => { e.preventDefault(); void ctl.signIn(username); }}>
-      <p className="muted small">Sign in with an administration account of this server to manage accounts, devices and authority.</p>
+    <form data-testid="admin-signin" aria-label={web ? 'Protected sign-in' : undefined} onSubmit={(e) => { e.preventDefault(); void ctl.signIn(username); }}>
+      {web && <h3>Protected sign-in</h3>}
+      <p className="muted small">
+        {web
+          ? 'Sign in with your Owner, Administrator or Publisher account of this server to manage the Wiki.'
+          : 'Sign in with an administration account of this server to manage accounts, devices and authority.'}
+      </p>
       <div className="row-wrap">
         <label className="field">
           <span className="field-label">Username</span>
@@ -68,17 +83,31 @@ export interface WikiPanel {
 }
 
 /** The screen for one state (pure rendering; the markup tests render it directly). */
-export function AdministrationView({ state, ctl, logos, dynatrace, wiki }: { state: AdminState; ctl: PanelController; logos?: LogosPanel; dynatrace?: DynatracePanel; wiki?: WikiPanel }) {
+export function AdministrationView({ state, ctl, logos, dynatrace, wiki, surface = 'local' }: {
+  state: AdminState;
+  ctl: PanelController;
+  logos?: LogosPanel;
+  dynatrace?: DynatracePanel;
+  wiki?: WikiPanel;
+  /** 'web': Relay Web's restricted screen (Wiki, read-only accounts; no Logos or Dynatrace). */
+  surface?: ProtectedSurface;
+}) {
   const { phase, session, snapshot, busy, message } = state;
   const can = abilities(session);
+  const web = surface === 'web';
   return (
-    <div className="panel card" data-testid="administration" aria-busy={busy || undefined}>
+    <div className="panel card" data-testid="administration" data-surface={surface} aria-busy={busy || undefined}>
       <h2>Administration</h2>
+      {web && <p className="muted small" data-testid="admin-web-note">{WEB_NOTE}</p>}
       {phase === 'loading' && <p className="muted" role="status">Checking administration…</p>}
       {phase === 'unavailable' && (
-        <p className="muted" data-testid="admin-unavailable">Administration is available on the server PC while its Relay server runs.</p>
+        <p className="muted" data-testid="admin-unavailable">
+          {web
+            ? 'Protected sign-in is not available from this browser right now.'
+            : 'Administration is available on the server PC while its Relay server runs.'}
+        </p>
       )}
-      {phase === 'signedOut' && <SignInForm busy={busy} ctl={ctl} />}
+      {phase === 'signedOut' && <SignInForm busy={busy} ctl={ctl} web={web} />}
       {phase === 'session' && session && (
         <div className="row-wrap" data-testid="admin-session">
           <span>
@@ -102,20 +131,52 @@ export function AdministrationView({ state, ctl, logos, dynatrace, wiki }: { sta
         </p>
       )}
       {busy && <p className="muted small" role="status">Working…</p>}
-      {phase === 'session' && snapshot && (
+      {phase === 'session' && snapshot && !web && (
         <AccountsTable snapshot={snapshot} actions={{ busy, can, request: ctl.request, open: ctl.open }} />
       )}
-      {logos && showsLogos(state) && <LogosSection state={logos.state} busy={busy} ctl={logos.ctl} />}
-      {dynatrace && showsDynatrace(state) && <DynatraceSection state={dynatrace.state} busy={busy} ctl={dynatrace.ctl} />}
+      {phase === 'session' && snapshot && web && session?.role !== 'publisher' && <ReadOnlyAccounts snapshot={snapshot} />}
+      {!web && logos && showsLogos(state) && <LogosSection state={logos.state} busy={busy} ctl={logos.ctl} />}
+      {!web && dynatrace && showsDynatrace(state) && <DynatraceSection state={dynatrace.state} busy={busy} ctl={dynatrace.ctl} />}
       {wiki && showsWiki(state) && <WikiSection state={wiki.state} busy={busy} ctl={wiki.ctl} />}
-      {phase === 'session' && <AdminDialogView state={state} ctl={ctl} createKinds={can.createKinds} />}
+      {phase === 'session' && <AdminDialogView state={state} ctl={ctl} createKinds={web ? [] : can.createKinds} />}
     </div>
   );
 }
 
-/** The screen wired to the desktop bridge; renders nothing outside a server-mode desktop. */
+/** The screen for this window: Relay Web's protected session in a Relay Web browser, else the
+ * desktop bridge's (nothing outside a server-mode desktop). */
 export function Administration({ w = globalThis }: { w?: unknown }) {
-  const [bridge] = useState(() => DesktopBridge.of(w));
+  const transport = useTransport();
+  if (transport.mode === 'relay-web') return transport.webFetch ? <WebAdministration webFetch={transport.webFetch} /> : null;
+  return <DesktopAdministration w={w} />;
+}
+
+/** Relay Web: the screen wired to WebProtectedSession over the transport's gateway requests. */
+export function WebAdministration({ webFetch, session }: { webFetch: GatewayFetch; session?: ProtectedSession }) {
+  const [bridge] = useState<ProtectedSession>(() => session ?? new WebProtectedSession(webFetch));
+  const [ctl] = useState(() => new AdminController(bridge));
+  useEffect(() => {
+    void ctl.start();
+    return () => ctl.stop();
+  }, [ctl]);
+  return <WebWired bridge={bridge} ctl={ctl} />;
+}
+
+function WebWired({ bridge, ctl }: { bridge: ProtectedSession; ctl: AdminController }) {
+  const state = useSyncExternalStore(ctl.subscribe, ctl.getState);
+  const [wikiCtl] = useState(() => new WikiController(bridge, ctl));
+  const wikiState = useSyncExternalStore(wikiCtl.subscribe, wikiCtl.getState);
+  const wikiShown = showsWiki(state);
+  useEffect(() => {
+    if (!wikiShown) return;
+    void wikiCtl.start();
+    return () => wikiCtl.stop();
+  }, [wikiCtl, wikiShown]);
+  return <AdministrationView state={state} ctl={ctl} wiki={{ state: wikiState, ctl: wikiCtl }} surface="web" />;
+}
+
+/** The screen wired to the desktop bridge; renders nothing outside a server-mode desktop. */
+function DesktopAdministration({ w }: { w: unknown }) {  const [bridge] = useState(() => DesktopBridge.of(w));
   const [serverMode, setServerMode] = useState(false);
   const [ctl] = useState(() => (bridge ? new AdminController(bridge) : null));
 

@@ -1,5 +1,6 @@
 // Administration screen, the Wiki section (Owner, Administrator and Publisher sessions): "Upload
-// PDFs…" (the desktop shell's own file chooser — no path reaches this page), the upload queue with
+// PDFs…" (the desktop shell's own file chooser — no path reaches this page; on Relay Web the
+// browser's, through WebProtectedSession), the upload queue with
 // a labelled progress bar and state per file (a failed one with its reason), the review form of
 // each ready upload (title from the file name, category, type) and its Publish button, Cancel
 // batch, then the library and categories (`WikiLibrarySection`), the section's notices

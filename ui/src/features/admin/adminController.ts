@@ -7,12 +7,13 @@
 // is cleared on submit, cancel, failure, lock and stop; none is ever kept in the state the screen
 // renders.
 import { ControllerStore } from './controllerStore';
-import { BridgeRefusal, type AdminSession, type AdminSnapshot, type AdminStatus, type DesktopBridge } from '../../transport/desktop';
+import { BridgeRefusal, type AdminSession, type AdminSnapshot, type AdminStatus } from '../../transport/desktop';
+import type { ProtectedSession } from '../../transport/protectedSession';
 import { commandFor, confirmationFor, noticeFor, passwordNotice, type AdminAction, type Confirmation } from './adminActions';
 import { ADMIN_POLL_MS, LOCKED_MESSAGE, accountById, describeFailure, pairingExpiry } from './adminModel';
 import { SecretSlot } from './secretSlot';
 
-export type AdminBridge = Pick<DesktopBridge, 'adminStatus' | 'adminSignIn' | 'adminConfirmPassword' | 'adminLock' | 'adminCommand' | 'adminSnapshot'>;
+export type AdminBridge = Pick<ProtectedSession, 'adminStatus' | 'adminSignIn' | 'adminConfirmPassword' | 'adminLock' | 'adminCommand' | 'adminSnapshot'>;
 
 /** The dialog on screen, if any (one at a time). */
 export type AdminDialog =

@@ -139,7 +139,8 @@ export function describeFailure(e: unknown, secrets: readonly string[] = []): st
         : 'Administration is unavailable right now. It runs on the server PC while the server is up.';
       break;
     case 'forbidden':
-      text = 'This window may not use administration.';
+      // Relay Web: the gateway's "not on the web" sentence says where the action can be done.
+      text = (e as { gatewayCode?: unknown }).gatewayCode === 'not_on_the_web' && msg ? msg : 'This window may not use administration.';
       break;
     default:
       text = msg || 'The server refused this.';

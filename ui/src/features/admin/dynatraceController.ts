@@ -8,7 +8,7 @@
 // through the Administration session (`AdminController.runPrivileged`): its busy flag, password
 // prompt and retry, and the sign-in form on `locked`.
 import { ControllerStore } from './controllerStore';
-import type { DesktopBridge } from '../../transport/desktop';
+import type { ProtectedSession } from '../../transport/protectedSession';
 import type { AdminController, AdminState, Notice } from './adminController';
 import { abilities } from './adminModel';
 import {
@@ -25,7 +25,7 @@ import {
 } from './dynatraceModel';
 import { SecretSlot } from './secretSlot';
 
-export type DynatraceBridge = Pick<DesktopBridge, 'adminCommand'>;
+export type DynatraceBridge = Pick<ProtectedSession, 'adminCommand'>;
 export type DynatraceHost = Pick<AdminController, 'runPrivileged' | 'getState'>;
 
 export interface DynatraceState {

@@ -10,7 +10,8 @@
 // says so. The calls run through the Administration session (`AdminController.runPrivileged`):
 // its busy flag, password prompt and retry, and the sign-in form on `locked`.
 import { ControllerStore } from './controllerStore';
-import type { AdminCommandName, DesktopBridge, WikiUploadEvent } from '../../transport/desktop';
+import type { AdminCommandName, WikiUploadEvent } from '../../transport/desktop';
+import type { ProtectedSession } from '../../transport/protectedSession';
 import type { AdminController, AdminState, Notice } from './adminController';
 import {
   UNCATEGORIZED_KEY,
@@ -30,7 +31,7 @@ import {
   type WikiLibrary,
 } from './wikiModel';
 
-export type WikiBridge = Pick<DesktopBridge, 'adminCommand' | 'adminWikiUpload'>;
+export type WikiBridge = Pick<ProtectedSession, 'adminCommand' | 'adminWikiUpload'>;
 export type WikiHost = Pick<AdminController, 'runPrivileged' | 'getState'>;
 
 /** The Wiki section's open dialog (one at a time). */

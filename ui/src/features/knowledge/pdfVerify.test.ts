@@ -13,6 +13,19 @@ describe('sha256Hex', () => {
     expect(await sha256Hex(buf())).toBe(hex);
     expect(await sha256Hex(new TextEncoder().encode('abc'))).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
   });
+
+  it('falls back to @noble/hashes without WebCrypto (Relay Web over cleartext HTTP is not a secure context)', async () => {
+    expect(await sha256Hex(buf(), null)).toBe(hex);
+    expect(await sha256Hex(new TextEncoder().encode('abc'), null)).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+    const saved = Object.getOwnPropertyDescriptor(globalThis, 'crypto');
+    Object.defineProperty(globalThis, 'crypto', { value: {}, configurable: true, writable: true });
+    try {
+      expect(await sha256Hex(buf())).toBe(hex);
+      await expect(verifiedPdfBytes({ bytes: buf(), checksum: hex }, hex)).resolves.toHaveLength(bytes.length);
+    } finally {
+      if (saved) Object.defineProperty(globalThis, 'crypto', saved);
+    }
+  });
 });
 
 describe('verifiedPdfBytes', () => {

@@ -1,5 +1,6 @@
 // Settings: connection info, About (desktop: this version and the update state), System health (read-only operator dashboard), Data administration
-// (backups) and Administration (accounts, devices, authority) — both desktop server mode only —,
+// (backups; desktop server mode only) and Administration (accounts, devices, authority on the
+// server-mode desktop; the Wiki and read-only accounts through the protected sign-in on Relay Web),
 // appearance (accent colors), this device's Dynatrace dashboards, Data Manager.
 import { useState } from 'react';
 import { ACCENTS, ACCENT_KEY, applyAccent, readAccent } from '../../lib/accent';
@@ -40,7 +41,7 @@ export default function SettingsView() {
       {transport.mode === 'desktop' && <AboutPanel />}
       <SystemHealthPanel />
       {transport.mode === 'desktop' && <DataAdministration />}
-      {transport.mode === 'desktop' && <Administration />}
+      {(transport.mode === 'desktop' || transport.mode === 'relay-web') && <Administration />}
       <div className="panel card">
         <h2>Appearance</h2>
         <div className="row-wrap" role="radiogroup" aria-label="Accent color">
