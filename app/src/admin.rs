@@ -5,7 +5,8 @@
 //! does), then opens the database itself and runs the same
 //! `actors::privileged::admin_ops` over the same `PrivilegedService`, so the rules and the audit
 //! log are identical either way. `migrate-roles` always works on the store directly. Initial
-//! password setup, activation, reset and recovery exist only here.
+//! password setup, activation, reset and recovery exist only here (account creation and the
+//! Publisher assignment also on the server PC's Administration screen and from paired laptops).
 
 use clap::Subcommand;
 
@@ -13,6 +14,7 @@ use actors::privileged::admin_ops;
 use actors::privileged::service::LegacyPlan;
 use actors::privileged::PrivilegedService;
 use domain::control::{AdminOp, AdminReply, ControlOp, ControlReply, ControlRequest, SecretText};
+use domain::roles::AccountKind;
 use infra::control_socket::{self, ClientError};
 
 use crate::control_client::{deliver, Delivered};
@@ -58,6 +60,27 @@ pub enum AdminCommand {
         actor: String,
         #[arg(long)]
         device: String,
+    },
+    /// Create a protected account, inactive and without a password (`--as` is the acting Owner or
+    /// Administrator; password prompted). Only the Owner creates Administrators.
+    CreateAccount {
+        #[arg(long = "as")]
+        actor: String,
+        #[arg(long)]
+        username: String,
+        #[arg(long)]
+        display_name: String,
+        #[arg(long, value_parser = ["administrator", "publisher"])]
+        kind: String,
+    },
+    /// Make a Publisher account the Publisher (`--as` is the acting Owner or Administrator;
+    /// password prompted). The previous Publisher's devices are revoked; the incoming one needs
+    /// `set-password` and `activate` here.
+    AssignPublisher {
+        #[arg(long = "as")]
+        actor: String,
+        #[arg(long)]
+        username: String,
     },
     /// Verify the hash-chained audit log of privileged commands.
     VerifyAudit,
@@ -152,6 +175,15 @@ fn admin_op(command: AdminCommand) -> Result<AdminOp, BoxError> {
             let password = SecretText(read_secret(&format!("Password for {actor}: "))?);
             AdminOp::RevokeDevice { actor, password, device }
         }
+        AdminCommand::CreateAccount { actor, username, display_name, kind } => {
+            let kind = if kind == "administrator" { AccountKind::Administrator } else { AccountKind::Publisher };
+            let password = SecretText(read_secret(&format!("Password for {actor}: "))?);
+            AdminOp::CreateAccount { actor, password, username, display_name, kind }
+        }
+        AdminCommand::AssignPublisher { actor, username } => {
+            let password = SecretText(read_secret(&format!("Password for {actor}: "))?);
+            AdminOp::AssignPublisher { actor, password, username }
+        }
         AdminCommand::VerifyAudit => AdminOp::VerifyAudit {},
         AdminCommand::MigrateRoles { .. } => return Err("migrate-roles runs on the store directly".into()),
     })
@@ -204,7 +236,7 @@ fn print_reply(reply: AdminReply) {
             println!("Pairing code for {target}: {}", code.expose());
             println!("Valid until {} (10 minutes), single use.", domain::time::format_ms(expires_ms));
         }
-        AdminReply::Revoked { result } => println!("{result}"),
+        AdminReply::Revoked { result } | AdminReply::Changed { result } => println!("{result}"),
         AdminReply::AuditVerified { entries } => {
             println!("Audit log verified: {entries} entries, chain and head intact.")
         }

@@ -59,6 +59,18 @@ pub enum AdminOp {
     RevokeDevice { actor: String, password: SecretText, device: String },
     /// Verify the hash-chained audit log.
     VerifyAudit {},
+    /// Create an account (inactive, no password), authorised by `actor`'s password: the Owner
+    /// creates Administrators, the Owner or an Administrator the Publisher account.
+    CreateAccount {
+        actor: String,
+        password: SecretText,
+        username: String,
+        display_name: String,
+        kind: crate::roles::AccountKind,
+    },
+    /// Make `username` the Publisher, authorised by `actor`'s password; the previous Publisher's
+    /// devices are revoked.
+    AssignPublisher { actor: String, password: SecretText, username: String },
 }
 
 /// One request over the control socket.
@@ -208,6 +220,8 @@ impl ControlRequest {
                 AdminOp::PairDevice { .. } => "admin.pairDevice",
                 AdminOp::RevokeDevice { .. } => "admin.revokeDevice",
                 AdminOp::VerifyAudit {} => "admin.verifyAudit",
+                AdminOp::CreateAccount { .. } => "admin.createAccount",
+                AdminOp::AssignPublisher { .. } => "admin.assignPublisher",
             },
             ControlOp::Backup(op) => match op {
                 BackupOp::Create {} => "backup.create",
@@ -250,12 +264,31 @@ pub struct AccountLine {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "camelCase")]
 pub enum AdminReply {
-    Accounts { accounts: Vec<AccountLine> },
-    PasswordSet { username: String },
-    ActiveSet { username: String, active: bool },
-    PairingCode { target: String, code: SecretText, expires_ms: i64 },
-    Revoked { result: serde_json::Value },
-    AuditVerified { entries: usize },
+    Accounts {
+        accounts: Vec<AccountLine>,
+    },
+    PasswordSet {
+        username: String,
+    },
+    ActiveSet {
+        username: String,
+        active: bool,
+    },
+    PairingCode {
+        target: String,
+        code: SecretText,
+        expires_ms: i64,
+    },
+    Revoked {
+        result: serde_json::Value,
+    },
+    AuditVerified {
+        entries: usize,
+    },
+    /// A typed privileged command's answer (account creation, Publisher assignment).
+    Changed {
+        result: serde_json::Value,
+    },
 }
 
 /// A successful reply.

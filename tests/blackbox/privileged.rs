@@ -441,3 +441,42 @@ async fn results_over_the_bound_are_stored_and_replayed_as_the_truncation_marker
     assert_eq!(serde_json::from_str::<Value>(&stored).unwrap(), json!({"truncated": true}));
     assert_eq!(serde_json::from_str::<Value>(&stored_result(&relay, &rid(1)).unwrap()).unwrap(), small["result"]);
 }
+
+#[test]
+fn relay_admin_creates_accounts_and_assigns_the_publisher_with_the_role_rules() {
+    let fresh = tempfile::tempdir().unwrap();
+    let dir = fresh.path();
+    for (user, pw) in [("ryan", "owner password 0001\n"), ("charles", "admin password 0002\n")] {
+        assert!(support::admin_cli(dir, &["set-password", "--username", user], pw).0);
+        assert!(support::admin_cli(dir, &["activate", "--username", user], "").0);
+    }
+    let create = |actor: &str, username: &str, kind: &str, pw: &str| {
+        let args = ["create-account", "--as", actor, "--username", username, "--display-name", "Dana", "--kind", kind];
+        support::admin_cli(dir, &args, pw)
+    };
+    let (ok, out) = create("charles", "dana", "administrator", "admin password 0002\n");
+    assert!(!ok && out.contains("not permitted"), "only the Owner creates Administrators: {out}");
+    let (ok, out) = create("ryan", "dana", "administrator", "wrong password 0001\n");
+    assert!(!ok && out.contains("invalid username or password"), "{out}");
+    let (ok, out) = create("charles", "pat", "publisher", "admin password 0002\n");
+    assert!(ok, "Administrators manage the Publisher: {out}");
+    let assign = ["assign-publisher", "--as", "charles", "--username", "pat"];
+    let (ok, out) = support::admin_cli(dir, &assign, "admin password 0002\n");
+    assert!(ok, "{out}");
+    let (ok, out) = support::admin_cli(dir, &["list"], "");
+    let pat = out.lines().find(|l| l.contains("pat")).unwrap_or_default().to_string();
+    assert!(ok && pat.contains("publisher"), "{out}");
+    let (ok, out) = create("ryan", "quinn", "publisher", "owner password 0001\n");
+    assert!(ok, "{out}");
+    let (ok, out) = support::admin_cli(
+        dir,
+        &["assign-publisher", "--as", "ryan", "--username", "charles"],
+        "owner password 0001\n",
+    );
+    assert!(!ok && out.contains("only a Publisher account can be assigned"), "{out}");
+    let (ok, out) =
+        support::admin_cli(dir, &["assign-publisher", "--as", "ryan", "--username", "quinn"], "owner password 0001\n");
+    assert!(ok, "the Owner reassigns the Publisher: {out}");
+    let (ok, out) = support::admin_cli(dir, &["verify-audit"], "");
+    assert!(ok, "{out}");
+}

@@ -13,8 +13,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use support::wiki::{activate_administrator, administrator_laptop, sha256};
-use support::{admin_cli, client, reauth, signed_command, Relay, PASSPHRASE};
+use support::wiki::{activate_administrator, sha256};
+use support::{admin_cli, client, Relay, PASSPHRASE};
 
 const PUBLISHER_PW: &str = "publisher-password-0001";
 
@@ -78,21 +78,17 @@ fn code(body: &Value) -> &str {
     body["data"]["code"].as_str().unwrap_or_default()
 }
 
-/// The Owner, the Administrator `charles` (with a paired laptop), and the Publisher `pat`
-/// created, assigned and given a password the way the server PC does it.
+/// The Administrator `charles` creates the Publisher `pat` and assigns it with `relay admin`;
+/// `pat` then gets a password and is activated there (server-local, as on the server PC).
 async fn with_publisher(relay: &Relay) {
-    let token = relay.token().await;
     activate_administrator(relay);
-    let laptop = administrator_laptop(relay, &token, 21).await;
-    let create = json!({"username": "pat", "displayName": "Pat", "kind": "publisher"});
-    let (status, body) = signed_command(relay, &token, &laptop, "accounts.create", create, None).await;
-    assert_eq!(status, 200, "{body}");
-    let pat = body["result"]["accountId"].as_str().unwrap().to_string();
-    let (status, body) = reauth(relay, &token, &laptop, support::wiki::ADMIN_PW).await;
-    assert_eq!(status, 200, "{body}");
-    let assign = json!({"accountId": pat, "reauthProof": body["proof"]});
-    let (status, body) = signed_command(relay, &token, &laptop, "publisher.assign", assign, Some(1)).await;
-    assert_eq!(status, 200, "{body}");
+    let admin_pw = format!("{}\n", support::wiki::ADMIN_PW);
+    let create =
+        ["create-account", "--as", "charles", "--username", "pat", "--display-name", "Pat", "--kind", "publisher"];
+    for args in [&create[..], &["assign-publisher", "--as", "charles", "--username", "pat"]] {
+        let (ok, out) = admin_cli(&relay.data_dir, args, &admin_pw);
+        assert!(ok, "{out}");
+    }
     let (ok, out) = admin_cli(&relay.data_dir, &["set-password", "--username", "pat"], &format!("{PUBLISHER_PW}\n"));
     assert!(ok, "{out}");
     let (ok, out) = admin_cli(&relay.data_dir, &["activate", "--username", "pat"], "");

@@ -1,6 +1,6 @@
 //! Server-local administration (`relay admin ...`) as typed operations over the privileged
-//! service: listing accounts, setting passwords, activation, starting device pairing, revoking
-//! a device and verifying the audit chain. The running server reaches this through the control
+//! service: listing accounts, creating one, setting passwords, activation, assigning the
+//! Publisher, starting device pairing, revoking a device and verifying the audit chain. The running server reaches this through the control
 //! socket and the privileged actor (`RunAdmin`), so the actor owns the change; with no server
 //! running the CLI calls [`run`] on its own service over the same database. Either way the rules
 //! and the audit log are the same, and nothing here is reachable over TCP.
@@ -58,10 +58,29 @@ pub fn run(svc: &PrivilegedService, op: AdminOp) -> Result<AdminReply, AdminOpEr
             let command = PrivilegedCommand::DevicesRevoke { device_id: device };
             AdminReply::Revoked { result: svc.execute_local(&principal, &command, None, true)? }
         }
+        AdminOp::CreateAccount { actor, password, username, display_name, kind } => {
+            let principal = svc.authenticate(&actor, password.expose())?;
+            let command = PrivilegedCommand::AccountsCreate { username, display_name, kind };
+            AdminReply::Changed { result: svc.execute_local(&principal, &command, None, true)? }
+        }
+        AdminOp::AssignPublisher { actor, password, username } => {
+            let principal = svc.authenticate(&actor, password.expose())?;
+            let account_id = Some(account_id_of(svc, &username)?);
+            let revision = Some(principal.state.revision);
+            let command = PrivilegedCommand::PublisherAssign { account_id, reauth_proof: None };
+            AdminReply::Changed { result: svc.execute_local(&principal, &command, revision, true)? }
+        }
         AdminOp::VerifyAudit {} => {
             AdminReply::AuditVerified { entries: svc.verify_audit().map_err(AdminOpError::AuditBroken)? }
         }
     })
+}
+
+/// The id of the account named `username` (as typed; usernames are stored normalized).
+fn account_id_of(svc: &PrivilegedService, username: &str) -> Result<String, PrivError> {
+    let wanted = username.trim().to_lowercase();
+    let found = svc.accounts()?.into_iter().find(|(a, _)| a.username == wanted);
+    found.map(|(a, _)| a.id).ok_or_else(|| PrivError::Invalid("unknown account".into()))
 }
 
 fn accounts(svc: &PrivilegedService) -> Result<Vec<AccountLine>, PrivError> {
