@@ -162,6 +162,16 @@ describe('WriteGate + connection generation', () => {
     await expect(stores.gated.create('alert_history', { bodyHtml: '' })).rejects.toThrow(OFFLINE_WRITE_MESSAGE);
   });
 
+  it("passes Relay Web's protected requests through (the Administration screen needs them), and has none without them", async () => {
+    const { stores, t } = setup();
+    expect(stores.gated.webFetch).toBeUndefined();
+    const webFetch = vi.fn(async () => new Response('{}'));
+    const web = new DataStores({ ...t, webFetch } as unknown as Transport, new WriteGate(() => true));
+    const init = { method: 'POST', body: '{}' };
+    await web.gated.webFetch!('/web/api/protected/status', init);
+    expect(webFetch).toHaveBeenCalledExactlyOnceWith('/web/api/protected/status', init);
+  });
+
   it('the generation only ever grows and ignores repeated states', () => {
     const g = new WriteGate(() => true);
     g.observe('connected');

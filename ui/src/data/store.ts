@@ -397,6 +397,9 @@ export function gatedTransport(t: Transport, gate: WriteGate, queue: ((m: Offlin
     closeDynatraceDashboard: t.closeDynatraceDashboard ? (key) => t.closeDynatraceDashboard!(key) : undefined,
     openRadarSignIn: t.openRadarSignIn ? () => t.openRadarSignIn!() : undefined,
     finishRadarSignIn: t.finishRadarSignIn ? () => t.finishRadarSignIn!() : undefined,
+    // Relay Web's protected routes (Administration, Wiki publishing): online-only and
+    // server-mediated, so never gated or queued like record writes.
+    webFetch: t.webFetch ? (path, init) => t.webFetch!(path, init) : undefined,
     get serverUrl() {
       return t.serverUrl;
     },
