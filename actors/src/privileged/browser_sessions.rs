@@ -221,13 +221,8 @@ impl Handler<ConfirmBrowserPassword> for PrivilegedActor {
 impl Handler<BrowserCommand> for PrivilegedActor {
     type Result = ResponseFuture<Result<Value, PrivError>>;
     fn handle(&mut self, msg: BrowserCommand, _: &mut Context<Self>) -> Self::Result {
-        match self.run_browser(msg) {
-            Ok((result, follow_up)) => self.follow_up(follow_up, result),
-            Err(e) => {
-                self.fail(&e);
-                Box::pin(async move { Err(e) })
-            }
-        }
+        let run = self.run_browser(msg);
+        self.respond(run)
     }
 }
 

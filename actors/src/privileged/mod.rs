@@ -6,6 +6,7 @@
 
 pub mod admin_ops;
 pub mod browser_sessions;
+pub mod cli_ops;
 pub mod commands;
 pub mod dynatrace_ops;
 pub mod error;
@@ -28,6 +29,7 @@ use domain::ratelimit::{BucketConfig, KeyedLimiter};
 
 use crate::kit::{guarded, PersistedLimits, Subsystem, SubsystemCtx, FLUSH_INTERVAL};
 pub use admin_ops::AdminOpError;
+pub use cli_ops::{AuthorizeWikiFeed, RunAdmin, RunDynatrace, RunWiki};
 pub use dynatrace_ops::DynatraceHooks;
 pub use error::PrivError;
 use infra::rate_limits::{RateLimitStore, ScopeSnapshot};
@@ -178,50 +180,6 @@ pub struct LockLocalSession {
 #[rtype(result = "()")]
 pub struct ClearLocalSessions;
 
-/// Server-local `relay dynatrace ...`, delivered by the control socket (`actors::control`): one
-/// `dynatrace.*` command run as `actor` after a password check behind the local sign-in budget.
-/// Not reachable from HTTP.
-#[derive(Message)]
-#[rtype(result = "Result<Value, PrivError>")]
-pub struct RunDynatrace {
-    pub actor: String,
-    pub password: domain::control::SecretText,
-    pub command: String,
-    pub payload: Value,
-    pub token: Option<domain::control::SecretText>,
-    pub expected_revision: Option<i64>,
-}
-
-/// Server-local `relay wiki ...`, delivered by the control socket: one `wiki.*` command run as
-/// `actor` after a password check behind the local sign-in budget (the password counts as fresh
-/// for this one command). Not reachable from HTTP.
-#[derive(Message)]
-#[rtype(result = "Result<Value, PrivError>")]
-pub struct RunWiki {
-    pub actor: String,
-    pub password: domain::control::SecretText,
-    pub command: String,
-    pub payload: Value,
-}
-
-/// Server-local `relay wiki upload` (control socket): checks `actor`'s password behind the local
-/// sign-in budget and that the records still give the account Wiki management; the decision
-/// is audited with `target` (the upload id). Answers the account id the upload must belong to.
-/// Not reachable from HTTP.
-#[derive(Message)]
-#[rtype(result = "Result<String, PrivError>")]
-pub struct AuthorizeWikiFeed {
-    pub actor: String,
-    pub password: domain::control::SecretText,
-    pub target: String,
-}
-
-/// Server-local administration from `relay admin`, delivered by the control socket
-/// (`actors::control`). Not reachable from HTTP.
-#[derive(Message)]
-#[rtype(result = "Result<domain::control::AdminReply, AdminOpError>")]
-pub struct RunAdmin(pub domain::control::AdminOp);
-
 pub struct PrivilegedActor {
     service: PrivilegedService,
     reauth_limiter: KeyedLimiter<IpAddr>,
@@ -272,6 +230,17 @@ impl PrivilegedActor {
                         _ => Err(PrivError::Internal),
                     }
                 })
+            }
+        }
+    }
+
+    /// A command's answer: its follow-up network work when it has one; a refusal reported first.
+    fn respond(&self, run: Result<(Value, Option<FollowUp>), PrivError>) -> ResponseFuture<Result<Value, PrivError>> {
+        match run {
+            Ok((result, follow_up)) => self.follow_up(follow_up, result),
+            Err(e) => {
+                self.fail(&e);
+                Box::pin(async move { Err(e) })
             }
         }
     }
@@ -504,10 +473,8 @@ impl Handler<ReconfirmLocalPassword> for PrivilegedActor {
 impl Handler<LocalCommand> for PrivilegedActor {
     type Result = ResponseFuture<Result<Value, PrivError>>;
     fn handle(&mut self, msg: LocalCommand, _: &mut Context<Self>) -> Self::Result {
-        match self.run_local(msg) {
-            Ok((result, follow_up)) => self.follow_up(follow_up, result),
-            Err(e) => Box::pin(async move { Err(e) }),
-        }
+        let run = self.run_local(msg);
+        self.respond(run)
     }
 }
 
@@ -570,84 +537,6 @@ impl Handler<LockLocalSession> for PrivilegedActor {
     type Result = ();
     fn handle(&mut self, msg: LockLocalSession, _: &mut Context<Self>) {
         self.sessions.lock(&msg.session_id);
-    }
-}
-
-impl Handler<RunDynatrace> for PrivilegedActor {
-    type Result = ResponseFuture<Result<Value, PrivError>>;
-    fn handle(&mut self, msg: RunDynatrace, _: &mut Context<Self>) -> Self::Result {
-        match self.run_dynatrace(msg) {
-            Ok((result, follow_up)) => self.follow_up(follow_up, result),
-            Err(e) => {
-                self.fail(&e);
-                Box::pin(async move { Err(e) })
-            }
-        }
-    }
-}
-
-impl Handler<RunWiki> for PrivilegedActor {
-    type Result = Result<Value, PrivError>;
-    fn handle(&mut self, msg: RunWiki, _: &mut Context<Self>) -> Self::Result {
-        let run = self.run_as_account("wiki.", &msg.actor, &msg.password, &msg.command, msg.payload, None);
-        run.map(|(result, _)| result).inspect_err(|e| self.fail(e))
-    }
-}
-
-impl Handler<AuthorizeWikiFeed> for PrivilegedActor {
-    type Result = Result<String, PrivError>;
-    fn handle(&mut self, msg: AuthorizeWikiFeed, _: &mut Context<Self>) -> Self::Result {
-        let authorized = self.check_ready().and_then(|_| {
-            let principal = self.authenticate_locally(&msg.actor, msg.password.expose())?;
-            let capability = domain::roles::Capability::WikiManage;
-            let (id, role) = (&principal.account.id, principal.role);
-            self.service.authorize_local_action(id, role, capability, "wiki.upload.feed", &msg.target)?;
-            Ok(principal.account.id)
-        });
-        authorized.inspect_err(|e| self.fail(e))
-    }
-}
-
-impl PrivilegedActor {
-    fn run_dynatrace(&mut self, msg: RunDynatrace) -> Result<(Value, Option<FollowUp>), PrivError> {
-        let mut payload = msg.payload;
-        if let (Some(token), Some(map)) = (msg.token, payload.as_object_mut()) {
-            map.insert("token".into(), Value::String(token.0));
-        }
-        self.run_as_account("dynatrace.", &msg.actor, &msg.password, &msg.command, payload, msg.expected_revision)
-    }
-
-    /// One command of the family named by `prefix`, run as `actor` after a password check
-    /// behind the local sign-in budget (the password is fresh for this one command).
-    fn run_as_account(
-        &mut self,
-        prefix: &str,
-        actor: &str,
-        password: &domain::control::SecretText,
-        name: &str,
-        payload: Value,
-        expected_revision: Option<i64>,
-    ) -> Result<(Value, Option<FollowUp>), PrivError> {
-        self.check_ready()?;
-        if !name.starts_with(prefix) {
-            return Err(PrivError::Forbidden(format!("only {prefix}* commands run here")));
-        }
-        let command = PrivilegedCommand::parse(name, &payload)?;
-        let principal = self.authenticate_locally(actor, password.expose())?;
-        let result = self.service.execute_local(&principal, &command, expected_revision, true)?;
-        Ok((result, FollowUp::of(&command)))
-    }
-}
-
-impl Handler<RunAdmin> for PrivilegedActor {
-    type Result = Result<domain::control::AdminReply, AdminOpError>;
-    fn handle(&mut self, msg: RunAdmin, ctx: &mut Context<Self>) -> Self::Result {
-        let result = guarded(self, ctx, |a| admin_ops::run(&a.service, msg.0))
-            .unwrap_or(Err(AdminOpError::Privileged(PrivError::Internal)));
-        if let Err(AdminOpError::Privileged(e)) = &result {
-            self.fail(e);
-        }
-        result
     }
 }
 
