@@ -35,12 +35,14 @@ import {
   type WikiUploadSummary,
 } from './desktopAdmin';
 import type { BackupArchive, BackupStatus, RestoreStaged } from './desktopBackup';
+import { laptopStatus, type LaptopStatus } from './desktopLaptop';
 import type { ProtectedSession } from './protectedSession';
 import { restartInfo, updateSnapshot, type RestartInfo, type UpdateSnapshot } from './desktopUpdate';
 import { detectWebMode } from './webSession';
 
 export * from './desktopAdmin';
 export * from './desktopBackup';
+export * from './desktopLaptop';
 export * from './desktopUpdate';
 
 /** What `connection_info` returns (app/desktop/src/secrets_cmd.rs, `DesktopConnectionInfo`). */
@@ -153,7 +155,6 @@ const BRIDGE_CODES: readonly string[] = ['forbidden', 'invalid', 'rateLimited', 
 const count = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.floor(v) : 0);
 const text = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
-
 
 /** A replay report from the bridge with every field present, or null when there is none. */
 export function replayReport(raw: unknown): ReplayReport | null {
@@ -365,6 +366,39 @@ export class DesktopBridge implements OfflineBridge, DynatraceBridge, ProtectedS
   /** Server mode: the accounts, devices and authority (`admin.snapshot`). */
   async adminSnapshot(): Promise<AdminSnapshot> {
     return adminSnapshot(await this.adminCommand('admin.snapshot', {}, null));
+  }
+
+  /** Client mode: this laptop's pairing and its protected session (./desktopLaptop). */
+  async laptopStatus(): Promise<LaptopStatus> {
+    return laptopStatus(await this.call('laptop_status'));
+  }
+
+  /** Client mode: redeems the server PC's pairing code for `username` (the key stays in the shell). */
+  async laptopPair(username: string, code: string, label: string): Promise<LaptopStatus> {
+    return laptopStatus(await this.call('laptop_pair', { username, code, label }));
+  }
+
+  /** Client mode, paired: opens the protected session as the paired account. */
+  async laptopSignIn(password: string): Promise<LaptopStatus> {
+    return laptopStatus(await this.call('laptop_sign_in', { password }));
+  }
+
+  async laptopConfirmPassword(password: string): Promise<LaptopStatus> {
+    return laptopStatus(await this.call('laptop_confirm_password', { password }));
+  }
+
+  async laptopLock(): Promise<LaptopStatus> {
+    return laptopStatus(await this.call('laptop_lock'));
+  }
+
+  /** Client mode, signed in: one signed command; resolves with its JSON result (as `admin_command`). */
+  async laptopCommand(command: AdminCommandName, payload: Record<string, unknown>, expectedRevision: number | null = null): Promise<unknown> {
+    return this.call('laptop_command', { command, payload, expectedRevision });
+  }
+
+  /** Client mode: drops this laptop's pairing and key (then 'unpaired'). */
+  async laptopForget(): Promise<LaptopStatus> {
+    return laptopStatus(await this.call('laptop_forget'));
   }
 
   /** Server mode, Owner or Administrator session: stores the company or footer logo from the raw

@@ -2,7 +2,8 @@
 // whatever carries it: one interface, `ProtectedSession`, with the admin status, sign-in, fresh
 // password, lock, commands, the snapshot and the Wiki upload, plus the surface it runs on. The
 // desktop bridge on the server PC is the 'local' implementation (DesktopBridge); Relay Web's
-// server-mediated session is the 'web' one (WebProtectedSession in ./webProtected). The
+// server-mediated session is the 'web' one (WebProtectedSession in ./webProtected); a paired
+// client-mode desktop's is the 'laptop' one (LaptopProtectedSession in ./laptopProtected). The
 // controllers (admin, Wiki, Dynatrace) compile against this interface only. Refusals are
 // BridgeRefusal on every surface, so the screen's handling of `locked`, `passwordRequired`,
 // `rateLimited`… is the same everywhere.
@@ -11,7 +12,8 @@ import type { AdminCommandName, AdminSnapshot, AdminStatus, WikiUploadEvent, Wik
 /**
  * Where the protected session lives:
  * - 'local': the server PC's desktop app, through its own bridge (full administration).
- * - 'laptop': a paired client-mode desktop (future work: not implemented yet).
+ * - 'laptop': a paired client-mode desktop, through the shell's signed laptop_* commands
+ *   (LaptopProtectedSession in ./laptopProtected: Wiki without upload, read-only views).
  * - 'web': Relay Web in a LAN browser, mediated by the server's gateway (Wiki, read-only views).
  */
 export type ProtectedSurface = 'local' | 'laptop' | 'web';

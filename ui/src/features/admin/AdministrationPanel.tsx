@@ -6,12 +6,14 @@
 // browser, through the gateway's protected session): the same "Protected sign-in" form and
 // session header, the Wiki for all three roles, and for an Owner or Administrator a read-only view
 // of the accounts and devices plus Verify audit log — no account, password, pairing or device
-// control, no Logos, no Dynatrace. Notices are role="status", errors role="alert", and the open
-// dialog shows. `Administration` picks the surface from the transport: Relay Web gets
-// WebProtectedSession; the desktop shows only when connection_info says server mode (as Data
-// administration does). Either polls the admin status while mounted; each section's data is
-// read while it shows.
-import { useEffect, useState, useSyncExternalStore } from 'react';
+// control, no Logos, no Dynatrace. 'laptop' (a paired client-mode desktop, LaptopAdministration):
+// the pairing section on top, the sign-in as the paired account (username read-only), then the
+// same sections as Relay Web, the Wiki without upload. Notices are role="status", errors
+// role="alert", and the open dialog shows. `Administration` picks the surface from the transport:
+// Relay Web gets WebProtectedSession; the desktop follows connection_info (server mode: the
+// bridge's own session; client mode: the laptop's). Each polls the admin status while mounted;
+// each section's data is read while it shows.
+import { useEffect, useState, useSyncExternalStore, type ReactNode } from 'react';
 import { useTransport } from '../../transport/context';
 import { DesktopBridge } from '../../transport/desktop';
 import type { ProtectedSession, ProtectedSurface } from '../../transport/protectedSession';
@@ -20,6 +22,7 @@ import { AccountsTable } from './AccountsTable';
 import { AdminDialogView } from './AdminDialogs';
 import { DynatraceController, showsDynatrace, type DynatraceState } from './dynatraceController';
 import { DynatraceSection, type DynatracePanelController } from './DynatraceSection';
+import { LaptopAdministration } from './LaptopAdministration';
 import { AdminController, type AdminState } from './adminController';
 import { abilities, formatClock, roleLabel } from './adminModel';
 import { LogosSection, type LogosPanelController } from './LogosSection';
@@ -36,21 +39,27 @@ export type PanelController = Pick<
 /** Shown on Relay Web: what the browser cannot do. */
 export const WEB_NOTE = 'Accounts, passwords, pairing and devices are managed on the Relay server PC.';
 
-function SignInForm({ busy, ctl, web }: { busy: boolean; ctl: PanelController; web: boolean }) {
-  const [username, setUsername] = useState('');
+/** Shown on a paired laptop: what it cannot do. */
+export const LAPTOP_NOTE = 'Accounts, passwords, pairing and devices are managed on the Relay server PC; this laptop shows them read-only.';
+
+function SignInForm({ busy, ctl, web, fixedUsername }: { busy: boolean; ctl: PanelController; web: boolean; fixedUsername?: string }) {
+  const [typed, setUsername] = useState('');
+  const username = fixedUsername ?? typed;
   return (
     <form data-testid="admin-signin" aria-label={web ? 'Protected sign-in' : undefined} onSubmit={(e) => { e.preventDefault(); void ctl.signIn(username); }}>
       {web && <h3>Protected sign-in</h3>}
       <p className="muted small">
-        {web
-          ? 'Sign in with your Owner, Administrator or Publisher account of this server to manage the Wiki.'
-          : 'Sign in with an administration account of this server to manage accounts, devices and authority.'}
+        {fixedUsername !== undefined
+          ? 'Sign in with the password of the account this laptop is paired for to manage the Wiki.'
+          : web
+            ? 'Sign in with your Owner, Administrator or Publisher account of this server to manage the Wiki.'
+            : 'Sign in with an administration account of this server to manage accounts, devices and authority.'}
       </p>
       <div className="row-wrap">
         <label className="field">
           <span className="field-label">Username</span>
           <input className="input" data-testid="admin-signin-username" autoComplete="off" autoCapitalize="off" spellCheck={false}
-            value={username} onChange={(e) => setUsername(e.target.value)} />
+            value={username} readOnly={fixedUsername !== undefined} onChange={(e) => setUsername(e.target.value)} />
         </label>
         <label className="field">
           <span className="field-label">Password</span>
@@ -83,7 +92,7 @@ export interface WikiPanel {
 }
 
 /** The screen for one state (pure rendering; the markup tests render it directly). */
-export function AdministrationView({ state, ctl, logos, dynatrace, wiki, surface = 'local' }: {
+export function AdministrationView({ state, ctl, logos, dynatrace, wiki, surface = 'local', pairing, pairedUsername }: {
   state: AdminState;
   ctl: PanelController;
   logos?: LogosPanel;
@@ -91,23 +100,33 @@ export function AdministrationView({ state, ctl, logos, dynatrace, wiki, surface
   wiki?: WikiPanel;
   /** 'web': Relay Web's restricted screen (Wiki, read-only accounts; no Logos or Dynatrace). */
   surface?: ProtectedSurface;
+  /** 'laptop': the pairing section, shown above the rest. */
+  pairing?: ReactNode;
+  /** 'laptop': the paired account (the sign-in form's read-only username). */
+  pairedUsername?: string;
 }) {
   const { phase, session, snapshot, busy, message } = state;
   const can = abilities(session);
-  const web = surface === 'web';
+  const laptop = surface === 'laptop';
+  // Relay Web and a paired laptop: the restricted screen (read-only accounts, no Logos/Dynatrace).
+  const web = surface === 'web' || laptop;
   return (
     <div className="panel card" data-testid="administration" data-surface={surface} aria-busy={busy || undefined}>
       <h2>Administration</h2>
-      {web && <p className="muted small" data-testid="admin-web-note">{WEB_NOTE}</p>}
+      {surface === 'web' && <p className="muted small" data-testid="admin-web-note">{WEB_NOTE}</p>}
+      {laptop && <p className="muted small" data-testid="admin-laptop-note">{LAPTOP_NOTE}</p>}
+      {pairing}
       {phase === 'loading' && <p className="muted" role="status">Checking administration…</p>}
       {phase === 'unavailable' && (
         <p className="muted" data-testid="admin-unavailable">
-          {web
+          {laptop
+            ? 'Protected sign-in is not available on this laptop right now.'
+            : web
             ? 'Protected sign-in is not available from this browser right now.'
             : 'Administration is available on the server PC while its Relay server runs.'}
         </p>
       )}
-      {phase === 'signedOut' && <SignInForm busy={busy} ctl={ctl} web={web} />}
+      {phase === 'signedOut' && <SignInForm busy={busy} ctl={ctl} web={web} fixedUsername={laptop ? (pairedUsername ?? '') : undefined} />}
       {phase === 'session' && session && (
         <div className="row-wrap" data-testid="admin-session">
           <span>
@@ -137,7 +156,7 @@ export function AdministrationView({ state, ctl, logos, dynatrace, wiki, surface
       {phase === 'session' && snapshot && web && session?.role !== 'publisher' && <ReadOnlyAccounts snapshot={snapshot} />}
       {!web && logos && showsLogos(state) && <LogosSection state={logos.state} busy={busy} ctl={logos.ctl} />}
       {!web && dynatrace && showsDynatrace(state) && <DynatraceSection state={dynatrace.state} busy={busy} ctl={dynatrace.ctl} />}
-      {wiki && showsWiki(state) && <WikiSection state={wiki.state} busy={busy} ctl={wiki.ctl} />}
+      {wiki && showsWiki(state) && <WikiSection state={wiki.state} busy={busy} ctl={wiki.ctl} canUpload={!laptop} />}
       {phase === 'session' && <AdminDialogView state={state} ctl={ctl} createKinds={web ? [] : can.createKinds} />}
     </div>
   );
@@ -175,15 +194,20 @@ function WebWired({ bridge, ctl }: { bridge: ProtectedSession; ctl: AdminControl
   return <AdministrationView state={state} ctl={ctl} wiki={{ state: wikiState, ctl: wikiCtl }} surface="web" />;
 }
 
-/** The screen wired to the desktop bridge; renders nothing outside a server-mode desktop. */
-function DesktopAdministration({ w }: { w: unknown }) {  const [bridge] = useState(() => DesktopBridge.of(w));
-  const [serverMode, setServerMode] = useState(false);
+/** The screen wired to the desktop bridge: the server PC's own session in server mode, the paired
+ * laptop's in client mode; nothing elsewhere (setup, outside the desktop). */
+function DesktopAdministration({ w }: { w: unknown }) {
+  const [bridge] = useState(() => DesktopBridge.of(w));
+  const [mode, setMode] = useState<'server' | 'client' | null>(null);
+  const serverMode = mode === 'server';
   const [ctl] = useState(() => (bridge ? new AdminController(bridge) : null));
 
   useEffect(() => {
     if (!bridge) return;
     let live = true;
-    void bridge.info().then((info) => { if (live && info?.mode === 'server') setServerMode(true); }).catch(() => undefined);
+    void bridge.info().then((info) => {
+      if (live && (info?.mode === 'server' || info?.mode === 'client')) setMode(info.mode);
+    }).catch(() => undefined);
     return () => { live = false; };
   }, [bridge]);
 
@@ -193,6 +217,7 @@ function DesktopAdministration({ w }: { w: unknown }) {  const [bridge] = useSta
     return () => ctl.stop();
   }, [ctl, serverMode]);
 
+  if (bridge && mode === 'client') return <LaptopAdministration bridge={bridge} />;
   if (!bridge || !ctl || !serverMode) return null;
   return <Wired bridge={bridge} ctl={ctl} />;
 }

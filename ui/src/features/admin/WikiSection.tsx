@@ -4,7 +4,9 @@
 // a labelled progress bar and state per file (a failed one with its reason), the review form of
 // each ready upload (title from the file name, category, type) and its Publish button, Cancel
 // batch, then the library and categories (`WikiLibrarySection`), the section's notices
-// (role="status") and errors (role="alert"). Every button is disabled while a request runs.
+// (role="status") and errors (role="alert"). Every button is disabled while a request runs. On a
+// paired laptop (`canUpload` false) there is no upload at all (no Upload PDFs…, no Replace PDF…):
+// PDFs come from the server PC or Relay Web; the library and categories stay editable.
 import type { FormEvent } from 'react';
 import type { WikiController, WikiState } from './wikiController';
 import { WikiLibrarySection } from './WikiLibrary';
@@ -16,6 +18,9 @@ export type WikiPanelController = Pick<
   | 'askDelete' | 'confirmDelete' | 'createCategory' | 'openRenameCategory' | 'saveRenameCategory' | 'moveCategory'
   | 'askDeleteCategory' | 'confirmDeleteCategory'
 >;
+
+/** Shown instead of the uploads on a paired laptop. */
+export const NO_UPLOAD_NOTE = 'Upload PDFs from the Relay server PC or Relay Web for now.';
 
 /** The progress bar: determinate while chunks are counted, indeterminate while the server works. */
 function UploadProgress({ u }: { u: UploadItem }) {
@@ -94,7 +99,7 @@ function Queue({ state, busy, ctl }: { state: WikiState; busy: boolean; ctl: Wik
   );
 }
 
-export function WikiSection({ state, busy, ctl }: { state: WikiState; busy: boolean; ctl: WikiPanelController }) {
+export function WikiSection({ state, busy, ctl, canUpload = true }: { state: WikiState; busy: boolean; ctl: WikiPanelController; canUpload?: boolean }) {
   const { phase, library, message, loadError, batchId } = state;
   return (
     <section data-testid="admin-wiki" aria-busy={busy || undefined} aria-labelledby="admin-wiki-title">
@@ -114,19 +119,25 @@ export function WikiSection({ state, busy, ctl }: { state: WikiState; busy: bool
       )}
       {library && (
         <>
-          <h4>Uploads</h4>
-          <div className="admin-actions">
-            <button type="button" className="button button-primary small" disabled={busy} data-testid="admin-wiki-upload-button" onClick={() => void ctl.upload(null)}>
-              Upload PDFs…
-            </button>
-            {batchId && (
-              <button type="button" className="button button-ghost small" disabled={busy} data-testid="admin-wiki-cancel-batch" onClick={() => void ctl.cancelBatch()}>
-                Cancel batch
-              </button>
-            )}
-          </div>
-          <Queue state={state} busy={busy} ctl={ctl} />
-          <WikiLibrarySection state={state} busy={busy} ctl={ctl} />
+          {canUpload ? (
+            <>
+              <h4>Uploads</h4>
+              <div className="admin-actions">
+                <button type="button" className="button button-primary small" disabled={busy} data-testid="admin-wiki-upload-button" onClick={() => void ctl.upload(null)}>
+                  Upload PDFs…
+                </button>
+                {batchId && (
+                  <button type="button" className="button button-ghost small" disabled={busy} data-testid="admin-wiki-cancel-batch" onClick={() => void ctl.cancelBatch()}>
+                    Cancel batch
+                  </button>
+                )}
+              </div>
+              <Queue state={state} busy={busy} ctl={ctl} />
+            </>
+          ) : (
+            <p className="muted small" data-testid="admin-wiki-no-upload">{NO_UPLOAD_NOTE}</p>
+          )}
+          <WikiLibrarySection state={state} busy={busy} ctl={ctl} canUpload={canUpload} />
         </>
       )}
     </section>

@@ -1,6 +1,7 @@
 // Settings: connection info, About (desktop: this version and the update state), System health (read-only operator dashboard), Data administration
 // (backups; desktop server mode only) and Administration (accounts, devices, authority on the
-// server-mode desktop; the Wiki and read-only accounts through the protected sign-in on Relay Web),
+// server-mode desktop; the Wiki and read-only accounts through the protected sign-in on Relay Web
+// and, once paired, on a client-mode desktop),
 // appearance (accent colors), this device's Dynatrace dashboards, Data Manager.
 import { useState } from 'react';
 import { ACCENTS, ACCENT_KEY, applyAccent, readAccent } from '../../lib/accent';
