@@ -13,7 +13,8 @@
 // Relay Web gets WebProtectedSession; the desktop follows connection_info (server mode: the
 // bridge's own session; client mode: the laptop's). Each polls the admin status while mounted;
 // each section's data is read while it shows.
-import { useEffect, useState, useSyncExternalStore, type ReactNode } from 'react';
+import { useEffect, useState, type ReactNode } from 'react';
+import { useController } from './useController';
 import { useTransport } from '../../transport/context';
 import { DesktopBridge } from '../../transport/desktop';
 import type { ProtectedSession, ProtectedSurface } from '../../transport/protectedSession';
@@ -174,23 +175,9 @@ export function Administration({ w = globalThis }: { w?: unknown }) {
 export function WebAdministration({ webFetch, session }: { webFetch: GatewayFetch; session?: ProtectedSession }) {
   const [bridge] = useState<ProtectedSession>(() => session ?? new WebProtectedSession(webFetch));
   const [ctl] = useState(() => new AdminController(bridge));
-  useEffect(() => {
-    void ctl.start();
-    return () => ctl.stop();
-  }, [ctl]);
-  return <WebWired bridge={bridge} ctl={ctl} />;
-}
-
-function WebWired({ bridge, ctl }: { bridge: ProtectedSession; ctl: AdminController }) {
-  const state = useSyncExternalStore(ctl.subscribe, ctl.getState);
   const [wikiCtl] = useState(() => new WikiController(bridge, ctl));
-  const wikiState = useSyncExternalStore(wikiCtl.subscribe, wikiCtl.getState);
-  const wikiShown = showsWiki(state);
-  useEffect(() => {
-    if (!wikiShown) return;
-    void wikiCtl.start();
-    return () => wikiCtl.stop();
-  }, [wikiCtl, wikiShown]);
+  const state = useController(ctl);
+  const wikiState = useController(wikiCtl, showsWiki(state));
   return <AdministrationView state={state} ctl={ctl} wiki={{ state: wikiState, ctl: wikiCtl }} surface="web" />;
 }
 
@@ -211,44 +198,21 @@ function DesktopAdministration({ w }: { w: unknown }) {
     return () => { live = false; };
   }, [bridge]);
 
-  useEffect(() => {
-    if (!ctl || !serverMode) return;
-    ctl.start();
-    return () => ctl.stop();
-  }, [ctl, serverMode]);
-
   if (bridge && mode === 'client') return <LaptopAdministration bridge={bridge} />;
   if (!bridge || !ctl || !serverMode) return null;
   return <Wired bridge={bridge} ctl={ctl} />;
 }
 
+/** Server mode: the admin session runs while this is mounted, each section while its role shows it. */
 function Wired({ bridge, ctl }: { bridge: DesktopBridge; ctl: AdminController }) {
   const transport = useTransport();
-  const state = useSyncExternalStore(ctl.subscribe, ctl.getState);
   const [logosCtl] = useState(() => new LogosController(bridge, ctl, (kind) => transport.brandingLogo(kind)));
-  const logosState = useSyncExternalStore(logosCtl.subscribe, logosCtl.getState);
-  const logosShown = showsLogos(state);
-  useEffect(() => {
-    if (!logosShown) return;
-    void logosCtl.start();
-    return () => logosCtl.stop();
-  }, [logosCtl, logosShown]);
   const [dynatraceCtl] = useState(() => new DynatraceController(bridge, ctl));
-  const dynatraceState = useSyncExternalStore(dynatraceCtl.subscribe, dynatraceCtl.getState);
-  const dynatraceShown = showsDynatrace(state);
-  useEffect(() => {
-    if (!dynatraceShown) return;
-    void dynatraceCtl.start();
-    return () => dynatraceCtl.stop();
-  }, [dynatraceCtl, dynatraceShown]);
   const [wikiCtl] = useState(() => new WikiController(bridge, ctl));
-  const wikiState = useSyncExternalStore(wikiCtl.subscribe, wikiCtl.getState);
-  const wikiShown = showsWiki(state);
-  useEffect(() => {
-    if (!wikiShown) return;
-    void wikiCtl.start();
-    return () => wikiCtl.stop();
-  }, [wikiCtl, wikiShown]);
+  const state = useController(ctl);
+  const logosState = useController(logosCtl, showsLogos(state));
+  const dynatraceState = useController(dynatraceCtl, showsDynatrace(state));
+  const wikiState = useController(wikiCtl, showsWiki(state));
   return (
     <AdministrationView state={state} ctl={ctl} logos={{ state: logosState, ctl: logosCtl }}
       dynatrace={{ state: dynatraceState, ctl: dynatraceCtl }} wiki={{ state: wikiState, ctl: wikiCtl }} />

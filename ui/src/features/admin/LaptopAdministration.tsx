@@ -6,7 +6,8 @@
 // notice, the form again and "Forget pairing"), 'paired' ("Paired as …", "Forget pairing" after a
 // confirmation, then the protected screen). The pairing code lives in its field only until the
 // form is submitted; passwords go through the admin controller's SecretSlots as everywhere else.
-import { useEffect, useState, useSyncExternalStore, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
+import { useController } from './useController';
 import { LaptopProtectedSession, type LaptopBridge } from '../../transport/laptopProtected';
 import { AdministrationView } from './AdministrationPanel';
 import { AdminController } from './adminController';
@@ -118,11 +119,7 @@ export function LaptopPairingView({ state, ctl }: { state: LaptopState; ctl: Lap
 /** The client-mode desktop's screen over the bridge's laptop_* commands (nothing outside client mode). */
 export function LaptopAdministration({ bridge }: { bridge: LaptopBridge }) {
   const [ctl] = useState(() => new LaptopController(new LaptopProtectedSession(bridge)));
-  useEffect(() => {
-    void ctl.start();
-    return () => ctl.stop();
-  }, [ctl]);
-  const state = useSyncExternalStore(ctl.subscribe, ctl.getState);
+  const state = useController(ctl);
   const { status } = state;
   if (status && !status.available) return null;
   const device = status?.pairing === 'paired' ? status.device : null;
@@ -141,18 +138,8 @@ export function LaptopAdministration({ bridge }: { bridge: LaptopBridge }) {
 function PairedAdministration({ laptop, state: laptopState, username }: { laptop: LaptopController; state: LaptopState; username: string }) {
   const [ctl] = useState(() => new AdminController(laptop.session));
   const [wikiCtl] = useState(() => new WikiController(laptop.session, ctl));
-  useEffect(() => {
-    void ctl.start();
-    return () => ctl.stop();
-  }, [ctl]);
-  const state = useSyncExternalStore(ctl.subscribe, ctl.getState);
-  const wikiState = useSyncExternalStore(wikiCtl.subscribe, wikiCtl.getState);
-  const wikiShown = showsWiki(state);
-  useEffect(() => {
-    if (!wikiShown) return;
-    void wikiCtl.start();
-    return () => wikiCtl.stop();
-  }, [wikiCtl, wikiShown]);
+  const state = useController(ctl);
+  const wikiState = useController(wikiCtl, showsWiki(state));
   return (
     <AdministrationView state={state} ctl={ctl} wiki={{ state: wikiState, ctl: wikiCtl }} surface="laptop"
       pairedUsername={username} pairing={<LaptopPairingView state={laptopState} ctl={laptop} />} />
