@@ -27,7 +27,8 @@ describe('Relay attention signals and Compose context menus', { timeout: 200_000
     assert.equal((await api(relay, token, 'POST', '/api/collections/bridge_groups/records', { name: 'NOC Core', contacts: ['ada@example.com'] })).status, 200);
     browser = await launch();
     ctx = await browser.newContext(relay.url);
-    // Count the alarm tone's oscillators, so the test can tell whether sound plays.
+    // Count the fallback pulses' oscillators, so the test can tell whether either tone plays
+    // (the MP3 itself is a hidden <audio data-testid="alarm-audio">; alarm-sound.test.mjs covers it).
     await ctx.addInitScript(() => {
       window.__tones = 0;
       const AC = window.AudioContext;
@@ -46,6 +47,12 @@ describe('Relay attention signals and Compose context menus', { timeout: 200_000
   const title = () => page.title();
   const favicon = () => page.evaluate(() => document.querySelector('link[rel~="icon"]').getAttribute('href'));
   const tones = () => page.evaluate(() => window.__tones);
+  /** The MP3 plays (or the pulses sound): the audio element is playing, or oscillators were made. */
+  const ringing = () => page.evaluate(() => {
+    const a = document.querySelector('audio[data-testid="alarm-audio"]');
+    return Boolean(a && !a.paused) || window.__tones > 0;
+  });
+  const mp3Present = () => page.evaluate(() => document.querySelector('audio[data-testid="alarm-audio"]') !== null);
 
   test('a due alarm changes the title and favicon, rings only with Sound on, and both are restored', async () => {
     assert.equal(await title(), 'Relay');
@@ -65,7 +72,7 @@ describe('Relay attention signals and Compose context menus', { timeout: 200_000
     const href = await favicon();
     assert.match(href, /^data:image\/svg\+xml,/);
     assert.match(decodeURIComponent(href), /<circle[^>]*fill="#e5383b"/);
-    await until(async () => (await tones()) > 0, 'alarm tone playing');
+    await until(ringing, 'alarm tone playing');
 
     // Sound off (the popup covers the header, so it has its own toggle): both toggles say so,
     // the choice is kept on this device, and the tone stops.
@@ -79,7 +86,8 @@ describe('Relay attention signals and Compose context menus', { timeout: 200_000
     assert.equal(await page.evaluate(() => localStorage.getItem('relay-alarm-sound')), 'off');
     const quiet = await tones();
     await new Promise((r) => setTimeout(r, 2_000));
-    assert.equal(await tones(), quiet, 'no tone while Sound off');
+    assert.equal(await tones(), quiet, 'no pulses while Sound off');
+    assert.equal(await mp3Present(), false, 'no MP3 while Sound off');
     assert.ok(await popup.isVisible(), 'the popup still shows with sound off');
 
     await page.getByTestId('due-dismiss').click();

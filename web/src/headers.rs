@@ -7,8 +7,8 @@
 use actix_web::middleware::DefaultHeaders;
 
 pub const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'; style-src 'self'; \
-img-src 'self' data: blob:; font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'self'; \
-form-action 'self'; frame-ancestors 'none'";
+img-src 'self' data: blob:; media-src 'self' blob:; font-src 'self'; connect-src 'self'; object-src 'none'; \
+base-uri 'self'; form-action 'self'; frame-ancestors 'none'";
 
 pub fn security_headers() -> DefaultHeaders {
     DefaultHeaders::new()
@@ -37,4 +37,16 @@ pub fn desktop_cors() -> actix_cors::Cors {
         .expose_headers(["x-relay-checksum", "repr-digest"])
         .block_on_origin_mismatch(false)
         .max_age(600)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::CONTENT_SECURITY_POLICY;
+
+    #[test]
+    fn media_may_be_same_origin_or_an_object_url() {
+        // The alarm tone: the bundled MP3 (same origin) or this device's custom one (a blob: URL).
+        assert!(CONTENT_SECURITY_POLICY.contains("; media-src 'self' blob:;"), "{CONTENT_SECURITY_POLICY}");
+        assert!(!CONTENT_SECURITY_POLICY.contains("file:"), "{CONTENT_SECURITY_POLICY}");
+    }
 }

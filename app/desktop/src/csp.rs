@@ -45,9 +45,14 @@ mod tests {
         let csp = config.app.security.csp.unwrap().to_string();
         assert!(csp.contains("connect-src 'self' ipc: http://ipc.localhost http://127.0.0.1:9999"), "{csp}");
         assert!(!csp.contains("127.0.0.1:*"), "{csp}");
-        for d in
-            ["object-src 'none'", "base-uri 'self'", "form-action 'self'", "frame-src 'none'", "default-src 'self'"]
-        {
+        for d in [
+            "object-src 'none'",
+            "base-uri 'self'",
+            "form-action 'self'",
+            "frame-src 'none'",
+            "default-src 'self'",
+            "media-src 'self' blob:",
+        ] {
             assert!(csp.contains(d), "{d} missing in {csp}");
         }
     }

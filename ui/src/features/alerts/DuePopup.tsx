@@ -1,7 +1,8 @@
 // Global due popup (every client): the pending alarms whose effective time has come (polled every
 // 30 s and on realtime by attention/useDueAlarms), one at a time, oldest first (role=alertdialog);
 // the tone plays only when the operator's sound is on and armed by a gesture (attention/sound),
-// and the popup carries its own Sound on/off toggle (it covers the header's).
+// and the popup carries its own Sound on/off toggle (it covers the header's); the tone is the
+// active MP3 (bundled or this device's custom one), the WebAudio pulses when it will not play.
 import { useState } from 'react';
 import { errorMessage, useToast } from '../../components/Toasts';
 import { useCollection } from '../../data/store';
@@ -10,7 +11,7 @@ import { formatDateTime } from '../../lib/dates';
 import { useTransport } from '../../transport/context';
 import { useAttention } from '../attention/AttentionContext';
 import { SoundToggle } from '../attention/AttentionUi';
-import { useAlarmTone } from '../attention/useAlarmTone';
+import { useAlarmSound } from '../attention/useAlarmSound';
 import { ALARMS, type AlarmRec } from '../attention/useDueAlarms';
 import { useShell } from '../shell/ShellContext';
 import { emptyDraft, htmlToBody, requestAlertLoad, severityColor, type Severity } from './alerts';
@@ -28,7 +29,7 @@ function DueDialog({ a, more }: { a: AlarmRec; more: number }) {
   const col = useCollection<AlarmRec>(ALARMS);
   const [busy, setBusy] = useState(false);
   const { playing, soundBlocked } = useAttention();
-  useAlarmTone(playing, soundBlocked);
+  useAlarmSound(playing, soundBlocked);
 
   async function act(patch: object, after?: () => void) {
     setBusy(true);

@@ -1,4 +1,4 @@
-// The alarm tone: WebAudio square pulses (880/1175/740/988 Hz) every 1.5 s while `active`.
+// The alarm tone's fallback (./useAlarmSound plays the MP3 first): WebAudio square pulses (880/1175/740/988 Hz) every 1.5 s while `active`.
 // Started only once the sound is armed by a user gesture and turned on (./sound); a context the
 // browser keeps suspended reports `onBlocked` so arming waits for the next gesture.
 import { useEffect, useRef } from 'react';

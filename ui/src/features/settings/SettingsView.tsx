@@ -2,7 +2,7 @@
 // (backups; desktop server mode only) and Administration (accounts, devices, authority on the
 // server-mode desktop; the Wiki and read-only accounts through the protected sign-in on Relay Web
 // and, once paired, on a client-mode desktop),
-// appearance (accent colors), this device's Dynatrace dashboards, Data Manager.
+// appearance (accent colors), this device's alarm sound, this device's Dynatrace dashboards, Data Manager.
 import { useState } from 'react';
 import { ACCENTS, ACCENT_KEY, applyAccent, readAccent } from '../../lib/accent';
 import { useConnectionState, useTransport } from '../../transport/context';
@@ -10,6 +10,7 @@ import { Administration } from '../admin/AdministrationPanel';
 import { DashboardsSettings } from '../dynatrace/DashboardsSettings';
 import { AboutPanel } from '../update/AboutPanel';
 import { CONNECTION_LABELS } from '../shell/connectionLabel';
+import { AlarmSoundPanel } from './AlarmSoundPanel';
 import { DataAdministration } from './DataAdministration';
 import { DataManager } from './DataManager';
 import { DesktopConnection } from './DesktopConnection';
@@ -55,6 +56,7 @@ export default function SettingsView() {
           ))}
         </div>
       </div>
+      <AlarmSoundPanel />
       <DashboardsSettings />
       <DataManager />
     </section>
