@@ -7,6 +7,7 @@ use std::sync::atomic::Ordering;
 use serde_json::json;
 
 use super::state::tests::{binding, state, ORIGIN};
+use super::state::KeyStore;
 use super::*;
 
 const TOKEN: &str = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJyZWxheSJ9.c2lnbmF0dXJlLWJ5dGVz";
