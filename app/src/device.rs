@@ -15,7 +15,8 @@ use serde_json::Value;
 
 use domain::secret_policy::{device_key_entry, device_key_storage, BuildKind, SecretStorage};
 use infra::device_client::{
-    decode_secret, encode_secret, new_device_secret, public_jwk, signed_envelope, DeviceClient, Signer,
+    decode_secret, encode_secret, new_device_secret, public_jwk, signed_envelope, DeviceClient, DeviceClientError,
+    Signer,
 };
 use infra::secret_store::{os_store_available, SecretStore};
 
@@ -88,6 +89,16 @@ fn client(server: &str) -> Result<DeviceClient, BoxError> {
     Ok(DeviceClient::new(server, std::time::Duration::from_secs(15))?)
 }
 
+/// The app-user token; a refused passphrase is named as such.
+async fn sign_in(client: &DeviceClient, passphrase: &str) -> Result<String, BoxError> {
+    client.app_token(passphrase).await.map_err(|e| match e {
+        DeviceClientError::Refused { status, .. } => {
+            format!("the server refused the connection passphrase ({status})").into()
+        }
+        other => other.into(),
+    })
+}
+
 fn build_kind() -> BuildKind {
     if cfg!(feature = "packaged") {
         BuildKind::Packaged
@@ -148,7 +159,7 @@ pub fn run(key_file: &Path, command: DeviceCommand) -> Result<(), BoxError> {
             let hostname = hostname::get().ok().and_then(|h| h.into_string().ok()).unwrap_or_default();
             let paired = rt.block_on(async {
                 let client = client(&server)?;
-                let token = client.app_token(&passphrase).await?;
+                let token = sign_in(&client, &passphrase).await?;
                 Ok::<_, BoxError>(client.pair(&token, &username, &code, &jwk, &label, &hostname).await?)
             })?;
             let key = DeviceKeyFile {
@@ -179,7 +190,7 @@ pub fn run(key_file: &Path, command: DeviceCommand) -> Result<(), BoxError> {
             let password = if reauth { Some(read_secret(&format!("Password for {}: ", key.username))?) } else { None };
             let reply = rt.block_on(async {
                 let client = client(&key.server)?;
-                let token = client.app_token(&passphrase).await?;
+                let token = sign_in(&client, &passphrase).await?;
                 if let Some(password) = password {
                     let proof = client.reauth(&token, &key.account_id, &key.device_id, &password).await?;
                     payload["reauthProof"] = Value::String(proof.proof);

@@ -188,10 +188,15 @@ pub async fn pair(
         revoked: false,
     };
     state.end_session();
+    let replaced = state.bound_server().filter(|s| *s != binding.server);
     if let Err(e) = state.write_binding(&binding) {
         let _ = state.keys().delete(&entry);
         tracing::warn!(target: "relay::laptop", error = %e, "could not write the pairing file");
         return Err(BridgeError::Unavailable("could not save the pairing in the data directory".into()));
+    }
+    if let Some(old) = replaced {
+        // The pairing with the other server is gone with its binding; so is its key.
+        let _ = state.keys().delete(&LaptopState::key_entry(&old));
     }
     tracing::info!(target: "relay::laptop", "this laptop is paired");
     Ok(status(state))

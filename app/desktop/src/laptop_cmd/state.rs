@@ -156,6 +156,13 @@ impl LaptopState {
         (Some(&binding.server) == self.origin.as_ref()).then_some(binding)
     }
 
+    /// The server of the binding file, whichever server it names (pairing with another server
+    /// replaces it, and its key with it).
+    pub fn bound_server(&self) -> Option<String> {
+        let bytes = infra::datadir::read_private_file(&self.path()).ok().flatten()?;
+        serde_json::from_slice::<Binding>(&bytes).ok().map(|b| b.server)
+    }
+
     pub fn write_binding(&self, binding: &Binding) -> Result<(), String> {
         infra::datadir::ensure_private_dir(&self.dir).map_err(|e| e.to_string())?;
         let json = serde_json::to_vec_pretty(binding).map_err(|e| e.to_string())?;
