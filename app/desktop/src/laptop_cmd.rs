@@ -10,6 +10,7 @@
 
 mod state;
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use domain::privileged_command::PrivilegedCommand;
@@ -146,47 +147,25 @@ pub fn status(state: &LaptopState) -> LaptopStatus {
     state.status(|| state.keys().available())
 }
 
-/// `laptop_pair`: a new key, the code redeemed, then the key and the binding stored.
-pub async fn pair(
-    state: &LaptopState,
-    token: Option<String>,
-    username: &str,
-    code: &str,
-    label: &str,
-) -> Result<LaptopStatus, BridgeError> {
-    let origin = origin(state)?.to_string();
-    let (username, code, label) = (username.trim(), code.trim(), label.trim());
-    if username.is_empty() || username.len() > MAX_USERNAME || code.is_empty() || code.len() > MAX_CODE {
-        return Err(BridgeError::Invalid("enter the username and the pairing code".into()));
-    }
-    if label.chars().count() > MAX_LABEL {
-        return Err(BridgeError::Invalid("the label is too long".into()));
-    }
-    let token = token_of(token)?;
-    if !state.keys().available() {
-        return Err(BridgeError::Unavailable(NO_STORE.into()));
-    }
-    let secret = device_client::new_device_secret().map_err(|e| BridgeError::Unavailable(e.to_string()))?;
-    let jwk = device_client::public_jwk(&secret).map_err(|e| BridgeError::Unavailable(e.to_string()))?;
-    let hostname = hostname::get().ok().and_then(|h| h.into_string().ok()).unwrap_or_default();
-    let done = client(&origin)?.pair(&token, username, code, &jwk, label, &hostname).await;
-    let device = done.map_err(|e| refusal(&e).0)?;
-    let entry = LaptopState::key_entry(&origin);
+/// Runs `f` (secret-store and file work, which may wait on the OS store) off the async workers.
+async fn off_thread<T: Send + 'static>(
+    state: &Arc<LaptopState>,
+    f: impl FnOnce(&LaptopState) -> T + Send + 'static,
+) -> Result<T, BridgeError> {
+    let state = state.clone();
+    tokio::task::spawn_blocking(move || f(&state))
+        .await
+        .map_err(|_| BridgeError::Unavailable("the laptop's key store check failed".into()))
+}
+
+/// Keeps a new pairing: the key in the OS store, then the binding file (the key is removed
+/// again when the file cannot be written); a binding for another server goes with its key.
+fn keep_pairing(state: &LaptopState, binding: Binding, secret: [u8; 32]) -> Result<LaptopStatus, BridgeError> {
+    let entry = LaptopState::key_entry(&binding.server);
     if let Err(e) = state.keys().set(&entry, &device_client::encode_secret(&secret)) {
         tracing::warn!(target: "relay::laptop", error = %e, "the OS store did not keep the device key");
         return Err(BridgeError::Unavailable(NO_STORE.into()));
     }
-    let binding = Binding {
-        version: 1,
-        server: origin,
-        account_id: device.account_id,
-        device_id: device.device_id,
-        username: username.to_string(),
-        role: device.role,
-        fingerprint: jwk.fingerprint(),
-        label: label.to_string(),
-        revoked: false,
-    };
     state.end_session();
     let replaced = state.bound_server().filter(|s| *s != binding.server);
     if let Err(e) = state.write_binding(&binding) {
@@ -202,25 +181,69 @@ pub async fn pair(
     Ok(status(state))
 }
 
+/// `laptop_pair`: a new key, the code redeemed, then the key and the binding stored.
+pub async fn pair(
+    state: &Arc<LaptopState>,
+    token: Option<String>,
+    username: &str,
+    code: &str,
+    label: &str,
+) -> Result<LaptopStatus, BridgeError> {
+    let origin = origin(state)?.to_string();
+    let (username, code, label) = (username.trim(), code.trim(), label.trim());
+    if username.is_empty() || username.len() > MAX_USERNAME || code.is_empty() || code.len() > MAX_CODE {
+        return Err(BridgeError::Invalid("enter the username and the pairing code".into()));
+    }
+    if label.chars().count() > MAX_LABEL {
+        return Err(BridgeError::Invalid("the label is too long".into()));
+    }
+    let token = token_of(token)?;
+    if !off_thread(state, |s| s.keys().available()).await? {
+        return Err(BridgeError::Unavailable(NO_STORE.into()));
+    }
+    let secret = device_client::new_device_secret().map_err(|e| BridgeError::Unavailable(e.to_string()))?;
+    let jwk = device_client::public_jwk(&secret).map_err(|e| BridgeError::Unavailable(e.to_string()))?;
+    let hostname = hostname::get().ok().and_then(|h| h.into_string().ok()).unwrap_or_default();
+    let done = client(&origin)?.pair(&token, username, code, &jwk, label, &hostname).await;
+    let device = done.map_err(|e| refusal(&e).0)?;
+    let binding = Binding {
+        version: 1,
+        server: origin,
+        account_id: device.account_id,
+        device_id: device.device_id,
+        username: username.to_string(),
+        role: device.role,
+        fingerprint: jwk.fingerprint(),
+        label: label.to_string(),
+        revoked: false,
+    };
+    off_thread(state, move |s| keep_pairing(s, binding, secret)).await?
+}
+
 /// `laptop_sign_in`: a fresh-password proof opens the session.
-pub async fn sign_in(state: &LaptopState, token: Option<String>, password: &str) -> Result<LaptopStatus, BridgeError> {
+pub async fn sign_in(
+    state: &Arc<LaptopState>,
+    token: Option<String>,
+    password: &str,
+) -> Result<LaptopStatus, BridgeError> {
     let origin = origin(state)?.to_string();
     check_password(password)?;
     let binding = paired(state)?;
     let token = token_of(token)?;
-    key_of(state, &binding)?;
+    let held = binding.clone();
+    off_thread(state, move |s| key_of(s, &held).map(drop)).await??;
     let proof = client(&origin)?
         .reauth(&token, &binding.account_id, &binding.device_id, password)
         .await
         .map_err(|e| settle(state, e))?;
     state.open_session(&binding, proof);
     tracing::info!(target: "relay::laptop", "protected session opened");
-    Ok(status(state))
+    off_thread(state, status).await
 }
 
 /// `laptop_confirm_password`: a new proof in the live session.
 pub async fn confirm_password(
-    state: &LaptopState,
+    state: &Arc<LaptopState>,
     token: Option<String>,
     password: &str,
 ) -> Result<LaptopStatus, BridgeError> {
@@ -238,7 +261,7 @@ pub async fn confirm_password(
     if !state.keep_proof(proof) {
         return Err(BridgeError::Locked(LOCKED.into()));
     }
-    Ok(status(state))
+    off_thread(state, status).await
 }
 
 /// The checks `laptop_command` makes before anything is loaded or sent: a live session (touched),
@@ -262,7 +285,7 @@ fn prepare(state: &LaptopState, command: &str, mut payload: Value) -> Result<Val
 
 /// `laptop_command`: one signed command; its `result`.
 pub async fn command(
-    state: &LaptopState,
+    state: &Arc<LaptopState>,
     token: Option<String>,
     command: &str,
     payload: Value,
@@ -271,7 +294,8 @@ pub async fn command(
     let payload = prepare(state, command, payload)?;
     let binding = paired(state)?;
     let token = token_of(token)?;
-    let secret = key_of(state, &binding)?;
+    let held = binding.clone();
+    let secret = off_thread(state, move |s| key_of(s, &held)).await??;
     let signer =
         Signer { account_id: &binding.account_id, device_id: &binding.device_id, role: &binding.role, secret: &secret };
     let envelope = device_client::signed_envelope(signer, command, payload, expected_revision, state.now_ms())
@@ -295,8 +319,6 @@ pub fn forget(state: &LaptopState) -> Result<LaptopStatus, BridgeError> {
 }
 
 mod commands {
-    use std::sync::Arc;
-
     use tauri::{State, Webview};
 
     use super::*;
@@ -312,10 +334,7 @@ mod commands {
         laptop: Laptop<'_>,
     ) -> Result<LaptopStatus, BridgeError> {
         caller(LAPTOP_STATUS, &webview, &bridge)?;
-        let laptop = laptop.inner().clone();
-        tauri::async_runtime::spawn_blocking(move || status(&laptop))
-            .await
-            .map_err(|_| BridgeError::Unavailable("status check failed".into()))
+        off_thread(laptop.inner(), status).await
     }
 
     #[tauri::command]
@@ -330,7 +349,7 @@ mod commands {
         label: String,
     ) -> Result<LaptopStatus, BridgeError> {
         caller(LAPTOP_PAIR, &webview, &bridge)?;
-        pair(&laptop, shared.token(), &username, &code, &label).await
+        pair(laptop.inner(), shared.token(), &username, &code, &label).await
     }
 
     #[tauri::command]
@@ -342,7 +361,7 @@ mod commands {
         password: String,
     ) -> Result<LaptopStatus, BridgeError> {
         caller(LAPTOP_SIGN_IN, &webview, &bridge)?;
-        sign_in(&laptop, shared.token(), &password).await
+        sign_in(laptop.inner(), shared.token(), &password).await
     }
 
     #[tauri::command]
@@ -354,7 +373,7 @@ mod commands {
         password: String,
     ) -> Result<LaptopStatus, BridgeError> {
         caller(LAPTOP_CONFIRM_PASSWORD, &webview, &bridge)?;
-        confirm_password(&laptop, shared.token(), &password).await
+        confirm_password(laptop.inner(), shared.token(), &password).await
     }
 
     #[tauri::command]
@@ -366,7 +385,7 @@ mod commands {
         caller(LAPTOP_LOCK, &webview, &bridge)?;
         origin(&laptop)?;
         laptop.end_session();
-        Ok(status(&laptop))
+        off_thread(laptop.inner(), status).await
     }
 
     #[tauri::command]
@@ -381,7 +400,7 @@ mod commands {
         expected_revision: Option<i64>,
     ) -> Result<Value, BridgeError> {
         caller(LAPTOP_COMMAND, &webview, &bridge)?;
-        super::command(&laptop, shared.token(), &command, payload, expected_revision).await
+        super::command(laptop.inner(), shared.token(), &command, payload, expected_revision).await
     }
 
     #[tauri::command]
@@ -391,10 +410,7 @@ mod commands {
         laptop: Laptop<'_>,
     ) -> Result<LaptopStatus, BridgeError> {
         caller(LAPTOP_FORGET, &webview, &bridge)?;
-        let laptop = laptop.inner().clone();
-        tauri::async_runtime::spawn_blocking(move || forget(&laptop))
-            .await
-            .map_err(|_| BridgeError::Unavailable("could not forget the pairing".into()))?
+        off_thread(laptop.inner(), forget).await?
     }
 }
 

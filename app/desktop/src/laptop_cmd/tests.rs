@@ -6,9 +6,17 @@ use std::sync::atomic::Ordering;
 
 use serde_json::json;
 
+use super::state::tests::MemoryKeys;
 use super::state::tests::{binding, state, ORIGIN};
 use super::state::KeyStore;
 use super::*;
+use infra::clock::ManualClock;
+
+/// A state as the commands hold it (shared with their blocking work).
+fn shared(dir: &std::path::Path) -> (Arc<LaptopState>, Arc<ManualClock>, Arc<MemoryKeys>) {
+    let (state, clock, keys) = state(dir);
+    (Arc::new(state), clock, keys)
+}
 
 const TOKEN: &str = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJyZWxheSJ9.c2lnbmF0dXJlLWJ5dGVz";
 
@@ -74,7 +82,7 @@ fn a_revocation_is_persisted_and_ends_the_session() {
 #[tokio::test]
 async fn commands_need_a_live_session_and_refuse_server_pc_only_ones_locally() {
     let tmp = tempfile::tempdir().unwrap();
-    let (state, clock, _) = state(tmp.path());
+    let (state, clock, _) = shared(tmp.path());
     state.write_binding(&binding("fp")).unwrap();
     let create = json!({"name": "Laptop category"});
     let locked = command(&state, Some(TOKEN.into()), "wiki.category.create", create.clone(), None).await;
@@ -93,7 +101,7 @@ async fn commands_need_a_live_session_and_refuse_server_pc_only_ones_locally() {
 #[tokio::test]
 async fn a_fresh_password_command_without_a_proof_asks_for_the_password_before_any_request() {
     let tmp = tempfile::tempdir().unwrap();
-    let (state, _, _) = state(tmp.path());
+    let (state, _, _) = shared(tmp.path());
     state.write_binding(&binding("fp")).unwrap();
     state.open_session(&binding("fp"), proof());
     assert!(state.take_proof().is_some(), "spend the sign-in proof");
@@ -110,7 +118,7 @@ async fn a_fresh_password_command_without_a_proof_asks_for_the_password_before_a
 #[tokio::test]
 async fn pairing_needs_the_main_token_and_an_os_store_and_stores_nothing_otherwise() {
     let tmp = tempfile::tempdir().unwrap();
-    let (state, _, keys) = state(tmp.path());
+    let (state, _, keys) = shared(tmp.path());
     let no_token = pair(&state, None, "pat", "123456", "NOC laptop").await;
     assert_eq!(no_token, Err(BridgeError::Locked(SIGN_IN_FIRST.into())));
     let bad = pair(&state, Some(TOKEN.into()), " ", "123456", "NOC laptop").await;
@@ -126,7 +134,7 @@ async fn pairing_needs_the_main_token_and_an_os_store_and_stores_nothing_otherwi
 #[tokio::test]
 async fn sign_in_refuses_unpaired_and_revoked_laptops_and_a_missing_key_means_pair_again() {
     let tmp = tempfile::tempdir().unwrap();
-    let (state, _, keys) = state(tmp.path());
+    let (state, _, keys) = shared(tmp.path());
     let unpaired = sign_in(&state, Some(TOKEN.into()), "pw").await;
     assert_eq!(unpaired, Err(BridgeError::Locked(NOT_PAIRED.into())));
     state.write_binding(&binding("fp")).unwrap();
@@ -159,8 +167,8 @@ fn forgetting_removes_the_key_and_the_binding() {
 #[tokio::test]
 async fn server_mode_has_no_laptop() {
     let tmp = tempfile::tempdir().unwrap();
-    let keys = std::sync::Arc::new(super::state::tests::MemoryKeys::default());
-    let state = LaptopState::new(tmp.path(), None, Box::new(keys), infra::clock::ManualClock::new(0));
+    let keys = Arc::new(MemoryKeys::default());
+    let state = Arc::new(LaptopState::new(tmp.path(), None, Box::new(keys), infra::clock::ManualClock::new(0)));
     assert_eq!(status(&state), LaptopStatus::unavailable());
     let refused = sign_in(&state, Some(TOKEN.into()), "pw").await;
     assert_eq!(refused, Err(BridgeError::Unavailable(SERVER_PC.into())));
