@@ -20,8 +20,8 @@ import subprocess
 import sys
 import tempfile
 
-from webdriver_bridge import api, call, click, close_session, element, invoke, open_session, start_driver, stop_process, \
-    texts, wait_for
+from webdriver_bridge import api, call, click, close_session, element, invoke, log_text, open_session, start_driver, \
+    stop_process, texts, wait_for
 from webdriver_client import SECRET, start_server
 
 ADMIN_PW = "charles admin password 1"
@@ -165,6 +165,9 @@ def main():
         assert forgot["pairing"] == "unpaired" and forgot["device"] is None, forgot
         assert keyring_items(entry) == 0 and not os.path.exists(binding_path)
         print("ok   laptop_forget removed the key from the keyring and the binding file")
+        leaked = [s for s in (PUBLISHER_PW, "not pat's password", code) if s in log_text()]
+        assert not leaked, f"secrets in the app and server logs: {len(leaked)}"
+        print("ok   no password or pairing code in the logs (only refusal codes)")
     finally:
         close_session(sid)
         for p in (proc, server_proc):
