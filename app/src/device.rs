@@ -5,7 +5,8 @@
 //! a P-256 key, redeems the code shown on the server and stores the key: its secret half in the
 //! keyring, the ids and fingerprint in the owner-only key file. `send` loads the key (keyring or
 //! legacy/development file), builds a canonical envelope, signs it and posts it, optionally
-//! after a fresh-password reauthentication. Secrets are read from the terminal or stdin, never argv.
+//! after a fresh-password reauthentication. The protocol itself is `infra::device_client`, shared
+//! with the desktop's paired laptop. Secrets are read from the terminal or stdin, never argv.
 
 use std::path::{Path, PathBuf};
 
