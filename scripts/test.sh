@@ -105,6 +105,9 @@ DESKTOP_SETUP_SCREENSHOT="$SHOTS_DIR/desktop-setup.png" \
   ./scripts/desktop-client-flow.sh "$TARGET_DIR/debug/relay-desktop" "$TARGET_DIR/debug/relay"
 publish_screenshot "$SHOTS_DIR/desktop-setup.png"
 
+echo "==> desktop: the paired laptop over WebDriver (client mode pairs as a Publisher's device, key in the keyring, signed command, revocation)"
+./scripts/desktop-client-flow.sh "$TARGET_DIR/debug/relay-desktop" "$TARGET_DIR/debug/relay" webdriver_laptop.py
+
 echo "==> desktop: offline client mode over WebDriver (cached data, queued edits, replay, conflict review)"
 DESKTOP_OFFLINE_SCREENSHOT="$SHOTS_DIR/desktop-offline-review.png" \
   ./scripts/desktop-offline-flow.sh "$TARGET_DIR/debug/relay-desktop" "$TARGET_DIR/debug/relay"

@@ -5,26 +5,25 @@
 //! a P-256 key, redeems the code shown on the server and stores the key: its secret half in the
 //! keyring, the ids and fingerprint in the owner-only key file. `send` loads the key (keyring or
 //! legacy/development file), builds a canonical envelope, signs it and posts it, optionally
-//! after a fresh-password reauthentication. Secrets are read from the terminal or stdin, never argv.
+//! after a fresh-password reauthentication. The protocol itself is `infra::device_client`, shared
+//! with the desktop's paired laptop. Secrets are read from the terminal or stdin, never argv.
 
 use std::path::{Path, PathBuf};
 
-use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
-use base64::Engine;
 use clap::Subcommand;
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::Value;
 
-use domain::envelope::{payload_hash, public_jwk_from_secret, sign_envelope, Envelope, ENVELOPE_VERSION};
 use domain::secret_policy::{device_key_entry, device_key_storage, BuildKind, SecretStorage};
+use infra::device_client::{
+    decode_secret, encode_secret, new_device_secret, public_jwk, signed_envelope, DeviceClient, DeviceClientError,
+    Signer,
+};
 use infra::secret_store::{os_store_available, SecretStore};
 
 use crate::secret_input::read_secret;
 
 type BoxError = Box<dyn std::error::Error>;
-
-/// Lifetime given to envelopes this client signs (the server accepts at most 90 s).
-const ENVELOPE_LIFETIME_MS: i64 = 60_000;
 
 #[derive(Debug, Subcommand)]
 pub enum DeviceCommand {
@@ -86,40 +85,19 @@ fn runtime() -> Result<tokio::runtime::Runtime, BoxError> {
     Ok(tokio::runtime::Builder::new_current_thread().enable_all().build()?)
 }
 
-/// The Relay-peer client (15 s per request, redirects refused).
-fn http() -> Result<reqwest::Client, BoxError> {
-    Ok(infra::http::HttpPolicy::relay_peer().build()?.reqwest().clone())
+/// The server's privileged routes under the Relay-peer policy (15 s per request).
+fn client(server: &str) -> Result<DeviceClient, BoxError> {
+    Ok(DeviceClient::new(server, std::time::Duration::from_secs(15))?)
 }
 
-async fn app_token(client: &reqwest::Client, server: &str, passphrase: &str) -> Result<String, BoxError> {
-    let res = client
-        .post(format!("{server}/api/collections/users/auth-with-password"))
-        .json(&json!({ "identity": "relay", "password": passphrase }))
-        .send()
-        .await?;
-    if !res.status().is_success() {
-        return Err(format!("the server refused the connection passphrase ({})", res.status()).into());
-    }
-    let body: Value = res.json().await?;
-    body["token"].as_str().map(String::from).ok_or_else(|| "no token in the sign-in response".into())
-}
-
-async fn post(client: &reqwest::Client, url: String, token: &str, body: Vec<u8>) -> Result<Value, BoxError> {
-    let res = client
-        .post(url)
-        .header("Authorization", token)
-        .header("Content-Type", "application/json")
-        .body(body)
-        .send()
-        .await?;
-    let status = res.status();
-    let body: Value = res.json().await.unwrap_or(Value::Null);
-    if !status.is_success() {
-        let message = body["message"].as_str().unwrap_or("request failed");
-        let code = body["data"]["code"].as_str().unwrap_or("");
-        return Err(format!("{status}: {message} [{code}]").into());
-    }
-    Ok(body)
+/// The app-user token; a refused passphrase is named as such.
+async fn sign_in(client: &DeviceClient, passphrase: &str) -> Result<String, BoxError> {
+    client.app_token(passphrase).await.map_err(|e| match e {
+        DeviceClientError::Refused { status, .. } => {
+            format!("the server refused the connection passphrase ({status})").into()
+        }
+        other => other.into(),
+    })
 }
 
 fn build_kind() -> BuildKind {
@@ -141,10 +119,10 @@ fn keyring(key_file: &Path) -> SecretStore {
 fn store_key(path: &Path, mut key: DeviceKeyFile, secret: &[u8; 32], storage: SecretStorage) -> Result<(), BoxError> {
     match storage {
         SecretStorage::OsSecretStore => {
-            keyring(path).set(&device_key_entry(&key.fingerprint), &B64.encode(secret))?;
+            keyring(path).set(&device_key_entry(&key.fingerprint), &encode_secret(secret))?;
             key.secret_scalar = None;
         }
-        SecretStorage::OwnerOnlyFile => key.secret_scalar = Some(B64.encode(secret)),
+        SecretStorage::OwnerOnlyFile => key.secret_scalar = Some(encode_secret(secret)),
         SecretStorage::MemoryOnly => return Err("no place to keep the device key".into()),
     }
     if let Some(parent) = path.parent() {
@@ -164,23 +142,8 @@ fn load_key(path: &Path) -> Result<(DeviceKeyFile, [u8; 32]), BoxError> {
             .get(&device_key_entry(&key.fingerprint))?
             .ok_or("the device key is not in this session's OS secret store")?,
     };
-    let secret: [u8; 32] = B64.decode(encoded)?.try_into().map_err(|_| "corrupt device key")?;
-    if public_jwk_from_secret(&secret)?.fingerprint() != key.fingerprint {
-        return Err("the stored device key does not match the key file's fingerprint".into());
-    }
+    let secret = decode_secret(&encoded, &key.fingerprint)?;
     Ok((key, secret))
-}
-
-fn new_secret() -> Result<[u8; 32], BoxError> {
-    for _ in 0..8 {
-        let bytes = infra::ids::random_bytes(32);
-        let mut secret = [0u8; 32];
-        secret.copy_from_slice(&bytes);
-        if public_jwk_from_secret(&secret).is_ok() {
-            return Ok(secret);
-        }
-    }
-    Err("could not generate a signing key".into())
 }
 
 pub fn run(key_file: &Path, command: DeviceCommand) -> Result<(), BoxError> {
@@ -192,22 +155,21 @@ pub fn run(key_file: &Path, command: DeviceCommand) -> Result<(), BoxError> {
             let storage = device_key_storage(os_store_available(), build_kind(), plaintext_key)?;
             let passphrase = read_secret("Relay connection passphrase: ")?;
             let code = read_secret("Pairing code: ")?;
-            let secret = new_secret()?;
-            let jwk = public_jwk_from_secret(&secret)?;
+            let secret = new_device_secret()?;
+            let jwk = public_jwk(&secret)?;
             let hostname = hostname::get().ok().and_then(|h| h.into_string().ok()).unwrap_or_default();
-            let reply = rt.block_on(async {
-                let client = http()?;
-                let token = app_token(&client, &server, &passphrase).await?;
-                let body = json!({ "username": username, "code": code, "publicJwk": jwk, "label": label, "hostname": hostname });
-                post(&client, format!("{server}/api/relay/privileged/pair"), &token, serde_json::to_vec(&body)?).await
+            let paired = rt.block_on(async {
+                let client = client(&server)?;
+                let token = sign_in(&client, &passphrase).await?;
+                Ok::<_, BoxError>(client.pair(&token, &username, &code, &jwk, &label, &hostname).await?)
             })?;
             let key = DeviceKeyFile {
                 version: 1,
                 server,
                 username,
-                account_id: reply["accountId"].as_str().unwrap_or_default().into(),
-                device_id: reply["deviceId"].as_str().unwrap_or_default().into(),
-                role: reply["role"].as_str().unwrap_or_default().into(),
+                account_id: paired.account_id,
+                device_id: paired.device_id,
+                role: paired.role,
                 fingerprint: jwk.fingerprint(),
                 secret_scalar: None,
             };
@@ -228,42 +190,16 @@ pub fn run(key_file: &Path, command: DeviceCommand) -> Result<(), BoxError> {
             let passphrase = read_secret("Relay connection passphrase: ")?;
             let password = if reauth { Some(read_secret(&format!("Password for {}: ", key.username))?) } else { None };
             let reply = rt.block_on(async {
-                let client = http()?;
-                let token = app_token(&client, &key.server, &passphrase).await?;
+                let client = client(&key.server)?;
+                let token = sign_in(&client, &passphrase).await?;
                 if let Some(password) = password {
-                    let body = json!({ "accountId": key.account_id, "deviceId": key.device_id, "password": password });
-                    let proof = post(
-                        &client,
-                        format!("{}/api/relay/privileged/reauth", key.server),
-                        &token,
-                        serde_json::to_vec(&body)?,
-                    )
-                    .await?;
-                    payload["reauthProof"] = proof["proof"].clone();
+                    let proof = client.reauth(&token, &key.account_id, &key.device_id, &password).await?;
+                    payload["reauthProof"] = Value::String(proof.proof);
                 }
-                let now = now_ms();
-                let mut envelope = Envelope {
-                    version: ENVELOPE_VERSION,
-                    command,
-                    payload_hash: payload_hash(&payload)?,
-                    payload,
-                    request_id: infra::ids::client_id(),
-                    account_id: key.account_id.clone(),
-                    device_id: key.device_id.clone(),
-                    role_claim: key.role.clone(),
-                    expected_revision,
-                    issued_at: now,
-                    expires_at: now + ENVELOPE_LIFETIME_MS,
-                    signature: String::new(),
-                };
-                sign_envelope(&mut envelope, &secret)?;
-                post(
-                    &client,
-                    format!("{}/api/relay/privileged/execute", key.server),
-                    &token,
-                    serde_json::to_vec(&envelope)?,
-                )
-                .await
+                let signer =
+                    Signer { account_id: &key.account_id, device_id: &key.device_id, role: &key.role, secret: &secret };
+                let envelope = signed_envelope(signer, &command, payload, expected_revision, now_ms())?;
+                Ok::<_, BoxError>(client.execute(&token, &envelope).await?)
             })?;
             println!("{}", serde_json::to_string_pretty(&reply)?);
         }
@@ -292,7 +228,7 @@ mod tests {
             account_id: "a".repeat(15),
             device_id: "d".repeat(15),
             role: "owner".into(),
-            fingerprint: public_jwk_from_secret(secret).unwrap().fingerprint(),
+            fingerprint: public_jwk(secret).unwrap().fingerprint(),
             secret_scalar: None,
         }
     }
@@ -301,7 +237,7 @@ mod tests {
     fn development_plaintext_keys_are_owner_only_and_load_back() {
         let tmp = tempfile::tempdir().unwrap();
         let path = tmp.path().join("relay/device-key.json");
-        let secret = new_secret().unwrap();
+        let secret = new_device_secret().unwrap();
         assert!(store_key(&path, key(&secret), &secret, SecretStorage::MemoryOnly).is_err());
         assert!(!path.exists(), "nothing written without a place for the key");
         store_key(&path, key(&secret), &secret, SecretStorage::OwnerOnlyFile).unwrap();
@@ -318,15 +254,8 @@ mod tests {
     fn a_key_file_whose_secret_does_not_match_its_fingerprint_is_refused() {
         let tmp = tempfile::tempdir().unwrap();
         let path = tmp.path().join("device-key.json");
-        let (secret, other) = (new_secret().unwrap(), new_secret().unwrap());
+        let (secret, other) = (new_device_secret().unwrap(), new_device_secret().unwrap());
         store_key(&path, key(&other), &secret, SecretStorage::OwnerOnlyFile).unwrap();
         assert!(load_key(&path).unwrap_err().to_string().contains("does not match"));
-    }
-
-    #[test]
-    fn new_keys_are_valid_and_distinct() {
-        let (a, b) = (new_secret().unwrap(), new_secret().unwrap());
-        assert_ne!(a, b);
-        assert!(public_jwk_from_secret(&a).unwrap().validate().is_ok());
     }
 }

@@ -147,7 +147,7 @@ pub fn write_private_file(path: &Path, contents: &[u8]) -> Result<(), DataDirErr
 }
 
 /// Removes a file; one that is already absent is fine.
-pub(crate) fn remove_if_present(path: &Path) -> Result<(), DataDirError> {
+pub fn remove_if_present(path: &Path) -> Result<(), DataDirError> {
     match fs::remove_file(path) {
         Err(e) if e.kind() != io::ErrorKind::NotFound => Err(io_err(path)(e)),
         _ => Ok(()),

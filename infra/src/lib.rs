@@ -3,7 +3,8 @@
 //! owner-only secret files, random identifiers, the clock, auth-token signing, the redacting
 //! log sink, the backup archive IO (`backup`: store snapshot, archive writer, disposable-restore
 //! verifier, health file), the image pipeline and logo files (`images`), the one outbound HTTP
-//! policy (`http`) every call to the outside goes through, the status feeds (`status_feeds`)
+//! policy (`http`) every call to the outside goes through, a paired device's privileged
+//! protocol (`device_client`), the status feeds (`status_feeds`)
 //! fetched and parsed under it, the Radar page parser and read (`radar`), and the Dynatrace
 //! settings, token vault and Grail client (`dynatrace`), the bounded worker processes
 //! (`worker`), the Wiki's PDF extraction that runs in one (`wiki`), and the desktop
@@ -15,6 +16,7 @@ pub mod clock;
 pub mod control_socket;
 pub mod datadir;
 pub mod db;
+pub mod device_client;
 pub mod dir_lock;
 pub mod dynatrace;
 pub mod fault;

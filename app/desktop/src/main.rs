@@ -3,7 +3,7 @@
 //! screen: server mode runs the actor system and HTTP server in this process (see `backend`);
 //! client mode uses a validated remote server origin. The renderer reaches Rust only through the
 //! typed bridge (`bridge`, `secrets_cmd`, `session_cmd`, `setup_cmd`, `discovery_cmd`,
-//! `update_cmd`, `guards`), whose commands are registered once, in `registry`; every window is
+//! `update_cmd`, `guards`, `laptop_cmd` for the paired laptop in client mode), whose commands are registered once, in `registry`; every window is
 //! navigation-locked (`lockdown`); panics go through `guards`. In client and server mode the
 //! updater actor runs on its own long-lived thread (`updater_host`), outside the server's
 //! restartable generations.
@@ -20,6 +20,7 @@ mod discovery_cmd;
 mod dynatrace_cmd;
 mod fatal_dialog;
 mod guards;
+mod laptop_cmd;
 mod lockdown;
 mod offline_cmd;
 mod radar_cmd;
@@ -124,6 +125,12 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         backend::BackendKind::Client { url, .. } => Some(url.clone()),
         backend::BackendKind::Server { .. } | backend::BackendKind::Setup => None,
     };
+    let laptop = std::sync::Arc::new(laptop_cmd::LaptopState::new(
+        data_dir.root(),
+        client_origin.clone(),
+        Box::new(laptop_cmd::OsKeys::new(data_dir.root())),
+        std::sync::Arc::new(infra::clock::SystemClock),
+    ));
     let secrets = std::sync::Arc::new(secrets_cmd::Secrets::new(secret_store, client_origin.as_deref())?);
     let server_url = backend.url().to_string();
     tracing::info!(server = %domain::external_links::describe_for_log(&server_url), "relay desktop starting");
@@ -145,6 +152,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         .manage(secrets)
         .manage(session_cmd::SharedSession::default())
         .manage(admin_cmd::AdminSession::default())
+        .manage(laptop)
         .manage(dynatrace_cmd::DynatraceSession::new(data_dir.root()))
         .manage(setup_cmd::SetupStore::new(data_dir))
         .manage(updater)
@@ -180,6 +188,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     app.run(|handle, event| {
         if let RunEvent::Exit = event {
             handle.state::<updater_host::UpdaterHost>().stop();
+            handle.state::<std::sync::Arc<laptop_cmd::LaptopState>>().end_session();
             tracing::info!("stopping the relay backend");
             if let Some(mut backend) = handle.state::<Bridge>().backend.lock().unwrap_or_else(|p| p.into_inner()).take()
             {

@@ -13,8 +13,8 @@ mod names;
 pub use names::COMMANDS;
 
 use crate::{
-    admin_cmd, admin_logo_cmd, admin_wiki_cmd, backup_cmd, bridge, discovery_cmd, dynatrace_cmd, guards, offline_cmd,
-    radar_cmd, secrets_cmd, session_cmd, setup_cmd, update_cmd, wiki_save_cmd,
+    admin_cmd, admin_logo_cmd, admin_wiki_cmd, backup_cmd, bridge, discovery_cmd, dynatrace_cmd, guards, laptop_cmd,
+    offline_cmd, radar_cmd, secrets_cmd, session_cmd, setup_cmd, update_cmd, wiki_save_cmd,
 };
 
 /// The invoke handler: exactly the commands of `COMMANDS` (checked by `registry::tests`).
@@ -55,6 +55,13 @@ pub fn handler<R: tauri::Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + 
         admin_logo_cmd::admin_set_logo,
         admin_logo_cmd::admin_remove_logo,
         admin_wiki_cmd::admin_wiki_upload,
+        laptop_cmd::laptop_status,
+        laptop_cmd::laptop_pair,
+        laptop_cmd::laptop_sign_in,
+        laptop_cmd::laptop_confirm_password,
+        laptop_cmd::laptop_lock,
+        laptop_cmd::laptop_command,
+        laptop_cmd::laptop_forget,
         wiki_save_cmd::wiki_save_pdf,
         dynatrace_cmd::clear_dynatrace_session,
         dynatrace_cmd::dynatrace_popouts,

@@ -3,7 +3,8 @@
 //! out); an auxiliary window asks for it (`aux_session`, auxiliary windows only) together with
 //! the server URL, so a popout opens signed in instead of asking for the passphrase again. The
 //! token lives only in this process's memory, is shape-checked and bounded before it is kept,
-//! and is never logged. The passphrase itself never reaches an auxiliary window.
+//! and is never logged. The passphrase itself never reaches an auxiliary window. The paired
+//! laptop (`laptop_cmd`) sends its requests with the same token, and a sign-out ends its session.
 
 use std::sync::Mutex;
 
@@ -56,6 +57,11 @@ impl SharedSession {
         Ok(())
     }
 
+    /// The main window's token, for requests the shell makes on its behalf (the paired laptop's).
+    pub fn token(&self) -> Option<String> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
     /// What an auxiliary window gets: the server URL and the main window's token, if any.
     pub fn for_aux(&self, server_url: &str) -> AuxSession {
         let token = self.0.lock().unwrap_or_else(|p| p.into_inner()).clone();
@@ -74,9 +80,14 @@ mod commands {
         webview: Webview<R>,
         bridge: State<'_, Bridge>,
         shared: State<'_, SharedSession>,
+        laptop: State<'_, std::sync::Arc<crate::laptop_cmd::LaptopState>>,
         token: Option<String>,
     ) -> Result<(), BridgeError> {
         caller(SHARE_SESSION, &webview, &bridge)?;
+        if token.is_none() {
+            // Signing out of Relay (disconnecting) also ends the paired laptop's session.
+            laptop.end_session();
+        }
         shared.share(token)
     }
 

@@ -14,8 +14,8 @@ use tauri::{WebviewUrl, WebviewWindow, WebviewWindowBuilder};
 use super::COMMANDS;
 use crate::bridge::{self, Access, Bridge, Command};
 use crate::{
-    admin_cmd, admin_logo_cmd, admin_wiki_cmd, backup_cmd, discovery_cmd, dynatrace_cmd, guards, offline_cmd,
-    radar_cmd, secrets_cmd, session_cmd, setup_cmd, update_cmd, wiki_save_cmd,
+    admin_cmd, admin_logo_cmd, admin_wiki_cmd, backup_cmd, discovery_cmd, dynatrace_cmd, guards, laptop_cmd,
+    offline_cmd, radar_cmd, secrets_cmd, session_cmd, setup_cmd, update_cmd, wiki_save_cmd,
 };
 
 /// Registered commands the shared renderer does not invoke yet. `tests/desktop/webdriver_bridge.py`
@@ -65,6 +65,17 @@ fn table() -> Vec<(Command, Value)> {
         (admin_logo_cmd::ADMIN_SET_LOGO, json!({"kind": "company", "imageBase64": "AAAA"})),
         (admin_logo_cmd::ADMIN_REMOVE_LOGO, json!({"kind": "footer"})),
         (admin_wiki_cmd::ADMIN_WIKI_UPLOAD, json!({"replacementDocumentId": null, "onProgress": "__CHANNEL__:1"})),
+        // Server mode in the mock app: each answers `unavailable` after the caller check.
+        (laptop_cmd::LAPTOP_STATUS, json!({})),
+        (laptop_cmd::LAPTOP_PAIR, json!({"username": "pat", "code": "123456", "label": "NOC laptop"})),
+        (laptop_cmd::LAPTOP_SIGN_IN, json!({"password": "not the password"})),
+        (laptop_cmd::LAPTOP_CONFIRM_PASSWORD, json!({"password": "not the password"})),
+        (laptop_cmd::LAPTOP_LOCK, json!({})),
+        (
+            laptop_cmd::LAPTOP_COMMAND,
+            json!({"command": "wiki.category.create", "payload": {"name": "x"}, "expectedRevision": null}),
+        ),
+        (laptop_cmd::LAPTOP_FORGET, json!({})),
         // A JSON body, not the raw PDF bytes the command takes: refused after the caller check.
         (wiki_save_cmd::WIKI_SAVE_PDF, json!({})),
         (dynatrace_cmd::CLEAR_DYNATRACE_SESSION, json!({})),
@@ -248,6 +259,12 @@ fn mock_app(tmp: &tempfile::TempDir) -> tauri::App<MockRuntime> {
         .manage(Arc::new(secrets_cmd::Secrets::new(store, None).unwrap()))
         .manage(session_cmd::SharedSession::default())
         .manage(admin_cmd::AdminSession::default())
+        .manage(Arc::new(laptop_cmd::LaptopState::new(
+            tmp.path(),
+            None,
+            Box::new(laptop_cmd::OsKeys::new(tmp.path())),
+            Arc::new(infra::clock::SystemClock),
+        )))
         .manage(dynatrace_cmd::DynatraceSession::new(tmp.path()))
         .manage(setup_cmd::SetupStore::new(dir))
         .manage(crate::updater_host::UpdaterHost::absent())
