@@ -25,7 +25,8 @@ pub const TAGS: &[&str] = &["b", "strong", "i", "em", "u", "ul", "ol", "li", "br
 
 /// The attributes each tag may carry, each value still subject to [`attribute_value`].
 /// `a`'s `rel` is not listed: whatever a body carries is dropped and [`LINK_REL`] is set.
-pub const TAG_ATTRIBUTES: &[(&str, &[&str])] = &[("a", &["href"]), ("span", &["data-hl"]), ("img", &["src", "alt", "class"])];
+pub const TAG_ATTRIBUTES: &[(&str, &[&str])] =
+    &[("a", &["href"]), ("span", &["data-hl"]), ("img", &["src", "alt", "class"])];
 
 /// Elements removed together with everything inside them (DOMPurify's default
 /// `FORBID_CONTENTS`, plus the embedding elements): their text is never body text.
@@ -133,6 +134,91 @@ pub fn attribute_value<'v>(tag: &str, attr: &str, value: &'v str) -> Option<Cow<
         _ => false,
     };
     kept.then_some(Cow::Borrowed(value))
+}
+
+/// Deepest element nesting a stored body may have (the UI's bodies nest a handful of levels).
+/// html5ever's tree builder checks scope by walking the open-element stack, so its cost grows
+/// with the square of the depth: 150,000 nested `<div>`s take minutes.
+pub const MAX_NESTING: usize = 100;
+
+/// Budget for the serializer's escape scans, in bytes. html5ever's serializer looks for the next
+/// `<`, `>` (or `"`) from every `&` and every U+0080..U+00BF character it writes, so a long run of
+/// text full of them costs the square of its length (750,000 `&` take seconds). The UI's bodies
+/// break text into short lines and stay far below this.
+pub const MAX_ESCAPE_SCAN: u64 = 200_000_000;
+
+/// Why a body is refused before it is sanitized (the sanitizer's own cost would be too high).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TooComplex {
+    /// Elements nested deeper than [`MAX_NESTING`].
+    Nesting,
+    /// Runs of text with too many characters to escape ([`MAX_ESCAPE_SCAN`]).
+    Escapes,
+}
+
+impl TooComplex {
+    /// The operator-readable refusal.
+    pub fn message(self) -> String {
+        match self {
+            TooComplex::Nesting => format!("Must not nest elements more than {MAX_NESTING} deep."),
+            TooComplex::Escapes => "Has too many escaped characters in one run of text.".to_string(),
+        }
+    }
+}
+
+const VOID_TAGS: &[&str] = &[
+    "area", "base", "br", "col", "embed", "hr", "img", "input", "keygen", "link", "meta", "param", "source", "track",
+    "wbr",
+];
+
+/// A linear, conservative estimate of what sanitizing `html` costs, checked before the parser
+/// sees it. Nesting: every `<name` that is not a void element opens a level and only an end tag
+/// naming the innermost open one closes it (misnested or unclosed markup counts deeper than a
+/// browser would, never shallower; text that only looks like a tag counts too). Escapes: for
+/// every `&` and U+0080..U+00BF character, the distance to the next `<`, `>` or `"`.
+pub fn check_complexity(html: &str) -> Result<(), TooComplex> {
+    let b = html.as_bytes();
+    let mut next_stop = b.len();
+    let mut scan: u64 = 0;
+    for i in (0..b.len()).rev() {
+        match b[i] {
+            b'<' | b'>' | b'"' => next_stop = i,
+            b'&' | 0xC2 => {
+                scan += (next_stop - i) as u64;
+                if scan > MAX_ESCAPE_SCAN {
+                    return Err(TooComplex::Escapes);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut open: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b'<' {
+            i += 1;
+            continue;
+        }
+        let closing = b.get(i + 1) == Some(&b'/');
+        let start = i + 1 + usize::from(closing);
+        let end = start + b[start..].iter().take_while(|c| c.is_ascii_alphanumeric() || **c == b'-').count();
+        i = end.max(i + 1);
+        if end == start || !b[start].is_ascii_alphabetic() {
+            continue;
+        }
+        let name = html[start..end].to_ascii_lowercase();
+        if closing {
+            if open.last() == Some(&name) {
+                open.pop();
+            }
+        } else if !VOID_TAGS.contains(&name.as_str()) {
+            open.push(name);
+            if open.len() > MAX_NESTING {
+                return Err(TooComplex::Nesting);
+            }
+        }
+    }
+    Ok(())
 }
 
 fn strip_prefix_ignore_case<'a>(s: &'a str, prefix: &str) -> Option<&'a str> {

@@ -122,3 +122,25 @@ fn attribute_values_follow_the_allowlist() {
         assert_eq!(attribute_value(tag, attr, "x"), None, "{tag} {attr}");
     }
 }
+
+#[test]
+fn complexity_is_bounded_before_parsing() {
+    let ui = format!(
+        "Intro<br><ul><li>a &amp; b<ul><li><b><span data-hl=\"deadline\">x</span></b></li></ul></li></ul>\
+         <a href=\"https://x.example/?a=1&amp;b=2\" rel=\"noopener noreferrer\">l</a><img src=\"{PNG}\" alt=\"\" class=\"alert-body-image\">"
+    );
+    assert_eq!(check_complexity(&ui), Ok(()));
+    // 10,000 lines of text full of entities, as the UI writes them (one line each).
+    assert_eq!(check_complexity(&"a &amp; b &lt; c&nbsp;d<br>".repeat(10_000)), Ok(()));
+    assert_eq!(check_complexity(&"<b>".repeat(MAX_NESTING)), Ok(()));
+    assert_eq!(check_complexity(&"<div>".repeat(MAX_NESTING + 1)), Err(TooComplex::Nesting));
+    assert_eq!(check_complexity(&"<ul><li>".repeat(60_000)), Err(TooComplex::Nesting));
+    // End tags that close nothing do not lower the count.
+    assert_eq!(check_complexity(&"<div></x>".repeat(MAX_NESTING + 1)), Err(TooComplex::Nesting));
+    assert_eq!(check_complexity(&"<div><table></div>".repeat(60)), Err(TooComplex::Nesting));
+    assert_eq!(check_complexity(&"<b></b><br><img>".repeat(50_000)), Ok(()));
+    assert_eq!(check_complexity(&"&".repeat(750_000)), Err(TooComplex::Escapes));
+    assert_eq!(check_complexity(&"ab\u{a0}".repeat(150_000)), Err(TooComplex::Escapes));
+    assert_eq!(check_complexity(&"a& < ".repeat(180_000)), Ok(()));
+    assert!(TooComplex::Nesting.message().contains("100"));
+}

@@ -18,6 +18,7 @@ pub mod db;
 pub mod dir_lock;
 pub mod dynatrace;
 pub mod fault;
+pub mod html;
 pub mod http;
 pub mod ids;
 pub mod images;
