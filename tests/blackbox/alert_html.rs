@@ -2,7 +2,8 @@
 //! binary: a client that bypasses the UI and writes `alert_history.bodyHtml` or
 //! `alert_reminders.alertBodyHtml` with script, event handlers, `javascript:` links, styles or
 //! frames through the record API (create and update) gets the value stored, answered and read
-//! back without them, while a body exactly as the UI writes it round-trips byte for byte.
+//! back without them, while a body exactly as the UI writes it round-trips byte for byte; the
+//! offline replay route stores through the same choke point.
 
 #[path = "../support/mod.rs"]
 mod support;
@@ -128,5 +129,45 @@ async fn hostile_alert_html_is_stored_cleaned_and_the_uis_own_body_round_trips()
     assert_eq!(items.len(), 2);
     for item in items {
         assert_inert(item["bodyHtml"].as_str().unwrap());
+    }
+}
+
+/// The offline queue's replay (what a laptop sends when it reconnects) stores through the same
+/// choke point: a hostile queued update is stored cleaned, a UI body unchanged.
+#[tokio::test]
+async fn an_offline_replay_stores_alert_html_cleaned() {
+    let relay = Relay::start();
+    let token = relay.token().await;
+    let ui = ui_body();
+    for (collection, field, base) in [
+        ("alert_history", "bodyHtml", json!({"severity": "ISSUE", "subject": "Mail down"})),
+        (
+            "alert_reminders",
+            "alertBodyHtml",
+            json!({"title": "Send update", "dueAt": "2026-12-02T15:00:00Z", "status": "pending"}),
+        ),
+    ] {
+        let url = relay.url(&format!("/api/collections/{collection}/records"));
+        for (html, stored) in [(ATTACK, CLEANED), (ui.as_str(), ui.as_str())] {
+            let seen = relay.create(&token, collection, &base).await;
+            let change = json!({
+                "collection": collection, "action": "update", "recordId": seen["id"],
+                "expectedUpdated": seen["updated"],
+                "expectedFingerprint": domain::offline::record_fingerprint(&seen).unwrap(),
+                "data": { field: html },
+            });
+            let res = client()
+                .post(relay.url("/api/relay/offline/replay"))
+                .header("Authorization", &token)
+                .json(&change)
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(res.status(), 200, "{collection}: {}", res.text().await.unwrap());
+            let id = seen["id"].as_str().unwrap();
+            let res = client().get(format!("{url}/{id}")).header("Authorization", &token).send().await.unwrap();
+            let now: Value = res.json().await.unwrap();
+            assert_eq!(now[field].as_str(), Some(stored), "{collection}");
+        }
     }
 }
