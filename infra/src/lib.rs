@@ -1,7 +1,7 @@
 //! Relay's IO layer: the SQLite store behind Diesel and an r2d2 pool (with embedded migrations
 //! from `migrations/`), compilation of parsed filters into bound SQL, the data directory and its
-//! owner-only secret files, random identifiers, the clock, auth-token signing, the redacting
-//! log sink, the backup archive IO (`backup`: store snapshot, archive writer, disposable-restore
+//! owner-only secret files, random identifiers, the clock, auth-token signing, the alert-body
+//! HTML sanitizer every stored body goes through (`html`), the redacting log sink, the backup archive IO (`backup`: store snapshot, archive writer, disposable-restore
 //! verifier, health file), the image pipeline and logo files (`images`), the one outbound HTTP
 //! policy (`http`) every call to the outside goes through, the status feeds (`status_feeds`)
 //! fetched and parsed under it, the Radar page parser and read (`radar`), and the Dynatrace
