@@ -5,8 +5,9 @@
 //! their authorization rules, the image and logo limits (`images`), the wiki publisher's upload,
 //! search query and category rules (`wiki`), the desktop updater's release, download, archive,
 //! publisher-signature, state-machine and recovery rules (`updater`), and `problem`, the one
-//! trait every error answered over HTTP implements. Nothing in this crate performs IO or async
-//! work; callers pass time in as milliseconds so every rule is deterministic under test.
+//! trait every error answered over HTTP implements; `rich_html` is the alert-body HTML allowlist.
+//! Nothing in this crate performs IO or async work; callers pass time in as milliseconds so every
+//! rule is deterministic under test.
 
 pub mod audit;
 pub mod backup;
@@ -30,6 +31,7 @@ pub mod ratelimit;
 pub mod record;
 pub mod redact;
 pub mod retention;
+pub mod rich_html;
 pub mod roles;
 pub mod search;
 pub mod secret_policy;

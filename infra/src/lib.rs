@@ -1,10 +1,11 @@
 //! Relay's IO layer: the SQLite store behind Diesel and an r2d2 pool (with embedded migrations
 //! from `migrations/`), compilation of parsed filters into bound SQL, the data directory and its
-//! owner-only secret files, random identifiers, the clock, auth-token signing, the redacting
-//! log sink, the backup archive IO (`backup`: store snapshot, archive writer, disposable-restore
-//! verifier, health file), the image pipeline and logo files (`images`), the one outbound HTTP
-//! policy (`http`) every call to the outside goes through, a paired device's privileged
-//! protocol (`device_client`), the status feeds (`status_feeds`)
+//! owner-only secret files, random identifiers, the clock, auth-token signing, the alert-body
+//! HTML sanitizer every stored body goes through (`html`), the redacting log sink, the backup
+//! archive IO (`backup`: store snapshot, archive writer, disposable-restore verifier, health
+//! file), the image pipeline and logo files (`images`), the one outbound HTTP policy (`http`)
+//! every call to the outside goes through, a paired device's privileged protocol
+//! (`device_client`), the status feeds (`status_feeds`)
 //! fetched and parsed under it, the Radar page parser and read (`radar`), and the Dynatrace
 //! settings, token vault and Grail client (`dynatrace`), the bounded worker processes
 //! (`worker`), the Wiki's PDF extraction that runs in one (`wiki`), and the desktop
@@ -20,6 +21,7 @@ pub mod device_client;
 pub mod dir_lock;
 pub mod dynatrace;
 pub mod fault;
+pub mod html;
 pub mod http;
 pub mod ids;
 pub mod images;

@@ -68,6 +68,10 @@ pub(crate) fn map_db_error(spec: &CollectionSpec, err: DieselError) -> RecordErr
             RecordError::field(&field, "validation_not_unique", "Value must be unique.")
         }
         DieselError::NotFound => RecordError::NotFound,
+        DieselError::SerializationError(e) if e.is::<crate::html::HtmlRefused>() => {
+            let refused = e.downcast_ref::<crate::html::HtmlRefused>().expect("checked by the guard");
+            RecordError::field(refused.field, refused.code, refused.message.clone())
+        }
         _ => {
             tracing::error!(collection = spec.name, error = %err, "store query failed");
             RecordError::Internal
@@ -88,6 +92,7 @@ pub(crate) fn single(rows: Vec<JsonRow>) -> Result<Value, DieselError> {
 }
 
 /// Inserts one validated record inside the caller's transaction, drawing the next revision.
+/// Rich-HTML fields are stored sanitized (`crate::html::clean_values`), as in [`update_row`].
 pub(crate) fn insert_row(
     conn: &mut SqliteConnection,
     spec: &CollectionSpec,
@@ -105,7 +110,7 @@ pub(crate) fn insert_row(
         columns.join(", "),
         record_json(spec)
     );
-    let values: Vec<SqlValue> = write.values.iter().map(|(_, v)| v.clone()).collect();
+    let values = crate::html::clean_values(spec, write)?;
     let revision = next_revision(conn)?;
     let q = diesel::sql_query(sql)
         .into_boxed()
@@ -132,7 +137,7 @@ pub(crate) fn update_row(
         sets.join(", "),
         record_json(spec)
     );
-    let values: Vec<SqlValue> = write.values.iter().map(|(_, v)| v.clone()).collect();
+    let values = crate::html::clean_values(spec, write)?;
     let revision = next_revision(conn)?;
     let q = diesel::sql_query(sql).into_boxed().bind::<Text, _>(format_ms(now_ms)).bind::<BigInt, _>(revision);
     single(bind_all(q, &values).bind::<Text, _>(id.to_string()).load::<JsonRow>(conn)?)
