@@ -9,9 +9,14 @@ code (the key lands in the private gnome-keyring, checked over D-Bus, and nowher
 directory: no secret scalar, no JWK `d`, no PKCS#8), `laptop_sign_in` with a wrong then the right
 password, `laptop_command` `wiki.category.create` (the category exists on the server), then
 `relay admin revoke-device` on the server: the next `laptop_command` answers the revoked message
-and `laptop_status` says `revoked`; `laptop_forget` removes key and binding.
+and `laptop_status` says `revoked`; `laptop_forget` removes key and binding. Then the same through
+the screen: Settings → Administration pairs with a new code, signs in as pat, adds a Wiki
+category (signed by the laptop; it exists on the server), and after another revocation the next
+change shows "This laptop's pairing was revoked." with the pair form again.
 Run: scripts/desktop-client-flow.sh DESKTOP_BIN RELAY_BIN webdriver_laptop.py
+(DESKTOP_LAPTOP_SCREENSHOT=PATH saves the signed-in laptop's Administration screenshot.)
 """
+import base64
 import hashlib
 import json
 import os
@@ -83,6 +88,63 @@ def check_no_key_in(data_dir):
 
 def err(reply):
     return reply.get("err", {})
+
+
+def fill(sid, css, text):
+    call("POST", f"/session/{sid}/element/{element(sid, css)}/value", {"text": text})
+
+
+def category_names(server):
+    token = api(server, "POST", "/api/collections/users/auth-with-password",
+                {"identity": "relay", "password": SECRET})["token"]
+    listed = api(server, "GET", "/api/collections/wiki_categories/records?perPage=200", token=token)
+    return [r.get("name") for r in listed.get("items", [])]
+
+
+def check_pairing_from_settings(sid, relay_bin, server_dir, server):
+    """The screen: pair with a new code, sign in, add a category, then see the revocation."""
+    out = relay_admin(relay_bin, server_dir, ["pair-device", "--as", "charles", "--for", "pat", "--label", "NOC laptop"],
+                      ADMIN_PW + "\n")
+    code = next(l for l in out.splitlines() if l.startswith("Pairing code for pat: ")).rsplit(" ", 1)[1]
+    click(sid, "[data-testid=nav-settings]")
+    wait_for("the pair form", lambda: texts(sid, "[data-testid=laptop-pairing][data-pairing=unpaired]"), timeout=20)
+    fill(sid, "[data-testid=laptop-pair-username]", "pat")
+    fill(sid, "[data-testid=laptop-pair-code]", code)
+    click(sid, "[data-testid=laptop-pair-submit]")
+    paired = lambda: any("pat" in t for t in texts(sid, "[data-testid=laptop-paired-as]"))  # noqa: E731
+    wait_for("Paired as pat", lambda: paired() or texts(sid, "[data-testid=laptop-message].error-text"), timeout=30)
+    assert paired(), texts(sid, "[data-testid=laptop-message]")
+    fill(sid, "[data-testid=admin-signin-password]", PUBLISHER_PW)
+    click(sid, "[data-testid=admin-signin-submit]")
+    wait_for("Signed in as pat", lambda: any("pat" in t for t in texts(sid, "[data-testid=admin-session]")), timeout=30)
+    wait_for("the Wiki section", lambda: texts(sid, "[data-testid=admin-wiki-category-new]"), timeout=30)
+    fill(sid, "[data-testid=admin-wiki-category-new]", "Screen category")
+    click(sid, "[data-testid=admin-wiki-category-add]")
+    wait_for("the new category listed", lambda: "Screen category" in texts(sid, "[data-testid=admin-wiki-category-name]"),
+             timeout=30)
+    assert "Screen category" in category_names(server)
+    out = os.environ.get("DESKTOP_LAPTOP_SCREENSHOT")
+    if out:
+        script = "document.querySelector('[data-testid=laptop-paired-as]').scrollIntoView({block: 'start'});"
+        call("POST", f"/session/{sid}/execute/sync", {"script": script, "args": []})
+        with open(out, "wb") as f:
+            f.write(base64.b64decode(call("GET", f"/session/{sid}/screenshot")["value"]))
+        print(f"ok   screenshot of the paired laptop's Administration -> {out}")
+    device = invoke(sid, "laptop_status")["ok"]["device"]
+    print(f"ok   Settings: paired as {device['username']} from the form, signed in, added a Wiki category "
+          "(signed on the laptop; on the server)")
+    return code
+
+
+def check_revocation_on_screen(sid, relay_bin, server_dir, client_dir):
+    with open(os.path.join(client_dir, "laptop-device.json"), encoding="utf-8") as f:
+        device_id = json.load(f)["deviceId"]
+    relay_admin(relay_bin, server_dir, ["revoke-device", "--as", "charles", "--device", device_id], ADMIN_PW + "\n")
+    fill(sid, "[data-testid=admin-wiki-category-new]", "After revocation")
+    click(sid, "[data-testid=admin-wiki-category-add]")
+    wait_for("the revoked notice", lambda: any("revoked" in t for t in texts(sid, "[data-testid=laptop-revoked]")), timeout=30)
+    assert texts(sid, "[data-testid=laptop-pair-submit]"), "the pair form is offered again"
+    print("ok   Settings: after revoke-device on the server the next change shows the revoked pairing and the pair form")
 
 
 def main():
@@ -165,7 +227,9 @@ def main():
         assert forgot["pairing"] == "unpaired" and forgot["device"] is None, forgot
         assert keyring_items(entry) == 0 and not os.path.exists(binding_path)
         print("ok   laptop_forget removed the key from the keyring and the binding file")
-        leaked = [s for s in (PUBLISHER_PW, "not pat's password", code) if s in log_text()]
+        second_code = check_pairing_from_settings(sid, relay_bin, server_dir, server)
+        check_revocation_on_screen(sid, relay_bin, server_dir, client_dir)
+        leaked = [s for s in (PUBLISHER_PW, "not pat's password", code, second_code) if s in log_text()]
         assert not leaked, f"secrets in the app and server logs: {len(leaked)}"
         print("ok   no password or pairing code in the logs (only refusal codes)")
     finally:
