@@ -222,6 +222,17 @@ def sign_in_flow(sid, server, secret):
     print("ok   a contact created over the API arrived in the window via realtime (2 of 2)")
 
 
+def check_reload_keeps_the_session(sid):
+    """A reload of the signed-in main window signs in again with the shell's passphrase (#19)."""
+    call("POST", f"/session/{sid}/refresh", {})
+    wait_for('status bar "Connected" after a reload',
+             lambda: "Connected" in texts(sid, "[data-testid=status-connection]"), timeout=30)
+    assert not texts(sid, "[data-testid=signin-passphrase]"), "the reload asked for the passphrase again"
+    click(sid, '[data-testid=nav-people]')
+    wait_for("People after the reload", lambda: texts(sid, "[data-testid=people-count]") == ["2 of 2"], timeout=20)
+    print("ok   a reload of the main window signed in again without asking for the passphrase (People 2 of 2)")
+
+
 def open_window(sid, command, args, label, what):
     """Invokes a window-opening command from the current (main) window and waits for the new
     window; returns the main window's handle, the handles before, and the new one."""
@@ -527,6 +538,7 @@ def main():
         check_dynatrace_popout(sid, data_dir)
         check_connect_src(sid, info["ok"]["serverUrl"])
         sign_in_flow(sid, info["ok"]["serverUrl"], secret)
+        check_reload_keeps_the_session(sid)
         check_radar_sign_in(sid, data_dir)
 
         check_popout_borrows_the_session(sid)
