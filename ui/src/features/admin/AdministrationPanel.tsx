@@ -163,7 +163,7 @@ export function AdministrationView({ state, ctl, logos, dynatrace, wiki, surface
       {can.manageLogos && logos && showsLogos(state) && <LogosSection state={logos.state} busy={busy} ctl={logos.ctl} />}
       {can.manageDynatrace && dynatrace && showsDynatrace(state) && <DynatraceSection state={dynatrace.state} busy={busy} ctl={dynatrace.ctl} />}
       {wiki && showsWiki(state) && <WikiSection state={wiki.state} busy={busy} ctl={wiki.ctl} />}
-      {phase === 'session' && <AdminDialogView state={state} ctl={ctl} createKinds={readOnly ? [] : can.createKinds} />}
+      {phase === 'session' && <AdminDialogView state={state} ctl={ctl} createKinds={readOnly ? [] : can.createKinds} serverPc={surface === 'local'} />}
     </div>
   );
 }

@@ -175,6 +175,7 @@ describe('the laptop protected screen markup', () => {
     expect(html).toContain('data-testid="admin-create"');
     expect(html).toContain('<option value="publisher"');
     expect(html).not.toContain('<option value="administrator"');
+    expect(html).toContain('set its password on the Relay server PC, then activate it.');
   });
 });
 

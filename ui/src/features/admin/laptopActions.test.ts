@@ -3,10 +3,10 @@
 // each surface offers (`abilities`); an Administrator's Publisher assignment through `adminCommand`
 // with the snapshot's authority revision, confirmed first and retried once (same revision) after a
 // `passwordRequired` and the fresh-password confirmation; the Dynatrace settings through the same
-// `adminCommand`.
+// `adminCommand`; Set/Reset password and Pair device not started away from the server PC.
 import { describe, expect, it } from 'vitest';
 import { adminSnapshot, type AdminRole } from '../../transport/desktop';
-import { AdminController } from './adminController';
+import { AdminController, SERVER_PC_ONLY_MESSAGE } from './adminController';
 import { abilities } from './adminModel';
 import { DYNATRACE_REVISION, LOCK_AT, PASSWORD, PUB2_ID, PUB_ID, REVISION, fakeAdminShell, fakeInput, laptopSession, snapshotFixture } from './adminTestkit';
 import { DynatraceController } from './dynatraceController';
@@ -107,6 +107,44 @@ describe("a paired laptop's Administrator", () => {
     await dt.testConnection();
     expect(laptop.adminCommand.mock.calls.map(([c]) => c)).toContain('dynatrace.testConnection');
     dt.stop();
+    ctl.stop();
+  });
+});
+
+describe('server-PC-only actions on a paired laptop', () => {
+  it('Set/Reset password and Pair device are not started: no dialog, no command, the server-PC notice', async () => {
+    const shell = fakeAdminShell({ role: 'owner' });
+    const laptop = laptopSession(shell.bridge);
+    const ctl = new AdminController(laptop);
+    await ctl.start();
+    const before = laptop.adminCommand.mock.calls.length;
+    ctl.open({ kind: 'setPassword', accountId: PUB2_ID, error: null });
+    expect(ctl.getState()).toMatchObject({ dialog: null, message: { text: SERVER_PC_ONLY_MESSAGE, error: true } });
+    ctl.open({ kind: 'pair', accountId: PUB_ID });
+    expect(ctl.getState().dialog).toBeNull();
+    await ctl.request({ kind: 'resetPassword', accountId: PUB_ID });
+    await ctl.request({ kind: 'pair', accountId: PUB_ID, label: 'Desk' });
+    expect(ctl.getState().dialog).toBeNull();
+    expect(laptop.adminCommand.mock.calls.length).toBe(before);
+    // The other account actions run, signed by the laptop session; a new account's password is set on the server PC.
+    await ctl.request({ kind: 'create', username: 'nina', displayName: 'Nina', accountKind: 'publisher' });
+    expect(laptop.adminCommand).toHaveBeenCalledWith('accounts.create', { username: 'nina', displayName: 'Nina', kind: 'publisher' }, null);
+    expect(ctl.getState().message).toEqual({
+      text: 'Account nina created (inactive, no password yet). Set its password on the Relay server PC, then activate it.',
+      error: false,
+    });
+    ctl.stop();
+  });
+
+  it('on the server PC the same requests open their dialogs as before', async () => {
+    const shell = fakeAdminShell({ role: 'owner' });
+    const ctl = new AdminController(shell.bridge);
+    await ctl.start();
+    ctl.open({ kind: 'setPassword', accountId: PUB2_ID, error: null });
+    expect(ctl.getState().dialog).toEqual({ kind: 'setPassword', accountId: PUB2_ID, error: null });
+    ctl.cancelDialog();
+    ctl.open({ kind: 'pair', accountId: PUB_ID });
+    expect(ctl.getState().dialog).toEqual({ kind: 'pair', accountId: PUB_ID });
     ctl.stop();
   });
 });
