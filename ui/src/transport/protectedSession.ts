@@ -13,7 +13,8 @@ import type { AdminCommandName, AdminSnapshot, AdminStatus, WikiUploadEvent, Wik
  * Where the protected session lives:
  * - 'local': the server PC's desktop app, through its own bridge (full administration).
  * - 'laptop': a paired client-mode desktop, through the shell's signed laptop_* commands
- *   (LaptopProtectedSession in ./laptopProtected: Wiki without upload, read-only views).
+ *   (LaptopProtectedSession in ./laptopProtected: the Wiki, and for an Owner or Administrator the
+ *   account, device and authority commands and Dynatrace; passwords and pairing stay on the server PC).
  * - 'web': Relay Web in a LAN browser, mediated by the server's gateway (Wiki, read-only views).
  */
 export type ProtectedSurface = 'local' | 'laptop' | 'web';

@@ -1,8 +1,10 @@
 // Administration screen, the accounts and their devices: each account with its display name,
 // username, kind, effective role, active/inactive and password Configured / Not configured (never
 // more), its paired devices grouped under it (label, hostname, state, "…" + fingerprint suffix),
-// and the row actions the signed-in role may use; then the authority controls (Publisher
-// assignment, ownership transfer for the Owner). Hiding is for clarity only: the server enforces.
+// and the row actions the signed-in role may use on this surface (`can`: a paired laptop offers
+// everything but Set/Reset password and Pair device, which are server-PC only); then the authority
+// controls (Publisher assignment, ownership transfer for the Owner). Hiding is for clarity only:
+// the server enforces.
 import { useState } from 'react';
 import type { AdminAccount, AdminDevice, AdminSnapshot } from '../../transport/desktop';
 import type { AdminAction } from './adminActions';
@@ -39,6 +41,7 @@ function AccountRows({ account, devices, isOwner, actions }: { account: AdminAcc
   const { busy, can, request, open } = actions;
   const manage = can.manageAccount(account);
   const pairable = can.manageDevices(account);
+  const passwords = manage && can.setPasswords;
   const configured = account.password === 'Configured';
   const who = account.username;
   return (
@@ -59,13 +62,13 @@ function AccountRows({ account, devices, isOwner, actions }: { account: AdminAcc
               <>
                 <button type="button" className="button button-ghost small" data-testid="admin-rename-open" disabled={busy}
                   aria-label={`Rename ${who}`} onClick={() => open({ kind: 'rename', accountId: account.id })}>Rename</button>
-                {configured ? (
+                {passwords && (configured ? (
                   <button type="button" className="button button-ghost small" data-testid="admin-reset-password" disabled={busy}
                     aria-label={`Reset the password of ${who}`} onClick={() => request({ kind: 'resetPassword', accountId: account.id })}>Reset password…</button>
                 ) : (
                   <button type="button" className="button button-ghost small" data-testid="admin-set-password-open" disabled={busy}
                     aria-label={`Set the password of ${who}`} onClick={() => open({ kind: 'setPassword', accountId: account.id, error: null })}>Set password</button>
-                )}
+                ))}
                 {account.active ? (
                   !isOwner && (
                     <button type="button" className="button button-ghost small" data-testid="admin-deactivate" disabled={busy}
@@ -77,7 +80,7 @@ function AccountRows({ account, devices, isOwner, actions }: { account: AdminAcc
                 )}
               </>
             )}
-            {pairable && (
+            {pairable && can.pairDevices && (
               <button type="button" className="button button-ghost small" data-testid="admin-pair-open" disabled={busy}
                 aria-label={`Pair a device to ${who}`} onClick={() => open({ kind: 'pair', accountId: account.id })}>Pair device</button>
             )}

@@ -27,7 +27,7 @@ function Buttons({ busy, label, onCancel, danger }: { busy: boolean; label: stri
   );
 }
 
-function CreateAccount({ kinds, busy, ctl }: { kinds: AdminAccount['kind'][]; busy: boolean; ctl: Ctl }) {
+function CreateAccount({ kinds, busy, ctl, serverPc }: { kinds: AdminAccount['kind'][]; busy: boolean; ctl: Ctl; serverPc: boolean }) {
   const [username, setUsername] = useState('');
   const [displayName, setDisplayName] = useState('');
   const [kind, setKind] = useState<AdminAccount['kind']>(kinds[0] ?? 'publisher');
@@ -48,7 +48,9 @@ function CreateAccount({ kinds, busy, ctl }: { kinds: AdminAccount['kind'][]; bu
             {kinds.map((k) => <option key={k} value={k}>{kindLabel(k)}</option>)}
           </select>
         </label>
-        <p className="muted small">The account starts inactive without a password: set its password, then activate it.</p>
+        <p className="muted small">
+          The account starts inactive without a password: set its password{serverPc ? '' : ' on the Relay server PC'}, then activate it.
+        </p>
         <Buttons busy={busy || !username.trim()} label="Create" onCancel={ctl.cancelDialog} />
       </form>
     </Modal>
@@ -145,14 +147,14 @@ function FreshPassword({ username, error, busy, ctl }: { username: string; error
   );
 }
 
-/** The dialog `state.dialog` names, or nothing. */
-export function AdminDialogView({ state, ctl, createKinds }: { state: AdminState; ctl: Ctl; createKinds: AdminAccount['kind'][] }) {
+/** The dialog `state.dialog` names, or nothing (`serverPc` false: passwords are set on the server PC). */
+export function AdminDialogView({ state, ctl, createKinds, serverPc = true }: { state: AdminState; ctl: Ctl; createKinds: AdminAccount['kind'][]; serverPc?: boolean }) {
   const d: AdminDialog | null = state.dialog;
   if (!d) return null;
   const account = 'accountId' in d ? accountById(state.snapshot, d.accountId) : undefined;
   switch (d.kind) {
     case 'create':
-      return <CreateAccount kinds={createKinds} busy={state.busy} ctl={ctl} />;
+      return <CreateAccount kinds={createKinds} busy={state.busy} ctl={ctl} serverPc={serverPc} />;
     case 'rename':
       return account ? <Rename account={account} busy={state.busy} ctl={ctl} /> : null;
     case 'setPassword':

@@ -7,8 +7,10 @@
 // session header, the Wiki for all three roles, and for an Owner or Administrator a read-only view
 // of the accounts and devices plus Verify audit log — no account, password, pairing or device
 // control, no Logos, no Dynatrace. 'laptop' (a paired client-mode desktop, LaptopAdministration):
-// the pairing section on top, the sign-in as the paired account (username read-only), then the
-// same sections as Relay Web, the Wiki without upload. Notices are role="status", errors
+// the pairing section on top, the sign-in as the paired account (username read-only), then for an
+// Owner or Administrator the full accounts table and its actions (signed laptop commands) except
+// Set/Reset password and Pair device (server PC only; the laptop note says so) and the Dynatrace
+// section, and the Wiki with upload for all three roles; no Logos. Notices are role="status", errors
 // role="alert", and the open dialog shows. `Administration` picks the surface from the transport:
 // Relay Web gets WebProtectedSession; the desktop follows connection_info (server mode: the
 // bridge's own session; client mode: the laptop's). Each polls the admin status while mounted;
@@ -41,7 +43,7 @@ export type PanelController = Pick<
 export const WEB_NOTE = 'Accounts, passwords, pairing and devices are managed on the Relay server PC.';
 
 /** Shown on a paired laptop: what it cannot do. */
-export const LAPTOP_NOTE = 'Accounts, passwords, pairing and devices are managed on the Relay server PC; this laptop shows them read-only.';
+export const LAPTOP_NOTE = 'Passwords and device pairing are set on the Relay server PC.';
 
 function SignInForm({ busy, ctl, web, fixedUsername }: { busy: boolean; ctl: PanelController; web: boolean; fixedUsername?: string }) {
   const [typed, setUsername] = useState('');
@@ -51,7 +53,7 @@ function SignInForm({ busy, ctl, web, fixedUsername }: { busy: boolean; ctl: Pan
       {web && <h3>Protected sign-in</h3>}
       <p className="muted small">
         {fixedUsername !== undefined
-          ? 'Sign in with the password of the account this laptop is paired for to manage the Wiki.'
+          ? 'Sign in with the password of the account this laptop is paired for to manage the Wiki (and, as an Owner or Administrator, accounts, devices and Dynatrace).'
           : web
             ? 'Sign in with your Owner, Administrator or Publisher account of this server to manage the Wiki.'
             : 'Sign in with an administration account of this server to manage accounts, devices and authority.'}
@@ -99,7 +101,8 @@ export function AdministrationView({ state, ctl, logos, dynatrace, wiki, surface
   logos?: LogosPanel;
   dynatrace?: DynatracePanel;
   wiki?: WikiPanel;
-  /** 'web': Relay Web's restricted screen (Wiki, read-only accounts; no Logos or Dynatrace). */
+  /** 'web': Relay Web's restricted screen (Wiki, read-only accounts; no Logos or Dynatrace).
+   * 'laptop': the accounts with their actions but no password or pairing, Dynatrace; no Logos. */
   surface?: ProtectedSurface;
   /** 'laptop': the pairing section, shown above the rest. */
   pairing?: ReactNode;
@@ -107,10 +110,12 @@ export function AdministrationView({ state, ctl, logos, dynatrace, wiki, surface
   pairedUsername?: string;
 }) {
   const { phase, session, snapshot, busy, message } = state;
-  const can = abilities(session);
+  const can = abilities(session, surface);
   const laptop = surface === 'laptop';
-  // Relay Web and a paired laptop: the restricted screen (read-only accounts, no Logos/Dynatrace).
-  const web = surface === 'web' || laptop;
+  // Relay Web: read-only accounts, no Logos or Dynatrace. A paired laptop: no Logos.
+  const readOnly = surface === 'web';
+  // Relay Web and a paired laptop: the remote sign-in wording.
+  const web = readOnly || laptop;
   return (
     <div className="panel card" data-testid="administration" data-surface={surface} aria-busy={busy || undefined}>
       <h2>Administration</h2>
@@ -151,14 +156,14 @@ export function AdministrationView({ state, ctl, logos, dynatrace, wiki, surface
         </p>
       )}
       {busy && <p className="muted small" role="status">Working…</p>}
-      {phase === 'session' && snapshot && !web && (
+      {phase === 'session' && snapshot && !readOnly && (!laptop || session?.role !== 'publisher') && (
         <AccountsTable snapshot={snapshot} actions={{ busy, can, request: ctl.request, open: ctl.open }} />
       )}
-      {phase === 'session' && snapshot && web && session?.role !== 'publisher' && <ReadOnlyAccounts snapshot={snapshot} />}
-      {!web && logos && showsLogos(state) && <LogosSection state={logos.state} busy={busy} ctl={logos.ctl} />}
-      {!web && dynatrace && showsDynatrace(state) && <DynatraceSection state={dynatrace.state} busy={busy} ctl={dynatrace.ctl} />}
-      {wiki && showsWiki(state) && <WikiSection state={wiki.state} busy={busy} ctl={wiki.ctl} canUpload={!laptop} />}
-      {phase === 'session' && <AdminDialogView state={state} ctl={ctl} createKinds={web ? [] : can.createKinds} />}
+      {phase === 'session' && snapshot && readOnly && session?.role !== 'publisher' && <ReadOnlyAccounts snapshot={snapshot} />}
+      {can.manageLogos && logos && showsLogos(state) && <LogosSection state={logos.state} busy={busy} ctl={logos.ctl} />}
+      {can.manageDynatrace && dynatrace && showsDynatrace(state) && <DynatraceSection state={dynatrace.state} busy={busy} ctl={dynatrace.ctl} />}
+      {wiki && showsWiki(state) && <WikiSection state={wiki.state} busy={busy} ctl={wiki.ctl} />}
+      {phase === 'session' && <AdminDialogView state={state} ctl={ctl} createKinds={readOnly ? [] : can.createKinds} serverPc={surface === 'local'} />}
     </div>
   );
 }

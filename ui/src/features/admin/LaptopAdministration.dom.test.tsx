@@ -3,8 +3,9 @@
 // (connection_info says client; the laptop_* commands answer like the shell): the pairing section
 // appears, "Pair this laptop" sends the typed username, the code (XXXX-XXXX → 8 characters) and the
 // label, the paired screen then shows "Paired as …" and the sign-in with the paired username
-// read-only; signing in clears the password field and shows the session and the Wiki without an
-// upload button; a revoked pairing brings back the revoked state and the pair form.
+// read-only; signing in clears the password field and shows the session, the accounts table
+// without Set password or Pair device, the Dynatrace section and the Wiki with its upload button; a
+// revoked pairing brings back the revoked state and the pair form.
 import { act } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -93,9 +94,17 @@ describe('Administration in a client-mode desktop', () => {
     expect(password.value).toBe('');
     expect(shell.invoke).toHaveBeenCalledWith('laptop_sign_in', { password: PASSWORD });
     expect($('admin-session')?.textContent).toContain('Signed in as adam (Administrator)');
-    expect($('admin-accounts-readonly')).not.toBeNull();
+    expect($('admin-accounts')).not.toBeNull();
+    expect($('admin-accounts-readonly')).toBeNull();
+    expect($('admin-create-open')).not.toBeNull();
+    expect($('admin-set-password-open')).toBeNull();
+    expect($('admin-reset-password')).toBeNull();
+    expect($('admin-pair-open')).toBeNull();
+    expect($('admin-dynatrace')).not.toBeNull();
+    expect($('admin-logos')).toBeNull();
     expect($('admin-wiki')).not.toBeNull();
-    expect($('admin-wiki-upload-button')).toBeNull();
+    expect($('admin-wiki-upload-button')).not.toBeNull();
+    expect(shell.invoke).toHaveBeenCalledWith('laptop_command', expect.objectContaining({ command: 'dynatrace.status' }));
     expect(host?.innerHTML).not.toContain(PASSWORD);
 
     shell.errors.push({ code: 'locked', message: REVOKED_MESSAGE });

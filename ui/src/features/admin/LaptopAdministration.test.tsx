@@ -1,18 +1,23 @@
 // Settings → Administration on a paired laptop (surface 'laptop'): the pairing section's markup for
 // each state (storeUnavailable, unpaired, revoked, paired) with its testids; the protected screen
-// when paired (read-only username, the read-only accounts for an Owner/Administrator, the Wiki
-// without any upload control, no management control, no Logos or Dynatrace); and the pairing flow
-// (LaptopController over LaptopProtectedSession and a fake shell): the code as XXXX-XXXX or 8
-// characters, the default label, Forget after a confirmation, a revoked pairing showing as such.
+// when paired (read-only username; for an Owner/Administrator the accounts table with its actions
+// except Set/Reset password and Pair device, which stay on the server PC, plus Verify audit log and
+// the Dynatrace section; the Wiki with upload for every role; never the Logos; the server PC's
+// screen unchanged); and the pairing flow (LaptopController over LaptopProtectedSession and a fake
+// shell): the code as XXXX-XXXX or 8 characters, the default label, Forget after a confirmation, a
+// revoked pairing showing as such.
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it, vi } from 'vitest';
 import { DesktopBridge, REVOKED_MESSAGE, adminSnapshot, laptopStatus, type AdminRole, type LaptopStatus } from '../../transport/desktop';
 import { LaptopProtectedSession } from '../../transport/laptopProtected';
-import { AdministrationView, LAPTOP_NOTE, WEB_NOTE } from './AdministrationPanel';
+import { AdministrationView, LAPTOP_NOTE, WEB_NOTE, type DynatracePanel, type LogosPanel } from './AdministrationPanel';
 import { AdminController, type AdminState } from './adminController';
 import { LOCK_AT, PASSWORD, fakeAdminShell, fakeInput, snapshotFixture } from './adminTestkit';
 import { LaptopPairingView, STORE_UNAVAILABLE_TEXT } from './LaptopAdministration';
+import { DynatraceController } from './dynatraceController';
+import { dynatraceStatus, formFromStatus } from './dynatraceModel';
 import { CODE_HINT, LaptopController, normalizePairingCode, type LaptopState } from './laptopController';
+import { LogosController } from './logosController';
 import { WikiController } from './wikiController';
 import { wikiLibrary } from './wikiModel';
 
@@ -83,15 +88,26 @@ describe('the laptop protected screen markup', () => {
     documents: [{ id: 'doc_1', revision: 2, title: 'VPN runbook', fileName: 'vpn.pdf', categoryId: 'cat_1', documentType: 'sop', pageCount: 3, lifecycleState: 'active', searchIndexState: 'ready' }],
   });
   const wiki = { state: { phase: 'ready' as const, library, loadError: null, batchId: null, queue: [], message: null, dialog: null }, ctl: new WikiController(shell.bridge, ctl) };
+  const logos: LogosPanel = {
+    state: { previews: { company: { status: 'none', url: null, error: null }, footer: { status: 'none', url: null, error: null } }, reading: false, message: null, removing: null },
+    ctl: new LogosController(shell.bridge, ctl, async () => null),
+  };
+  const dtStatus = dynatraceStatus({ revision: 1, environmentUrl: 'https://abc.apps.dynatrace.com', token: 'configured', scope: { kind: 'all' } });
+  const dynatrace: DynatracePanel = {
+    state: { phase: 'ready', status: dtStatus, loadError: null, form: formFromStatus(dtStatus), message: null, test: null, confirmingRemove: false },
+    ctl: new DynatraceController(shell.bridge, ctl),
+  };
   const session = (role: AdminRole): AdminState => ({
     phase: 'session', session: { username: USERS[role], role, lockAtMs: LOCK_AT }, snapshot: role === 'publisher' ? null : snapshot, busy: false, message: null, dialog: null,
   });
+  // Logos and Dynatrace are handed to every surface: the surface and the role decide what shows.
   const render = (state: AdminState, role: AdminRole = 'administrator') =>
     renderToStaticMarkup(
-      <AdministrationView state={state} ctl={ctl} wiki={wiki} surface="laptop" pairedUsername={USERS[role]}
+      <AdministrationView state={state} ctl={ctl} wiki={wiki} logos={logos} dynatrace={dynatrace} surface="laptop" pairedUsername={USERS[role]}
         pairing={<LaptopPairingView state={laptopState(status('paired', role))} ctl={pairingCtl} />} />,
     );
-  const MANAGEMENT = ['admin-create-open', 'admin-rename-open', 'admin-reset-password', 'admin-set-password-open', 'admin-pair-open', 'admin-revoke', 'admin-publisher-assign', 'admin-owner-transfer'];
+  /** Server PC only: never offered on the laptop. */
+  const SERVER_PC_ONLY = ['admin-reset-password', 'admin-set-password-open', 'admin-pair-open'];
 
   it('signed out: the pairing section, then the sign-in with the paired username read-only', () => {
     const html = render({ phase: 'signedOut', session: null, snapshot: null, busy: false, message: null, dialog: null });
@@ -105,29 +121,61 @@ describe('the laptop protected screen markup', () => {
     expect(html.indexOf('laptop-pairing')).toBeLessThan(html.indexOf('admin-signin'));
   });
 
-  for (const role of ['owner', 'administrator'] as const) {
-    it(`${role}: read-only accounts, Verify audit log, the Wiki without upload; no management, Logos or Dynatrace`, () => {
-      const html = render(session(role), role);
-      expect(html).toContain('data-testid="admin-session"');
-      expect(html).toContain('data-testid="admin-accounts-readonly"');
-      expect(html).toContain('data-testid="admin-audit-verify"');
-      expect(html).toContain('data-testid="admin-wiki"');
-      expect(html).toContain('data-testid="admin-wiki-edit"');
-      expect(html).toContain('data-testid="admin-wiki-no-upload"');
-      expect(html).not.toContain('admin-wiki-upload-button');
-      expect(html).not.toContain('admin-wiki-replace');
-      for (const id of MANAGEMENT) expect(html, id).not.toContain(`data-testid="${id}"`);
-      expect(html).not.toContain('data-testid="admin-logos"');
-      expect(html).not.toContain('data-testid="admin-dynatrace"');
-    });
-  }
-
-  it('publisher: only the Wiki, without upload', () => {
-    const html = render(session('publisher'), 'publisher');
+  it('owner: the accounts table with its actions but no password or pairing, Dynatrace, the Wiki with upload; no Logos', () => {
+    const html = render(session('owner'), 'owner');
+    expect(html).toContain('data-testid="admin-session"');
+    expect(html).toContain(`data-testid="admin-laptop-note">${LAPTOP_NOTE}</p>`);
+    expect(LAPTOP_NOTE).toBe('Passwords and device pairing are set on the Relay server PC.');
+    expect(html).toContain('data-testid="admin-accounts"');
+    expect(html).not.toContain('admin-accounts-readonly');
+    expect(html.split('data-testid="admin-account"').length - 1).toBe(snapshot.accounts.length);
+    for (const id of ['admin-create-open', 'admin-rename-open', 'admin-deactivate', 'admin-activate', 'admin-revoke', 'admin-publisher-select',
+      'admin-publisher-assign', 'admin-owner-select', 'admin-owner-transfer', 'admin-audit-verify']) {
+      expect(html, id).toContain(`data-testid="${id}"`);
+    }
+    for (const id of SERVER_PC_ONLY) expect(html, id).not.toContain(`data-testid="${id}"`);
+    expect(html).toContain('data-testid="admin-dynatrace"');
     expect(html).toContain('data-testid="admin-wiki"');
-    expect(html).not.toContain('admin-wiki-upload-button');
+    expect(html).toContain('data-testid="admin-wiki-upload-button"');
+    expect(html).not.toContain('admin-wiki-no-upload');
+    expect(html).not.toContain('data-testid="admin-logos"');
+  });
+
+  it('administrator: the Publisher-kind actions and the Publisher assignment, no ownership transfer, no password or pairing; Dynatrace', () => {
+    const html = render(session('administrator'));
+    expect(html).toContain('data-testid="admin-accounts"');
+    for (const id of ['admin-create-open', 'admin-rename-open', 'admin-revoke', 'admin-publisher-assign', 'admin-audit-verify']) expect(html, id).toContain(`data-testid="${id}"`);
+    for (const id of [...SERVER_PC_ONLY, 'admin-owner-transfer']) expect(html, id).not.toContain(`data-testid="${id}"`);
+    expect(html).toContain('data-testid="admin-dynatrace"');
+    expect(html).toContain('data-testid="admin-wiki-upload-button"');
+    expect(html).not.toContain('data-testid="admin-logos"');
+  });
+
+  it('publisher: only the Wiki, with upload', () => {
+    const html = render({ ...session('publisher'), snapshot }, 'publisher');
+    expect(html).toContain('data-testid="admin-wiki"');
+    expect(html).toContain('data-testid="admin-wiki-upload-button"');
+    expect(html).not.toContain('data-testid="admin-accounts"');
     expect(html).not.toContain('admin-accounts-readonly');
     expect(html).not.toContain('admin-audit-verify');
+    expect(html).not.toContain('data-testid="admin-dynatrace"');
+    expect(html).not.toContain('data-testid="admin-logos"');
+  });
+
+  it('the server PC (local) keeps everything: passwords, pairing, Logos and Dynatrace, no laptop note', () => {
+    const html = renderToStaticMarkup(<AdministrationView state={session('owner')} ctl={ctl} wiki={wiki} logos={logos} dynatrace={dynatrace} />);
+    for (const id of ['admin-accounts', 'admin-reset-password', 'admin-set-password-open', 'admin-pair-open', 'admin-owner-transfer', 'admin-logos', 'admin-dynatrace', 'admin-wiki-upload-button']) {
+      expect(html, id).toContain(`data-testid="${id}"`);
+    }
+    expect(html).not.toContain('admin-laptop-note');
+  });
+
+  it('a create-account dialog on the laptop offers the kinds the role may create', () => {
+    const html = render({ ...session('administrator'), dialog: { kind: 'create' } });
+    expect(html).toContain('data-testid="admin-create"');
+    expect(html).toContain('<option value="publisher"');
+    expect(html).not.toContain('<option value="administrator"');
+    expect(html).toContain('set its password on the Relay server PC, then activate it.');
   });
 });
 

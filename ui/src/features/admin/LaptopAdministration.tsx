@@ -1,7 +1,8 @@
 // Settings → Administration on a client-mode desktop (the 'laptop' surface): this laptop's pairing
-// section, then — once paired — the protected sign-in as the paired account and the same sections
-// as Relay Web for its role (the Wiki without upload for all three roles; the read-only accounts
-// view and Verify audit log for an Owner or Administrator). Pairing states: 'storeUnavailable' (no
+// section, then — once paired — the protected sign-in as the paired account and its role's sections:
+// the Wiki with upload for all three roles; for an Owner or Administrator the accounts table with
+// its actions (no Set/Reset password, no Pair device: server PC only), Verify audit log and the
+// Dynatrace section, every command signed by the laptop session. Pairing states: 'storeUnavailable' (no
 // OS secret store: it cannot pair), 'unpaired' (the "Pair this laptop" form), 'revoked' (the
 // notice, the form again and "Forget pairing"), 'paired' ("Paired as …", "Forget pairing" after a
 // confirmation, then the protected screen). The pairing code lives in its field only until the
@@ -12,6 +13,7 @@ import { LaptopProtectedSession, type LaptopBridge } from '../../transport/lapto
 import { AdministrationView } from './AdministrationPanel';
 import { AdminController } from './adminController';
 import { roleLabel } from './adminModel';
+import { DynatraceController, showsDynatrace } from './dynatraceController';
 import { DEFAULT_LAPTOP_LABEL, LaptopController, type LaptopState } from './laptopController';
 import { WikiController, showsWiki } from './wikiController';
 
@@ -137,11 +139,13 @@ export function LaptopAdministration({ bridge }: { bridge: LaptopBridge }) {
 /** Paired: the protected screen over the laptop session, with the pairing section on top. */
 function PairedAdministration({ laptop, state: laptopState, username }: { laptop: LaptopController; state: LaptopState; username: string }) {
   const [ctl] = useState(() => new AdminController(laptop.session));
+  const [dynatraceCtl] = useState(() => new DynatraceController(laptop.session, ctl));
   const [wikiCtl] = useState(() => new WikiController(laptop.session, ctl));
   const state = useController(ctl);
+  const dynatraceState = useController(dynatraceCtl, showsDynatrace(state));
   const wikiState = useController(wikiCtl, showsWiki(state));
   return (
-    <AdministrationView state={state} ctl={ctl} wiki={{ state: wikiState, ctl: wikiCtl }} surface="laptop"
+    <AdministrationView state={state} ctl={ctl} dynatrace={{ state: dynatraceState, ctl: dynatraceCtl }} wiki={{ state: wikiState, ctl: wikiCtl }} surface="laptop"
       pairedUsername={username} pairing={<LaptopPairingView state={laptopState} ctl={laptop} />} />
   );
 }

@@ -1,12 +1,13 @@
 // Administration screen, the Wiki section (Owner, Administrator and Publisher sessions): "Upload
-// PDFs…" (the desktop shell's own file chooser — no path reaches this page; on Relay Web the
-// browser's, through WebProtectedSession), the upload queue with
+// PDFs…" (the desktop shell's own file chooser — no path reaches this page; on a paired laptop
+// through its session's upload; on Relay Web the browser's, through WebProtectedSession), the
+// upload queue with
 // a labelled progress bar and state per file (a failed one with its reason), the review form of
 // each ready upload (title from the file name, category, type) and its Publish button, Cancel
 // batch, then the library and categories (`WikiLibrarySection`), the section's notices
-// (role="status") and errors (role="alert"). Every button is disabled while a request runs. On a
-// paired laptop (`canUpload` false) there is no upload at all (no Upload PDFs…, no Replace PDF…):
-// PDFs come from the server PC or Relay Web; the library and categories stay editable.
+// (role="status") and errors (role="alert"). Every button is disabled while a request runs. With
+// `canUpload` false there is no upload at all (no Upload PDFs…, no Replace PDF…) and the library
+// and categories stay editable; every surface (server PC, paired laptop, Relay Web) uploads today.
 import type { FormEvent } from 'react';
 import type { WikiController, WikiState } from './wikiController';
 import { WikiLibrarySection } from './WikiLibrary';

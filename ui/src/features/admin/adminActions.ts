@@ -99,13 +99,17 @@ export function confirmationFor(action: AdminAction, snapshot: AdminSnapshot | n
 
 const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 
-/** The notice for an action that succeeded with `result` (the command's JSON result). */
-export function noticeFor(action: AdminAction, result: unknown, snapshot: AdminSnapshot | null): { text: string; error: boolean } {
+/** The notice for an action that succeeded with `result` (the command's JSON result); away from
+ * the server PC (`serverPc` false) a new account's password is set there. */
+export function noticeFor(action: AdminAction, result: unknown, snapshot: AdminSnapshot | null, serverPc = true): { text: string; error: boolean } {
   const r = isObject(result) ? result : {};
   const name = (id: string | null) => accountName(accountById(snapshot, id));
   switch (action.kind) {
     case 'create':
-      return { text: `Account ${action.username} created (inactive, no password yet). Set its password, then activate it.`, error: false };
+      return {
+        text: `Account ${action.username} created (inactive, no password yet). Set its password${serverPc ? '' : ' on the Relay server PC'}, then activate it.`,
+        error: false,
+      };
     case 'rename':
       return { text: `Renamed to ${action.displayName}.`, error: false };
     case 'setActive':

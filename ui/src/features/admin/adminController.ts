@@ -5,7 +5,8 @@
 // (the Logos) the same busy flag, password prompt and lock handling for its own bridge calls.
 // Passwords are read from their fields (SecretSlot) only when a form is submitted, and every field
 // is cleared on submit, cancel, failure, lock and stop; none is ever kept in the state the screen
-// renders.
+// renders. Away from the server PC (a session whose `surface` is not 'local') setting a password
+// and creating a pairing code are not started: the notice says they are done on the server PC.
 import { ControllerStore } from './controllerStore';
 import { BridgeRefusal, type AdminSession, type AdminSnapshot, type AdminStatus } from '../../transport/desktop';
 import type { ProtectedSession } from '../../transport/protectedSession';
@@ -13,7 +14,14 @@ import { commandFor, confirmationFor, noticeFor, passwordNotice, type AdminActio
 import { ADMIN_POLL_MS, LOCKED_MESSAGE, accountById, describeFailure, pairingExpiry } from './adminModel';
 import { SecretSlot } from './secretSlot';
 
-export type AdminBridge = Pick<ProtectedSession, 'adminStatus' | 'adminSignIn' | 'adminConfirmPassword' | 'adminLock' | 'adminCommand' | 'adminSnapshot'>;
+export type AdminBridge = Pick<ProtectedSession, 'adminStatus' | 'adminSignIn' | 'adminConfirmPassword' | 'adminLock' | 'adminCommand' | 'adminSnapshot'> &
+  Partial<Pick<ProtectedSession, 'surface'>>;
+
+/** The notice when a password or pairing code is asked for away from the server PC. */
+export const SERVER_PC_ONLY_MESSAGE = 'Passwords and device pairing are set on the Relay server PC.';
+
+/** Setting or resetting a password and creating a pairing code: the server PC's own session only. */
+const serverPcOnly = (kind: string) => kind === 'setPassword' || kind === 'resetPassword' || kind === 'pair';
 
 /** The dialog on screen, if any (one at a time). */
 export type AdminDialog =
@@ -197,6 +205,7 @@ export class AdminController extends ControllerStore<AdminState> {
   /** Opens a form (create, rename, set password, pair). */
   open(dialog: FormDialog): void {
     if (this.state.busy || this.state.phase !== 'session') return;
+    if (this.awayFromServerPc(dialog.kind)) return;
     this.fields.newPassword.clear();
     this.set({ dialog, message: null });
   }
@@ -216,6 +225,7 @@ export class AdminController extends ControllerStore<AdminState> {
   /** Asks for `action`: a destructive one opens its confirmation first. */
   request(action: AdminAction): Promise<void> {
     if (this.state.busy || this.state.phase !== 'session') return Promise.resolve();
+    if (this.awayFromServerPc(action.kind)) return Promise.resolve();
     const confirmation = confirmationFor(action, this.state.snapshot);
     if (!confirmation) return this.run(action);
     this.set({ dialog: { kind: 'confirm', action, confirmation }, message: null });
@@ -232,6 +242,13 @@ export class AdminController extends ControllerStore<AdminState> {
     return Promise.resolve();
   }
 
+  /** True (and the notice shown) for a password or pairing action away from the server PC. */
+  private awayFromServerPc(kind: string): boolean {
+    if ((this.bridge.surface ?? 'local') === 'local' || !serverPcOnly(kind)) return false;
+    this.set({ dialog: null, message: { text: SERVER_PC_ONLY_MESSAGE, error: true } });
+    return true;
+  }
+
   private run(action: AdminAction): Promise<void> {
     if (action.kind === 'resetPassword') {
       this.open({ kind: 'setPassword', accountId: action.accountId, error: null });
@@ -243,7 +260,7 @@ export class AdminController extends ControllerStore<AdminState> {
     return this.perform(
       () => this.bridge.adminCommand(command, payload, expectedRevision),
       (result) => {
-        this.set({ message: noticeFor(action, result, snapshot) });
+        this.set({ message: noticeFor(action, result, snapshot, (this.bridge.surface ?? 'local') === 'local') });
         if (action.kind === 'pair') {
           const r = (result ?? {}) as { code?: unknown; expiresAtMs?: unknown };
           const now = this.now();

@@ -3,6 +3,7 @@
 // pairing code countdown, and the operator-facing sentence for a bridge refusal (never with a
 // password in it).
 import { BridgeRefusal, type AdminAccount, type AdminDevice, type AdminRole, type AdminSession, type AdminSnapshot } from '../../transport/desktop';
+import type { ProtectedSurface } from '../../transport/protectedSession';
 
 /** How often the screen asks for the admin status while it is open (an idle lock shows the sign-in form). */
 export const ADMIN_POLL_MS = 30_000;
@@ -34,6 +35,10 @@ export interface Abilities {
   manageAccount(a: AdminAccount): boolean;
   /** Pair a device to this account and revoke its devices. */
   manageDevices(a: AdminAccount): boolean;
+  /** Set and reset passwords (with manageAccount): on the server PC only. */
+  setPasswords: boolean;
+  /** Create pairing codes (with manageDevices): on the server PC only. */
+  pairDevices: boolean;
   assignPublisher: boolean;
   transferOwnership: boolean;
   verifyAudit: boolean;
@@ -43,29 +48,46 @@ export interface Abilities {
   manageDynatrace: boolean;
 }
 
+/** What no surface but the server PC's own ('local') offers: passwords, pairing codes, logos. */
+const SERVER_PC_ONLY = { setPasswords: false, pairDevices: false, manageLogos: false } as const;
+
 /**
  * Owner: everything. Administrator: Publisher-kind accounts, their devices (and its own), the
- * Publisher assignment, the logos, Dynatrace. Publisher (or no session): nothing.
+ * Publisher assignment, the logos, Dynatrace. Publisher (or no session): nothing. On a paired
+ * laptop ('laptop') the same but no password, no pairing code and no logos; on Relay Web ('web')
+ * also no Dynatrace (its accounts view is read-only whatever this says).
  */
-export function abilities(session: AdminSession | null): Abilities {
+export function abilities(session: AdminSession | null, surface: ProtectedSurface = 'local'): Abilities {
   const role = session?.role ?? null;
+  let can: Abilities;
   if (role === 'owner') {
-    return { createKinds: ['publisher', 'administrator'], manageAccount: () => true, manageDevices: () => true, assignPublisher: true, transferOwnership: true, verifyAudit: true, manageLogos: true, manageDynatrace: true };
-  }
-  if (role === 'administrator') {
+    can = {
+      createKinds: ['publisher', 'administrator'], manageAccount: () => true, manageDevices: () => true, setPasswords: true, pairDevices: true,
+      assignPublisher: true, transferOwnership: true, verifyAudit: true, manageLogos: true, manageDynatrace: true,
+    };
+  } else if (role === 'administrator') {
     const publisherKind = (a: AdminAccount) => a.kind === 'publisher';
-    return {
+    can = {
       createKinds: ['publisher'],
       manageAccount: publisherKind,
       manageDevices: (a) => publisherKind(a) || a.username === session?.username,
+      setPasswords: true,
+      pairDevices: true,
       assignPublisher: true,
       transferOwnership: false,
       verifyAudit: true,
       manageLogos: true,
       manageDynatrace: true,
     };
+  } else {
+    return {
+      createKinds: [], manageAccount: () => false, manageDevices: () => false, setPasswords: false, pairDevices: false,
+      assignPublisher: false, transferOwnership: false, verifyAudit: false, manageLogos: false, manageDynatrace: false,
+    };
   }
-  return { createKinds: [], manageAccount: () => false, manageDevices: () => false, assignPublisher: false, transferOwnership: false, verifyAudit: false, manageLogos: false, manageDynatrace: false };
+  if (surface === 'laptop') return { ...can, ...SERVER_PC_ONLY };
+  if (surface === 'web') return { ...can, ...SERVER_PC_ONLY, manageDynatrace: false };
+  return can;
 }
 
 /** The account's devices, in the snapshot's order. */

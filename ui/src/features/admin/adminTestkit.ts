@@ -3,9 +3,11 @@
 // them), the two logo commands (and connection_info) like the server-mode shell,
 // records every call, and can refuse the next matching call with a bridge error (its logos are
 // read back through `fetchLogo`, as over HTTP); a snapshot fixture that carries extra
-// secret-looking fields the renderer must drop; and a fake password input for SecretSlot.
+// secret-looking fields the renderer must drop; a fake paired-laptop session (surface 'laptop')
+// over that shell; and a fake password input for SecretSlot.
 import { vi } from 'vitest';
 import { DesktopBridge, type AdminRole, type LogoKind } from '../../transport/desktop';
+import type { ProtectedSession } from '../../transport/protectedSession';
 import type { SecretInput } from './secretSlot';
 
 export const OWNER_ID = 'acc_owner';
@@ -192,6 +194,23 @@ export function fakeAdminShell(opts: { role?: AdminRole; signedIn?: boolean; ava
       return invoke.mock.calls.map(([c, a]) => (c === 'admin_command' ? String(a?.command) : c));
     },
   };
+}
+
+/** A paired laptop's protected session (surface 'laptop') answering like the fake shell's bridge,
+ * through the ProtectedSession interface only (independent of the laptop transport); its
+ * `adminCommand` is a spy, so tests see each signed command as the controllers send it. */
+export function laptopSession(bridge: DesktopBridge) {
+  const session = {
+    surface: 'laptop' as const,
+    adminStatus: () => bridge.adminStatus(),
+    adminSignIn: (username: string, password: string) => bridge.adminSignIn(username, password),
+    adminConfirmPassword: (password: string) => bridge.adminConfirmPassword(password),
+    adminLock: () => bridge.adminLock(),
+    adminCommand: vi.fn((...args: Parameters<ProtectedSession['adminCommand']>) => bridge.adminCommand(...args)),
+    adminSnapshot: () => bridge.adminSnapshot(),
+    adminWikiUpload: vi.fn((...args: Parameters<ProtectedSession['adminWikiUpload']>) => bridge.adminWikiUpload(...args)),
+  };
+  return session satisfies ProtectedSession;
 }
 
 /** A password input as SecretSlot sees it. */
