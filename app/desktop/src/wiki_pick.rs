@@ -77,6 +77,13 @@ pub fn announce_all(paths: &[PathBuf], replacing: bool) -> Result<Vec<Announced>
     paths.iter().map(|p| announce(p).map_err(BridgeError::Invalid)).collect()
 }
 
+/// [`announce_all`] off the async workers (it reads every chosen file whole).
+pub async fn announce_off_thread(paths: Vec<PathBuf>, replacing: bool) -> Result<Vec<Announced>, BridgeError> {
+    tokio::task::spawn_blocking(move || announce_all(&paths, replacing))
+        .await
+        .map_err(|_| BridgeError::Unavailable("the chosen files could not be read".into()))?
+}
+
 /// The files the operator chose (empty when cancelled).
 pub async fn pick<R: tauri::Runtime>(window: tauri::Window<R>, multiple: bool) -> Result<Vec<PathBuf>, BridgeError> {
     #[cfg(debug_assertions)]
