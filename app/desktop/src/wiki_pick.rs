@@ -1,10 +1,12 @@
-//! The Wiki's source PDFs on the server PC, chosen in the trusted process: a native GTK file
+//! The Wiki's source PDFs on this PC (the server PC's Administration, or the paired laptop's
+//! `laptop_wiki_upload`), chosen in the trusted process: a native GTK file
 //! chooser run on the UI thread (the same way as `fatal_dialog`), and each chosen file announced
 //! (UTF-8 `.pdf` name, a regular file that is not a link, within the size limits, `%PDF-`
 //! signature, size and SHA-256 read through `infra::wiki::source::SourcePdf`, which re-checks the
 //! file's identity before every chunk). Paths stay in this process: what leaves it is the file
 //! name, the size and the checksum. Debug builds take the choice from `RELAY_TEST_WIKI_PICK`
-//! (absolute paths separated by `:`) instead of showing the dialog, for the WebDriver flow.
+//! (absolute paths separated by `:`) instead of showing the dialog, for the WebDriver flows
+//! (`webdriver_wiki_admin.py`, `webdriver_laptop.py`).
 
 use std::path::{Path, PathBuf};
 
