@@ -2,7 +2,9 @@
 //! desktop's paired laptop: generating a P-256 signing key, the app-user sign-in with the
 //! connection passphrase, redeeming a pairing code (`POST /api/relay/privileged/pair`), a
 //! fresh-password proof (`POST /api/relay/privileged/reauth`), building and signing a canonical
-//! envelope for one command and posting it (`POST /api/relay/privileged/execute`). Requests go
+//! envelope for one command and posting it (`POST /api/relay/privileged/execute`), and one Wiki
+//! upload chunk with its signed `wiki.upload.chunk` claim (`POST /api/relay/wiki/chunks`: the raw
+//! bytes as the body, the claim's envelope in `X-Relay-Envelope`). Requests go
 //! through the Relay-peer HTTP policy's client (deadline, no redirects) and answers are read
 //! under a size cap. A refusal keeps the server's status, `data.code`, message and Retry-After so
 //! callers map it themselves; nothing here logs or echoes a password, code, token, proof or key,
@@ -10,14 +12,18 @@
 
 use std::time::Duration;
 
-use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
+use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD as B64};
 use base64::Engine;
 use serde::Serialize;
 use serde_json::{json, Value};
 
+use domain::canonical::sha256_hex;
 use domain::envelope::{payload_hash, public_jwk_from_secret, sign_envelope, Envelope, PublicJwk, ENVELOPE_VERSION};
 
 use crate::http::HttpPolicy;
+
+/// A chunk's bytes, shared without copying between the tries of one chunk.
+pub use bytes::Bytes;
 
 /// Lifetime given to envelopes a device signs (the server accepts at most 90 s).
 pub const ENVELOPE_LIFETIME_MS: i64 = 60_000;
@@ -135,6 +141,60 @@ pub fn signed_envelope(
     Ok(envelope)
 }
 
+/// The upload and batch a chunk belongs to, and its place in the upload's plan.
+#[derive(Debug, Clone, Copy)]
+pub struct ChunkOf<'a> {
+    pub upload_id: &'a str,
+    pub batch_id: &'a str,
+    pub index: u32,
+}
+
+/// The signed `wiki.upload.chunk` claim for exactly `bytes`: its index, length and SHA-256.
+pub fn chunk_envelope(
+    signer: Signer<'_>,
+    chunk: ChunkOf<'_>,
+    bytes: &[u8],
+    now_ms: i64,
+) -> Result<Envelope, DeviceClientError> {
+    let claim = json!({
+        "uploadId": chunk.upload_id,
+        "batchId": chunk.batch_id,
+        "index": chunk.index,
+        "byteSize": bytes.len(),
+        "checksum": sha256_hex(bytes),
+    });
+    signed_envelope(signer, "wiki.upload.chunk", claim, None, now_ms)
+}
+
+/// The `X-Relay-Envelope` header value: the envelope's JSON in standard base64.
+pub fn envelope_header(envelope: &Envelope) -> Result<String, DeviceClientError> {
+    serde_json::to_vec(envelope).map(|json| STANDARD.encode(json)).map_err(|_| DeviceClientError::Protocol)
+}
+
+/// What the chunk route answers: the upload's state after this chunk (the last chunk's answer is
+/// the assembled and extracted state, `ready` or `failed` with its reason).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChunkProgress {
+    pub upload_id: String,
+    pub state: String,
+    pub stored_chunks: u32,
+    pub chunk_count: u32,
+    pub error: Option<String>,
+}
+
+impl ChunkProgress {
+    fn from_answer(answer: &Value) -> Result<ChunkProgress, DeviceClientError> {
+        let count = |k: &str| answer[k].as_u64().and_then(|n| u32::try_from(n).ok()).ok_or(DeviceClientError::Protocol);
+        Ok(ChunkProgress {
+            upload_id: answer["uploadId"].as_str().ok_or(DeviceClientError::Protocol)?.to_string(),
+            state: answer["state"].as_str().filter(|s| !s.is_empty()).ok_or(DeviceClientError::Protocol)?.to_string(),
+            stored_chunks: count("storedChunks")?,
+            chunk_count: count("chunkCount")?,
+            error: answer["error"].as_str().map(String::from),
+        })
+    }
+}
+
 /// A Relay server's privileged routes, reached as a paired (or pairing) device.
 #[derive(Clone)]
 pub struct DeviceClient {
@@ -199,6 +259,24 @@ impl DeviceClient {
         self.post("/api/relay/privileged/execute", Some(token), envelope).await
     }
 
+    /// Posts one chunk's bytes with its signed claim (from [`chunk_envelope`]); the upload's
+    /// progress. A busy pipeline is a `Refused` with status 503 and code `busy`.
+    pub async fn post_chunk(
+        &self,
+        token: &str,
+        claim: &Envelope,
+        bytes: Bytes,
+    ) -> Result<ChunkProgress, DeviceClientError> {
+        let request = self
+            .http
+            .post(format!("{}/api/relay/wiki/chunks", self.origin))
+            .header("Content-Type", "application/octet-stream")
+            .header("Authorization", token)
+            .header("X-Relay-Envelope", envelope_header(claim)?)
+            .body(bytes);
+        ChunkProgress::from_answer(&Self::answer(request).await?)
+    }
+
     async fn post(&self, path: &str, token: Option<&str>, body: &impl Serialize) -> Result<Value, DeviceClientError> {
         let body = serde_json::to_vec(body).map_err(|_| DeviceClientError::Protocol)?;
         let mut request =
@@ -206,6 +284,11 @@ impl DeviceClient {
         if let Some(token) = token {
             request = request.header("Authorization", token);
         }
+        Self::answer(request).await
+    }
+
+    /// Sends `request` and reads its JSON answer under the size cap; a non-2xx answer is a refusal.
+    async fn answer(request: reqwest::RequestBuilder) -> Result<Value, DeviceClientError> {
         let res = request.send().await.map_err(|_| DeviceClientError::Network)?;
         let status = res.status().as_u16();
         let retry_after_secs =
@@ -264,6 +347,44 @@ mod tests {
         domain::envelope::verify_signature(&env, &public_jwk(&secret).unwrap()).unwrap();
         let again = signed_envelope(signer, "wiki.category.create", json!({"name": "x"}), None, 1_000).unwrap();
         assert_ne!(env.request_id, again.request_id, "a fresh request id each time");
+    }
+
+    #[test]
+    fn a_chunk_claim_is_signed_for_exactly_that_chunk_and_travels_as_base64_json() {
+        let secret = new_device_secret().unwrap();
+        let signer = Signer { account_id: "a", device_id: "d", role: "administrator", secret: &secret };
+        let bytes = b"%PDF-1.7 chunk bytes";
+        let chunk = ChunkOf { upload_id: "up1", batch_id: "batch1", index: 3 };
+        let env = chunk_envelope(signer, chunk, bytes, 5_000).unwrap();
+        let header = envelope_header(&env).unwrap();
+        let decoded: Envelope = serde_json::from_slice(&STANDARD.decode(header).unwrap()).unwrap();
+        assert_eq!(decoded.command, "wiki.upload.chunk");
+        assert_eq!(
+            decoded.payload,
+            json!({"uploadId": "up1", "batchId": "batch1", "index": 3, "byteSize": bytes.len(), "checksum": sha256_hex(bytes)})
+        );
+        assert_eq!((decoded.account_id.as_str(), decoded.device_id.as_str()), ("a", "d"));
+        assert!(decoded.payload["index"].is_u64(), "an integer index");
+        domain::envelope::verify_signature(&decoded, &public_jwk(&secret).unwrap()).unwrap();
+        let parsed = domain::privileged_command::PrivilegedCommand::parse(&decoded.command, &decoded.payload);
+        assert!(parsed.is_ok(), "the server's strict payload parse accepts it: {parsed:?}");
+        let again = chunk_envelope(signer, chunk, bytes, 5_000).unwrap();
+        assert_ne!(env.request_id, again.request_id, "every try is a fresh request");
+        let mut tampered = decoded.clone();
+        tampered.payload["index"] = json!(4);
+        assert!(domain::envelope::verify_signature(&tampered, &public_jwk(&secret).unwrap()).is_err());
+    }
+
+    #[test]
+    fn a_chunk_answer_is_read_field_by_field() {
+        let answer =
+            json!({"uploadId": "up1", "state": "failed", "storedChunks": 2, "chunkCount": 2, "error": "malformed-pdf"});
+        let progress = ChunkProgress::from_answer(&answer).unwrap();
+        assert_eq!(
+            (progress.state.as_str(), progress.stored_chunks, progress.error.as_deref()),
+            ("failed", 2, Some("malformed-pdf"))
+        );
+        assert!(ChunkProgress::from_answer(&json!({"uploadId": "up1"})).is_err());
     }
 
     #[test]

@@ -7,8 +7,11 @@ relay-desktop (`--client`, empty data directory) signs in to the server with the
 its window; then, calling the bridge from the page like the renderer does: `laptop_pair` with the
 code (the key lands in the private gnome-keyring, checked over D-Bus, and nowhere in the data
 directory: no secret scalar, no JWK `d`, no PKCS#8), `laptop_sign_in` with a wrong then the right
-password, `laptop_command` `wiki.category.create` (the category exists on the server), then
-`relay admin revoke-device` on the server: the next `laptop_command` answers the revoked message
+password, `laptop_command` `wiki.category.create` (the category exists on the server),
+`laptop_wiki_upload` of a generated PDF through the debug-only pick override (RELAY_TEST_WIKI_PICK,
+in place of the GTK chooser; progress queued → uploading → ready on the command's channel, each
+chunk signed by the laptop), `laptop_command` `wiki.publish` (the document is on the server's
+record API, with the uploaded bytes' checksum), then `relay admin revoke-device` on the server: the next `laptop_command` answers the revoked message
 and `laptop_status` says `revoked`; `laptop_forget` removes key and binding. Then the same through
 the screen: Settings → Administration pairs with a new code, signs in as pat, adds a Wiki
 category (signed by the laptop; it exists on the server), and after another revocation the next
@@ -101,6 +104,57 @@ def category_names(server):
     return [r.get("name") for r in listed.get("items", [])]
 
 
+def pick_pdf():
+    """A generated three-page PDF (the Wiki admin flow's runbook) in its own folder; the app
+    "chooses" it through RELAY_TEST_WIKI_PICK (debug builds), set before tauri-driver starts."""
+    import webdriver_wiki_admin  # noqa: PLC0415 (its PDF builder; it makes scratch folders on import)
+    shutil.rmtree(webdriver_wiki_admin.WORK, ignore_errors=True)
+    folder = tempfile.mkdtemp(prefix="relay-laptop-pick-")
+    path = os.path.join(folder, "laptop-runbook.pdf")
+    data = webdriver_wiki_admin.runbook_pdf()
+    with open(path, "wb") as f:
+        f.write(data)
+    os.environ["RELAY_TEST_WIKI_PICK"] = path
+    return folder, hashlib.sha256(data).hexdigest()
+
+
+def laptop_wiki_upload(sid):
+    """`laptop_wiki_upload` with a progress channel, as the renderer calls it; answer and events."""
+    script = (
+        "const done = arguments[arguments.length - 1];"
+        "const core = window.__TAURI__.core; const events = [];"
+        "const onProgress = new core.Channel(); onProgress.onmessage = (e) => events.push(e);"
+        "core.invoke('laptop_wiki_upload', {replacementDocumentId: null, onProgress})"
+        ".then(ok => setTimeout(() => done({ok, events}), 300), err => done({err, events}));"
+    )
+    return call("POST", f"/session/{sid}/execute/async", {"script": script, "args": []})["value"]
+
+
+def check_laptop_upload(sid, server, pick_dir, checksum):
+    """Upload through the pick override, then publish; the document is on the server."""
+    reply = laptop_wiki_upload(sid)
+    assert "ok" in reply, reply
+    summary, events = reply["ok"], reply["events"]
+    assert summary["batchId"] and len(summary["files"]) == 1, summary
+    done = summary["files"][0]
+    assert (done["fileName"], done["state"], done["error"]) == ("laptop-runbook.pdf", "ready", None), done
+    assert done["storedChunks"] == done["chunkCount"] == 1, done
+    states = [(e["state"], e["storedChunks"]) for e in events]
+    assert states == [("queued", 0), ("uploading", 0), ("ready", 1)], states
+    assert pick_dir not in json.dumps(reply), "a path reached the renderer"
+    payload = {"uploadId": done["uploadId"], "title": "Laptop runbook", "categoryId": "wikiuncategoriz",
+               "documentType": "cheatsheet"}
+    published = invoke(sid, "laptop_command", {"command": "wiki.publish", "payload": payload, "expectedRevision": None})
+    assert "ok" in published, published
+    doc_id = published["ok"]["id"]
+    token = api(server, "POST", "/api/collections/users/auth-with-password",
+                {"identity": "relay", "password": SECRET})["token"]
+    doc = api(server, "GET", f"/api/collections/wiki_documents/records/{doc_id}", token=token)
+    assert (doc.get("title"), doc.get("checksum"), doc.get("pageCount")) == ("Laptop runbook", checksum, 3), doc
+    print(f"ok   laptop_wiki_upload through the pick override: events {states}, summary {done['state']}; "
+          f"laptop_command wiki.publish -> document {doc_id} on the server's record API (same SHA-256, 3 pages)")
+
+
 def check_pairing_from_settings(sid, relay_bin, server_dir, server):
     """The screen: pair with a new code, sign in, add a category, then see the revocation."""
     out = relay_admin(relay_bin, server_dir, ["pair-device", "--as", "charles", "--for", "pat", "--label", "NOC laptop"],
@@ -153,6 +207,7 @@ def main():
     server_dir = tempfile.mkdtemp(prefix="relay-laptop-srv-")
     client_dir = tempfile.mkdtemp(prefix="relay-laptop-app-")
     server_proc, server = start_server(relay_bin, server_dir)
+    pick_dir, pick_checksum = pick_pdf()  # before tauri-driver: the app inherits its environment
     proc = start_driver()
     sid = None
     try:
@@ -213,6 +268,7 @@ def main():
         check_no_key_in(client_dir)
         print(f"ok   laptop_command wiki.category.create signed with the keyring key: {json.dumps(result['ok'])[:120]}; "
               "the category exists on the server; a server-PC-only command is refused locally")
+        check_laptop_upload(sid, server, pick_dir, pick_checksum)
 
         relay_admin(relay_bin, server_dir, ["revoke-device", "--as", "charles", "--device", binding["deviceId"]],
                     ADMIN_PW + "\n")
@@ -229,15 +285,16 @@ def main():
         print("ok   laptop_forget removed the key from the keyring and the binding file")
         second_code = check_pairing_from_settings(sid, relay_bin, server_dir, server)
         check_revocation_on_screen(sid, relay_bin, server_dir, client_dir)
-        leaked = [s for s in (PUBLISHER_PW, "not pat's password", code, second_code) if s in log_text()]
-        assert not leaked, f"secrets in the app and server logs: {len(leaked)}"
-        print("ok   no password or pairing code in the logs (only refusal codes)")
+        leaked = [s for s in (PUBLISHER_PW, "not pat's password", code, second_code, pick_dir) if s in log_text()]
+        assert not leaked, f"secrets or the chosen file's path in the app and server logs: {len(leaked)}"
+        print("ok   no password, pairing code or chosen file's path in the logs (only refusal codes)")
     finally:
         close_session(sid)
         for p in (proc, server_proc):
             stop_process(p)
         shutil.rmtree(server_dir, ignore_errors=True)
         shutil.rmtree(client_dir, ignore_errors=True)
+        shutil.rmtree(pick_dir, ignore_errors=True)
     print("desktop paired-laptop webdriver flow ok")
 
 

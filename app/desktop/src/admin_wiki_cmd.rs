@@ -7,7 +7,8 @@
 //! reads the file in 4 MiB chunks, assembles, verifies and extracts it. Progress goes to the
 //! calling window over the command's channel as [`WikiUploadEvent`]s: every file `queued`, then
 //! `uploading`, then what the wiki actor answered (`ready`, or `failed` with its reason). Paths and
-//! PDF bytes never reach the renderer: it learns file names, sizes, states and upload ids.
+//! PDF bytes never reach the renderer: it learns file names, sizes, states and upload ids. The
+//! paired laptop's `laptop_wiki_upload` (`laptop_cmd::wiki`) shares the batch and event shapes.
 
 use actix::Addr;
 use actors::privileged::AuthorizeLocalWikiFeed;
@@ -21,9 +22,10 @@ use crate::wiki_pick::{self, Announced};
 
 pub const ADMIN_WIKI_UPLOAD: Command = Command::new("admin_wiki_upload", Access::MainOnly);
 
-/// How often a feed refused as busy (another Wiki job holds the pipeline) is tried again.
-const BUSY_RETRIES: u32 = 30;
-const BUSY_PAUSE: std::time::Duration = std::time::Duration::from_secs(1);
+/// How often a feed (or, from the paired laptop, a chunk) refused as busy (another Wiki job
+/// holds the pipeline) is tried again.
+pub(crate) const BUSY_RETRIES: u32 = 30;
+pub(crate) const BUSY_PAUSE: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// One file's progress, as the renderer sees it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -38,6 +40,16 @@ pub struct WikiUploadEvent {
     pub chunk_count: u32,
     /// Why it failed (a stable reason code or a sentence), else null.
     pub error: Option<String>,
+}
+
+impl WikiUploadEvent {
+    /// This file at the progress the server answered.
+    pub(crate) fn advance(&mut self, state: String, stored_chunks: u32, chunk_count: u32, error: Option<String>) {
+        self.state = state;
+        self.stored_chunks = stored_chunks;
+        self.chunk_count = chunk_count;
+        self.error = error;
+    }
 }
 
 /// What `admin_wiki_upload` answers once every file was fed (no batch when the chooser was
@@ -57,7 +69,7 @@ fn wiki_of(bridge: &Bridge) -> Result<Addr<WikiActor>, BridgeError> {
 }
 
 /// A document id as the server issues them (never a path or anything long).
-fn checked_replacement(raw: Option<String>) -> Result<Option<String>, BridgeError> {
+pub(crate) fn checked_replacement(raw: Option<String>) -> Result<Option<String>, BridgeError> {
     match raw {
         None => Ok(None),
         Some(id) if !id.is_empty() && id.len() <= 64 && id.bytes().all(|b| b.is_ascii_alphanumeric()) => Ok(Some(id)),
@@ -66,7 +78,7 @@ fn checked_replacement(raw: Option<String>) -> Result<Option<String>, BridgeErro
 }
 
 /// The `wiki.upload.begin` payload for the announced files.
-fn begin_payload(files: &[Announced], replacement: Option<&str>) -> Value {
+pub(crate) fn begin_payload(files: &[Announced], replacement: Option<&str>) -> Value {
     let files: Vec<Value> = files
         .iter()
         .map(|f| json!({"fileName": f.file_name, "byteSize": f.byte_size, "checksum": f.checksum}))
@@ -79,7 +91,7 @@ fn begin_payload(files: &[Announced], replacement: Option<&str>) -> Value {
 
 /// The batch id and each announced file's first event, matched by position (the server answers
 /// its uploads in the announced order, each with the announced name and size).
-fn planned(batch: &Value, files: &[Announced]) -> Result<(String, Vec<WikiUploadEvent>), BridgeError> {
+pub(crate) fn planned(batch: &Value, files: &[Announced]) -> Result<(String, Vec<WikiUploadEvent>), BridgeError> {
     let unexpected = || BridgeError::Unavailable("the server answered an unexpected upload batch".into());
     let batch_id = batch["batchId"].as_str().filter(|id| !id.is_empty()).ok_or_else(unexpected)?;
     let uploads = batch["uploads"].as_array().filter(|u| u.len() == files.len()).ok_or_else(unexpected)?;
@@ -105,12 +117,7 @@ fn planned(batch: &Value, files: &[Announced]) -> Result<(String, Vec<WikiUpload
 /// The event after the wiki actor's answer to a feed.
 fn fed(mut event: WikiUploadEvent, answer: Result<UploadProgress, WikiError>) -> WikiUploadEvent {
     match answer {
-        Ok(progress) => {
-            event.state = progress.state;
-            event.stored_chunks = progress.stored_chunks;
-            event.chunk_count = progress.chunk_count;
-            event.error = progress.error;
-        }
+        Ok(p) => event.advance(p.state, p.stored_chunks, p.chunk_count, p.error),
         Err(e) => {
             event.state = "failed".into();
             event.error = Some(e.to_string());
@@ -166,9 +173,7 @@ mod commands {
             return Ok(WikiUploadSummary { batch_id: None, files: Vec::new() });
         }
         let replacing = replacement.is_some();
-        let files = tokio::task::spawn_blocking(move || wiki_pick::announce_all(&paths, replacing))
-            .await
-            .map_err(|_| BridgeError::Unavailable("the chosen files could not be read".into()))??;
+        let files = wiki_pick::announce_off_thread(paths, replacing).await?;
         let payload = begin_payload(&files, replacement.as_deref());
         let batch = admin_cmd::command_in_session(&bridge, &session, "wiki.upload.begin", payload, None).await?;
         let (batch_id, mut events) = planned(&batch, &files)?;

@@ -7,8 +7,10 @@
 //! the pairing state, who is signed in and when the session idle-locks; the password passes
 //! through once, and the key, proofs and tokens never leave this process or reach the logs.
 //! Server refusals map to `BridgeError`s like the server PC's Administration (`admin_cmd`).
+//! Wiki uploads from the laptop (`laptop_wiki_upload`) are in `wiki`.
 
 mod state;
+pub mod wiki;
 
 use std::sync::Arc;
 use std::time::Duration;

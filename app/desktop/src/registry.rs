@@ -62,6 +62,7 @@ pub fn handler<R: tauri::Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + 
         laptop_cmd::laptop_lock,
         laptop_cmd::laptop_command,
         laptop_cmd::laptop_forget,
+        laptop_cmd::wiki::laptop_wiki_upload,
         wiki_save_cmd::wiki_save_pdf,
         dynatrace_cmd::clear_dynatrace_session,
         dynatrace_cmd::dynatrace_popouts,

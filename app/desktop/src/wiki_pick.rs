@@ -1,10 +1,12 @@
-//! The Wiki's source PDFs on the server PC, chosen in the trusted process: a native GTK file
+//! The Wiki's source PDFs on this PC (the server PC's Administration, or the paired laptop's
+//! `laptop_wiki_upload`), chosen in the trusted process: a native GTK file
 //! chooser run on the UI thread (the same way as `fatal_dialog`), and each chosen file announced
 //! (UTF-8 `.pdf` name, a regular file that is not a link, within the size limits, `%PDF-`
 //! signature, size and SHA-256 read through `infra::wiki::source::SourcePdf`, which re-checks the
 //! file's identity before every chunk). Paths stay in this process: what leaves it is the file
 //! name, the size and the checksum. Debug builds take the choice from `RELAY_TEST_WIKI_PICK`
-//! (absolute paths separated by `:`) instead of showing the dialog, for the WebDriver flow.
+//! (absolute paths separated by `:`) instead of showing the dialog, for the WebDriver flows
+//! (`webdriver_wiki_admin.py`, `webdriver_laptop.py`).
 
 use std::path::{Path, PathBuf};
 
@@ -75,6 +77,13 @@ pub fn announce_all(paths: &[PathBuf], replacing: bool) -> Result<Vec<Announced>
         return Err(BridgeError::Invalid(text));
     }
     paths.iter().map(|p| announce(p).map_err(BridgeError::Invalid)).collect()
+}
+
+/// [`announce_all`] off the async workers (it reads every chosen file whole).
+pub async fn announce_off_thread(paths: Vec<PathBuf>, replacing: bool) -> Result<Vec<Announced>, BridgeError> {
+    tokio::task::spawn_blocking(move || announce_all(&paths, replacing))
+        .await
+        .map_err(|_| BridgeError::Unavailable("the chosen files could not be read".into()))?
 }
 
 /// The files the operator chose (empty when cancelled).

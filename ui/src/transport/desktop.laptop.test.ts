@@ -1,6 +1,7 @@
 // The desktop bridge's laptop methods with a mocked window.__TAURI__: each calls its laptop_*
 // command with exactly the contract's argument names (laptop_status, laptop_pair, laptop_sign_in,
-// laptop_confirm_password, laptop_lock, laptop_command, laptop_forget); answers are read field by
+// laptop_confirm_password, laptop_lock, laptop_command, laptop_forget, laptop_wiki_upload with its
+// progress channel); answers are read field by
 // field (unknown pairing → 'unpaired', unknown role → Publisher, extra fields dropped, nothing of
 // the session outside 'paired'), and a revoked pairing's refusal comes through as `locked`.
 import { describe, expect, it, vi } from 'vitest';
@@ -36,6 +37,29 @@ describe('DesktopBridge laptop commands', () => {
       ['laptop_command', { command: 'admin.snapshot', payload: {}, expectedRevision: null }],
       ['laptop_forget', undefined],
     ]);
+  });
+
+  it('laptopWikiUpload invokes laptop_wiki_upload with a channel and reads its events and summary', async () => {
+    class FakeChannel {
+      onmessage: (message: unknown) => void = () => undefined;
+    }
+    const file = { uploadId: 'up1', fileName: 'a.pdf', byteSize: 10, state: 'ready', storedChunks: 1, chunkCount: 1, error: null };
+    const invoke = vi.fn(async (_cmd: string, args?: Record<string, unknown>) => {
+      (args?.onProgress as FakeChannel).onmessage({ ...file, state: 'uploading', storedChunks: 0, path: '/secret/a.pdf' });
+      return { batchId: 'b1', files: [file], token: 'TOKEN' };
+    });
+    const bridge = new DesktopBridge({ core: { invoke, Channel: FakeChannel } });
+    const events: unknown[] = [];
+    const summary = await bridge.laptopWikiUpload(null, (e) => events.push(e));
+    expect(invoke.mock.calls[0][0]).toBe('laptop_wiki_upload');
+    expect(invoke.mock.calls[0][1]).toMatchObject({ replacementDocumentId: null });
+    expect(invoke.mock.calls[0][1]?.onProgress).toBeInstanceOf(FakeChannel);
+    expect(summary).toEqual({ batchId: 'b1', files: [file] });
+    expect(events).toEqual([{ ...file, state: 'uploading', storedChunks: 0 }]);
+    // Without a channel the shell cannot report progress: refused before any call.
+    const bare = bridgeWith(() => ({}));
+    await expect(bare.bridge.laptopWikiUpload(null, () => undefined)).rejects.toMatchObject({ code: 'unavailable' });
+    expect(bare.invoke).not.toHaveBeenCalled();
   });
 
   it('reads the status field by field', () => {

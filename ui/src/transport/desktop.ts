@@ -420,11 +420,24 @@ export class DesktopBridge implements OfflineBridge, DynatraceBridge, ProtectedS
    * when every file was fed (an empty summary when the chooser was cancelled).
    */
   async adminWikiUpload(replacementDocumentId: string | null, onEvent: (event: WikiUploadEvent) => void): Promise<WikiUploadSummary> {
+    return this.wikiUpload(onEvent, (onProgress) => this.call('admin_wiki_upload', { replacementDocumentId, onProgress }));
+  }
+
+  /**
+   * Client mode, the paired laptop's live session (a Wiki-capable account): the same as
+   * `adminWikiUpload`, but the shell signs the batch and every chunk as this laptop's device.
+   */
+  async laptopWikiUpload(replacementDocumentId: string | null, onEvent: (event: WikiUploadEvent) => void): Promise<WikiUploadSummary> {
+    return this.wikiUpload(onEvent, (onProgress) => this.call('laptop_wiki_upload', { replacementDocumentId, onProgress }));
+  }
+
+  /** A Wiki upload command with a progress channel (events read field by field) and its summary. */
+  private async wikiUpload(onEvent: (event: WikiUploadEvent) => void, run: (onProgress: TauriChannel) => Promise<unknown>): Promise<WikiUploadSummary> {
     const Channel = this.tauri.core.Channel;
     if (!Channel) throw new BridgeRefusal('This desktop shell cannot report upload progress.', 'unavailable');
     const onProgress = new Channel();
     onProgress.onmessage = (message) => onEvent(wikiUploadEvent(message));
-    return wikiUploadSummary(await this.call('admin_wiki_upload', { replacementDocumentId, onProgress }));
+    return wikiUploadSummary(await run(onProgress));
   }
 
   /**

@@ -1,15 +1,19 @@
 // LaptopProtectedSession (surface 'laptop') over a fake bridge: the status mapping (available only
 // while paired, the session when signed in), sign-in as the paired account only (another username
 // refused as 'invalid' without any call), the password only in the invoke's arguments, commands
-// and the snapshot through laptop_command, no Wiki upload, and a revoked pairing's `locked`
-// refusal re-reading the status for the listeners.
+// and the snapshot through laptop_command, the Wiki upload through laptop_wiki_upload (progress
+// on its channel), and a revoked pairing's `locked` refusal re-reading the status for the listeners.
 import { describe, expect, it, vi } from 'vitest';
 import { BridgeRefusal, DesktopBridge, REVOKED_MESSAGE } from './desktop';
-import { LAPTOP_UPLOAD_MESSAGE, LaptopProtectedSession } from './laptopProtected';
+import { LaptopProtectedSession } from './laptopProtected';
 
 const DEVICE = { username: 'adam', label: 'NOC laptop', fingerprintSuffix: 'ab12cd', role: 'administrator' };
 const SESSION = { username: 'adam', role: 'administrator', lockAtMs: 1_800_000_000_000 };
 const PASSWORD = 'Correct-Horse-42';
+
+class FakeChannel {
+  onmessage: (message: unknown) => void = () => undefined;
+}
 
 function setup(initial: Record<string, unknown>) {
   let status: Record<string, unknown> = initial;
@@ -18,10 +22,16 @@ function setup(initial: Record<string, unknown>) {
     if (errors.length) throw errors.shift();
     if (cmd === 'laptop_sign_in' || cmd === 'laptop_confirm_password') status = { ...status, session: SESSION };
     if (cmd === 'laptop_lock') status = { ...status, session: null };
+    if (cmd === 'laptop_wiki_upload') {
+      const file = { uploadId: 'up1', fileName: 'runbook.pdf', byteSize: 10, state: 'queued', storedChunks: 0, chunkCount: 1, error: null };
+      const channel = args?.onProgress as FakeChannel;
+      for (const state of ['queued', 'uploading', 'ready']) channel.onmessage({ ...file, state, storedChunks: state === 'ready' ? 1 : 0, path: '/home/pat/runbook.pdf' });
+      return { batchId: 'batch1', files: [{ ...file, state: 'ready', storedChunks: 1 }] };
+    }
     if (cmd === 'laptop_command') return args?.command === 'admin.snapshot' ? { accounts: [], devices: [], authority: { ownerAccountId: 'o', publisherAccountId: null, revision: 2 }, secret: 'X' } : { ok: true };
     return status;
   });
-  const session = new LaptopProtectedSession(new DesktopBridge({ core: { invoke } }));
+  const session = new LaptopProtectedSession(new DesktopBridge({ core: { invoke, Channel: FakeChannel } }));
   return { invoke, session, errors, setStatus: (s: Record<string, unknown>) => (status = s) };
 }
 
@@ -81,12 +91,24 @@ describe('LaptopProtectedSession', () => {
     ]);
   });
 
-  it('refuses the Wiki upload without a call', async () => {
+  it('uploads Wiki PDFs through laptop_wiki_upload with progress on its channel', async () => {
     const { session, invoke } = setup({ available: true, pairing: 'paired', device: DEVICE, session: SESSION });
     const onEvent = vi.fn();
-    await expect(session.adminWikiUpload(null, onEvent)).rejects.toMatchObject({ code: 'unavailable', message: LAPTOP_UPLOAD_MESSAGE });
-    expect(invoke).not.toHaveBeenCalled();
-    expect(onEvent).not.toHaveBeenCalled();
+    const summary = await session.adminWikiUpload('doc1', onEvent);
+    expect(summary).toEqual({ batchId: 'batch1', files: [expect.objectContaining({ uploadId: 'up1', state: 'ready', storedChunks: 1 })] });
+    expect(invoke.mock.calls.map((c) => c[0])).toEqual(['laptop_wiki_upload']);
+    expect(invoke.mock.calls[0][1]).toMatchObject({ replacementDocumentId: 'doc1' });
+    expect(onEvent.mock.calls.map((c) => c[0].state)).toEqual(['queued', 'uploading', 'ready']);
+    expect(JSON.stringify(onEvent.mock.calls)).not.toContain('/home/pat');
+  });
+
+  it('a revoked pairing during an upload re-reads the status', async () => {
+    const { session, invoke, errors, setStatus } = setup({ available: true, pairing: 'paired', device: DEVICE, session: SESSION });
+    errors.push({ code: 'locked', message: REVOKED_MESSAGE });
+    setStatus({ available: true, pairing: 'revoked', device: null, session: null });
+    await expect(session.adminWikiUpload(null, () => undefined)).rejects.toMatchObject({ code: 'locked', message: REVOKED_MESSAGE });
+    expect(invoke.mock.calls.map((c) => c[0])).toEqual(['laptop_wiki_upload', 'laptop_status']);
+    expect(session.current()?.pairing).toBe('revoked');
   });
 
   it('pairs and forgets with the exact arguments and tells the listeners', async () => {

@@ -2,9 +2,10 @@
 // ProtectedSession over the client-mode desktop bridge's laptop_* commands. The shell holds the
 // device key and signs every request; this renderer never sees a key, token or proof, and a
 // password only ever goes into one invoke's arguments (nothing here keeps it). Sign-in is always
-// as the paired account: a different typed username is refused here, before any call. The laptop
-// cannot upload Wiki PDFs yet (refused as 'unavailable'). A `locked` refusal saying the pairing
-// was revoked re-reads the status, so whoever listens (`onStatus`) shows the revoked state.
+// as the paired account: a different typed username is refused here, before any call. Wiki PDFs
+// are uploaded through `laptop_wiki_upload` (the shell's chooser; the shell signs the batch and
+// every chunk as this laptop). A `locked` refusal saying the pairing was revoked re-reads the
+// status, so whoever listens (`onStatus`) shows the revoked state.
 import { BridgeRefusal, type DesktopBridge } from './desktop';
 import { adminSnapshot, type AdminCommandName, type AdminSnapshot, type AdminStatus, type WikiUploadEvent, type WikiUploadSummary } from './desktopAdmin';
 import { saysRevoked, type LaptopStatus } from './desktopLaptop';
@@ -13,11 +14,8 @@ import type { ProtectedSession } from './protectedSession';
 /** The bridge methods this session uses (the DesktopBridge in the app, a fake in tests). */
 export type LaptopBridge = Pick<
   DesktopBridge,
-  'laptopStatus' | 'laptopPair' | 'laptopSignIn' | 'laptopConfirmPassword' | 'laptopLock' | 'laptopCommand' | 'laptopForget'
+  'laptopStatus' | 'laptopPair' | 'laptopSignIn' | 'laptopConfirmPassword' | 'laptopLock' | 'laptopCommand' | 'laptopForget' | 'laptopWikiUpload'
 >;
-
-/** The refusal of a Wiki upload from the laptop. */
-export const LAPTOP_UPLOAD_MESSAGE = 'Upload PDFs from the Relay server PC or Relay Web for now.';
 
 /** The laptop's status as the admin status: available only while paired, a session when signed in. */
 export function adminStatusOf(status: LaptopStatus): AdminStatus {
@@ -111,8 +109,8 @@ export class LaptopProtectedSession implements ProtectedSession {
     return adminSnapshot(await this.adminCommand('admin.snapshot', {}, null));
   }
 
-  /** Not from a laptop yet: PDFs are uploaded on the server PC or through Relay Web. */
-  adminWikiUpload(_replacementDocumentId: string | null, _onEvent: (event: WikiUploadEvent) => void): Promise<WikiUploadSummary> {
-    return Promise.reject(new BridgeRefusal(LAPTOP_UPLOAD_MESSAGE, 'unavailable'));
+  /** `laptop_wiki_upload`: the shell's chooser, then the chosen PDFs signed and sent by this laptop. */
+  adminWikiUpload(replacementDocumentId: string | null, onEvent: (event: WikiUploadEvent) => void): Promise<WikiUploadSummary> {
+    return this.guard(() => this.bridge.laptopWikiUpload(replacementDocumentId, onEvent));
   }
 }

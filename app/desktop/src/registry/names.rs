@@ -48,6 +48,7 @@ pub const COMMANDS: &[&str] = &[
     "laptop_lock",
     "laptop_command",
     "laptop_forget",
+    "laptop_wiki_upload",
     "wiki_save_pdf",
     "clear_dynatrace_session",
     "dynatrace_popouts",

@@ -76,6 +76,7 @@ fn table() -> Vec<(Command, Value)> {
             json!({"command": "wiki.category.create", "payload": {"name": "x"}, "expectedRevision": null}),
         ),
         (laptop_cmd::LAPTOP_FORGET, json!({})),
+        (laptop_cmd::wiki::LAPTOP_WIKI_UPLOAD, json!({"replacementDocumentId": null, "onProgress": "__CHANNEL__:2"})),
         // A JSON body, not the raw PDF bytes the command takes: refused after the caller check.
         (wiki_save_cmd::WIKI_SAVE_PDF, json!({})),
         (dynatrace_cmd::CLEAR_DYNATRACE_SESSION, json!({})),
