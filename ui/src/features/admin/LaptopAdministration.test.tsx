@@ -137,7 +137,6 @@ describe('the laptop protected screen markup', () => {
     expect(html).toContain('data-testid="admin-dynatrace"');
     expect(html).toContain('data-testid="admin-wiki"');
     expect(html).toContain('data-testid="admin-wiki-upload-button"');
-    expect(html).not.toContain('admin-wiki-no-upload');
     expect(html).not.toContain('data-testid="admin-logos"');
   });
 

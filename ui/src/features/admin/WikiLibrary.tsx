@@ -23,7 +23,7 @@ function DialogButtons({ busy, label, onCancel }: { busy: boolean; label: string
   );
 }
 
-function Documents({ library, busy, ctl, canUpload }: { library: WikiLibrary; busy: boolean; ctl: WikiPanelController; canUpload: boolean }) {
+function Documents({ library, busy, ctl }: { library: WikiLibrary; busy: boolean; ctl: WikiPanelController }) {
   if (!library.documents.length) return <p className="muted small" data-testid="admin-wiki-library-empty">No documents published yet.</p>;
   return (
     <div className="table-scroll">
@@ -48,9 +48,7 @@ function Documents({ library, busy, ctl, canUpload }: { library: WikiLibrary; bu
                 {d.lifecycleState === 'active' ? (
                   <>
                     <button type="button" className="button button-ghost small" disabled={busy} data-testid="admin-wiki-edit" onClick={() => ctl.openEdit(d.id)}>Edit</button>
-                    {canUpload && (
-                      <button type="button" className="button button-ghost small" disabled={busy} data-testid="admin-wiki-replace" onClick={() => void ctl.upload(d.id)}>Replace PDF…</button>
-                    )}
+                    <button type="button" className="button button-ghost small" disabled={busy} data-testid="admin-wiki-replace" onClick={() => void ctl.upload(d.id)}>Replace PDF…</button>
                     <button type="button" className="button button-ghost small" disabled={busy} data-testid="admin-wiki-trash" onClick={() => void ctl.trash(d.id)}>Trash</button>
                   </>
                 ) : (
@@ -173,14 +171,13 @@ function Dialog({ dialog, library, busy, ctl }: { dialog: WikiDialog; library: W
   }
 }
 
-/** `canUpload` false (a paired laptop): no Replace PDF…; the rest of the library editing stays. */
-export function WikiLibrarySection({ state, busy, ctl, canUpload = true }: { state: WikiState; busy: boolean; ctl: WikiPanelController; canUpload?: boolean }) {
+export function WikiLibrarySection({ state, busy, ctl }: { state: WikiState; busy: boolean; ctl: WikiPanelController }) {
   const { library, dialog } = state;
   if (!library) return null;
   return (
     <>
       <h4>Library</h4>
-      <Documents library={library} busy={busy} ctl={ctl} canUpload={canUpload} />
+      <Documents library={library} busy={busy} ctl={ctl} />
       <h4>Categories</h4>
       <Categories library={library} busy={busy} ctl={ctl} />
       {dialog && <Dialog dialog={dialog} library={library} busy={busy} ctl={ctl} />}

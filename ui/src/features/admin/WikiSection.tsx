@@ -5,9 +5,8 @@
 // a labelled progress bar and state per file (a failed one with its reason), the review form of
 // each ready upload (title from the file name, category, type) and its Publish button, Cancel
 // batch, then the library and categories (`WikiLibrarySection`), the section's notices
-// (role="status") and errors (role="alert"). Every button is disabled while a request runs. With
-// `canUpload` false there is no upload at all (no Upload PDFs…, no Replace PDF…) and the library
-// and categories stay editable; every surface (server PC, paired laptop, Relay Web) uploads today.
+// (role="status") and errors (role="alert"). Every button is disabled while a request runs. Every
+// surface (server PC, paired laptop, Relay Web) uploads through its ProtectedSession.
 import type { FormEvent } from 'react';
 import type { WikiController, WikiState } from './wikiController';
 import { WikiLibrarySection } from './WikiLibrary';
@@ -21,8 +20,6 @@ export type WikiPanelController = Pick<
 >;
 
 /** Shown instead of the uploads on a paired laptop. */
-export const NO_UPLOAD_NOTE = 'Upload PDFs from the Relay server PC or Relay Web for now.';
-
 /** The progress bar: determinate while chunks are counted, indeterminate while the server works. */
 function UploadProgress({ u }: { u: UploadItem }) {
   const label = `${u.fileName}: ${stateLabel(u.state)}`;
@@ -100,7 +97,7 @@ function Queue({ state, busy, ctl }: { state: WikiState; busy: boolean; ctl: Wik
   );
 }
 
-export function WikiSection({ state, busy, ctl, canUpload = true }: { state: WikiState; busy: boolean; ctl: WikiPanelController; canUpload?: boolean }) {
+export function WikiSection({ state, busy, ctl }: { state: WikiState; busy: boolean; ctl: WikiPanelController }) {
   const { phase, library, message, loadError, batchId } = state;
   return (
     <section data-testid="admin-wiki" aria-busy={busy || undefined} aria-labelledby="admin-wiki-title">
@@ -120,25 +117,19 @@ export function WikiSection({ state, busy, ctl, canUpload = true }: { state: Wik
       )}
       {library && (
         <>
-          {canUpload ? (
-            <>
-              <h4>Uploads</h4>
-              <div className="admin-actions">
-                <button type="button" className="button button-primary small" disabled={busy} data-testid="admin-wiki-upload-button" onClick={() => void ctl.upload(null)}>
-                  Upload PDFs…
-                </button>
-                {batchId && (
-                  <button type="button" className="button button-ghost small" disabled={busy} data-testid="admin-wiki-cancel-batch" onClick={() => void ctl.cancelBatch()}>
-                    Cancel batch
-                  </button>
-                )}
-              </div>
-              <Queue state={state} busy={busy} ctl={ctl} />
-            </>
-          ) : (
-            <p className="muted small" data-testid="admin-wiki-no-upload">{NO_UPLOAD_NOTE}</p>
-          )}
-          <WikiLibrarySection state={state} busy={busy} ctl={ctl} canUpload={canUpload} />
+          <h4>Uploads</h4>
+          <div className="admin-actions">
+            <button type="button" className="button button-primary small" disabled={busy} data-testid="admin-wiki-upload-button" onClick={() => void ctl.upload(null)}>
+              Upload PDFs…
+            </button>
+            {batchId && (
+              <button type="button" className="button button-ghost small" disabled={busy} data-testid="admin-wiki-cancel-batch" onClick={() => void ctl.cancelBatch()}>
+                Cancel batch
+              </button>
+            )}
+          </div>
+          <Queue state={state} busy={busy} ctl={ctl} />
+          <WikiLibrarySection state={state} busy={busy} ctl={ctl} />
         </>
       )}
     </section>
