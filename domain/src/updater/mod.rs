@@ -1,6 +1,6 @@
 //! The pure rules of the desktop updater and its recovery launcher (Linux x86-64): strict
 //! release versions ([`version`]), the fixed GitHub endpoints and the discovery decision
-//! ([`release`]), the redirect and byte-count rules of a download ([`download`]), the checksum
+//! ([`release`]), the release notes of Settings → About ([`notes`]), the redirect and byte-count rules of a download ([`download`]), the checksum
 //! file and single-member ZIP rules ([`archive`]), the independent minisign (Ed25519) publisher
 //! signature of the archive bound to its release ([`signature`]), the check → download → prepare → restart
 //! state machine ([`state`]) and retained builds, probation, quarantine and staging names
@@ -11,6 +11,7 @@
 pub mod archive;
 pub mod digest;
 pub mod download;
+pub mod notes;
 pub mod recovery;
 pub mod release;
 pub mod signature;
@@ -23,15 +24,16 @@ pub use archive::{
 };
 pub use digest::{CommitSha, Sha256Digest};
 pub use download::{check_asset_url, check_content_length, next_hop, ByteCounter, DownloadError, Hop};
+pub use notes::{parse_release_history, ReleaseNote, ReleaseNotesError};
 pub use recovery::{
     decide_probation, plan_retention, staging_cleanup, BuildId, ProbationDecision, ProbationObservation,
     QuarantineHistory, RecoveryError, ReleaseFingerprint, RetainedBuild, RetentionPlan, RollbackReason, StagingCleanup,
     StagingDirName,
 };
 pub use release::{
-    check_discovery_response, confirm_refetch, evaluate_latest_release, release_check_from_json, AssetKind,
-    DiscoveryError, HttpFacts, InstallTarget, NotInstallableReason, ReleaseAsset, ReleaseAssets, ReleaseCheck,
-    ReleaseNotes, ResolveError,
+    check_discovery_response, check_json_response, confirm_refetch, evaluate_latest_release, release_check_from_json,
+    AssetKind, DiscoveryError, HttpFacts, InstallTarget, NotInstallableReason, ReleaseAsset, ReleaseAssets,
+    ReleaseCheck, ReleaseNotes, ResolveError,
 };
 pub use signature::{
     expected_trusted_comment, parse_signature_file, verify_release_signature, ArchiveSignatureVerifier, PublisherKey,

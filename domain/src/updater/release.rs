@@ -145,7 +145,7 @@ pub enum DiscoveryError {
     UnexpectedStatus { status: u16 },
     #[error("GitHub did not answer with JSON.")]
     NotJson,
-    #[error("The release answer is larger than 64 KiB.")]
+    #[error("The release answer is larger than Relay accepts.")]
     TooLarge,
     #[error("The release answer is not valid JSON.")]
     InvalidJson,
@@ -281,6 +281,11 @@ pub struct ReleaseCheck {
 /// Refuses a discovery answer by its HTTP facts alone: status 200, `application/json` (any
 /// parameters), declared and read length at most [`MAX_RELEASE_JSON_BYTES`].
 pub fn check_discovery_response(facts: &HttpFacts<'_>) -> Result<(), DiscoveryError> {
+    check_json_response(facts, MAX_RELEASE_JSON_BYTES)
+}
+
+/// [`check_discovery_response`] with another size limit (the release history's is larger).
+pub fn check_json_response(facts: &HttpFacts<'_>, max_bytes: u64) -> Result<(), DiscoveryError> {
     if facts.status != 200 {
         return Err(DiscoveryError::UnexpectedStatus { status: facts.status });
     }
@@ -288,7 +293,7 @@ pub fn check_discovery_response(facts: &HttpFacts<'_>) -> Result<(), DiscoveryEr
     if !media_type.is_some_and(|media| media.eq_ignore_ascii_case("application/json")) {
         return Err(DiscoveryError::NotJson);
     }
-    if facts.content_length.is_some_and(|len| len > MAX_RELEASE_JSON_BYTES) || facts.body_len > MAX_RELEASE_JSON_BYTES {
+    if facts.content_length.is_some_and(|len| len > max_bytes) || facts.body_len > max_bytes {
         return Err(DiscoveryError::TooLarge);
     }
     Ok(())
