@@ -4,7 +4,7 @@
 //! version directory ([`download`]), the updates root and version directories themselves
 //! ([`staging`]), the extraction of the one executable from the verified ZIP and the check
 //! before each execution ([`prepare`]), and where the GitHub hosts are in this build
-//! ([`hosts`]). Every request goes through `crate::http`. Nothing here keeps state, schedules
+//! ([`hosts`]), and the release notes of Settings → About with their cache ([`notes`]). Every request goes through `crate::http`. Nothing here keeps state, schedules
 //! checks or decides what the user sees: the updater actor drives these steps through the
 //! domain state machine, one user request at a time.
 //!
@@ -19,6 +19,7 @@
 pub mod discovery;
 pub mod download;
 pub mod hosts;
+pub mod notes;
 pub mod prepare;
 pub mod staging;
 
@@ -28,5 +29,6 @@ pub mod test_support;
 pub use discovery::{ConfirmError, DiscoveryFailure, ReleaseDiscovery};
 pub use download::{DownloadProgress, DownloadedRelease, ReleaseDownloader, UpdateDownloadError};
 pub use hosts::GitHubHosts;
+pub use notes::{read_notes_cache, write_notes_cache, NotesFailure, ReleaseNotesFetcher};
 pub use prepare::{prepare_release, verify_staged, PrepareError, PreparedRelease, StagedError};
 pub use staging::{updates_dir_from, RootEntry, StagingError, UpdatesRoot, VersionDir};

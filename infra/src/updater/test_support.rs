@@ -31,6 +31,8 @@ pub const ARCHIVE_ID: u64 = 9001;
 pub const CHECKSUM_ID: u64 = 9002;
 pub const SIGNATURE_ID: u64 = 9003;
 pub const LATEST_PATH: &str = "/repos/CrimsonSoul/Relay/releases/latest";
+/// The release history's path (its `?per_page=20` query is not part of the route).
+pub const HISTORY_PATH: &str = "/repos/CrimsonSoul/Relay/releases";
 
 /// The running version in these tests.
 pub fn current() -> Version {
@@ -172,6 +174,24 @@ pub fn release_json(files: &ReleaseFiles) -> Value {
         "zipball_url": "https://api.github.com/repos/CrimsonSoul/Relay/zipball/v1.3.0",
         "body": "## Fixes\n- the updater",
     })
+}
+
+/// GitHub's release-history answer: these files' release, a draft, a prerelease and the
+/// running version's release.
+pub fn history_json(files: &ReleaseFiles) -> Value {
+    let mut draft = release_json(files);
+    draft["tag_name"] = json!("v1.4.0");
+    draft["draft"] = json!(true);
+    draft["published_at"] = Value::Null;
+    let mut pre = release_json(files);
+    pre["tag_name"] = json!("v1.3.1");
+    pre["prerelease"] = json!(true);
+    let mut running = release_json(files);
+    running["tag_name"] = json!(current().tag());
+    running["name"] = json!("Relay 1.2.0");
+    running["body"] = json!("## Features\r\n- first notes");
+    running["published_at"] = json!("2026-02-01T09:00:00Z");
+    json!([draft, pre, release_json(files), running])
 }
 
 /// What the re-fetch would confirm for these files.
