@@ -58,6 +58,8 @@ impl UpdaterActor {
                     None => self.discovered = None,
                 }
                 tracing::info!(target: "relay::updater", latest = %outcome.latest_version, available = outcome.update_available, installable = outcome.installable, "update check");
+                let on_demand = std::mem::take(&mut self.check_on_demand);
+                self.refresh_notes(on_demand, ctx);
                 Ok(snapshot)
             }
             Err(DiscoveryFailure::RateLimited { retry_after_secs }) => {
@@ -83,7 +85,10 @@ impl UpdaterActor {
             let now = act.subsystem.now_ms();
             match act.github_not_before_ms.filter(|at| *at > now) {
                 Some(at) => act.schedule(ctx, Duration::from_millis((at - now) as u64)),
-                None => act.start_check(ctx),
+                None => {
+                    act.check_on_demand = false;
+                    act.start_check(ctx)
+                }
             }
         }));
     }

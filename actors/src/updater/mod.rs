@@ -12,14 +12,18 @@
 //! start, abandoned `vX.Y.Z-<uuid>` staging directories (24 h, not in use) are removed, other
 //! names never. Network work runs on a worker thread, blocking file work through the kit's
 //! `BoundedWork`; time comes from the injected clock. It never takes a URL, path, version or
-//! key from a caller: the endpoint and the publisher key are build-time constants.
+//! key from a caller: the endpoint and the publisher key are build-time constants. The release
+//! notes of Settings → About ([`ReleaseNotesSnapshot`]) are refreshed after successful checks
+//! and cached beside the staging, never touching the update state.
 
 mod error;
 mod jobs;
+mod notes;
 pub mod plan;
 mod work;
 
 pub use error::UpdaterError;
+pub use notes::{ReleaseNotesSnapshot, ReleaseNotesState};
 pub use work::{UpdaterIo, UpdaterSetupError};
 
 use std::path::PathBuf;
@@ -107,6 +111,8 @@ pub struct UpdaterConfig {
     pub default_github_wait_ms: i64,
     /// Whether the actor checks on its own timer (tests send [`CheckNow`]).
     pub scheduled: bool,
+    /// After an on-demand check the release notes are refreshed at most once per this long.
+    pub notes_interval_ms: i64,
 }
 
 impl Default for UpdaterConfig {
@@ -120,6 +126,7 @@ impl Default for UpdaterConfig {
             on_demand_interval_ms: 60_000,
             default_github_wait_ms: 60_000,
             scheduled: true,
+            notes_interval_ms: CHECK_INTERVAL_MS as i64,
         }
     }
 }
@@ -180,6 +187,9 @@ pub struct UpdaterActor {
     file_jobs: usize,
     settled: watch::Sender<bool>,
     timer: Option<SpawnHandle>,
+    /// Whether the check in flight was asked for on demand (the notes' refresh limit).
+    check_on_demand: bool,
+    notes: notes::NotesJob,
 }
 
 impl UpdaterActor {
@@ -201,11 +211,13 @@ impl UpdaterActor {
             file_jobs: 0,
             settled: watch::Sender::new(true),
             timer: None,
+            check_on_demand: false,
+            notes: notes::NotesJob::default(),
         }
     }
 
     fn refresh_settled(&self) {
-        let settled = self.download.is_none() && self.file_jobs == 0;
+        let settled = self.download.is_none() && self.file_jobs == 0 && !self.notes.running;
         self.settled.send_if_modified(|now| std::mem::replace(now, settled) != settled);
     }
 
@@ -275,10 +287,12 @@ impl Subsystem for UpdaterActor {
         self.discovered = None;
         self.file_jobs = 0;
         self.timer = None;
+        self.notes.running = false;
         self.refresh_settled();
     }
     fn on_start(&mut self, ctx: &mut Context<Self>) {
         self.clean_abandoned_staging(ctx);
+        self.load_notes_cache(ctx);
         if self.config.scheduled {
             self.schedule(ctx, self.config.first_check_delay);
         }
@@ -308,6 +322,7 @@ impl Handler<CheckNow> for UpdaterActor {
             return Box::pin(async move { Err(error) });
         }
         self.last_on_demand_ms = Some(now);
+        self.check_on_demand = true;
         let rx = self.check.wait();
         self.start_check(ctx);
         Box::pin(async move { rx.await.unwrap_or(Err(UpdaterError::Unavailable)) })

@@ -4,7 +4,8 @@
 //! `Retry-After`), when the next periodic check is due ([`next_check_in_ms`]), until when GitHub
 //! must not be asked after a rate limit ([`github_not_before_ms`]), and which entries of the
 //! updates root are abandoned staging ([`abandoned_staging`], `domain::updater::staging_cleanup`
-//! per entry, links and files never). It performs no IO and keeps no state.
+//! per entry, links and files never), and whether the release notes are refreshed after a
+//! check ([`notes_refresh_due`]). It performs no IO and keeps no state.
 
 use domain::updater::{staging_cleanup, StagingCleanup, StagingDirName};
 use infra::updater::RootEntry;
@@ -52,6 +53,13 @@ pub fn github_not_before_ms(now_ms: i64, retry_after_secs: Option<u64>, default_
 pub fn next_check_in_ms(now_ms: i64, interval_ms: i64, github_not_before_ms: Option<i64>) -> i64 {
     let waited = github_not_before_ms.map_or(0, |at| at - now_ms);
     interval_ms.max(waited).max(1)
+}
+
+/// Whether the release notes are refreshed after a successful check at `now_ms`: after a
+/// scheduled check always, after an on-demand one only when the last refresh started at least
+/// `interval_ms` ago (or never).
+pub fn notes_refresh_due(now_ms: i64, last_started_ms: Option<i64>, on_demand: bool, interval_ms: i64) -> bool {
+    !on_demand || last_started_ms.is_none_or(|last| now_ms.saturating_sub(last) >= interval_ms)
 }
 
 /// The staging directories to remove from the updates root at `now_ms`: real directories (not
@@ -116,6 +124,14 @@ mod tests {
         assert_eq!(next_check_in_ms(NOW, 900_000, None), 900_000);
         assert_eq!(next_check_in_ms(NOW, 900_000, Some(NOW + 3_600_000)), 3_600_000);
         assert_eq!(next_check_in_ms(NOW, 900_000, Some(NOW - 5)), 900_000);
+    }
+
+    #[test]
+    fn notes_refresh_after_every_scheduled_check_and_rarely_on_demand() {
+        assert!(notes_refresh_due(NOW, Some(NOW), false, 900_000), "a scheduled check always refreshes");
+        assert!(notes_refresh_due(NOW, None, true, 900_000));
+        assert!(!notes_refresh_due(NOW + 899_999, Some(NOW), true, 900_000));
+        assert!(notes_refresh_due(NOW + 900_000, Some(NOW), true, 900_000));
     }
 
     fn staging(version: Version, last_byte: u8) -> StagingDirName {

@@ -6,7 +6,8 @@
 //! failed transfer may be retried, a bad signature may not; prepare extracts the re-hashed
 //! executable and a restart re-verifies it; on-demand checks are limited and GitHub's
 //! `Retry-After` is honoured; a quarantined release stays advisory; abandoned staging is removed
-//! at start and nothing else; the timer checks by itself. Waits are bounded loops or `Settled`;
+//! at start and nothing else; the timer checks by itself; release notes come from the cache at
+//! start and are refreshed after checks without touching the update state. Waits are bounded loops or `Settled`;
 //! nothing asserts on elapsed time.
 
 use std::os::unix::fs::PermissionsExt;
@@ -16,12 +17,13 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use domain::updater::release::{archive_asset_name, MAX_RELEASE_JSON_BYTES};
 use domain::updater::{UpdateFailure, UpdatePhase, EXECUTABLE_NAME};
 use infra::http::HttpPolicy;
+use infra::updater::notes::{notes_policy, NOTES_CACHE_FILE, NOTES_DIR};
 use infra::updater::test_support::fake_upstream::Reply;
 use infra::updater::test_support::{
-    bounded, current, fake_elf, release_json, sha256, test_archive, test_policy, version, FakeGitHub, Publisher,
-    ReleaseFiles, ARCHIVE_ID, COMMIT, LATEST_PATH, OTHER_COMMIT,
+    bounded, current, fake_elf, history_json, release_json, sha256, test_archive, test_policy, version, FakeGitHub,
+    Publisher, ReleaseFiles, ARCHIVE_ID, COMMIT, HISTORY_PATH, LATEST_PATH, OTHER_COMMIT,
 };
-use infra::updater::{ReleaseDiscovery, ReleaseDownloader, UpdatesRoot};
+use infra::updater::{ReleaseDiscovery, ReleaseDownloader, ReleaseNotesFetcher, UpdatesRoot};
 
 use super::*;
 use crate::health::ActorState;
@@ -44,6 +46,7 @@ impl Env {
         let files = ReleaseFiles::signed(&publisher, test_archive());
         let github = FakeGitHub::start().await;
         github.serve(&files);
+        github.api.route("GET", HISTORY_PATH, Reply::json(history_json(&files).to_string()));
         let tmp = tempfile::tempdir().unwrap();
         let updates_dir = tmp.path().join("data/relay/updates");
         Env { t: TestCtx::new(), github, publisher, files, updates_dir, tmp }
@@ -54,6 +57,7 @@ impl Env {
             HttpPolicy { max_body_bytes: MAX_RELEASE_JSON_BYTES, ..test_policy(Duration::from_secs(5)) };
         UpdaterIo {
             discovery: ReleaseDiscovery::with_policy(discovery_policy, self.github.hosts(), current()).unwrap(),
+            notes: ReleaseNotesFetcher::with_policy(notes_policy(), self.github.hosts(), current()).unwrap(),
             // Longer than the tests' hang guard, so a missing cancellation shows as a hang.
             downloader: ReleaseDownloader::with_policy(test_policy(Duration::from_secs(60)), self.github.hosts(), key)
                 .unwrap(),
@@ -80,7 +84,10 @@ impl Env {
         let Ok(entries) = std::fs::read_dir(&self.updates_dir) else {
             return Vec::new();
         };
-        let mut names: Vec<String> = entries.map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        let mut names: Vec<String> = entries
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|name| name != NOTES_DIR)
+            .collect();
         names.sort();
         names
     }
@@ -434,4 +441,62 @@ async fn the_timer_checks_by_itself() {
     assert_eq!(env.latest_requests(), 1);
     assert!(env.github.storage.requests().is_empty(), "a scheduled check never downloads");
     assert!(actor.send(CheckNow).await.unwrap().is_ok(), "scheduled checks leave the on-demand one free");
+}
+
+async fn notes(actor: &Addr<UpdaterActor>) -> ReleaseNotesState {
+    actor.send(ReleaseNotesSnapshot).await.unwrap()
+}
+
+fn note_versions(state: &ReleaseNotesState) -> Vec<String> {
+    state.releases.iter().map(|note| note.version.to_string()).collect()
+}
+
+#[actix_rt::test]
+async fn release_notes_come_from_the_cache_then_refresh_after_checks_and_a_failure_keeps_them() {
+    let env = Env::new().await;
+    let cached = domain::updater::notes::parse_release_history(&serde_json::json!([release_json(&env.files)])).unwrap();
+    infra::updater::write_notes_cache(&env.updates_dir, &cached, START_MS - HOUR_MS).unwrap();
+    let history_requests = || env.github.api.requests().iter().filter(|r| r.path() == HISTORY_PATH).count();
+
+    let actor = env.start().await;
+    let state = notes(&actor).await;
+    assert_eq!((note_versions(&state), state.fetched_at_ms), (vec!["1.3.0".to_owned()], Some(START_MS - HOUR_MS)));
+    assert_eq!(history_requests(), 0, "the cache is read, GitHub is not asked at start");
+
+    actor.send(CheckNow).await.unwrap().unwrap();
+    settle(&actor).await;
+    let state = notes(&actor).await;
+    assert_eq!(note_versions(&state), ["1.3.0", "1.2.0"], "drafts and prereleases are skipped");
+    assert_eq!(state.fetched_at_ms, Some(START_MS));
+    assert_eq!(history_requests(), 1);
+    let file = env.updates_dir.join(NOTES_DIR).join(NOTES_CACHE_FILE);
+    assert_eq!(std::fs::metadata(&file).unwrap().permissions().mode() & 0o777, 0o600);
+    assert_eq!(infra::updater::read_notes_cache(&env.updates_dir), Some((state.releases.clone(), START_MS)));
+
+    // Another on-demand check within 15 minutes leaves the notes alone.
+    env.t.clock.advance_ms(60_000);
+    actor.send(CheckNow).await.unwrap().unwrap();
+    settle(&actor).await;
+    assert_eq!(history_requests(), 1, "on demand, the notes refresh at most once per 15 minutes");
+
+    // A failed refresh keeps the notes and the cache, and the update state is untouched.
+    env.github.api.route("GET", HISTORY_PATH, Reply::status(500));
+    env.t.clock.advance_ms(15 * 60_000);
+    let offered = actor.send(CheckNow).await.unwrap().unwrap();
+    settle(&actor).await;
+    assert_eq!(history_requests(), 2);
+    assert_eq!(notes(&actor).await, state);
+    assert_eq!((offered.phase, snapshot(&actor).await.phase), (UpdatePhase::Available, UpdatePhase::Available));
+    assert_eq!(infra::updater::read_notes_cache(&env.updates_dir), Some((state.releases.clone(), START_MS)));
+}
+
+#[actix_rt::test]
+async fn a_corrupt_notes_cache_is_ignored_at_start() {
+    let env = Env::new().await;
+    infra::updater::write_notes_cache(&env.updates_dir, &[], 1).unwrap();
+    let file = env.updates_dir.join(NOTES_DIR).join(NOTES_CACHE_FILE);
+    std::fs::write(&file, b"{not json").unwrap();
+    let actor = env.start().await;
+    assert_eq!(notes(&actor).await, ReleaseNotesState::default());
+    assert!(!file.exists(), "removed");
 }

@@ -17,17 +17,19 @@ use domain::updater::{PublisherKey, QuarantineHistory, ReleaseCheck, StagingDirN
 use infra::http::{CancellationToken, HttpError};
 use infra::updater::{
     updates_dir_from, DiscoveryFailure, DownloadProgress, DownloadedRelease, GitHubHosts, ReleaseDiscovery,
-    ReleaseDownloader, StagingError, UpdatesRoot,
+    ReleaseDownloader, ReleaseNotesFetcher, StagingError, UpdatesRoot,
 };
 
 use super::plan::abandoned_staging;
 
 /// What the updater talks to: the fixed GitHub release endpoint (discovery and re-fetch), the
-/// downloader with the compiled-in publisher key, and the updates root.
+/// release history, the downloader with the compiled-in publisher key, and the updates root.
 #[derive(Debug, Clone)]
 pub struct UpdaterIo {
     pub discovery: ReleaseDiscovery,
     pub downloader: ReleaseDownloader,
+    /// The release history of Settings → About (the same fixed repository and hosts).
+    pub notes: ReleaseNotesFetcher,
     /// `$XDG_DATA_HOME/relay/updates` in production.
     pub updates_dir: PathBuf,
 }
@@ -53,6 +55,7 @@ impl UpdaterIo {
         let hosts = GitHubHosts::for_this_build()?;
         Ok(UpdaterIo {
             discovery: ReleaseDiscovery::new(hosts.clone(), current)?,
+            notes: ReleaseNotesFetcher::new(hosts.clone(), current)?,
             downloader: ReleaseDownloader::new(hosts, PublisherKey::production())?,
             updates_dir,
         })

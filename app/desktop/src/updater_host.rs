@@ -225,6 +225,7 @@ pub(crate) mod tests {
         let hosts = infra::updater::GitHubHosts::production();
         actors::updater::UpdaterIo {
             discovery: infra::updater::ReleaseDiscovery::new(hosts.clone(), current).unwrap(),
+            notes: infra::updater::ReleaseNotesFetcher::new(hosts.clone(), current).unwrap(),
             downloader: infra::updater::ReleaseDownloader::new(hosts, domain::updater::PublisherKey::production())
                 .unwrap(),
             updates_dir: dir.join("relay/updates"),
