@@ -75,6 +75,7 @@ pub fn handler<R: tauri::Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + 
         update_cmd::update_cancel,
         update_cmd::update_prepare,
         update_cmd::update_restart,
+        update_cmd::update_release_notes,
     ]
 }
 

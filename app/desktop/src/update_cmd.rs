@@ -1,7 +1,9 @@
 //! The desktop's update commands (both modes, main window only): `update_status` (the state,
 //! with the bytes received while a download runs; the renderer polls it), `update_check`
 //! ("Check for updates"), `update_download`, `update_cancel`, `update_prepare` and
-//! `update_restart`. Each is one message to the shell's updater actor (`updater_host`), one
+//! `update_restart`, and `update_release_notes` (Settings → About: the release notes the
+//! updater holds, from its cache or its last fetch, each marked `current` when it is the running
+//! version; bodies are bounded, sanitized Markdown text the renderer shows as text nodes). Each is one message to the shell's updater actor (`updater_host`), one
 //! explicit step: none starts the next. They take no argument at all: the repository, release,
 //! URLs, asset names, paths and the publisher key are build-time constants in the actor's IO,
 //! so the renderer can name none of them. `update_restart` re-verifies the prepared executable
@@ -14,8 +16,8 @@ use std::time::Duration;
 
 use actix::{Addr, Handler, Message};
 use actors::updater::{
-    CancelDownload, CheckNow, RequestRestart, RestartTarget, Snapshot, StartDownload, StartPrepare, UpdaterActor,
-    UpdaterError,
+    running_version, CancelDownload, CheckNow, ReleaseNotesSnapshot, ReleaseNotesState, RequestRestart, RestartTarget,
+    Snapshot, StartDownload, StartPrepare, UpdaterActor, UpdaterError,
 };
 use domain::updater::{UpdateSnapshot, Version};
 use serde::Serialize;
@@ -28,6 +30,7 @@ pub const UPDATE_DOWNLOAD: Command = Command::new("update_download", Access::Mai
 pub const UPDATE_CANCEL: Command = Command::new("update_cancel", Access::MainOnly);
 pub const UPDATE_PREPARE: Command = Command::new("update_prepare", Access::MainOnly);
 pub const UPDATE_RESTART: Command = Command::new("update_restart", Access::MainOnly);
+pub const UPDATE_RELEASE_NOTES: Command = Command::new("update_release_notes", Access::MainOnly);
 
 /// The longest a command waits for the actor: a check (8 s discovery), a cancel (until the
 /// staging directory is gone) or a restart's re-hash of up to 512 MiB.
@@ -52,6 +55,45 @@ impl From<RestartTarget> for RestartInfo {
             executable_sha256: target.executable_sha256.to_hex(),
             handed_off: false,
         }
+    }
+}
+
+/// One release's notes as Settings → About shows them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReleaseNoteInfo {
+    pub version: Version,
+    pub title: String,
+    pub published_at: Option<String>,
+    /// Markdown text (bounded, without control characters); never HTML.
+    pub body: String,
+    /// This is the running version.
+    pub current: bool,
+}
+
+/// `update_release_notes`' answer: newest version first, and when they were fetched.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReleaseNotesInfo {
+    pub releases: Vec<ReleaseNoteInfo>,
+    pub fetched_at_ms: Option<i64>,
+}
+
+impl ReleaseNotesInfo {
+    /// The actor's notes, each marked `current` when its version is `running`.
+    pub fn new(state: ReleaseNotesState, running: Version) -> ReleaseNotesInfo {
+        let releases = state
+            .releases
+            .into_iter()
+            .map(|note| ReleaseNoteInfo {
+                current: note.version == running,
+                version: note.version,
+                title: note.title,
+                published_at: note.published_at,
+                body: note.body,
+            })
+            .collect();
+        ReleaseNotesInfo { releases, fetched_at_ms: state.fetched_at_ms }
     }
 }
 
@@ -122,6 +164,12 @@ pub async fn restart(updater: Option<Addr<UpdaterActor>>) -> Result<RestartInfo,
     Ok(RestartInfo::from(target))
 }
 
+/// `update_release_notes`: the release notes the updater holds (no request goes out).
+pub async fn release_notes(updater: Option<Addr<UpdaterActor>>) -> Result<ReleaseNotesInfo, BridgeError> {
+    let state = ask(updater, ReleaseNotesSnapshot).await?;
+    Ok(ReleaseNotesInfo::new(state, running_version()))
+}
+
 mod commands {
     use tauri::{State, Webview};
 
@@ -188,6 +236,16 @@ mod commands {
         caller(UPDATE_RESTART, &webview, &bridge)?;
         restart(host.addr()).await
     }
+
+    #[tauri::command]
+    pub async fn update_release_notes<R: tauri::Runtime>(
+        webview: Webview<R>,
+        bridge: State<'_, Bridge>,
+        host: State<'_, UpdaterHost>,
+    ) -> Result<ReleaseNotesInfo, BridgeError> {
+        caller(UPDATE_RELEASE_NOTES, &webview, &bridge)?;
+        release_notes(host.addr()).await
+    }
 }
 
 pub use commands::*;
@@ -207,7 +265,15 @@ mod tests {
 
     #[test]
     fn every_update_command_is_main_window_only() {
-        let all = [UPDATE_STATUS, UPDATE_CHECK, UPDATE_DOWNLOAD, UPDATE_CANCEL, UPDATE_PREPARE, UPDATE_RESTART];
+        let all = [
+            UPDATE_STATUS,
+            UPDATE_CHECK,
+            UPDATE_DOWNLOAD,
+            UPDATE_CANCEL,
+            UPDATE_PREPARE,
+            UPDATE_RESTART,
+            UPDATE_RELEASE_NOTES,
+        ];
         for command in all {
             assert_eq!(command.access, Access::MainOnly, "{}", command.name);
             assert!(command.authorize("main", "tauri://localhost/index.html", T).is_ok(), "{}", command.name);
@@ -252,6 +318,44 @@ mod tests {
         assert!(unavailable(block(cancel(None)).map(json)));
         assert!(unavailable(block(prepare(None)).map(json)));
         assert!(unavailable(block(restart(None)).map(|r| serde_json::to_value(r).unwrap())));
+        assert!(unavailable(block(release_notes(None)).map(|r| serde_json::to_value(r).unwrap())));
+    }
+
+    #[test]
+    fn release_notes_are_camel_case_and_mark_the_running_version() {
+        let running = Version::parse("1.2.0").unwrap();
+        let note = |version: &str, published_at: Option<&str>| domain::updater::ReleaseNote {
+            version: Version::parse(version).unwrap(),
+            title: format!("Relay {version}"),
+            published_at: published_at.map(str::to_owned),
+            body: "## Fixes\n- <b>x</b>".into(),
+        };
+        let state = ReleaseNotesState {
+            releases: vec![note("1.3.0", Some("2026-03-01T10:00:02Z")), note("1.2.0", None)],
+            fetched_at_ms: Some(1_800_000_000_000),
+        };
+        let wire = serde_json::to_value(ReleaseNotesInfo::new(state, running)).unwrap();
+        assert_eq!(
+            wire,
+            serde_json::json!({
+                "releases": [
+                    {"version": "1.3.0", "title": "Relay 1.3.0", "publishedAt": "2026-03-01T10:00:02Z", "body": "## Fixes\n- <b>x</b>", "current": false},
+                    {"version": "1.2.0", "title": "Relay 1.2.0", "publishedAt": null, "body": "## Fixes\n- <b>x</b>", "current": true},
+                ],
+                "fetchedAtMs": 1_800_000_000_000i64,
+            })
+        );
+        let empty = serde_json::to_value(ReleaseNotesInfo::new(ReleaseNotesState::default(), running)).unwrap();
+        assert_eq!(empty, serde_json::json!({"releases": [], "fetchedAtMs": null}));
+    }
+
+    #[test]
+    fn an_updater_without_notes_answers_an_empty_list() {
+        let tmp = tempfile::tempdir().unwrap();
+        let host = UpdaterHost::with_io(offline_io(tmp.path()));
+        let wire = serde_json::to_value(block(release_notes(host.addr())).unwrap()).unwrap();
+        assert_eq!(wire, serde_json::json!({"releases": [], "fetchedAtMs": null}));
+        host.stop();
     }
 
     #[test]

@@ -37,7 +37,7 @@ import {
 import type { BackupArchive, BackupStatus, RestoreStaged } from './desktopBackup';
 import { laptopStatus, type LaptopStatus } from './desktopLaptop';
 import type { ProtectedSession } from './protectedSession';
-import { restartInfo, updateSnapshot, type RestartInfo, type UpdateSnapshot } from './desktopUpdate';
+import { releaseNotes, restartInfo, updateSnapshot, type ReleaseNotes, type RestartInfo, type UpdateSnapshot } from './desktopUpdate';
 import { detectWebMode } from './webSession';
 
 export * from './desktopAdmin';
@@ -335,6 +335,11 @@ export class DesktopBridge implements OfflineBridge, DynatraceBridge, ProtectedS
   /** Re-verifies the prepared executable; nothing runs until the recovery launcher exists. */
   async updateRestart(): Promise<RestartInfo> {
     return restartInfo(await this.call('update_restart'));
+  }
+
+  /** Both modes (Settings → About): the release notes the updater holds, newest first. */
+  async updateReleaseNotes(): Promise<ReleaseNotes> {
+    return releaseNotes(await this.call('update_release_notes'));
   }
 
   /** Server mode: whether administration is available and the admin session, if one is signed in. */

@@ -61,4 +61,5 @@ pub const COMMANDS: &[&str] = &[
     "update_cancel",
     "update_prepare",
     "update_restart",
+    "update_release_notes",
 ];

@@ -91,6 +91,7 @@ fn table() -> Vec<(Command, Value)> {
         (update_cmd::UPDATE_CANCEL, json!({})),
         (update_cmd::UPDATE_PREPARE, json!({})),
         (update_cmd::UPDATE_RESTART, json!({})),
+        (update_cmd::UPDATE_RELEASE_NOTES, json!({})),
     ]
 }
 
