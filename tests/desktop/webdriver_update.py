@@ -10,7 +10,9 @@ bound to version, commit and archive name):
    and release-assets hosts at the fake (RELAY_TEST_UPSTREAM_GITHUB_*) and verifies with the
    test key (RELAY_TEST_UPDATER_PUBLISHER_KEY); signed in, Settings → About shows v0.1.0;
 2. "Updates…" opens the Update dialog (a modal); Check for updates offers v0.2.0, and the header
-   shows "Update · v0.2.0";
+   shows "Update · v0.2.0"; after the checks, `update_release_notes` answers the fake's release
+   history (the draft skipped, v0.1.0 marked current, no HTML unescaped) and its cache
+   `notes/release-notes.json` is 0600;
 3. Download: the progressbar's aria-valuenow and the bytes ("… of 3.0 MiB") move while the
    staging directory holds the `.part` file; Cancel download returns to "available" with the
    staging directory gone;
@@ -56,6 +58,7 @@ COMMIT = "0123456789abcdef0123456789abcdef01234567"
 ARCHIVE = f"relay-v{VERSION}-linux-x86_64.zip"
 IDS = {ARCHIVE: 9001, ARCHIVE + ".sha256": 9002, ARCHIVE + ".minisig": 9003}
 LATEST = "/repos/CrimsonSoul/Relay/releases/latest"
+HISTORY = "/repos/CrimsonSoul/Relay/releases?per_page=20"
 NOT_BUILT = "Restart is handled by the recovery launcher, not built yet."
 CHUNK = 64 * 1024
 # The first archive download is slow enough to watch and cancel (~12 s); later ones are quick.
@@ -134,6 +137,14 @@ def release_json(files):
     }
 
 
+def history_json(files):
+    """GitHub's release-history answer: a draft, the offered release and the running one."""
+    draft = dict(release_json(files), tag_name="v0.3.0", name="Relay 0.3.0", draft=True, published_at=None)
+    running = dict(release_json(files), tag_name="v0.1.0", name="Relay 0.1.0", published_at="2026-02-01T09:00:00Z",
+                   body="## First\r\n- notes &amp; <b>tags</b>\u0007")
+    return [draft, release_json(files), running]
+
+
 class FakeGitHub:
     """GitHub's API host and release-assets host, each on its own loopback port."""
 
@@ -165,8 +176,9 @@ class FakeGitHub:
         return server
 
     def _api(self, req):
-        if req.path == LATEST:
-            body = json.dumps(release_json(self.files)).encode()
+        if req.path in (LATEST, HISTORY):
+            answer = release_json(self.files) if req.path == LATEST else history_json(self.files)
+            body = json.dumps(answer).encode()
             req.send_response(200)
             req.send_header("Content-Type", "application/json; charset=utf-8")
             req.send_header("Content-Length", str(len(body)))
@@ -228,7 +240,26 @@ def progress(sid):
 
 
 def staging(updates):
-    return sorted(os.listdir(updates)) if os.path.isdir(updates) else []
+    """The staging directories (the release-notes cache's `notes` directory is not one)."""
+    return sorted(n for n in os.listdir(updates) if n != "notes") if os.path.isdir(updates) else []
+
+
+def check_release_notes(sid, fake, updates):
+    def answered():
+        notes = invoke(sid, "update_release_notes").get("ok") or {}
+        return notes.get("releases") and notes
+    notes = wait_for("the release notes", answered, timeout=30)
+    assert HISTORY in fake.requests, fake.requests
+    got = [(r["version"], r["title"], r["publishedAt"], r["current"]) for r in notes["releases"]]
+    assert got == [(VERSION, "Relay 0.2.0", "2026-03-01T10:00:02Z", False),
+                   ("0.1.0", "Relay 0.1.0", "2026-02-01T09:00:00Z", True)], got
+    assert notes["releases"][1]["body"] == "## First\n- notes &amp; <b>tags</b>", notes["releases"][1]
+    assert isinstance(notes["fetchedAtMs"], int), notes
+    assert sorted(notes["releases"][0]) == ["body", "current", "publishedAt", "title", "version"], notes
+    cache = os.path.join(updates, "notes", "release-notes.json")
+    assert stat.S_IMODE(os.lstat(cache).st_mode) == 0o600, oct(os.lstat(cache).st_mode)
+    assert stat.S_IMODE(os.lstat(os.path.dirname(cache)).st_mode) == 0o700
+    print(f"ok   update_release_notes: {[g[0] for g in got]} (the draft skipped, v0.1.0 current); cache 0600")
 
 
 def sign_in(sid, data_dir):
@@ -357,6 +388,7 @@ def main():
         assert invoke(sid, "connection_info")["ok"]["mode"] == "server"
         sign_in(sid, data_dir)
         check_about_and_check(sid)
+        check_release_notes(sid, fake, updates)
         check_download_and_cancel(sid, fake, updates)
         check_download_prepare_restart(sid, fake, updates)
         check_restore_leaves_the_updater_alone(sid, updates)
