@@ -105,7 +105,8 @@ async fn privileged_sessions(relay: &Relay) -> Option<i64> {
 
 async fn wait_for_sessions(relay: &Relay, want: i64) -> Option<i64> {
     let mut seen = None;
-    for _ in 0..40 {
+    // Up to 30 s: the actor reports every 2 s, later on a loaded machine.
+    for _ in 0..120 {
         seen = privileged_sessions(relay).await;
         if seen == Some(want) {
             break;
@@ -177,9 +178,10 @@ async fn a_publisher_publishes_from_a_browser_and_the_session_ends_with_the_web_
     let (status, body) = browser.command("wiki.publish", publish, None).await;
     assert_eq!(status, 200, "{body}");
     let document = body["result"]["id"].as_str().unwrap().to_string();
-    // Indexing updates the record after publishing: wait for it, then use the current revision.
+    // Indexing updates the record after publishing: wait for it (up to 60 s on a loaded machine),
+    // then use the current revision.
     let mut revision = None;
-    for _ in 0..40 {
+    for _ in 0..240 {
         let (_, library) = browser.command("wiki.library", json!({}), None).await;
         let listed = library["result"]["documents"].as_array().unwrap().iter().find(|d| d["id"] == document.as_str());
         if listed.is_some_and(|d| d["searchIndexState"] == "ready") {
