@@ -26,7 +26,7 @@ use domain::updater::{
 };
 
 use super::hosts::GitHubHosts;
-use crate::http::{headers, HttpClient, HttpError, HttpPolicy, RedirectAllowlist};
+use crate::http::{headers, HttpClient, HttpError, HttpPolicy, HttpResponse, RedirectAllowlist};
 
 /// A discovery that produced no release check (logged, never shown).
 #[derive(Debug, thiserror::Error)]
@@ -151,17 +151,9 @@ impl ReleaseDiscovery {
     }
 
     async fn fetch_latest(&self, cancel: &CancellationToken) -> Result<ReleaseCheck, DiscoveryFailure> {
-        let url = Url::parse(LATEST_RELEASE_URL).map_err(|_| {
-            DiscoveryFailure::Http(HttpError::InvalidUrl { origin: "https://api.github.com".into(), reason: "latest" })
-        })?;
-        let (version_header, version_value) = GITHUB_API_VERSION_HEADER;
-        let request = self
-            .client
-            .get(self.hosts.to_wire(&url).as_str())
-            .header(ACCEPT, GITHUB_JSON_ACCEPT)
-            .header(version_header, version_value)
-            .header(USER_AGENT, discovery_user_agent(&self.current));
-        let response = self.client.execute(request, cancel).await.map_err(|error| match error {
+        let sent =
+            get_github_json(&self.client, &self.hosts, &self.current, LATEST_RELEASE_URL, "latest", cancel).await;
+        let response = sent.map_err(|error| match error {
             // A rate limit carries its wait (`Retry-After`, bounded by the policy) to the caller.
             HttpError::RateLimited { retry_after_secs, .. } => DiscoveryFailure::RateLimited { retry_after_secs },
             // Other statuses and declared sizes are the domain's to judge.
@@ -169,14 +161,39 @@ impl ReleaseDiscovery {
             HttpError::TooLarge { .. } => DiscoveryFailure::Release(DiscoveryError::TooLarge),
             other => DiscoveryFailure::Http(other),
         })?;
-        let content_type = response.headers().get(CONTENT_TYPE).and_then(|value| value.to_str().ok());
-        let facts = HttpFacts {
-            status: response.status(),
-            content_type,
-            content_length: headers::declared_length(response.headers()).ok().flatten(),
-            body_len: response.body().len() as u64,
-        };
-        evaluate_latest_release(&facts, response.body(), self.current).map_err(DiscoveryFailure::Release)
+        evaluate_latest_release(&facts_of(&response), response.body(), self.current).map_err(DiscoveryFailure::Release)
+    }
+}
+
+/// One GitHub API JSON request as discovery and the release notes send it: the fixed production
+/// `url` translated to the wire by `hosts`, GitHub's JSON `Accept`, its API version header and a
+/// `Relay/<version>` user agent, under `client`'s policy (no credentials, bounded, deadline).
+pub(super) async fn get_github_json(
+    client: &HttpClient,
+    hosts: &GitHubHosts,
+    current: &Version,
+    url: &'static str,
+    what: &'static str,
+    cancel: &CancellationToken,
+) -> Result<HttpResponse, HttpError> {
+    let url =
+        Url::parse(url).map_err(|_| HttpError::InvalidUrl { origin: "https://api.github.com".into(), reason: what })?;
+    let (version_header, version_value) = GITHUB_API_VERSION_HEADER;
+    let request = client
+        .get(hosts.to_wire(&url).as_str())
+        .header(ACCEPT, GITHUB_JSON_ACCEPT)
+        .header(version_header, version_value)
+        .header(USER_AGENT, discovery_user_agent(current));
+    client.execute(request, cancel).await
+}
+
+/// The HTTP facts the domain judges an answer by.
+pub(super) fn facts_of(response: &HttpResponse) -> HttpFacts<'_> {
+    HttpFacts {
+        status: response.status(),
+        content_type: response.headers().get(CONTENT_TYPE).and_then(|value| value.to_str().ok()),
+        content_length: headers::declared_length(response.headers()).ok().flatten(),
+        body_len: response.body().len() as u64,
     }
 }
 

@@ -17,22 +17,19 @@ use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use reqwest::header::{ACCEPT, CONTENT_TYPE, USER_AGENT};
 use tokio_util::sync::CancellationToken;
-use url::Url;
 
 use domain::updater::notes::{
     evaluate_release_history, notes_cache_json, parse_notes_cache, ReleaseNote, ReleaseNotesError,
     MAX_HISTORY_JSON_BYTES,
 };
-use domain::updater::release::{
-    discovery_user_agent, DISCOVERY_TIMEOUT_MS, GITHUB_API_VERSION_HEADER, GITHUB_JSON_ACCEPT, RELEASE_HISTORY_URL,
-};
-use domain::updater::{DiscoveryError, HttpFacts, Version};
+use domain::updater::release::{DISCOVERY_TIMEOUT_MS, RELEASE_HISTORY_URL};
+use domain::updater::{DiscoveryError, Version};
 
+use super::discovery::{facts_of, get_github_json};
 use super::hosts::GitHubHosts;
 use super::staging::{open_owned_regular, walk_without_links, StagingError};
-use crate::http::{headers, HttpClient, HttpError, HttpPolicy, RedirectAllowlist};
+use crate::http::{HttpClient, HttpError, HttpPolicy, RedirectAllowlist};
 
 /// The cache's directory under the updates root (never a staging name).
 pub const NOTES_DIR: &str = "notes";
@@ -108,17 +105,9 @@ impl ReleaseNotesFetcher {
     }
 
     async fn fetch_history(&self, cancel: &CancellationToken) -> Result<Vec<ReleaseNote>, NotesFailure> {
-        let url = Url::parse(RELEASE_HISTORY_URL).map_err(|_| {
-            NotesFailure::Http(HttpError::InvalidUrl { origin: "https://api.github.com".into(), reason: "history" })
-        })?;
-        let (version_header, version_value) = GITHUB_API_VERSION_HEADER;
-        let request = self
-            .client
-            .get(self.hosts.to_wire(&url).as_str())
-            .header(ACCEPT, GITHUB_JSON_ACCEPT)
-            .header(version_header, version_value)
-            .header(USER_AGENT, discovery_user_agent(&self.current));
-        let response = self.client.execute(request, cancel).await.map_err(|error| match error {
+        let sent =
+            get_github_json(&self.client, &self.hosts, &self.current, RELEASE_HISTORY_URL, "history", cancel).await;
+        let response = sent.map_err(|error| match error {
             HttpError::RateLimited { retry_after_secs, .. } => NotesFailure::RateLimited { retry_after_secs },
             HttpError::Status { status, .. } => {
                 NotesFailure::Notes(ReleaseNotesError::Http(DiscoveryError::UnexpectedStatus { status }))
@@ -126,14 +115,7 @@ impl ReleaseNotesFetcher {
             HttpError::TooLarge { .. } => NotesFailure::Notes(ReleaseNotesError::TooLarge),
             other => NotesFailure::Http(other),
         })?;
-        let content_type = response.headers().get(CONTENT_TYPE).and_then(|value| value.to_str().ok());
-        let facts = HttpFacts {
-            status: response.status(),
-            content_type,
-            content_length: headers::declared_length(response.headers()).ok().flatten(),
-            body_len: response.body().len() as u64,
-        };
-        evaluate_release_history(&facts, response.body()).map_err(NotesFailure::Notes)
+        evaluate_release_history(&facts_of(&response), response.body()).map_err(NotesFailure::Notes)
     }
 }
 
