@@ -178,8 +178,9 @@ impl PrivilegedActor {
         let principal = service::Principal { account, role: session.role, state, device_id: None };
         let now = self.subsystem.now_ms();
         let approved = command.needs_fresh_password() && self.browser.take_approval(&msg.binding, now);
-        let result = self.service.execute_local(&principal, &command, msg.expected_revision, approved)?;
-        Ok((result, FollowUp::of(&command)))
+        let result = self.service.execute_local(&principal, &command, msg.expected_revision, approved);
+        self.end_if_role_gone(&msg.binding, &result);
+        Ok((result?, FollowUp::of(&command)))
     }
 }
 
@@ -234,6 +235,7 @@ impl Handler<AuthorizeBrowserWikiFeed> for PrivilegedActor {
         let (id, role) = (&session.account_id, session.role);
         let result =
             self.service.authorize_local_action(id, role, Capability::WikiManage, "wiki.upload.feed", &msg.upload_id);
+        self.end_if_role_gone(&msg.binding, &result);
         match result {
             Ok(()) => Ok(session.account_id),
             Err(e) => {
@@ -252,6 +254,13 @@ impl Handler<EndBrowserSession> for PrivilegedActor {
 }
 
 impl PrivilegedActor {
+    /// Ends the session when the records no longer give its account the role it signed in with.
+    fn end_if_role_gone<T>(&mut self, binding: &str, result: &Result<T, PrivError>) {
+        if matches!(result, Err(PrivError::RoleChanged | PrivError::AccountUnavailable)) {
+            self.browser.end(binding);
+        }
+    }
+
     /// A password check from a browser, behind the reauthentication limiter keyed by its address.
     fn authenticate_from(
         &mut self,

@@ -142,12 +142,10 @@ async fn is_alive(handles: &Handles, binding: &str) -> bool {
     matches!(handles.privileged.send(status).await, Ok(Some(_)))
 }
 
-/// Translates a refusal, asking whether the session still lives when that decides the code.
+/// Translates a refusal, asking whether the session still lives when that decides the code (the
+/// actor itself ends a session whose role or account went away).
 async fn refusal(handles: &Handles, binding: &str, e: PrivError) -> Refused {
     let alive = matches!(e, PrivError::ReauthRequired) && is_alive(handles, binding).await;
-    if matches!(e, PrivError::RoleChanged | PrivError::AccountUnavailable) {
-        handles.privileged.do_send(EndBrowserSession { binding: binding.to_string() });
-    }
     Problem(ProtectedRefusal::of(e, alive))
 }
 
