@@ -107,7 +107,9 @@ describe('Relay alarm MP3 tone', { timeout: 240_000 }, () => {
     assert.equal(await testButton.innerText(), 'Stop');
     const t = await until(async () => {
       const s = await audio('alarm-test-audio');
-      return s && !s.paused ? s : null;
+      // play() unpauses at once; currentSrc is set by the media element's resource selection,
+      // which runs a moment later, so wait for both before reading the source.
+      return s && !s.paused && s.currentSrc !== '' ? s : null;
     }, 'the test tone playing');
     assert.match(t.currentSrc, /^blob:/);
     assert.equal(t.loop, false);
@@ -133,7 +135,7 @@ describe('Relay alarm MP3 tone', { timeout: 240_000 }, () => {
     const again = await dueAlarm('Send the DC-5 update');
     const b = await until(async () => {
       const s = await audio();
-      return s && !s.paused ? s : null;
+      return s && !s.paused && s.currentSrc !== '' ? s : null;
     }, 'the bundled tone playing again');
     assert.match(b.currentSrc, BUNDLED);
     await dismiss(again);
