@@ -3,7 +3,8 @@
 //! (`privileged::wiki_ops`); this actor stores their chunks (checked before storage, see
 //! [`pipeline`]), feeds server-local source files, assembles, verifies and extracts a complete
 //! upload, indexes a published document's passages for search, answers searches, and every ten
-//! minutes expires batches past their seven days and removes staging no live upload owns.
+//! minutes expires batches past their seven days, removes staging no live upload owns and
+//! indexes again any document left `pending` for more than five minutes.
 //! Pipeline work runs on a blocking thread holding one permit ([`BoundedWork`]), so at most one
 //! upload is assembled or extracted at a time and a busy pipeline answers "busy" at once.
 //! Search failures are isolated: a failed index leaves the document readable with its state
@@ -86,7 +87,8 @@ pub struct OpenedPdf {
     pub file_name: String,
 }
 
-/// The actor's own timer and tests: expire batches and remove orphaned staging.
+/// The actor's own timer and tests: expire batches, remove orphaned staging, and index again
+/// documents left `pending` past the grace period (their records are published as updates).
 #[derive(Message)]
 #[rtype(result = "Result<usize, WikiError>")]
 pub struct SweepUploads;
@@ -141,6 +143,15 @@ impl Subsystem for WikiActor {
 
 crate::subsystem_actor!(WikiActor);
 
+/// Tells realtime subscribers that a document's record changed (its search state).
+fn publish_update(publisher: Option<&Recipient<Publish>>, record: serde_json::Value) {
+    if let Some(p) = publisher {
+        let collection = domain::collections::WIKI_DOCUMENTS.name;
+        let action = domain::record::Action::Update;
+        p.do_send(Publish { collection, action, record: std::sync::Arc::new(record) });
+    }
+}
+
 /// Starts the supervised wiki actor.
 pub fn start(ctx: &SubsystemCtx, pipeline: Pipeline, publisher: Option<Recipient<Publish>>) -> Addr<WikiActor> {
     let ctx = ctx.clone();
@@ -169,13 +180,7 @@ impl Handler<IndexDocument> for WikiActor {
         Box::pin(async move {
             let indexed = tokio::task::spawn_blocking(move || search::index_document(&pipeline, &msg)).await;
             match indexed {
-                Ok(Some(record)) => {
-                    if let Some(p) = publisher {
-                        let collection = domain::collections::WIKI_DOCUMENTS.name;
-                        let action = domain::record::Action::Update;
-                        p.do_send(Publish { collection, action, record: std::sync::Arc::new(record) });
-                    }
-                }
+                Ok(Some(record)) => publish_update(publisher.as_ref(), record),
                 Ok(None) => {}
                 Err(_) => tracing::error!("wiki indexing panicked"),
             }
@@ -223,7 +228,15 @@ impl Handler<ReadCover> for WikiActor {
 impl Handler<SweepUploads> for WikiActor {
     type Result = ResponseFuture<Result<usize, WikiError>>;
     fn handle(&mut self, _: SweepUploads, _: &mut Context<Self>) -> Self::Result {
-        self.run(|p| p.sweep())
+        let swept = self.run(|p| Ok((p.sweep()?, search::reindex_stale_pending(p)?)));
+        let publisher = self.publisher.clone();
+        Box::pin(async move {
+            let (removed, reindexed) = swept.await?;
+            for record in reindexed {
+                publish_update(publisher.as_ref(), record);
+            }
+            Ok(removed)
+        })
     }
 }
 

@@ -3,18 +3,22 @@
 //! the passage budget) and answering a query with at most 20 passages (50 within one document),
 //! each with its match kind and a highlighted excerpt as character ranges (never HTML); whole
 //! words found in most passages are left out of the index query when another word remains. An
-//! indexing failure marks the document's search state `failed` and leaves it readable.
+//! indexing failure marks the document's search state `failed` and leaves it readable; a
+//! document left `pending` (server stopped before indexing, store unavailable) is indexed again
+//! from its stored PDF by the actor's sweep.
 
 use serde::Serialize;
 use serde_json::{json, Value};
 
 use domain::collections::WIKI_DOCUMENTS;
+use domain::validation::SqlValue;
 use domain::wiki::limits::SEARCH_INDEX_VERSION;
+use domain::wiki::OutlineEntry;
 use domain::wiki::{
     build_document_passages, check_query, clamp_result_limit, excerpt, match_kind, PassageBudget, PassageLimits,
     SearchScope, SearchTerms,
 };
-use infra::store::{get_in, update_in};
+use infra::store::{get_in, select_in, update_in};
 use infra::wiki::search::{common_words, remove_passages, replace_passages, search_passages, SearchFilter};
 use infra::wiki::uploads;
 
@@ -24,6 +28,11 @@ use super::{IndexDocument, WikiError};
 /// Most bytes of extracted page text read back for indexing (the extraction budget of
 /// 8,000,000 UTF-16 units, as UTF-8 JSON).
 const MAX_PAGES_FILE_BYTES: u64 = 40 * 1024 * 1024;
+/// How long a published document may stay `pending` before a sweep indexes it again from its
+/// stored PDF ([`reindex_stale_pending`]).
+pub(super) const PENDING_INDEX_GRACE_MS: i64 = 5 * 60 * 1000;
+/// Stale pending documents re-indexed per sweep (each is one worker extraction).
+const REINDEX_PER_SWEEP: i64 = 3;
 
 /// A search as asked.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -79,21 +88,35 @@ fn index_inner(pipeline: &Pipeline, msg: &IndexDocument) -> Result<Option<Value>
     let Some(document) = get_in(&mut conn, &WIKI_DOCUMENTS, &msg.document_id).map_err(|_| WikiError::Internal)? else {
         return Ok(None);
     };
-    let checksum = document["checksum"].as_str().unwrap_or_default().to_string();
     let upload = uploads::load_upload(&mut conn, &msg.upload_id)?;
     let outline = upload.map(|u| outline_from_json(&u.outline)).unwrap_or_default();
     drop(conn);
-    let error = match read_pages(pipeline, &msg.upload_id) {
+    let pages = read_pages(pipeline, &msg.upload_id);
+    store_index(pipeline, &document, pages.as_deref(), &outline).map(Some)
+}
+
+/// Builds and stores the passages of `document` from its extracted `pages` (`None`: the
+/// extraction's pages are missing or unreadable) and records the outcome as its search state
+/// (`ready`, or `failed` with a fixed code and no passages). Returns the updated record.
+fn store_index(
+    pipeline: &Pipeline,
+    document: &Value,
+    pages: Option<&[String]>,
+    outline: &[OutlineEntry],
+) -> Result<Value, WikiError> {
+    let document_id = document["id"].as_str().unwrap_or_default();
+    let checksum = document["checksum"].as_str().unwrap_or_default();
+    let error = match pages {
         None => Some("extraction-failed"),
         Some(pages) => {
             let numbered = pages.iter().enumerate().map(|(i, text)| (i as u32 + 1, text.as_str()));
             let mut budget = PassageBudget::default();
-            match build_document_passages(numbered, &outline, &PassageLimits::default(), &mut budget) {
+            match build_document_passages(numbered, outline, &PassageLimits::default(), &mut budget) {
                 Err(_) => Some("extraction-failed"),
                 Ok(passages) if passages.is_empty() => Some("no-searchable-text"),
                 Ok(passages) => {
                     let mut conn = pipeline.pool.get().map_err(|_| WikiError::Unavailable)?;
-                    match replace_passages(&mut conn, &msg.document_id, &checksum, &passages, SEARCH_INDEX_VERSION) {
+                    match replace_passages(&mut conn, document_id, checksum, &passages, SEARCH_INDEX_VERSION) {
                         Ok(()) => None,
                         Err(e) => {
                             tracing::error!(error = %e, "wiki passages not stored");
@@ -106,7 +129,7 @@ fn index_inner(pipeline: &Pipeline, msg: &IndexDocument) -> Result<Option<Value>
     };
     let mut conn = pipeline.pool.get().map_err(|_| WikiError::Unavailable)?;
     if error.is_some() {
-        let _ = remove_passages(&mut conn, &msg.document_id);
+        let _ = remove_passages(&mut conn, document_id);
     }
     let now = pipeline.clock.now_ms();
     let body = json!({
@@ -114,9 +137,44 @@ fn index_inner(pipeline: &Pipeline, msg: &IndexDocument) -> Result<Option<Value>
         "searchIndexError": error.unwrap_or(""),
         "searchIndexedAt": domain::time::format_ms(now),
     });
-    let record =
-        update_in(&mut conn, &WIKI_DOCUMENTS, &msg.document_id, &body, now).map_err(|_| WikiError::Internal)?;
-    Ok(Some(record))
+    update_in(&mut conn, &WIKI_DOCUMENTS, document_id, &body, now).map_err(|_| WikiError::Internal)
+}
+
+/// Re-indexes, from their stored PDFs, documents that have been `pending` for longer than
+/// [`PENDING_INDEX_GRACE_MS`] (at most [`REINDEX_PER_SWEEP`] per call, oldest first). Indexing
+/// normally settles seconds after publishing; a server stopped in between, a lost message or a
+/// store that was unavailable would otherwise leave a document out of search for good. The PDF
+/// is extracted again by the pipeline's extractor (the bounded worker in production); a PDF
+/// that is missing or fails extraction marks the document `failed`. Returns the updated records.
+pub(super) fn reindex_stale_pending(pipeline: &Pipeline) -> Result<Vec<Value>, WikiError> {
+    let cutoff = domain::time::format_ms(pipeline.clock.now_ms().saturating_sub(PENDING_INDEX_GRACE_MS));
+    let stale = {
+        let mut conn = pipeline.pool.get().map_err(|_| WikiError::Unavailable)?;
+        select_in(
+            &mut conn,
+            &WIKI_DOCUMENTS,
+            "\"searchIndexState\" = 'pending' AND \"updated\" < ?",
+            &[SqlValue::Text(cutoff)],
+            "\"updated\" ASC",
+            REINDEX_PER_SWEEP,
+        )
+        .map_err(|_| WikiError::Internal)?
+    };
+    let mut updated = Vec::with_capacity(stale.len());
+    for document in stale {
+        let checksum = document["checksum"].as_str().unwrap_or_default();
+        let extracted = pipeline.files.pdf_path(checksum).ok().and_then(|pdf| pipeline.extractor.extract(&pdf).ok());
+        let record = match extracted {
+            Some(extracted) => store_index(pipeline, &document, Some(&extracted.pages), &extracted.outline)?,
+            None => store_index(pipeline, &document, None, &[])?,
+        };
+        tracing::info!(
+            state = record["searchIndexState"].as_str().unwrap_or_default(),
+            "stale pending Wiki document re-indexed"
+        );
+        updated.push(record);
+    }
+    Ok(updated)
 }
 
 /// Answers one search.

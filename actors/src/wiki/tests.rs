@@ -299,3 +299,60 @@ fn replacing_a_pdf_keeps_the_document_and_removes_the_unreferenced_old_file() {
     assert!(f.pipeline.files.open_pdf(&sha256_hex(&new_pdf)).is_ok());
     assert!(f.pipeline.files.open_pdf(&sha256_hex(&old_pdf)).is_err(), "no document uses the old bytes any more");
 }
+
+/// Publishes `pdf` as a document and returns (document id, upload id); nothing indexes it.
+fn publish_unindexed(f: &Fixture, name: &str, pdf: &[u8]) -> (String, String) {
+    let (batch, upload) = f.begin(name, pdf, &sha256_hex(pdf));
+    f.pipeline.store_chunk(&f.sender(), &f.chunk(&batch, &upload, pdf, 0)).unwrap();
+    let document = f.run(
+        "wiki.publish",
+        json!({"uploadId": upload, "title": name, "categoryId": "wikiuncategoriz", "documentType": "sop"}),
+    );
+    assert_eq!(document["searchIndexState"], "pending");
+    (document["id"].as_str().unwrap().to_string(), upload)
+}
+
+fn index_state(f: &Fixture, id: &str) -> String {
+    let mut conn = f.pipeline.pool.get().unwrap();
+    let document = infra::store::get_in(&mut conn, &domain::collections::WIKI_DOCUMENTS, id).unwrap().unwrap();
+    document["searchIndexState"].as_str().unwrap().to_string()
+}
+
+#[test]
+fn a_document_left_pending_is_indexed_again_from_its_stored_pdf_after_the_grace_period() {
+    // The server stopped between publishing and indexing: the message is lost and a sweep
+    // removes the published upload's staging (its extracted pages with it).
+    let f = Fixture::new();
+    let (id, upload) = publish_unindexed(&f, "core-router.pdf", &pdf_of(3000));
+    f.pipeline.files.remove_upload(&upload).unwrap();
+    let extractions = *f.extractor.calls.lock().unwrap();
+
+    assert!(search::reindex_stale_pending(&f.pipeline).unwrap().is_empty(), "a fresh publish is left to its message");
+    assert_eq!(index_state(&f, &id), "pending");
+
+    f.clock.advance_ms(search::PENDING_INDEX_GRACE_MS + 1);
+    let reindexed = search::reindex_stale_pending(&f.pipeline).unwrap();
+    assert_eq!(reindexed.len(), 1);
+    assert_eq!(
+        (reindexed[0]["id"].as_str(), reindexed[0]["searchIndexState"].as_str()),
+        (Some(id.as_str()), Some("ready"))
+    );
+    assert_eq!(*f.extractor.calls.lock().unwrap(), extractions + 1, "the stored PDF was extracted again");
+    let hits = search::search(&f.pipeline, &SearchRequest { query: "standby link".into(), ..SearchRequest::default() })
+        .unwrap();
+    assert_eq!(hits.iter().map(|h| h.document_id.as_str()).collect::<Vec<_>>(), [id.as_str()]);
+    assert!(search::reindex_stale_pending(&f.pipeline).unwrap().is_empty(), "a ready document is not touched again");
+}
+
+#[test]
+fn a_pending_document_whose_pdf_fails_extraction_again_is_marked_failed_not_left_pending() {
+    let f = Fixture::new();
+    let (id, upload) = publish_unindexed(&f, "broken.pdf", &pdf_of(2000));
+    f.pipeline.files.remove_upload(&upload).unwrap();
+    *f.extractor.failure.lock().unwrap() = Some("extraction-timeout");
+    f.clock.advance_ms(search::PENDING_INDEX_GRACE_MS + 1);
+    let reindexed = search::reindex_stale_pending(&f.pipeline).unwrap();
+    assert_eq!(reindexed[0]["searchIndexState"], "failed");
+    assert_eq!(reindexed[0]["searchIndexError"], "extraction-failed");
+    assert_eq!(index_state(&f, &id), "failed");
+}
