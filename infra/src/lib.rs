@@ -32,6 +32,7 @@ pub mod password;
 pub mod privileged;
 pub mod radar;
 pub mod rate_limits;
+pub mod recovery;
 pub mod relay_client;
 pub mod secret_store;
 pub mod server_passphrase;
