@@ -6,7 +6,7 @@
 //!   `mounted <txn>` then `healthy <txn>` every 40 ms for 3 s, then exits 0 (off probation it
 //!   exits 0 at once).
 //! - `crash`: overwrites `store/relay.db`, adds junk to `store/` and `offline/`, exits 3.
-//! - `never-healthy`: on probation writes `mounted`, then forever `unhealthy`, a heartbeat for
+//! - `never-healthy`: on probation overwrites `store/relay.db`, writes `mounted`, then forever `unhealthy`, a heartbeat for
 //!   another transaction, a malformed line and an over-long line; off probation exits 0.
 //! - `handoff`: installs the staged executable (`RELAY_FAKE_STAGED*`) as the candidate through
 //!   `infra::recovery::install_candidate` and exits 75; a refusal is logged
@@ -67,6 +67,7 @@ pub fn run() -> i32 {
             3
         }
         ("never-healthy", Some(mut pipe)) => {
+            fs::write(data.join("store/relay.db"), b"half-migrated by the candidate").unwrap();
             let _ = writeln!(pipe, "mounted {txn}");
             loop {
                 let _ = writeln!(pipe, "unhealthy {txn}");

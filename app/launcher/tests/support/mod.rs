@@ -327,9 +327,9 @@ pub fn edit_catalog(case: &Case, edit: impl Fn(String) -> String) {
     fs::write(path, edited).unwrap();
 }
 
-/// Every file under `dir` (relative path → bytes; directories as `<dir>`), sorted, without the
-/// data directory's lock file (created by the launcher's snapshot, not data).
-pub fn tree(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+/// Every entry under `dir`: relative path → SHA-256 of the file's bytes, or `<dir>`; sorted,
+/// without the data directory's lock file (created by the launcher's snapshot, not data).
+pub fn tree(dir: &Path) -> Vec<(PathBuf, String)> {
     let mut files = Vec::new();
     let mut pending = vec![dir.to_path_buf()];
     while let Some(next) = pending.pop() {
@@ -340,10 +340,10 @@ pub fn tree(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
                 continue;
             }
             if fs::symlink_metadata(&path).unwrap().is_dir() {
-                files.push((relative, b"<dir>".to_vec()));
+                files.push((relative, "<dir>".into()));
                 pending.push(path);
             } else {
-                files.push((relative, fs::read(&path).unwrap()));
+                files.push((relative, hex(&Sha256::digest(fs::read(&path).unwrap()))));
             }
         }
     }
