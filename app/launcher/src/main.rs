@@ -3,7 +3,8 @@
 //! fallback: see `flow` for one run, `probation` for the health rules' driver, `supervise` for
 //! how a runtime is started and watched, and `config` for its inputs. The rules themselves are
 //! `domain::updater::recovery`; the files are `infra::recovery`. When no validated runtime can be
-//! started it opens only `https://github.com/CrimsonSoul/Relay/releases` and exits 1.
+//! started it opens only `https://github.com/CrimsonSoul/Relay/releases` and exits 1; after more
+//! than three hand-offs (exit 75) in one run it stops with exit 1 without opening anything.
 
 mod config;
 mod flow;
@@ -24,6 +25,11 @@ fn main() -> ExitCode {
     };
     match flow::run(&config) {
         Ok(code) => ExitCode::from(u8::try_from(code).unwrap_or(1)),
+        // Runtimes did start; a fourth hand-off in one run is a loop, not a broken install.
+        Err(flow::Failure::TooManyHandoffs) => {
+            tracing::error!(target: "relay::launcher", code = "too_many_handoffs", "the runtime handed off too often; stopping");
+            ExitCode::from(1)
+        }
         Err(failure) => {
             if let flow::Failure::Start(error) = &failure {
                 tracing::error!(target: "relay::launcher", "a runtime could not be started or waited for: {error}");

@@ -26,6 +26,9 @@ fn main() {
         ("first_start_bootstraps_the_catalog_from_the_only_runtime", first_start_bootstraps),
         ("tampered_state_fails_closed_and_opens_only_the_releases_page", tampered_state_fails_closed),
         ("an_unusable_current_build_falls_back_to_a_predecessor", unusable_current_falls_back),
+        ("unusable_or_unsnapshottable_candidates_are_discarded_without_quarantine", unusable_candidates_are_discarded),
+        ("a_killed_launcher_leaves_no_candidate_and_never_grants_a_third_launch", killed_launcher_mid_probation),
+        ("hand_offs_are_bounded_per_launcher_run", hand_offs_are_bounded),
         ("killed_at_each_fault_point_the_next_start_reconciles", killed_at_each_fault_point),
     ];
     let mut failed = Vec::new();
@@ -196,6 +199,84 @@ fn unusable_current_falls_back() {
     assert_eq!(out.status.code(), Some(0), "{}", out.stderr_text());
     assert_eq!(case.starts(), ["v0-9-0-99999999 -"]);
     assert_eq!(fs::read(case.root.join("recovery/catalog.json")).unwrap(), catalog_before);
+    assert!(case.opened().is_empty());
+}
+
+/// A candidate whose runtime is missing (an installation killed between its catalog write and
+/// its rename) or changed, or whose data cannot be snapshotted because a server holds the data
+/// directory, is discarded: never started, not quarantined, its runtime and any partial
+/// directory removed, and the current build runs.
+fn unusable_candidates_are_discarded() {
+    type Break = fn(&Case, &str);
+    let breaks: [(&str, Break); 3] = [
+        ("runtime missing", |case, build| {
+            let runtimes = case.root.join("runtimes");
+            fs::rename(runtimes.join(build), runtimes.join(".partial-0123456789abcdef0123456789abcdef")).unwrap();
+        }),
+        ("executable changed", |case, build| {
+            fs::write(case.root.join(format!("runtimes/{build}/relay-desktop")), b"changed").unwrap();
+        }),
+        ("data directory in use", |_, _| {}),
+    ];
+    for (name, breaks) in breaks {
+        let case = Case::new();
+        seed(&case, &[], CURRENT);
+        let before = tree(&case.data_dir);
+        let ticket = case.install_candidate();
+        breaks(&case, ticket.build.as_str());
+        let server = (name == "data directory in use").then(|| infra::dir_lock::lock(&case.data_dir).unwrap());
+        let out = case.launcher(&Scenario::plain(), &[]);
+        drop(server);
+        assert_eq!(out.status.code(), Some(0), "{name}: {}", out.stderr_text());
+        assert_eq!(case.starts(), [format!("{CURRENT} -")], "{name}: the candidate never ran");
+        let catalog = read_catalog_json(&case);
+        assert_eq!(catalog["current"]["build"], CURRENT, "{name}");
+        assert_eq!(catalog["quarantine"], serde_json::json!([]), "{name}: not the release's fault");
+        assert_eq!(case.runtime_dirs(), [CURRENT], "{name}");
+        assert_eq!(tree(&case.data_dir), before, "{name}");
+        case.assert_settled();
+    }
+}
+
+/// The launcher killed while a never-healthy candidate is on probation: the candidate dies with
+/// it (PR_SET_PDEATHSIG), and the next start uses the one launch left (attempts are recorded
+/// before each launch), then rolls back and restores the data.
+fn killed_launcher_mid_probation() {
+    let case = Case::new();
+    seed(&case, &[], CURRENT);
+    let before = tree(&case.data_dir);
+    let mut launcher = case.spawn_launcher(&Scenario::rollback("never-healthy"), &[]);
+    let line = case.wait_for_log(&format!("pid {CANDIDATE} "));
+    let candidate = line.rsplit(' ').next().unwrap().to_owned();
+    launcher.kill().unwrap();
+    launcher.wait().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while support::process_alive(&candidate) {
+        if Instant::now() > deadline {
+            // SAFETY: ends the stray test process this case started; no memory involved.
+            unsafe { libc::kill(candidate.parse().unwrap(), libc::SIGKILL) };
+            panic!("the candidate outlived its launcher");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(read_catalog_json(&case)["candidate"]["attempts"], 1);
+    let out = case.launcher(&Scenario::rollback("never-healthy"), &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", out.stderr_text());
+    let candidate_starts = case.starts().iter().filter(|start| start.starts_with(CANDIDATE)).count();
+    assert_eq!(candidate_starts, 2, "{:?}", case.starts());
+    assert_eq!(read_catalog_json(&case)["quarantine"], serde_json::json!([support::candidate_fingerprint()]));
+    assert_eq!(tree(&case.data_dir), before);
+    case.assert_settled();
+}
+
+/// A runtime that keeps exiting 75 is restarted at most 3 times in one launcher run; then the
+/// launcher stops with exit 1 and opens nothing.
+fn hand_offs_are_bounded() {
+    let case = Case::new();
+    seed(&case, &[], CURRENT);
+    let out = case.launcher(&Scenario::handoff_loop(), &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", out.stderr_text());
+    assert_eq!(case.starts().len(), 4, "{:?}", case.starts());
     assert!(case.opened().is_empty());
 }
 

@@ -11,6 +11,7 @@
 //! - `handoff`: installs the staged executable (`RELAY_FAKE_STAGED*`) as the candidate through
 //!   `infra::recovery::install_candidate` and exits 75; a refusal is logged
 //!   (`install-refused <code>`) and it exits 0.
+//! - `exit75`: exits 75 without installing anything (a hand-off loop).
 
 use std::fs::{self, File, OpenOptions};
 use std::io::Write;
@@ -78,6 +79,7 @@ pub fn run() -> i32 {
             }
         }
         ("handoff", _) => handoff(),
+        ("exit75", _) => 75,
         _ => 0,
     }
 }

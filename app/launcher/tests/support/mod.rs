@@ -95,6 +95,10 @@ impl Scenario {
     pub fn plain() -> Scenario {
         Scenario { plan: "none=exit0".into() }
     }
+    /// The current build always exits 75 without installing anything.
+    pub fn handoff_loop() -> Scenario {
+        Scenario { plan: format!("{CURRENT}=exit75") }
+    }
 }
 
 pub struct Out {
@@ -112,10 +116,12 @@ pub fn signal(out: &Out) -> Option<i32> {
     out.status.signal()
 }
 
+/// Whether the process exists and is not a zombie (an orphan may wait for a reaper).
 pub fn process_alive(pid: &str) -> bool {
-    let pid: i32 = pid.parse().unwrap();
-    // SAFETY: signal 0 only checks that the process exists.
-    unsafe { libc::kill(pid, 0) == 0 }
+    match fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => stat.rsplit_once(')').is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z')),
+        Err(_) => false,
+    }
 }
 
 pub struct Case {
@@ -171,6 +177,29 @@ impl Case {
 
     /// Runs `relay-launcher` to completion (at most 60 s).
     pub fn launcher(&self, scenario: &Scenario, extra: &[(&str, &str)]) -> Out {
+        let mut child = self.spawn_launcher(scenario, extra);
+        let stderr = child.stderr.take().unwrap();
+        let reader = std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            std::io::Read::read_to_end(&mut { stderr }, &mut bytes).unwrap();
+            bytes
+        });
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                panic!("the launcher did not finish within 60 s");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        Out { status, stderr: reader.join().unwrap() }
+    }
+
+    /// Starts `relay-launcher` (stderr piped) and returns at once.
+    pub fn spawn_launcher(&self, scenario: &Scenario, extra: &[(&str, &str)]) -> std::process::Child {
         let mut command = Command::new(env!("CARGO_BIN_EXE_relay-launcher"));
         command
             .env_remove("RELAY_TEST_FAULT")
@@ -193,25 +222,33 @@ impl Case {
         for (name, value) in extra {
             command.env(name, value);
         }
-        let mut child = command.spawn().unwrap();
-        let stderr = child.stderr.take().unwrap();
-        let reader = std::thread::spawn(move || {
-            let mut bytes = Vec::new();
-            std::io::Read::read_to_end(&mut { stderr }, &mut bytes).unwrap();
-            bytes
-        });
-        let deadline = Instant::now() + Duration::from_secs(60);
-        let status = loop {
-            if let Some(status) = child.try_wait().unwrap() {
-                break status;
+        command.spawn().unwrap()
+    }
+
+    /// Waits (at most 20 s) until the fake runtime log holds a line starting with `prefix`.
+    pub fn wait_for_log(&self, prefix: &str) -> String {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            if let Some(line) = self.log().lines().find(|line| line.starts_with(prefix)) {
+                return line.to_owned();
             }
-            if Instant::now() > deadline {
-                let _ = child.kill();
-                panic!("the launcher did not finish within 60 s");
-            }
+            assert!(Instant::now() < deadline, "no {prefix:?} in the runtime log");
             std::thread::sleep(Duration::from_millis(20));
-        };
-        Out { status, stderr: reader.join().unwrap() }
+        }
+    }
+
+    /// Installs the staged executable as the candidate through the real API (as the desktop
+    /// will), from this process.
+    pub fn install_candidate(&self) -> infra::recovery::CandidateTicket {
+        let root = ManagedRoot::open(&self.root).unwrap();
+        infra::recovery::install_candidate(
+            &root,
+            &self.staged,
+            &domain::updater::Sha256Digest::parse_hex(&self.staged_sha256).unwrap(),
+            Version::parse(CANDIDATE_VERSION).unwrap(),
+            CommitSha::parse_hex(&candidate_commit()).unwrap(),
+        )
+        .unwrap()
     }
 
     pub fn log(&self) -> String {
