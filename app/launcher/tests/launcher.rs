@@ -23,6 +23,7 @@ fn main() {
         ("healthy_candidate_is_promoted_and_three_predecessors_are_retained", healthy_candidate_is_promoted),
         ("crashing_candidate_is_rolled_back_after_two_attempts", crashing_candidate_is_rolled_back),
         ("never_healthy_candidate_is_rolled_back_at_the_deadline", never_healthy_candidate_is_rolled_back),
+        ("lost_or_withdrawn_health_restarts_the_window", lost_or_withdrawn_health_restarts_the_window),
         ("first_start_bootstraps_the_catalog_from_the_only_runtime", first_start_bootstraps),
         ("tampered_state_fails_closed_and_opens_only_the_releases_page", tampered_state_fails_closed),
         ("an_unusable_current_build_falls_back_to_a_predecessor", unusable_current_falls_back),
@@ -126,6 +127,22 @@ fn never_healthy_candidate_is_rolled_back() {
     assert!(!ignored, "foreign and malformed lines are counted: {}", out.stderr_text());
     assert!(!support::process_alive(&case.pid_of(CANDIDATE)), "the candidate's process group was killed");
     case.assert_settled();
+}
+
+/// Health must be continuous: a candidate whose heartbeats stop (still running) or that reports
+/// `unhealthy` every 0.4 s (20 s of probation time) never completes the 60 s window and is rolled
+/// back, though it reported `healthy` early on.
+fn lost_or_withdrawn_health_restarts_the_window() {
+    for behaviour in ["silent-after-one", "flapping"] {
+        let case = Case::new();
+        seed(&case, &[], CURRENT);
+        let out = case.launcher(&Scenario::rollback(behaviour), &[]);
+        assert_eq!(out.status.code(), Some(0), "{behaviour}: {}", out.stderr_text());
+        let catalog = read_catalog_json(&case);
+        assert_eq!(catalog["current"]["build"], CURRENT, "{behaviour}");
+        assert_eq!(catalog["quarantine"], serde_json::json!([support::candidate_fingerprint()]), "{behaviour}");
+        case.assert_settled();
+    }
 }
 
 /// No catalog yet: exactly one runtime with a valid marker becomes current; two runtimes

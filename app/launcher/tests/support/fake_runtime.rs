@@ -6,11 +6,16 @@
 //!   `mounted <txn>` then `healthy <txn>` every 40 ms for 3 s, then exits 0 (off probation it
 //!   exits 0 at once).
 //! - `crash`: overwrites `store/relay.db`, adds junk to `store/` and `offline/`, exits 3.
-//! - `never-healthy`: on probation overwrites `store/relay.db`, writes `mounted`, then forever `unhealthy`, a heartbeat for
-//!   another transaction, a malformed line and an over-long line; off probation exits 0.
+//! - `never-healthy`: on probation overwrites `store/relay.db`, writes `mounted`, then for 10 s
+//!   `unhealthy`, a heartbeat for another transaction, a malformed line and an over-long line
+//!   every 50 ms, then exits 0; off probation exits 0.
 //! - `handoff`: installs the staged executable (`RELAY_FAKE_STAGED*`) as the candidate through
 //!   `infra::recovery::install_candidate` and exits 75; a refusal is logged
 //!   (`install-refused <code>`) and it exits 0.
+//! - `silent-after-one`: on probation `mounted`, one `healthy`, then 8 s of silence while
+//!   running, then exits 0.
+//! - `flapping`: on probation `mounted`, then 10 heartbeats (0.4 s) and `unhealthy`, repeated
+//!   for 8 s, then exits 0.
 //! - `exit75`: exits 75 without installing anything (a hand-off loop).
 
 use std::fs::{self, File, OpenOptions};
@@ -70,13 +75,33 @@ pub fn run() -> i32 {
         ("never-healthy", Some(mut pipe)) => {
             fs::write(data.join("store/relay.db"), b"half-migrated by the candidate").unwrap();
             let _ = writeln!(pipe, "mounted {txn}");
-            loop {
+            let started = Instant::now();
+            while started.elapsed() < Duration::from_secs(10) {
                 let _ = writeln!(pipe, "unhealthy {txn}");
                 let _ = writeln!(pipe, "healthy 0f8fad5b-d9cb-469f-a165-70867728950e");
                 let _ = writeln!(pipe, "healthy");
                 let _ = writeln!(pipe, "healthy {txn}{}", " ".repeat(300));
                 std::thread::sleep(Duration::from_millis(50));
             }
+            0
+        }
+        ("silent-after-one", Some(mut pipe)) => {
+            let _ = writeln!(pipe, "mounted {txn}");
+            let _ = writeln!(pipe, "healthy {txn}");
+            std::thread::sleep(Duration::from_secs(8));
+            0
+        }
+        ("flapping", Some(mut pipe)) => {
+            let _ = writeln!(pipe, "mounted {txn}");
+            let started = Instant::now();
+            while started.elapsed() < Duration::from_secs(8) {
+                for _ in 0..10 {
+                    let _ = writeln!(pipe, "healthy {txn}");
+                    std::thread::sleep(Duration::from_millis(40));
+                }
+                let _ = writeln!(pipe, "unhealthy {txn}");
+            }
+            0
         }
         ("handoff", _) => handoff(),
         ("exit75", _) => 75,
