@@ -297,14 +297,15 @@ fn hand_offs_are_bounded() {
     assert!(case.opened().is_empty());
 }
 
-/// For every fault point of a promotion and of a rollback: the launcher is killed there
-/// (SIGKILL, proving the point is reached), the next start reconciles, and the end state has
+/// For every fault point of a promotion (with three predecessors, so retention deletes one) and
+/// of a rollback: the launcher is killed there (SIGKILL, proving the point is reached), the next
+/// start reconciles, and the end state has
 /// exactly one current build, no candidate, no intent or journal, no half-swapped data, and
 /// the data either promoted onto or restored to the pre-switch snapshot.
 fn killed_at_each_fault_point() {
     for point in support::PROMOTE_POINTS {
         let case = Case::new();
-        seed(&case, &[], CURRENT);
+        seed(&case, &[OLDEST, "v0-8-0-88888888", "v0-9-0-99999999"], CURRENT);
         let before = tree(&case.data_dir);
         let first = case.launcher(&Scenario::promote(), &[("RELAY_TEST_FAULT", point)]);
         assert_eq!(support::signal(&first), Some(9), "{point} must be reached: {}", first.stderr_text());
@@ -312,7 +313,10 @@ fn killed_at_each_fault_point() {
         assert_eq!(second.status.code(), Some(0), "{point}: {}", second.stderr_text());
         let catalog = read_catalog_json(&case);
         assert_eq!(catalog["current"]["build"], CANDIDATE, "{point}");
-        assert_eq!(catalog["predecessors"][0]["build"], CURRENT, "{point}");
+        let predecessors: Vec<&str> =
+            catalog["predecessors"].as_array().unwrap().iter().map(|p| p["build"].as_str().unwrap()).collect();
+        assert_eq!(predecessors, [CURRENT, "v0-9-0-99999999", "v0-8-0-88888888"], "{point}");
+        assert!(!case.runtime_dirs().contains(&OLDEST.to_owned()), "{point}: the oldest build is deleted");
         let mut after = tree(&case.data_dir);
         after.retain(|(path, _)| !path.ends_with(format!("written-by-{CANDIDATE}")));
         assert_eq!(after, before, "{point}: nothing lost");
