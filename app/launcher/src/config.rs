@@ -69,3 +69,24 @@ fn opener() -> OsString {
 fn opener() -> OsString {
     "xdg-open".into()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(list: &[&str]) -> Vec<String> {
+        list.iter().map(|arg| (*arg).to_owned()).collect()
+    }
+
+    #[test]
+    fn the_data_directory_must_be_absolute_and_nothing_else_is_accepted() {
+        // HOME is set for every test run; XDG_DATA_HOME may or may not be.
+        let config = Config::from_env(&args(&["--data-dir", "/srv/relay-data"])).unwrap();
+        assert_eq!(config.data_dir, PathBuf::from("/srv/relay-data"));
+        assert!(config.managed_root.ends_with("relay"));
+        assert!(Config::from_env(&args(&["--data-dir", "relative/data"])).is_err());
+        assert!(Config::from_env(&args(&["--data-dir"])).is_err());
+        assert!(Config::from_env(&args(&["--data-dir", "/a", "--exec", "/bin/sh"])).is_err());
+        assert!(Config::from_env(&args(&["/srv/relay-data"])).is_err());
+    }
+}
