@@ -2,16 +2,16 @@
 //! [`install_candidate`] turns a prepared, verified staged executable into the catalog's one
 //! candidate, [`quarantined`] tells the updater which releases to suppress, and
 //! [`managed_build_of`] is the "supported managed root" check (is this process a runtime the
-//! catalog knows?). Installation re-hashes the staged file while copying it (SHA-256 must equal
-//! the prepared digest) into `runtimes/.partial-<hex>/relay-desktop` (0700), writes the marker
-//! (0600), and then, under the recovery lock and against a freshly validated catalog, refuses
-//! when a candidate or a settlement is pending, the release is quarantined or the build already
-//! exists; otherwise it activates the catalog with the new candidate (fresh UUID v4
-//! transaction, zero attempts, no snapshot) and only then renames the directory to
-//! `runtimes/<build-id>`. Killed in between, the catalog names a candidate whose runtime is
-//! missing: the launcher discards it (nothing ran, nothing to restore) and removes the partial
-//! directory as a recognized leftover. The build id is `v<major>-<minor>-<patch>-<first 8 hex
-//! of the commit>`.
+//! catalog knows?). Installation holds the recovery lock throughout (waiting at most 10 s for
+//! it). It re-hashes the staged file while copying it (SHA-256 must equal the prepared digest)
+//! into `runtimes/.partial-<hex>/relay-desktop` (0700) and writes the marker (0600). Then,
+//! against a freshly validated catalog, it refuses when a candidate or a settlement is pending,
+//! the release is quarantined or the build already exists. Otherwise it activates the catalog
+//! with the new candidate (fresh UUID v4 transaction, zero attempts, no snapshot) and only then
+//! renames the directory to `runtimes/<build-id>`. Killed in between, the catalog names a
+//! candidate whose runtime is missing: the launcher discards it (nothing ran, nothing to
+//! restore) and removes the partial directory as a recognized leftover. The build id is
+//! `v<major>-<minor>-<patch>-<first 8 hex of the commit>`.
 
 use std::fs::{self, OpenOptions};
 use std::io::Write;
@@ -52,11 +52,13 @@ pub fn install_candidate(
 ) -> Result<CandidateTicket, RecoveryIoError> {
     let release = ReleaseFingerprint { version, commit };
     let build = build_id_for(&version, &commit);
+    // Held for the whole installation, so the launcher's leftover cleanup never meets the
+    // partial directory while it is being written.
+    let lock = RecoveryLock::acquire(root, INSTALL_LOCK_WAIT)?;
     let partial = root.runtimes_dir().join(fsutil::leftover_name(fsutil::PARTIAL_PREFIX));
     fs::DirBuilder::new().mode(0o700).create(&partial).map_err(io_step("install_mkdir"))?;
     let installed = (|| {
         let marker_bytes = copy_and_mark(staged_exe, expected_sha256, &partial, &build, &version, &commit)?;
-        let lock = RecoveryLock::acquire(root, INSTALL_LOCK_WAIT)?;
         let mut catalog = read_catalog(root)?.ok_or(RecoveryIoError::NoCatalog)?;
         if catalog.candidate.is_some() || read_settlement(root)?.is_some() {
             return Err(RecoveryIoError::CandidateExists);
