@@ -9,7 +9,8 @@
 //! fetched and parsed under it, the Radar page parser and read (`radar`), and the Dynatrace
 //! settings, token vault and Grail client (`dynatrace`), the bounded worker processes
 //! (`worker`), the Wiki's PDF extraction that runs in one (`wiki`), and the desktop
-//! updater's discovery, verified download, staging and preparation (`updater`).
+//! updater's discovery, verified download, staging and preparation (`updater`), and the
+//! recovery launcher's managed root, catalog, snapshots and transitions (`recovery`).
 //! Actors own these resources; nothing here keeps global mutable state.
 
 pub mod backup;
@@ -32,6 +33,7 @@ pub mod password;
 pub mod privileged;
 pub mod radar;
 pub mod rate_limits;
+pub mod recovery;
 pub mod relay_client;
 pub mod secret_store;
 pub mod server_passphrase;

@@ -1,0 +1,350 @@
+//! Black-box tests of `relay-launcher`: the real binary against real files under a temporary
+//! HOME/XDG_DATA_HOME, starting real runtime processes. This test binary is also the fake
+//! runtime: copied into `runtimes/<build-id>/relay-desktop`, it finds `RELAY_FAKE_RUNTIME_PLAN`
+//! in its environment and behaves as its build is told (`fake_runtime`); without that variable
+//! it runs the cases below (no libtest harness; a substring argument filters them). The
+//! probation clock runs 50 times faster through the launcher's debug-only time scale (60 s of
+//! health = 1.2 s, the 195 s deadline = 3.9 s), and the releases page "opener" is a script that
+//! records its arguments.
+
+mod support;
+
+use std::fs;
+use std::time::{Duration, Instant};
+
+use support::{fake_runtime, read_catalog_json, seed, tree, Case, Scenario, CANDIDATE, CURRENT, OLDEST, RELEASES_PAGE};
+
+fn main() {
+    if std::env::var_os(fake_runtime::PLAN_ENV).is_some() {
+        std::process::exit(fake_runtime::run());
+    }
+    let filter: Option<String> = std::env::args().skip(1).find(|arg| !arg.starts_with('-'));
+    let cases: &[(&str, fn())] = &[
+        ("healthy_candidate_is_promoted_and_three_predecessors_are_retained", healthy_candidate_is_promoted),
+        ("crashing_candidate_is_rolled_back_after_two_attempts", crashing_candidate_is_rolled_back),
+        ("never_healthy_candidate_is_rolled_back_at_the_deadline", never_healthy_candidate_is_rolled_back),
+        ("lost_or_withdrawn_health_restarts_the_window", lost_or_withdrawn_health_restarts_the_window),
+        ("first_start_bootstraps_the_catalog_from_the_only_runtime", first_start_bootstraps),
+        ("tampered_state_fails_closed_and_opens_only_the_releases_page", tampered_state_fails_closed),
+        ("an_unusable_current_build_falls_back_to_a_predecessor", unusable_current_falls_back),
+        ("unusable_or_unsnapshottable_candidates_are_discarded_without_quarantine", unusable_candidates_are_discarded),
+        ("a_killed_launcher_leaves_no_candidate_and_never_grants_a_third_launch", killed_launcher_mid_probation),
+        ("hand_offs_are_bounded_per_launcher_run", hand_offs_are_bounded),
+        ("killed_at_each_fault_point_the_next_start_reconciles", killed_at_each_fault_point),
+    ];
+    let mut failed = Vec::new();
+    let mut ran = 0;
+    for (name, case) in cases {
+        if filter.as_ref().is_some_and(|filter| !name.contains(filter.as_str())) {
+            continue;
+        }
+        ran += 1;
+        let started = Instant::now();
+        let outcome = std::panic::catch_unwind(case);
+        let verdict = if outcome.is_ok() { "ok" } else { "FAILED" };
+        println!("test {name} ... {verdict} ({:.1} s)", started.elapsed().as_secs_f64());
+        if outcome.is_err() {
+            failed.push(*name);
+        }
+    }
+    println!("\nlauncher: {} passed; {} failed", ran - failed.len(), failed.len());
+    if !failed.is_empty() {
+        println!("failed: {failed:?}");
+        std::process::exit(101);
+    }
+}
+
+/// The current build installs a healthy candidate and hands off (exit 75); the launcher
+/// snapshots, supervises, promotes, keeps the candidate running as current, and retention keeps
+/// the three newest predecessors (the oldest runtime directory is deleted).
+fn healthy_candidate_is_promoted() {
+    let case = Case::new();
+    seed(&case, &[OLDEST, "v0-8-0-88888888", "v0-9-0-99999999"], CURRENT);
+    let before = tree(&case.data_dir);
+    let out = case.launcher(&Scenario::promote(), &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", out.stderr_text());
+    let catalog = read_catalog_json(&case);
+    assert_eq!(catalog["current"]["build"], CANDIDATE);
+    let predecessors: Vec<&str> =
+        catalog["predecessors"].as_array().unwrap().iter().map(|p| p["build"].as_str().unwrap()).collect();
+    assert_eq!(predecessors, [CURRENT, "v0-9-0-99999999", "v0-8-0-88888888"]);
+    assert!(catalog["candidate"].is_null());
+    assert_eq!(
+        case.runtime_dirs(),
+        [CURRENT, "v0-8-0-88888888", "v0-9-0-99999999", CANDIDATE].map(String::from).to_vec().sorted()
+    );
+    assert_eq!(case.starts(), [format!("{CURRENT} -"), format!("{CANDIDATE} txn")]);
+    // The candidate's write landed on top of the untouched previous data.
+    let mut after = tree(&case.data_dir);
+    after.retain(|(path, _)| !path.ends_with(format!("written-by-{CANDIDATE}")));
+    assert_eq!(after, before);
+    assert!(case.data_dir.join(format!("store/written-by-{CANDIDATE}")).exists());
+    case.assert_settled();
+    assert!(case.opened().is_empty());
+}
+
+/// A candidate that crashes at start (after scribbling over the data) is launched twice, then
+/// rolled back: data restored byte for byte, `tag@commit` quarantined, its runtime removed, and
+/// the previous build resumed, whose next install of that release is refused.
+fn crashing_candidate_is_rolled_back() {
+    let case = Case::new();
+    seed(&case, &[], CURRENT);
+    let before = tree(&case.data_dir);
+    let out = case.launcher(&Scenario::rollback("crash"), &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", out.stderr_text());
+    assert_eq!(
+        case.starts(),
+        [format!("{CURRENT} -"), format!("{CANDIDATE} txn"), format!("{CANDIDATE} txn"), format!("{CURRENT} -")]
+    );
+    let catalog = read_catalog_json(&case);
+    assert_eq!(catalog["current"]["build"], CURRENT);
+    assert!(catalog["candidate"].is_null());
+    assert_eq!(catalog["quarantine"], serde_json::json!([support::candidate_fingerprint()]));
+    assert_eq!(case.runtime_dirs(), [CURRENT]);
+    assert_eq!(tree(&case.data_dir), before, "the data is the pre-switch snapshot, byte for byte");
+    assert!(case.log().contains("install-refused release_quarantined"), "{}", case.log());
+    case.assert_settled();
+}
+
+/// A candidate that mounts but never reports health (and sends unhealthy, foreign and malformed
+/// lines) keeps running until a full 60 s health window no longer fits in the 195 s deadline
+/// (135 s after its launch), then is killed and rolled back.
+fn never_healthy_candidate_is_rolled_back() {
+    let case = Case::new();
+    seed(&case, &[], CURRENT);
+    let before = tree(&case.data_dir);
+    let started = Instant::now();
+    let out = case.launcher(&Scenario::rollback("never-healthy"), &[]);
+    let elapsed = started.elapsed();
+    assert_eq!(out.status.code(), Some(0), "{}", out.stderr_text());
+    assert!(elapsed >= Duration::from_millis((195_000 - 60_000) / support::TIME_SCALE), "{elapsed:?}");
+    assert_eq!(case.starts(), [format!("{CURRENT} -"), format!("{CANDIDATE} txn"), format!("{CURRENT} -")]);
+    let catalog = read_catalog_json(&case);
+    assert_eq!(catalog["quarantine"], serde_json::json!([support::candidate_fingerprint()]));
+    assert_eq!(tree(&case.data_dir), before);
+    assert!(out.stderr_text().contains("reason=CannotBecomeHealthyInTime"), "{}", out.stderr_text());
+    let ignored = out.stderr_text().contains("ignored_lines=0");
+    assert!(!ignored, "foreign and malformed lines are counted: {}", out.stderr_text());
+    assert!(!support::process_alive(&case.pid_of(CANDIDATE)), "the candidate's process group was killed");
+    case.assert_settled();
+}
+
+/// Health must be continuous: a candidate whose heartbeats stop (still running) or that reports
+/// `unhealthy` every 0.4 s (20 s of probation time) never completes the 60 s window and is rolled
+/// back, though it reported `healthy` early on.
+fn lost_or_withdrawn_health_restarts_the_window() {
+    for behaviour in ["silent-after-one", "flapping"] {
+        let case = Case::new();
+        seed(&case, &[], CURRENT);
+        let out = case.launcher(&Scenario::rollback(behaviour), &[]);
+        assert_eq!(out.status.code(), Some(0), "{behaviour}: {}", out.stderr_text());
+        let catalog = read_catalog_json(&case);
+        assert_eq!(catalog["current"]["build"], CURRENT, "{behaviour}");
+        assert_eq!(catalog["quarantine"], serde_json::json!([support::candidate_fingerprint()]), "{behaviour}");
+        case.assert_settled();
+    }
+}
+
+/// No catalog yet: exactly one runtime with a valid marker becomes current; two runtimes
+/// (which one is trusted cannot be proved) fail closed.
+fn first_start_bootstraps() {
+    let case = Case::new();
+    support::write_runtime(&case, CURRENT, &support::self_exe());
+    let out = case.launcher(&Scenario::plain(), &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", out.stderr_text());
+    assert_eq!(read_catalog_json(&case)["current"]["build"], CURRENT);
+    assert_eq!(case.starts(), [format!("{CURRENT} -")]);
+
+    let two = Case::new();
+    support::write_runtime(&two, CURRENT, &support::self_exe());
+    support::write_runtime(&two, OLDEST, &support::self_exe());
+    let out = two.launcher(&Scenario::plain(), &[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(two.starts().is_empty());
+    assert_eq!(two.opened(), [RELEASES_PAGE]);
+}
+
+/// Each tampering fails closed: nothing executed but the releases-page opener, with exactly the
+/// fixed URL, and the catalog left as it was.
+fn tampered_state_fails_closed() {
+    type Tamper = fn(&Case);
+    let tampers: [(&str, Tamper); 6] = [
+        ("unknown key", |case| support::edit_catalog(case, |text| text.replacen('{', "{\"extra\":1,", 1))),
+        ("duplicate key", |case| support::edit_catalog(case, |text| text.replacen('{', "{\"protocol\":1,", 1))),
+        ("marker hash mismatch", |case| {
+            let marker = case.root.join(format!("runtimes/{CURRENT}/marker.json"));
+            let text = fs::read_to_string(&marker).unwrap().replace("\"server\": 1", "\"server\": 2");
+            fs::write(marker, text).unwrap();
+        }),
+        ("executable changed", |case| {
+            let exe = case.root.join(format!("runtimes/{CURRENT}/relay-desktop"));
+            let mut bytes = fs::read(&exe).unwrap();
+            bytes.push(0);
+            fs::write(exe, bytes).unwrap();
+        }),
+        ("unreferenced runtime", |case| {
+            support::write_runtime(case, "v0-0-1-00000001", &support::self_exe());
+        }),
+        ("linked runtimes directory", |case| {
+            let runtimes = case.root.join("runtimes");
+            fs::rename(&runtimes, case.home.join("moved")).unwrap();
+            std::os::unix::fs::symlink(case.home.join("moved"), runtimes).unwrap();
+        }),
+    ];
+    for (name, tamper) in tampers {
+        let case = Case::new();
+        seed(&case, &[], CURRENT);
+        tamper(&case);
+        let catalog_before = fs::read(case.root.join("recovery/catalog.json")).ok();
+        let out = case.launcher(&Scenario::plain(), &[]);
+        assert_eq!(out.status.code(), Some(1), "{name}: {}", out.stderr_text());
+        assert!(case.starts().is_empty(), "{name}: nothing may run");
+        assert_eq!(case.opened(), [RELEASES_PAGE], "{name}");
+        assert_eq!(fs::read(case.root.join("recovery/catalog.json")).ok(), catalog_before, "{name}");
+    }
+}
+
+/// A current build whose executable changed is skipped for the newest verified predecessor;
+/// the catalog is not rewritten.
+fn unusable_current_falls_back() {
+    let case = Case::new();
+    seed(&case, &[OLDEST, "v0-9-0-99999999"], CURRENT);
+    let exe = case.root.join(format!("runtimes/{CURRENT}/relay-desktop"));
+    fs::write(&exe, b"#!/bin/sh\necho replaced\n").unwrap();
+    let catalog_before = fs::read(case.root.join("recovery/catalog.json")).unwrap();
+    let out = case.launcher(&Scenario::plain(), &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", out.stderr_text());
+    assert_eq!(case.starts(), ["v0-9-0-99999999 -"]);
+    assert_eq!(fs::read(case.root.join("recovery/catalog.json")).unwrap(), catalog_before);
+    assert!(case.opened().is_empty());
+}
+
+/// A candidate whose runtime is missing (an installation killed between its catalog write and
+/// its rename) or changed, or whose data cannot be snapshotted because a server holds the data
+/// directory, is discarded: never started, not quarantined, its runtime and any partial
+/// directory removed, and the current build runs.
+fn unusable_candidates_are_discarded() {
+    type Break = fn(&Case, &str);
+    let breaks: [(&str, Break); 3] = [
+        ("runtime missing", |case, build| {
+            let runtimes = case.root.join("runtimes");
+            fs::rename(runtimes.join(build), runtimes.join(".partial-0123456789abcdef0123456789abcdef")).unwrap();
+        }),
+        ("executable changed", |case, build| {
+            fs::write(case.root.join(format!("runtimes/{build}/relay-desktop")), b"changed").unwrap();
+        }),
+        ("data directory in use", |_, _| {}),
+    ];
+    for (name, breaks) in breaks {
+        let case = Case::new();
+        seed(&case, &[], CURRENT);
+        let before = tree(&case.data_dir);
+        let ticket = case.install_candidate();
+        breaks(&case, ticket.build.as_str());
+        let server = (name == "data directory in use").then(|| infra::dir_lock::lock(&case.data_dir).unwrap());
+        let out = case.launcher(&Scenario::plain(), &[]);
+        drop(server);
+        assert_eq!(out.status.code(), Some(0), "{name}: {}", out.stderr_text());
+        assert_eq!(case.starts(), [format!("{CURRENT} -")], "{name}: the candidate never ran");
+        let catalog = read_catalog_json(&case);
+        assert_eq!(catalog["current"]["build"], CURRENT, "{name}");
+        assert_eq!(catalog["quarantine"], serde_json::json!([]), "{name}: not the release's fault");
+        assert_eq!(case.runtime_dirs(), [CURRENT], "{name}");
+        assert_eq!(tree(&case.data_dir), before, "{name}");
+        case.assert_settled();
+    }
+}
+
+/// The launcher killed while a never-healthy candidate is on probation: the candidate dies with
+/// it (PR_SET_PDEATHSIG), and the next start uses the one launch left (attempts are recorded
+/// before each launch), then rolls back and restores the data.
+fn killed_launcher_mid_probation() {
+    let case = Case::new();
+    seed(&case, &[], CURRENT);
+    let before = tree(&case.data_dir);
+    let mut launcher = case.spawn_launcher(&Scenario::rollback("never-healthy"), &[]);
+    let line = case.wait_for_log(&format!("pid {CANDIDATE} "));
+    let candidate = line.rsplit(' ').next().unwrap().to_owned();
+    launcher.kill().unwrap();
+    launcher.wait().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while support::process_alive(&candidate) {
+        if Instant::now() > deadline {
+            // SAFETY: ends the stray test process this case started; no memory involved.
+            unsafe { libc::kill(candidate.parse().unwrap(), libc::SIGKILL) };
+            panic!("the candidate outlived its launcher");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(read_catalog_json(&case)["candidate"]["attempts"], 1);
+    let out = case.launcher(&Scenario::rollback("never-healthy"), &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", out.stderr_text());
+    let candidate_starts = case.starts().iter().filter(|start| start.starts_with(CANDIDATE)).count();
+    assert_eq!(candidate_starts, 2, "{:?}", case.starts());
+    assert_eq!(read_catalog_json(&case)["quarantine"], serde_json::json!([support::candidate_fingerprint()]));
+    assert_eq!(tree(&case.data_dir), before);
+    case.assert_settled();
+}
+
+/// A runtime that keeps exiting 75 is restarted at most 3 times in one launcher run; then the
+/// launcher stops with exit 1 and opens nothing.
+fn hand_offs_are_bounded() {
+    let case = Case::new();
+    seed(&case, &[], CURRENT);
+    let out = case.launcher(&Scenario::handoff_loop(), &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", out.stderr_text());
+    assert_eq!(case.starts().len(), 4, "{:?}", case.starts());
+    assert!(case.opened().is_empty());
+}
+
+/// For every fault point of a promotion (with three predecessors, so retention deletes one) and
+/// of a rollback: the launcher is killed there (SIGKILL, proving the point is reached), the next
+/// start reconciles, and the end state has
+/// exactly one current build, no candidate, no intent or journal, no half-swapped data, and
+/// the data either promoted onto or restored to the pre-switch snapshot.
+fn killed_at_each_fault_point() {
+    for point in support::PROMOTE_POINTS {
+        let case = Case::new();
+        seed(&case, &[OLDEST, "v0-8-0-88888888", "v0-9-0-99999999"], CURRENT);
+        let before = tree(&case.data_dir);
+        let first = case.launcher(&Scenario::promote(), &[("RELAY_TEST_FAULT", point)]);
+        assert_eq!(support::signal(&first), Some(9), "{point} must be reached: {}", first.stderr_text());
+        let second = case.launcher(&Scenario::promote(), &[]);
+        assert_eq!(second.status.code(), Some(0), "{point}: {}", second.stderr_text());
+        let catalog = read_catalog_json(&case);
+        assert_eq!(catalog["current"]["build"], CANDIDATE, "{point}");
+        let predecessors: Vec<&str> =
+            catalog["predecessors"].as_array().unwrap().iter().map(|p| p["build"].as_str().unwrap()).collect();
+        assert_eq!(predecessors, [CURRENT, "v0-9-0-99999999", "v0-8-0-88888888"], "{point}");
+        assert!(!case.runtime_dirs().contains(&OLDEST.to_owned()), "{point}: the oldest build is deleted");
+        let mut after = tree(&case.data_dir);
+        after.retain(|(path, _)| !path.ends_with(format!("written-by-{CANDIDATE}")));
+        assert_eq!(after, before, "{point}: nothing lost");
+        case.assert_settled();
+    }
+    for point in support::ROLLBACK_POINTS {
+        let case = Case::new();
+        seed(&case, &[], CURRENT);
+        let before = tree(&case.data_dir);
+        let first = case.launcher(&Scenario::rollback("crash"), &[("RELAY_TEST_FAULT", point)]);
+        assert_eq!(support::signal(&first), Some(9), "{point} must be reached: {}", first.stderr_text());
+        let second = case.launcher(&Scenario::rollback("crash"), &[]);
+        assert_eq!(second.status.code(), Some(0), "{point}: {}", second.stderr_text());
+        let catalog = read_catalog_json(&case);
+        assert_eq!(catalog["current"]["build"], CURRENT, "{point}");
+        assert_eq!(catalog["quarantine"], serde_json::json!([support::candidate_fingerprint()]), "{point}");
+        assert_eq!(tree(&case.data_dir), before, "{point}: restored, not half-swapped");
+        case.assert_settled();
+    }
+}
+
+trait Sorted {
+    fn sorted(self) -> Self;
+}
+
+impl Sorted for Vec<String> {
+    fn sorted(mut self) -> Self {
+        self.sort();
+        self
+    }
+}
