@@ -360,6 +360,19 @@ impl Bridge {
         self.live.as_ref().and_then(|live| lock(live).clone())
     }
 
+    /// The recovery launcher's data-plane health (`launcher_link`): server mode, the running
+    /// server generation's health actor answers with status `ok` (the snapshot `health` shows;
+    /// none while a restore restarts the server); client mode, the shell's backend (the actix
+    /// thread hosting the sign-in coordinator and the offline replay) is running; the setup
+    /// screen has no data plane.
+    pub async fn data_plane_healthy(&self) -> bool {
+        if self.is_server_mode() {
+            let Some(live) = self.live_server() else { return false };
+            return matches!(live.health.send(actors::health::GetHealth).await, Ok(s) if s.status == "ok");
+        }
+        self.coordinator.as_ref().is_some_and(|c| c.connected())
+    }
+
     pub async fn health(&self) -> Result<serde_json::Value, BridgeError> {
         if self.is_server_mode() {
             let addr = self
