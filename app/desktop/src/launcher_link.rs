@@ -229,22 +229,27 @@ fn set_cloexec(fd: RawFd) -> Result<(), Refusal> {
 /// close-on-exec even if the link is refused, so no child holds the launcher's pipe open; a
 /// refused link is otherwise left alone (nothing is written to it and it is not closed).
 pub fn open_at(fd_var: Option<&OsStr>, txn_var: Option<&OsStr>, fd: RawFd) -> Found {
-    let checked = check_vars(fd_var, txn_var);
-    if checked != Ok(None) && fd_var == Some(OsStr::new("3")) && check_pipe_fd(fd).is_ok() {
-        let _ = set_cloexec(fd);
-    }
-    let txn = match checked {
+    let txn = match check_vars(fd_var, txn_var) {
         Ok(None) => return Found::Absent,
-        Ok(Some(txn)) => txn,
-        Err(r) => return Found::Refused(r),
+        Ok(Some(txn)) => Ok(txn),
+        Err(r) => Err(r),
     };
-    if let Err(r) = check_pipe_fd(fd).and_then(|()| set_cloexec(fd)) {
-        return Found::Refused(r);
+    // Whatever the verdict on the transaction, a pipe the launcher named as fd 3 is kept from
+    // children.
+    let pipe = if fd_var == Some(OsStr::new("3")) {
+        check_pipe_fd(fd).and_then(|()| set_cloexec(fd))
+    } else {
+        Err(Refusal::FdNotThree)
+    };
+    match (txn, pipe) {
+        (Err(r), _) | (Ok(_), Err(r)) => Found::Refused(r),
+        (Ok(txn), Ok(())) => {
+            // SAFETY: `fd` is open (checked above) and nothing else in this process owns it: it
+            // was inherited, and from here on only this `File` uses or closes it.
+            let out = unsafe { File::from_raw_fd(fd) };
+            Found::Link(LauncherLink { out, txn })
+        }
     }
-    // SAFETY: `fd` is open (checked above) and nothing else in this process owns it: it was
-    // inherited, and from here on only this `File` uses or closes it.
-    let out = unsafe { File::from_raw_fd(fd) };
-    Found::Link(LauncherLink { out, txn })
 }
 
 /// At start, before any thread: takes the variables out of the environment and checks the link

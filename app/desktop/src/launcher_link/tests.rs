@@ -1,6 +1,7 @@
 //! The launcher link over real `pipe()` pairs: the variables' rule, the fd checks, close-on-exec,
 //! the environment clean-up (seen by a spawned child), the exact lines, and the link thread's
-//! order (nothing before both signals, `mounted` once, then heartbeats; a broken pipe ends it).
+//! order (nothing before both signals, `mounted` once, then heartbeats; a broken pipe ends it),
+//! and client mode's data-plane health over a real client backend.
 
 use std::io::Read;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
@@ -295,4 +296,22 @@ fn a_stopped_link_writes_nothing_and_without_a_link_the_state_is_inert() {
     none.renderer_mounted();
     none.startup_complete();
     none.stop();
+}
+
+#[test]
+fn client_mode_health_is_the_shell_backend_running_and_the_setup_screen_has_none() {
+    let healthy = |bridge: &Bridge| tauri::async_runtime::block_on(bridge.data_plane_healthy());
+    let tmp = tempfile::tempdir().unwrap();
+    let backend =
+        crate::backend::start_client(Some("http://127.0.0.1:9".into()), false, tmp.path().to_path_buf()).unwrap();
+    let client = Bridge::new(crate::bridge::trusted_origin(), Some(backend));
+    assert!(healthy(&client), "the client backend runs");
+    let mut backend = client.backend.lock().unwrap().take().unwrap();
+    backend.stop();
+    assert!(!healthy(&client), "the client backend stopped");
+
+    let setup = crate::backend::start_client(None, false, tmp.path().to_path_buf()).unwrap();
+    let setup = Bridge::new(crate::bridge::trusted_origin(), Some(setup));
+    assert!(!healthy(&setup), "the setup screen has no data plane");
+    setup.backend.lock().unwrap().take().unwrap().stop();
 }
