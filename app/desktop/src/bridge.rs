@@ -235,6 +235,14 @@ impl Bridge {
         b
     }
 
+    /// Server mode with `live` as its generation slot (`None`: a restore is restarting it).
+    #[cfg(test)]
+    pub fn for_server_tests(live: crate::backend::SharedLive) -> Bridge {
+        let mut b = Bridge::for_tests("http://127.0.0.1:8090", Some("correct horse battery staple"));
+        b.live = Some(live);
+        b
+    }
+
     /// One token from the external-action budget every OS hand-off shares (`open_external`,
     /// `open_service_desk`), taken before any policy check so a flood of junk spends it too.
     fn take_external_action(&self, action: &'static str, raw: &str, now_ms: u64) -> Result<(), BridgeError> {

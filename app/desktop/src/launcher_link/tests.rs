@@ -315,3 +315,11 @@ fn client_mode_health_is_the_shell_backend_running_and_the_setup_screen_has_none
     assert!(!healthy(&setup), "the setup screen has no data plane");
     setup.backend.lock().unwrap().take().unwrap().stop();
 }
+
+#[test]
+fn server_mode_is_unhealthy_while_a_restore_restarts_the_server() {
+    let live: crate::backend::SharedLive = Arc::new(Mutex::new(None));
+    let bridge = Bridge::for_server_tests(live);
+    assert!(bridge.is_server_mode());
+    assert!(!tauri::async_runtime::block_on(bridge.data_plane_healthy()), "no running generation");
+}
