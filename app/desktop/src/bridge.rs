@@ -235,6 +235,14 @@ impl Bridge {
         b
     }
 
+    /// Server mode with `live` as its generation slot (`None`: a restore is restarting it).
+    #[cfg(test)]
+    pub fn for_server_tests(live: crate::backend::SharedLive) -> Bridge {
+        let mut b = Bridge::for_tests("http://127.0.0.1:8090", Some("correct horse battery staple"));
+        b.live = Some(live);
+        b
+    }
+
     /// One token from the external-action budget every OS hand-off shares (`open_external`,
     /// `open_service_desk`), taken before any policy check so a flood of junk spends it too.
     fn take_external_action(&self, action: &'static str, raw: &str, now_ms: u64) -> Result<(), BridgeError> {
@@ -358,6 +366,19 @@ impl Bridge {
     /// the server, and outside server mode ([`Bridge::is_server_mode`] tells them apart).
     pub fn live_server(&self) -> Option<crate::backend::LiveServer> {
         self.live.as_ref().and_then(|live| lock(live).clone())
+    }
+
+    /// The recovery launcher's data-plane health (`launcher_link`): server mode, the running
+    /// server generation's health actor answers with status `ok` (the snapshot `health` shows;
+    /// none while a restore restarts the server); client mode, the shell's backend (the actix
+    /// thread hosting the sign-in coordinator and the offline replay) is running; the setup
+    /// screen has no data plane.
+    pub async fn data_plane_healthy(&self) -> bool {
+        if self.is_server_mode() {
+            let Some(live) = self.live_server() else { return false };
+            return matches!(live.health.send(actors::health::GetHealth).await, Ok(s) if s.status == "ok");
+        }
+        self.coordinator.as_ref().is_some_and(|c| c.connected())
     }
 
     pub async fn health(&self) -> Result<serde_json::Value, BridgeError> {

@@ -2,7 +2,8 @@
 //! writes a redacted, single-line report, then applies `domain::stability`: a panic on the UI
 //! thread or in the in-process server's thread is fatal (a packaged build with relaunch enabled
 //! relaunches once; otherwise a blocking Quit / Continue dialog, or a plain quit when the UI
-//! thread itself is the one that failed); a panic anywhere else (a supervised actor, a command
+//! thread itself is the one that failed; on probation under the recovery launcher, see
+//! `launcher_link`, a plain quit: no relaunch, no dialog, the launcher decides); a panic anywhere else (a supervised actor, a command
 //! task) is a recoverable failure, and repeated ones inside the rolling window raise a stability
 //! warning the renderer reads through the `stability_status` bridge command. The OS-facing
 //! effects sit behind `Effects` so the decisions are tested without a window.
@@ -64,6 +65,8 @@ pub struct GuardConfig {
     pub build: BuildKind,
     pub relaunch_enabled: bool,
     pub already_relaunched: bool,
+    /// A candidate on probation (`launcher_link`): a fatal failure quits at once.
+    pub probation: bool,
 }
 
 pub struct Guards {
@@ -93,6 +96,13 @@ impl Guards {
             }
             FailureKind::Fatal => {
                 let c = self.config;
+                if c.probation {
+                    // Neither a relaunch nor a dialog that would hold a failed candidate open:
+                    // the recovery launcher sees the exit and rolls back.
+                    tracing::error!(target: "relay::stability", "fatal failure on probation: quitting");
+                    self.effects.exit(1);
+                    return Outcome::Quit;
+                }
                 if fatal_action(c.build, c.relaunch_enabled, c.already_relaunched) == FatalAction::RelaunchOnce {
                     match self.effects.relaunch() {
                         Ok(()) => {
@@ -167,9 +177,10 @@ pub fn attach_app(app: tauri::AppHandle) {
     let _ = APP.set(app);
 }
 
-pub fn install_panic_hook(build: BuildKind, relaunch_enabled: bool) {
+/// `probation`: a valid launcher link is present (`launcher_link::Found::on_probation`).
+pub fn install_panic_hook(build: BuildKind, relaunch_enabled: bool, probation: bool) {
     let already_relaunched = std::env::var_os(RELAUNCHED_ENV).is_some();
-    let config = GuardConfig { build, relaunch_enabled, already_relaunched };
+    let config = GuardConfig { build, relaunch_enabled, already_relaunched, probation };
     let _ = GUARDS.set(Guards::new(config, Box::new(ProcessEffects)));
     std::panic::set_hook(Box::new(|info| {
         let location = info.location().map(|l| format!("{}:{}", l.file(), l.line()));

@@ -6,7 +6,9 @@
 //! `update_cmd`, `guards`, `laptop_cmd` for the paired laptop in client mode), whose commands are registered once, in `registry`; every window is
 //! navigation-locked (`lockdown`); panics go through `guards`. In client and server mode the
 //! updater actor runs on its own long-lived thread (`updater_host`), outside the server's
-//! restartable generations.
+//! restartable generations. A candidate the recovery launcher starts on probation reports
+//! mount and health over the launcher link (`launcher_link`), and is then never relaunched by
+//! its own guards.
 
 mod admin_cmd;
 mod admin_logo_cmd;
@@ -21,6 +23,7 @@ mod dynatrace_cmd;
 mod fatal_dialog;
 mod guards;
 mod laptop_cmd;
+mod launcher_link;
 mod lockdown;
 mod offline_cmd;
 mod radar_cmd;
@@ -51,11 +54,15 @@ fn main() {
     if let Some(code) = infra::worker::run_if_worker() {
         std::process::exit(code);
     }
+    // Before any thread starts: the launcher's variables leave the environment here, and fd 3
+    // becomes close-on-exec, so nothing this process starts inherits either.
+    let link = launcher_link::take_from_env();
     let cli = Cli::parse();
     // The same redacted lines also go to DATA_DIR/logs (rotated, owner-only).
     infra::logging::init_with_files(&cli.log_level, Some(&cli.data_dir));
-    guards::install_panic_hook(build_kind(), !cli.no_fatal_relaunch);
-    if let Err(e) = run(cli) {
+    link.log();
+    guards::install_panic_hook(build_kind(), !cli.no_fatal_relaunch, link.on_probation());
+    if let Err(e) = run(cli, link.into_link()) {
         eprintln!("relay-desktop: {}", domain::redact::redact_text(&e.to_string()));
         std::process::exit(1);
     }
@@ -92,7 +99,7 @@ fn ui_dir() -> PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ui/dist")
 }
 
-fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+fn run(cli: Cli, link: Option<launcher_link::LauncherLink>) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let data_dir = infra::datadir::DataDir::open(&cli.data_dir)?;
     let saved = data_dir.read_desktop_setup().unwrap_or_else(|e| {
         tracing::warn!(error = %e, "the saved desktop setup is unusable; showing the setup screen");
@@ -139,6 +146,9 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let mut context = tauri::generate_context!();
     csp::narrow_connect_src(context.config_mut(), &server_url);
     let main_window = context.config().app.windows.iter().find(|w| w.label == bridge::MAIN_LABEL).cloned();
+    let signals = link.as_ref().map(|_| std::sync::Arc::new(launcher_link::LinkSignals::default()));
+    let link_state = signals.clone().map(launcher_link::LinkState::with).unwrap_or_default();
+    let link = link.zip(signals);
 
     let app = tauri::Builder::default()
         .plugin(tauri_plugin_single_instance::init(|app, _argv, _cwd| {
@@ -156,6 +166,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         .manage(dynatrace_cmd::DynatraceSession::new(data_dir.root()))
         .manage(setup_cmd::SetupStore::new(data_dir))
         .manage(updater)
+        .manage(link_state.clone())
         .invoke_handler(registry::handler())
         .on_window_event(|window, event| {
             if let tauri::WindowEvent::Destroyed = event {
@@ -173,6 +184,13 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
             let builder = tauri::WebviewWindowBuilder::from_config(app.handle(), &config)?;
             lockdown::apply(builder, trusted.clone()).build()?;
             exit_on_signals(app.handle().clone());
+            if let Some((link, signals)) = link {
+                let timing = launcher_link::LinkTiming::default();
+                link.start(signals, timing, launcher_link::bridge_probe(app.handle().clone(), timing))?;
+            }
+            // Local start-up is complete: the backend runs and the main window exists. The
+            // link's `mounted` still waits for the renderer's `shell_mounted`.
+            link_state.startup_complete();
             if let Some(secs) = std::env::var(EXIT_AFTER_ENV).ok().and_then(|s| s.parse::<u64>().ok()) {
                 let handle = app.handle().clone();
                 std::thread::spawn(move || {
@@ -188,6 +206,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     app.run(|handle, event| {
         if let RunEvent::Exit = event {
             handle.state::<updater_host::UpdaterHost>().stop();
+            handle.state::<launcher_link::LinkState>().stop();
             handle.state::<std::sync::Arc<laptop_cmd::LaptopState>>().end_session();
             tracing::info!("stopping the relay backend");
             if let Some(mut backend) = handle.state::<Bridge>().backend.lock().unwrap_or_else(|p| p.into_inner()).take()

@@ -400,6 +400,8 @@ export function gatedTransport(t: Transport, gate: WriteGate, queue: ((m: Offlin
     // Relay Web's protected routes (Administration, Wiki publishing): online-only and
     // server-mediated, so never gated or queued like record writes.
     webFetch: t.webFetch ? (path, init) => t.webFetch!(path, init) : undefined,
+    // The desktop main window's once-per-page mount report (the recovery launcher's health link).
+    shellMounted: t.shellMounted ? () => t.shellMounted!() : undefined,
     get serverUrl() {
       return t.serverUrl;
     },

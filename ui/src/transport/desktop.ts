@@ -562,6 +562,21 @@ async function auxSession(tauri: TauriGlobal): Promise<{ serverUrl: string; toke
   return { serverUrl, token: typeof r?.token === 'string' && r.token !== '' ? r.token : null };
 }
 
+/**
+ * The main window's `shell_mounted` report (app/desktop/src/launcher_link.rs): the first call
+ * invokes it, later ones (a remount after sign-out, StrictMode's second effect) do nothing. A
+ * refusal is only logged; the recovery launcher, not the renderer, decides what a missing
+ * report means.
+ */
+export function shellMountedOnce(tauri: TauriGlobal): () => void {
+  let sent = false;
+  return () => {
+    if (sent) return;
+    sent = true;
+    void tauri.core.invoke('shell_mounted').catch((e: unknown) => console.error('relay desktop: shell_mounted failed', e));
+  };
+}
+
 type FetchFn = (url: RequestInfo | URL, init?: RequestInit) => Promise<Response>;
 
 export interface CreateTransportEnv {
@@ -611,7 +626,8 @@ export async function createTransport(env: CreateTransportEnv): Promise<PocketBa
     const offline = client ? new DesktopBridge(tauri) : null;
     // Dynatrace windows are opened from the main window only (never from a popout above).
     const dynatrace = new DesktopBridge(tauri);
-    return new PocketBaseTransport({ ...base, origin: desktop.serverUrl, desktop: true, onSession: share, shellSignIn, offline, dynatrace });
+    const shellMounted = shellMountedOnce(tauri);
+    return new PocketBaseTransport({ ...base, origin: desktop.serverUrl, desktop: true, onSession: share, shellSignIn, offline, dynatrace, shellMounted });
   }
   const origin = env.window.location.origin;
   return new PocketBaseTransport({ ...base, origin, web: await detectWebMode(origin, env.fetch) });

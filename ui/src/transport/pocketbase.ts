@@ -92,6 +92,8 @@ export interface PocketBaseTransportOptions {
   dynatrace?: DynatraceBridge | null;
   /** Where a web Dynatrace dashboard opens (`open`); defaults to the global window. */
   opener?: Pick<Window, 'open'> | null;
+  /** Desktop main window: reports the signed-in shell's mount to the shell (see Transport.shellMounted). */
+  shellMounted?: () => void;
 }
 
 interface Topic {
@@ -139,6 +141,7 @@ export class PocketBaseTransport implements Transport {
   readonly closeDynatraceDashboard?: (key: string) => Promise<void>;
   readonly openRadarSignIn?: () => Promise<void>;
   readonly finishRadarSignIn?: () => Promise<{ signInRequired: boolean; error: string | null }>;
+  readonly shellMounted?: () => void;
   readonly webFetch?: (path: string, init?: RequestInit) => Promise<Response>;
   private readonly dynatrace: DynatraceBridge | null;
   private readonly opener: Pick<Window, 'open'> | null;
@@ -167,6 +170,7 @@ export class PocketBaseTransport implements Transport {
     this.pb.autoCancellation(false);
     this.mode = opts.web ? 'relay-web' : opts.desktop ? 'desktop' : 'direct';
     this.shellSignIn = opts.shellSignIn;
+    if (opts.shellMounted) this.shellMounted = opts.shellMounted;
     this.offline = opts.offline ?? null;
     this.dynatrace = opts.dynatrace ?? null;
     this.opener = opts.opener !== undefined ? opts.opener : typeof window === 'undefined' ? null : window;

@@ -392,6 +392,12 @@ export interface Transport {
    * it (`finish_radar_sign_in`); resolves with whether the Radar still asks for a sign-in.
    */
   readonly finishRadarSignIn?: () => Promise<{ signInRequired: boolean; error: string | null }>;
+  /**
+   * Desktop main window only: tells the shell, once per page, that the signed-in shell has
+   * mounted (`shell_mounted`, the recovery launcher's health link). Absent elsewhere: browsers
+   * and desktop popouts never call it.
+   */
+  readonly shellMounted?: () => void;
   /** Where this transport's data lives, for display (the server origin for the web build). */
   readonly serverUrl: string;
   /**

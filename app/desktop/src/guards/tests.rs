@@ -33,7 +33,7 @@ impl Effects for Fake {
 
 fn guards(build: BuildKind, relaunch: bool, relaunched: bool, rec: Recorded) -> (Guards, Arc<Recorded>) {
     let rec = Arc::new(rec);
-    let config = GuardConfig { build, relaunch_enabled: relaunch, already_relaunched: relaunched };
+    let config = GuardConfig { build, relaunch_enabled: relaunch, already_relaunched: relaunched, probation: false };
     (Guards::new(config, Box::new(Fake(rec.clone()))), rec)
 }
 
@@ -99,4 +99,18 @@ fn repeated_recoverable_failures_raise_the_stability_warning() {
     assert!(calls(&rec).is_empty(), "recoverable failures neither relaunch, ask nor exit");
     let json = serde_json::to_value(g.status()).unwrap();
     assert_eq!(json, serde_json::json!({"failures": 3, "warningAtMs": 3000}));
+}
+
+#[test]
+fn on_probation_a_fatal_failure_quits_without_relaunch_or_dialog() {
+    for (build, relaunch) in [(BuildKind::Packaged, true), (BuildKind::Development, false)] {
+        let rec = Arc::new(Recorded { quit_answer: false, ..Recorded::default() });
+        let config = GuardConfig { build, relaunch_enabled: relaunch, already_relaunched: false, probation: true };
+        let g = Guards::new(config, Box::new(Fake(rec.clone())));
+        assert_eq!(g.on_panic(Some("actix-system"), "boom", 0), Outcome::Quit, "{build:?}");
+        // No "relaunch", no "ask:…" (the operator would have chosen Continue here).
+        assert_eq!(calls(&rec), ["exit:1"], "{build:?}");
+        // Recoverable failures are counted as before.
+        assert_eq!(g.on_panic(Some("relay-worker"), "x", 0), Outcome::Counted);
+    }
 }

@@ -62,4 +62,5 @@ pub const COMMANDS: &[&str] = &[
     "update_prepare",
     "update_restart",
     "update_release_notes",
+    "shell_mounted",
 ];

@@ -15,7 +15,7 @@ use super::COMMANDS;
 use crate::bridge::{self, Access, Bridge, Command};
 use crate::{
     admin_cmd, admin_logo_cmd, admin_wiki_cmd, backup_cmd, discovery_cmd, dynatrace_cmd, guards, laptop_cmd,
-    offline_cmd, radar_cmd, secrets_cmd, session_cmd, setup_cmd, update_cmd, wiki_save_cmd,
+    launcher_link, offline_cmd, radar_cmd, secrets_cmd, session_cmd, setup_cmd, update_cmd, wiki_save_cmd,
 };
 
 /// Registered commands the shared renderer does not invoke yet. `tests/desktop/webdriver_bridge.py`
@@ -92,6 +92,8 @@ fn table() -> Vec<(Command, Value)> {
         (update_cmd::UPDATE_PREPARE, json!({})),
         (update_cmd::UPDATE_RESTART, json!({})),
         (update_cmd::UPDATE_RELEASE_NOTES, json!({})),
+        // No link in the mock app: answers nothing after the caller check.
+        (launcher_link::SHELL_MOUNTED, json!({})),
     ]
 }
 
@@ -270,6 +272,7 @@ fn mock_app(tmp: &tempfile::TempDir) -> tauri::App<MockRuntime> {
         .manage(dynatrace_cmd::DynatraceSession::new(tmp.path()))
         .manage(setup_cmd::SetupStore::new(dir))
         .manage(crate::updater_host::UpdaterHost::absent())
+        .manage(launcher_link::LinkState::default())
         .invoke_handler(super::handler())
         .build(mock_context(noop_assets()))
         .unwrap()

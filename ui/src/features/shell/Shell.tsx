@@ -4,7 +4,8 @@
 // alarm Sound on/off) and the app-level service-status and Radar feeds and new Dynatrace problem
 // toasts (their toasts show on every tab; the Radar colour is on its nav item), and in desktop client mode the review
 // dialog of the changes waiting to sync (opened from the status bar). On the desktop, the shell's
-// update controller (UpdateProvider) feeds the header's "Update · vX.Y.Z" action and Settings → About.
+// update controller (UpdateProvider) feeds the header's "Update · vX.Y.Z" action and Settings → About,
+// and the main window reports the shell's mount to the desktop shell once (useShellMounted).
 import { Component, lazy, Suspense, useCallback, useEffect, useMemo, useReducer, useRef, useState, type ReactNode } from 'react';
 import { Modal, closeTopModal } from '../../components/Modal';
 import { useToast } from '../../components/Toasts';
@@ -30,6 +31,7 @@ import { Sidebar } from './Sidebar';
 import { StatusBar } from './StatusBar';
 import { DEFAULT_TAB, TABS, tabLabel, type TabId } from './tabs';
 import { usePresence } from './usePresence';
+import { useShellMounted } from './useShellMounted';
 import { WorldClock } from './WorldClock';
 
 /** Lazy tabs: rendered on first visit, but their code is fetched soon after sign-in so a tab
@@ -105,6 +107,7 @@ export function Shell({ onSignOut }: { onSignOut: () => void }) {
   const offlineQueue = useStores().sync;
   const search = useRef<SearchHandle>(null);
   const presence = usePresence((host) => toast('info', `${host} connected`));
+  useShellMounted();
 
   const go = useCallback((t: TabId) => {
     setTab(t);
