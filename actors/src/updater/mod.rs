@@ -6,8 +6,8 @@
 //! verified release into a fresh staging directory with its progress in [`Snapshot`];
 //! [`CancelDownload`] answers once the staging is gone; a check that reports another release
 //! cancels a download in flight and clears staged files. [`StartPrepare`] extracts the checked
-//! executable; [`RequestRestart`] re-verifies it and hands its path to the caller (the launcher
-//! is another slice). Each step starts only from its own message: the state machine produces
+//! executable; [`RequestRestart`] re-verifies it and hands its path to the caller (the desktop
+//! shell installs it for the recovery launcher). Each step starts only from its own message: the state machine produces
 //! the start effects only from the matching request. Quarantined releases stay advisory. At
 //! start, abandoned `vX.Y.Z-<uuid>` staging directories (24 h, not in use) are removed, other
 //! names never. Network work runs on a worker thread, blocking file work through the kit's
@@ -101,7 +101,8 @@ pub struct RestartTarget {
 pub struct UpdaterConfig {
     pub current_version: Version,
     /// Whether this installation can update itself; `false` keeps every offer advisory
-    /// (`unsupported`). The launcher slice sets it from the managed layout.
+    /// (`unsupported`). The desktop shell sets it from the launcher's managed layout
+    /// (`updater_host::layout_settings`).
     pub supported: bool,
     /// The releases whose candidates failed probation (the launcher's history).
     pub quarantine: QuarantineHistory,

@@ -7,11 +7,17 @@
 //! explicit step: none starts the next. They take no argument at all: the repository, release,
 //! URLs, asset names, paths and the publisher key are build-time constants in the actor's IO,
 //! so the renderer can name none of them. `update_restart` re-verifies the prepared executable
-//! and returns what was verified (version, commit, SHA-256; the path stays in the shell) with
-//! `handedOff: false`: the recovery launcher that would run it is not built, so nothing is
-//! executed. Refusals keep the actor's plain message; a setup window, or a desktop whose
-//! updater could not start, gets `unavailable`.
+//! and, when this process is a launcher-managed runtime, hands it to the recovery launcher
+//! ([`hand_off`]: `infra::recovery::install_candidate` registers it as the catalog's candidate),
+//! answers what was verified (version, commit, SHA-256; never the path or the transaction) with
+//! `handedOff: true`, and exits the app with [`HAND_OFF_EXIT_CODE`] shortly after the answer, so
+//! the launcher starts the candidate. An unmanaged installation (a debug or test build) answers
+//! `handedOff: false` and executes nothing; an installation the launcher refuses (a pending
+//! candidate, a quarantined release, an IO failure) is a refusal and nothing exits. Refusals keep
+//! the actor's plain message; a setup window, or a desktop whose updater could not start, gets
+//! `unavailable`.
 
+use std::path::Path;
 use std::time::Duration;
 
 use actix::{Addr, Handler, Message};
@@ -19,7 +25,8 @@ use actors::updater::{
     running_version, CancelDownload, CheckNow, ReleaseNotesSnapshot, ReleaseNotesState, RequestRestart, RestartTarget,
     Snapshot, StartDownload, StartPrepare, UpdaterActor, UpdaterError,
 };
-use domain::updater::{UpdateSnapshot, Version};
+use domain::updater::{BuildId, UpdateSnapshot, Version};
+use infra::recovery::{install_candidate, managed_build_of, ManagedRoot, RecoveryIoError};
 use serde::Serialize;
 
 use crate::bridge::{Access, BridgeError, Command};
@@ -43,18 +50,78 @@ pub struct RestartInfo {
     pub version: Version,
     pub commit: String,
     pub executable_sha256: String,
-    /// Whether the executable was handed to the recovery launcher (always `false` until it exists).
+    /// Whether the executable was handed to the recovery launcher (the app then exits with
+    /// [`HAND_OFF_EXIT_CODE`]); `false` on an installation the launcher does not manage.
     pub handed_off: bool,
 }
 
-impl From<RestartTarget> for RestartInfo {
-    fn from(target: RestartTarget) -> RestartInfo {
+impl RestartInfo {
+    /// What the dialog shows for `target` after `hand_off` decided `handed_off`.
+    pub fn new(target: &RestartTarget, hand_off: &HandOff) -> RestartInfo {
         RestartInfo {
             version: target.version,
             commit: target.commit.to_hex(),
             executable_sha256: target.executable_sha256.to_hex(),
-            handed_off: false,
+            handed_off: hand_off.exit_code().is_some(),
         }
+    }
+}
+
+/// The exit code that tells `relay-launcher` "a candidate was installed; restart into it".
+pub const HAND_OFF_EXIT_CODE: i32 = 75;
+/// How long the app waits after answering a hand-off before it exits, so the renderer receives
+/// the answer and shows it.
+pub const HAND_OFF_EXIT_DELAY: Duration = Duration::from_millis(1500);
+
+/// What Restart did with the re-verified executable.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HandOff {
+    /// Installed as the launcher's candidate (this build id): the app exits with
+    /// [`HAND_OFF_EXIT_CODE`].
+    Installed(BuildId),
+    /// This process is not a runtime of the managed root: nothing installed, nothing exits.
+    Unmanaged,
+}
+
+impl HandOff {
+    /// The code the app exits with after answering, if any.
+    pub fn exit_code(&self) -> Option<i32> {
+        match self {
+            HandOff::Installed(_) => Some(HAND_OFF_EXIT_CODE),
+            HandOff::Unmanaged => None,
+        }
+    }
+}
+
+/// Restart's decision without Tauri: when `current_exe` is a runtime of the managed root at
+/// `managed_root` (`managed_build_of`), installs `target` there as the candidate
+/// (`install_candidate` re-hashes the file against the prepared SHA-256); otherwise nothing.
+/// Blocking (a copy of up to 512 MiB under the recovery lock).
+pub fn hand_off(
+    managed_root: Option<&Path>,
+    current_exe: Option<&Path>,
+    target: &RestartTarget,
+) -> Result<HandOff, RecoveryIoError> {
+    let (Some(root_path), Some(exe)) = (managed_root, current_exe) else {
+        return Ok(HandOff::Unmanaged);
+    };
+    if managed_build_of(root_path, exe)?.is_none() {
+        return Ok(HandOff::Unmanaged);
+    }
+    let root = ManagedRoot::open_existing(root_path)?.ok_or(RecoveryIoError::NoCatalog)?;
+    let ticket =
+        install_candidate(&root, &target.executable, &target.executable_sha256, target.version, target.commit)?;
+    Ok(HandOff::Installed(ticket.build))
+}
+
+/// A refused installation as the renderer sees it: the launcher's plain sentence with its code;
+/// a pending candidate or a quarantined release is `invalid` (the state does not allow it),
+/// anything else `unavailable`.
+pub fn install_refused(error: &RecoveryIoError) -> BridgeError {
+    let message = format!("The update was not handed to the Relay launcher: {error} ({})", error.code());
+    match error {
+        RecoveryIoError::CandidateExists | RecoveryIoError::Quarantined => BridgeError::Invalid(message),
+        _ => BridgeError::Unavailable(message),
     }
 }
 
@@ -157,11 +224,34 @@ pub async fn prepare(updater: Option<Addr<UpdaterActor>>) -> Result<UpdateSnapsh
     ask(updater, StartPrepare).await?.map_err(refused)
 }
 
-/// `update_restart`: re-verifies the prepared executable; executes nothing (no launcher yet).
-pub async fn restart(updater: Option<Addr<UpdaterActor>>) -> Result<RestartInfo, BridgeError> {
+/// `update_restart`: re-verifies the prepared executable and hands it to the launcher when this
+/// is a managed runtime ([`hand_off`], on a blocking thread). The caller exits the app when the
+/// decision has an exit code.
+pub async fn restart(
+    updater: Option<Addr<UpdaterActor>>,
+    managed_root: Option<std::path::PathBuf>,
+) -> Result<(RestartInfo, HandOff), BridgeError> {
     let target = ask(updater, RequestRestart).await?.map_err(refused)?;
-    tracing::info!(version = %target.version, "prepared update verified; the recovery launcher is not built, nothing runs");
-    Ok(RestartInfo::from(target))
+    let current_exe = std::env::current_exe().ok();
+    let installing = target.clone();
+    let decided = tauri::async_runtime::spawn_blocking(move || {
+        hand_off(managed_root.as_deref(), current_exe.as_deref(), &installing)
+    })
+    .await
+    .map_err(|_| BridgeError::Unavailable("The update hand-off stopped.".into()))?;
+    let decision = decided.map_err(|error| {
+        tracing::warn!(version = %target.version, reason = error.code(), "the prepared update was not handed to the launcher");
+        install_refused(&error)
+    })?;
+    match &decision {
+        HandOff::Installed(build) => {
+            tracing::info!(version = %target.version, %build, "prepared update installed as the launcher's candidate; exiting to restart into it")
+        }
+        HandOff::Unmanaged => {
+            tracing::info!(version = %target.version, "prepared update verified; this installation is not launcher-managed, nothing runs")
+        }
+    }
+    Ok((RestartInfo::new(&target, &decision), decision))
 }
 
 /// `update_release_notes`: the release notes the updater holds (no request goes out).
@@ -171,7 +261,7 @@ pub async fn release_notes(updater: Option<Addr<UpdaterActor>>) -> Result<Releas
 }
 
 mod commands {
-    use tauri::{State, Webview};
+    use tauri::{Manager, State, Webview};
 
     use super::*;
     use crate::bridge::{caller, Bridge};
@@ -234,7 +324,17 @@ mod commands {
         host: State<'_, UpdaterHost>,
     ) -> Result<RestartInfo, BridgeError> {
         caller(UPDATE_RESTART, &webview, &bridge)?;
-        restart(host.addr()).await
+        let (info, decision) = restart(host.addr(), host.managed_root().map(Path::to_path_buf)).await?;
+        if let Some(code) = decision.exit_code() {
+            // After the answer reaches the renderer; the normal exit path then stops the updater
+            // and the backend (the data directory's lock goes with the process at the latest).
+            let app = webview.app_handle().clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(HAND_OFF_EXIT_DELAY);
+                app.exit(code);
+            });
+        }
+        Ok(info)
     }
 
     #[tauri::command]
@@ -317,7 +417,7 @@ mod tests {
         assert!(unavailable(block(download(None)).map(json)));
         assert!(unavailable(block(cancel(None)).map(json)));
         assert!(unavailable(block(prepare(None)).map(json)));
-        assert!(unavailable(block(restart(None)).map(|r| serde_json::to_value(r).unwrap())));
+        assert!(unavailable(block(restart(None, None)).map(|(r, _)| serde_json::to_value(r).unwrap())));
         assert!(unavailable(block(release_notes(None)).map(|r| serde_json::to_value(r).unwrap())));
     }
 
@@ -376,22 +476,35 @@ mod tests {
         assert_eq!(invalid(block(download(host.addr()))), "No installable update is available to download.");
         assert_eq!(invalid(block(cancel(host.addr()))), "No download is in progress.");
         assert_eq!(invalid(block(prepare(host.addr()))), "No downloaded update is waiting to be prepared.");
-        let restart = block(restart(host.addr()));
+        let restart = block(restart(host.addr(), None));
         assert_eq!(restart, Err(BridgeError::Invalid("No prepared update is waiting for a restart.".into())));
         assert_eq!(block(status(host.addr())).unwrap().phase, UpdatePhase::Idle, "refusals change nothing");
         host.stop();
         assert!(matches!(block(status(host.addr())), Err(BridgeError::Unavailable(_))), "a stopped updater");
     }
 
+    fn target(dir: &Path, bytes: &[u8], version: &str) -> RestartTarget {
+        use sha2::Digest;
+        let executable = dir.join(format!("staged-{version}"));
+        std::fs::write(&executable, bytes).unwrap();
+        let digest: [u8; 32] = sha2::Sha256::digest(bytes).into();
+        RestartTarget {
+            version: Version::parse(version).unwrap(),
+            commit: domain::updater::CommitSha::parse_hex(&format!("0123abcd{}", "e".repeat(32))).unwrap(),
+            executable,
+            executable_sha256: domain::updater::Sha256Digest::from_bytes(digest),
+        }
+    }
+
     #[test]
-    fn restart_info_names_the_verified_executable_and_hands_nothing_off() {
+    fn restart_info_names_the_verified_executable_and_whether_it_was_handed_off() {
         let target = RestartTarget {
             version: Version::parse("1.4.0").unwrap(),
             commit: domain::updater::CommitSha::parse_hex(&"ab".repeat(20)).unwrap(),
             executable: "/home/u/.local/share/relay/updates/v1.4.0-x/relay-desktop".into(),
             executable_sha256: domain::updater::Sha256Digest::from_bytes([7; 32]),
         };
-        let wire = serde_json::to_value(RestartInfo::from(target)).unwrap();
+        let wire = serde_json::to_value(RestartInfo::new(&target, &HandOff::Unmanaged)).unwrap();
         assert_eq!(
             wire,
             serde_json::json!({
@@ -402,5 +515,140 @@ mod tests {
             })
         );
         assert!(!wire.to_string().contains("/home/"), "the path stays in the shell");
+        let installed = HandOff::Installed(BuildId::parse("v1-4-0-abababab").unwrap());
+        let wire = serde_json::to_value(RestartInfo::new(&target, &installed)).unwrap();
+        assert_eq!(wire["handedOff"], true);
+        assert!(!wire.to_string().contains("/home/") && !wire.to_string().contains("v1-4-0"), "{wire}");
+        assert_eq!(installed.exit_code(), Some(75));
+        assert_eq!(HandOff::Unmanaged.exit_code(), None);
+    }
+
+    #[test]
+    fn a_managed_runtime_installs_the_candidate_and_exits_75() {
+        let layout = managed::Layout::new();
+        let staged = target(layout.tmp.path(), b"the new runtime", "1.2.3");
+        let decision = hand_off(Some(&layout.root_path), Some(&layout.current_exe), &staged).unwrap();
+        let build = BuildId::parse("v1-2-3-0123abcd").unwrap();
+        assert_eq!(decision, HandOff::Installed(build.clone()));
+        assert_eq!(decision.exit_code(), Some(HAND_OFF_EXIT_CODE));
+        let catalog = layout.catalog();
+        let candidate = catalog.candidate.expect("the catalog names the candidate");
+        assert_eq!(candidate.build, build);
+        assert_eq!(candidate.source_build, catalog.current.build);
+        let installed = layout.root.runtime_dir(&build).join(infra::recovery::EXECUTABLE_NAME);
+        assert_eq!(std::fs::read(installed).unwrap(), b"the new runtime");
+        let refusal = install_refused(&RecoveryIoError::Locked);
+        assert!(matches!(&refusal, BridgeError::Unavailable(m) if m.ends_with("(recovery_locked)")), "{refusal:?}");
+    }
+
+    #[test]
+    fn an_unmanaged_installation_installs_nothing() {
+        let layout = managed::Layout::new();
+        let staged = target(layout.tmp.path(), b"the new runtime", "1.2.3");
+        let elsewhere = layout.tmp.path().join("relay-desktop");
+        std::fs::write(&elsewhere, b"current").unwrap();
+        assert_eq!(hand_off(Some(&layout.root_path), Some(&elsewhere), &staged).unwrap(), HandOff::Unmanaged);
+        assert_eq!(hand_off(None, Some(&layout.current_exe), &staged).unwrap(), HandOff::Unmanaged);
+        assert_eq!(hand_off(Some(&layout.root_path), None, &staged).unwrap(), HandOff::Unmanaged);
+        let no_root = layout.tmp.path().join("nowhere/relay");
+        assert_eq!(hand_off(Some(&no_root), Some(&layout.current_exe), &staged).unwrap(), HandOff::Unmanaged);
+        assert_eq!(layout.catalog().candidate, None);
+        assert_eq!(std::fs::read_dir(layout.root.runtimes_dir()).unwrap().count(), 1, "nothing installed");
+    }
+
+    #[test]
+    fn a_quarantined_release_is_refused_and_nothing_exits() {
+        let layout = managed::Layout::new();
+        let staged = target(layout.tmp.path(), b"the new runtime", "1.2.3");
+        layout.quarantine(staged.version, staged.commit);
+        let refused = hand_off(Some(&layout.root_path), Some(&layout.current_exe), &staged).unwrap_err();
+        assert!(matches!(refused, RecoveryIoError::Quarantined), "{refused:?}");
+        let wire = install_refused(&refused);
+        assert!(matches!(&wire, BridgeError::Invalid(m) if m.ends_with("(release_quarantined)")), "{wire:?}");
+        assert_eq!(layout.catalog().candidate, None);
+        assert_eq!(std::fs::read_dir(layout.root.runtimes_dir()).unwrap().count(), 1, "nothing installed");
+    }
+
+    #[test]
+    fn a_pending_candidate_refuses_a_second_hand_off() {
+        let layout = managed::Layout::new();
+        let first = target(layout.tmp.path(), b"the new runtime", "1.2.3");
+        hand_off(Some(&layout.root_path), Some(&layout.current_exe), &first).unwrap();
+        let second = target(layout.tmp.path(), b"a newer runtime", "1.2.4");
+        let refused = hand_off(Some(&layout.root_path), Some(&layout.current_exe), &second).unwrap_err();
+        assert!(matches!(refused, RecoveryIoError::CandidateExists), "{refused:?}");
+        assert!(matches!(install_refused(&refused), BridgeError::Invalid(m) if m.ends_with("(candidate_exists)")));
+        let candidate = layout.catalog().candidate.unwrap();
+        assert_eq!(candidate.build.as_str(), "v1-2-3-0123abcd", "the first candidate stays");
+        assert!(!layout.root.runtime_dir(&BuildId::parse("v1-2-4-0123abcd").unwrap()).exists());
+    }
+}
+
+/// Tests: a real managed root in a temporary directory, built through `infra::recovery`'s
+/// public API (the launcher's own fixtures are private to `infra`).
+#[cfg(test)]
+pub(crate) mod managed {
+    use std::fs;
+    use std::os::unix::fs::PermissionsExt;
+    use std::path::PathBuf;
+
+    use domain::updater::{BuildId, CommitSha, ReleaseFingerprint, Version};
+    use infra::recovery::{
+        Catalog, CatalogBuild, ManagedRoot, RecoveryLock, RuntimeMarker, EXECUTABLE_NAME, MARKER_NAME,
+    };
+    use sha2::{Digest, Sha512};
+
+    pub struct Layout {
+        pub tmp: tempfile::TempDir,
+        pub root_path: PathBuf,
+        pub root: ManagedRoot,
+        /// `runtimes/v1-0-0-aaaaaaaa/relay-desktop`, the catalog's current build.
+        pub current_exe: PathBuf,
+    }
+
+    fn hex(bytes: &[u8]) -> String {
+        bytes.iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    impl Layout {
+        /// A managed root whose catalog has one current runtime.
+        pub fn new() -> Layout {
+            let tmp = tempfile::tempdir().unwrap();
+            let root_path = tmp.path().join("relay");
+            let root = ManagedRoot::open(&root_path).unwrap();
+            let build = BuildId::parse("v1-0-0-aaaaaaaa").unwrap();
+            let dir = root.runtime_dir(&build);
+            fs::create_dir(&dir).unwrap();
+            fs::set_permissions(&dir, fs::Permissions::from_mode(0o700)).unwrap();
+            let current_exe = dir.join(EXECUTABLE_NAME);
+            fs::write(&current_exe, b"current").unwrap();
+            fs::set_permissions(&current_exe, fs::Permissions::from_mode(0o700)).unwrap();
+            let sha512: [u8; 64] = Sha512::digest(b"current").into();
+            let version = Version::parse("1.0.0").unwrap();
+            let commit = CommitSha::parse_hex(&"a".repeat(40)).unwrap();
+            let marker = RuntimeMarker::new(&build, &version, &commit, &sha512).to_json();
+            fs::write(dir.join(MARKER_NAME), &marker).unwrap();
+            fs::set_permissions(dir.join(MARKER_NAME), fs::Permissions::from_mode(0o600)).unwrap();
+            let current = CatalogBuild { build, marker_sha512: hex(&Sha512::digest(&marker)), promoted_at_ms: 1 };
+            let layout = Layout { tmp, root_path, root, current_exe };
+            layout.write(&Catalog::with_current(current));
+            layout
+        }
+
+        pub fn catalog(&self) -> Catalog {
+            infra::recovery::read_catalog(&self.root).unwrap().expect("a catalog")
+        }
+
+        pub fn write(&self, catalog: &Catalog) {
+            let lock = RecoveryLock::acquire(&self.root, std::time::Duration::ZERO).unwrap();
+            infra::recovery::write_catalog(&self.root, &lock, catalog).unwrap();
+        }
+
+        /// Records `version@commit` as a release that failed its probation.
+        pub fn quarantine(&self, version: Version, commit: CommitSha) {
+            let mut catalog = self.catalog();
+            catalog.quarantine.quarantine(ReleaseFingerprint { version, commit });
+            self.write(&catalog);
+        }
     }
 }

@@ -22,7 +22,17 @@
 //! the publisher key from `RELAY_TEST_UPDATER_PUBLISHER_KEY` (the base64 line of a throwaway
 //! `minisign.pub`), since the compiled-in key is a placeholder that refuses every release.
 //! Release builds contain neither lookup.
+//!
+//! Whether this installation can install an update (`UpdaterConfig::supported`) and which
+//! releases are quarantined come from the launcher's managed layout ([`layout_settings`]): the
+//! managed root `managed_root_from($XDG_DATA_HOME, $HOME)`, `supported` when this executable is
+//! the catalog's current or candidate runtime there (`managed_build_of`), the quarantine from
+//! its catalog. A layout that cannot be proved (an invalid catalog, a link, another user's
+//! entry) fails closed: not supported, with a warning naming only the reason's code. A debug
+//! build against the GitHub test endpoint stays supported when unmanaged, so the WebDriver flow
+//! can download and prepare ([`updates_supported`]); its Restart then hands nothing off.
 
+use std::path::{Path, PathBuf};
 use std::sync::{mpsc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -30,7 +40,8 @@ use std::time::Duration;
 use actix::{Actor, Addr};
 use actors::health::HealthActor;
 use actors::updater::{UpdaterActor, UpdaterConfig, UpdaterIo};
-use domain::updater::PublisherKey;
+use domain::updater::{BuildId, PublisherKey, QuarantineHistory};
+use infra::recovery::{managed_build_of, quarantined, ManagedRoot, RecoveryIoError};
 use infra::updater::{GitHubHosts, ReleaseDownloader};
 
 /// The name of the updater's thread (a panic on it is recoverable, see `domain::stability`).
@@ -45,6 +56,63 @@ const STOP_WAIT: Duration = Duration::from_secs(5);
 pub fn updater_config(debug_build: bool, github_api_override: Option<&str>) -> UpdaterConfig {
     let faked = github_api_override.is_some_and(|v| !v.trim().is_empty());
     UpdaterConfig { scheduled: !debug_build || faked, ..UpdaterConfig::default() }
+}
+
+/// Whether this installation may install updates, from `managed` (`managed_build_of`'s answer
+/// for this executable): a managed runtime may; an unprovable layout may not (fail closed); an
+/// unmanaged one may not, except a debug build against the GitHub test endpoint (the WebDriver
+/// update flow, whose Restart then hands nothing off).
+pub fn updates_supported(
+    debug_build: bool,
+    github_api_override: Option<&str>,
+    managed: &Result<Option<BuildId>, RecoveryIoError>,
+) -> bool {
+    match managed {
+        Ok(Some(_)) => true,
+        Ok(None) => debug_build && github_api_override.is_some_and(|v| !v.trim().is_empty()),
+        Err(_) => false,
+    }
+}
+
+/// The managed root of this user (`$XDG_DATA_HOME/relay`, else `~/.local/share/relay`).
+pub fn managed_root() -> Option<PathBuf> {
+    infra::recovery::managed_root_from(
+        std::env::var_os("XDG_DATA_HOME").as_deref(),
+        std::env::var_os("HOME").as_deref(),
+    )
+}
+
+/// `supported` and the quarantine from the managed layout at `root` for the executable
+/// `current_exe` (see the module doc). No root or no catalog yet: an empty quarantine. An
+/// unprovable layout: not supported, an empty quarantine, one warning with the reason's code.
+pub fn layout_settings(
+    debug_build: bool,
+    github_api_override: Option<&str>,
+    root: Option<&Path>,
+    current_exe: Option<&Path>,
+) -> (bool, QuarantineHistory) {
+    let managed = match (root, current_exe) {
+        (Some(root), Some(exe)) => managed_build_of(root, exe),
+        _ => Ok(None),
+    };
+    let quarantine = match root {
+        Some(root) => ManagedRoot::open_existing(root)
+            .and_then(|root| root.map(|root| quarantined(&root)).transpose())
+            .map(Option::unwrap_or_default),
+        None => Ok(QuarantineHistory::new()),
+    };
+    let (managed, quarantine) = match (managed, quarantine) {
+        (Ok(managed), Ok(quarantine)) => (Ok(managed), quarantine),
+        (Err(error), _) | (_, Err(error)) => {
+            tracing::warn!(
+                target: "relay::security",
+                reason = error.code(),
+                "the launcher's managed layout cannot be proved; this desktop does not install updates"
+            );
+            (Err(error), QuarantineHistory::new())
+        }
+    };
+    (updates_supported(debug_build, github_api_override, &managed), quarantine)
 }
 
 /// The debug-only variable with a test publisher key (see the module doc).
@@ -85,7 +153,12 @@ fn settings_for_this_build() -> (UpdaterConfig, Option<PublisherKey>) {
         tracing::warn!("{TEST_PUBLISHER_KEY_ENV} ignored: {refused}");
         None
     });
-    (updater_config(debug, api.as_deref()), test_key)
+    let exe = std::env::current_exe().ok();
+    let (supported, quarantine) = layout_settings(debug, api.as_deref(), managed_root().as_deref(), exe.as_deref());
+    if !supported {
+        tracing::info!("this desktop is not a launcher-managed runtime: updates are advisory");
+    }
+    (UpdaterConfig { supported, quarantine, ..updater_config(debug, api.as_deref()) }, test_key)
 }
 
 /// Starts the updater: `start_desktop_updater`, or with a test key the same production IO with
@@ -116,10 +189,12 @@ fn start_updater(
     }
 }
 
-/// The updater actor's address and the thread that runs it (managed by Tauri).
+/// The updater actor's address and the thread that runs it (managed by Tauri), and the managed
+/// root Restart hands a prepared update to.
 pub struct UpdaterHost {
     addr: Option<Addr<UpdaterActor>>,
     runtime: Mutex<Option<(actix::System, JoinHandle<()>)>>,
+    managed_root: Option<PathBuf>,
 }
 
 impl UpdaterHost {
@@ -130,7 +205,9 @@ impl UpdaterHost {
         if !config.scheduled {
             tracing::info!("debug build without a GitHub test endpoint: update checks run only on request");
         }
-        UpdaterHost::spawn(move |health| start_updater(health, config, test_key))
+        let mut host = UpdaterHost::spawn(move |health| start_updater(health, config, test_key));
+        host.managed_root = managed_root();
+        host
     }
 
     /// Runs `start` on a new `relay-updater` thread with its own actix System and health actor.
@@ -152,7 +229,7 @@ impl UpdaterHost {
             }
         };
         match rx.recv() {
-            Ok((addr, system)) => UpdaterHost { addr, runtime: Mutex::new(Some((system, thread))) },
+            Ok((addr, system)) => UpdaterHost { addr, runtime: Mutex::new(Some((system, thread))), managed_root: None },
             Err(_) => {
                 tracing::warn!("the updater thread exited before starting; this desktop runs without updates");
                 UpdaterHost::absent()
@@ -172,7 +249,12 @@ impl UpdaterHost {
 
     /// No updater (the setup screen, a failed start, the tests' mock app).
     pub fn absent() -> UpdaterHost {
-        UpdaterHost { addr: None, runtime: Mutex::new(None) }
+        UpdaterHost { addr: None, runtime: Mutex::new(None), managed_root: None }
+    }
+
+    /// The managed root Restart installs into (`None` in tests and without a home).
+    pub fn managed_root(&self) -> Option<&Path> {
+        self.managed_root.as_deref()
     }
 
     /// The updater actor, if this desktop runs one.
@@ -276,6 +358,63 @@ pub(crate) mod tests {
         raw.extend_from_slice(&[1, 2, 3, 4, 5, 6, 7, 8]);
         raw.extend_from_slice(&[9; 32]);
         base64::engine::general_purpose::STANDARD.encode(raw)
+    }
+
+    #[test]
+    fn only_a_managed_runtime_or_a_debug_build_against_the_test_endpoint_is_supported() {
+        let managed: Result<Option<BuildId>, RecoveryIoError> = Ok(Some(BuildId::parse("v1-0-0-aaaaaaaa").unwrap()));
+        let api = Some("http://127.0.0.1:4100");
+        for (debug, api) in [(false, None), (true, None), (true, api), (false, api)] {
+            assert!(updates_supported(debug, api, &managed), "a managed runtime ({debug}, {api:?})");
+            let unprovable = Err(RecoveryIoError::InvalidCatalog("json"));
+            assert!(!updates_supported(debug, api, &unprovable), "fail closed ({debug}, {api:?})");
+        }
+        assert!(!updates_supported(false, None, &Ok(None)), "an unmanaged release build");
+        assert!(!updates_supported(false, api, &Ok(None)), "a release build never takes the test endpoint");
+        assert!(!updates_supported(true, None, &Ok(None)), "an unmanaged debug build");
+        assert!(!updates_supported(true, Some(" "), &Ok(None)), "an empty override is none");
+        assert!(updates_supported(true, api, &Ok(None)), "the WebDriver update flow");
+    }
+
+    #[test]
+    fn the_managed_layout_decides_supported_and_the_quarantine() {
+        let layout = crate::update_cmd::managed::Layout::new();
+        let (root, exe) = (Some(layout.root_path.as_path()), Some(layout.current_exe.as_path()));
+        assert_eq!(layout_settings(false, None, root, exe), (true, QuarantineHistory::new()));
+        let (version, commit) = (
+            domain::updater::Version::parse("1.2.2").unwrap(),
+            domain::updater::CommitSha::parse_hex(&"b".repeat(40)).unwrap(),
+        );
+        layout.quarantine(version, commit);
+        let (supported, quarantine) = layout_settings(false, None, root, exe);
+        assert!(supported);
+        assert!(quarantine.contains(&version, &commit), "the catalog's quarantine reaches the updater");
+
+        let elsewhere = layout.tmp.path().join("relay-desktop");
+        std::fs::write(&elsewhere, b"current").unwrap();
+        let (supported, quarantine) = layout_settings(false, None, root, Some(&elsewhere));
+        assert!(!supported, "an executable outside the managed root");
+        assert!(quarantine.contains(&version, &commit), "the quarantine still applies");
+        assert!(layout_settings(true, Some("http://127.0.0.1:4100"), root, Some(&elsewhere)).0);
+        assert_eq!(layout_settings(false, None, None, exe), (false, QuarantineHistory::new()), "no home");
+
+        std::fs::write(layout.root.catalog_path(), b"{\"protocol\": 1}").unwrap();
+        for (debug, api) in [(false, None), (true, Some("http://127.0.0.1:4100"))] {
+            let (supported, quarantine) = layout_settings(debug, api, root, exe);
+            assert!(!supported, "an invalid catalog fails closed ({debug})");
+            assert_eq!(quarantine, QuarantineHistory::new());
+        }
+    }
+
+    #[test]
+    fn without_a_catalog_the_quarantine_is_empty_and_nothing_is_managed() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("relay");
+        let exe = root.join("runtimes/v1-0-0-aaaaaaaa/relay-desktop");
+        assert_eq!(layout_settings(false, None, Some(&root), Some(&exe)), (false, QuarantineHistory::new()));
+        infra::recovery::ManagedRoot::open(&root).unwrap();
+        assert_eq!(layout_settings(false, None, Some(&root), Some(&exe)), (false, QuarantineHistory::new()));
+        assert!(layout_settings(true, Some("http://127.0.0.1:4100"), Some(&root), Some(&exe)).0);
     }
 
     #[test]

@@ -1,4 +1,5 @@
-//! The desktop's hand-off entry points (wired into the desktop by a later change):
+//! The desktop's hand-off entry points (used by the desktop's Restart, `update_cmd::hand_off`,
+//! and its updater's start, `updater_host::layout_settings`):
 //! [`install_candidate`] turns a prepared, verified staged executable into the catalog's one
 //! candidate, [`quarantined`] tells the updater which releases to suppress, and
 //! [`managed_build_of`] is the "supported managed root" check (is this process a runtime the

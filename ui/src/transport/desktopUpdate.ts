@@ -50,7 +50,7 @@ export interface UpdateSnapshot {
   failureCode: UpdateFailureCode | null;
 }
 
-/** What `update_restart` verified; `handedOff` stays false until the recovery launcher exists. */
+/** What `update_restart` verified; `handedOff`: the launcher took it and the app exits into it (false when unmanaged). */
 export interface RestartInfo {
   version: string;
   commit: string;

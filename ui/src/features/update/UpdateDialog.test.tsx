@@ -9,7 +9,7 @@ import type { UpdateSnapshot } from '../../transport/desktop';
 import { AboutCard } from './AboutPanel';
 import { UpdateDialog, UpdatePanel } from './UpdateDialog';
 import { UpdateController, type UpdateViewState } from './updateController';
-import { FAILURE_TEXT, RESTART_NOT_BUILT } from './updateModel';
+import { FAILURE_TEXT, RESTART_UNMANAGED, restartHandedOffText } from './updateModel';
 import { MiB, fakeUpdaterShell } from './updateTestkit';
 
 const snap = (patch: Partial<UpdateSnapshot> = {}): UpdateSnapshot => ({
@@ -59,10 +59,20 @@ describe('UpdatePanel', () => {
     expect(enabled(html)).toEqual([]);
   });
 
-  it("shows Restart's answer: verified, and the launcher is not built", () => {
-    const text = `Relay v0.2.0 (commit 0123456789ab) is prepared and its checksum verified again. ${RESTART_NOT_BUILT}`;
-    const html = panel(view({ snapshot: snap({ phase: 'prepared' }), message: { text, error: false } }));
+  it("shows Restart's answer on an unmanaged installation and keeps Restart offered", () => {
+    const text = `Relay v0.2.0 (commit 0123456789ab) is prepared and its checksum verified again. ${RESTART_UNMANAGED}`;
+    const restart = { version: '0.2.0', commit: '0123456789abcdef'.repeat(2) + '01234567', executableSha256: '07'.repeat(32), handedOff: false };
+    const html = panel(view({ snapshot: snap({ phase: 'prepared' }), message: { text, error: false }, restart }));
     expect(html).toContain(`role="status" data-testid="update-message">${text}<`);
+    expect(enabled(html)).toContain('restart');
+  });
+
+  it('offers nothing more once the launcher took the update', () => {
+    const text = `Relay v0.2.0 (commit 0123456789ab) is prepared and its checksum verified again. ${restartHandedOffText('0.2.0')}`;
+    const restart = { version: '0.2.0', commit: '0123456789abcdef'.repeat(2) + '01234567', executableSha256: '07'.repeat(32), handedOff: true };
+    const html = panel(view({ snapshot: snap({ phase: 'prepared' }), message: { text, error: false }, restart }));
+    expect(html).toContain(`role="status" data-testid="update-message">${text}<`);
+    expect(enabled(html)).toEqual([]);
   });
 
   it('says why without an updater and offers nothing', () => {

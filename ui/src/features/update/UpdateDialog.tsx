@@ -2,7 +2,9 @@
 // progress bar with the bytes received while the download runs, and the separate, explicit
 // actions Check for updates, Download, Cancel download, Prepare and Restart, each enabled only
 // when the updater's state allows it (none starts the next). Failures and refusals are plain
-// sentences. Restart shows what the shell verified and that the recovery launcher is not built.
+// sentences. Restart shows what the shell verified and whether the Relay launcher took it (then
+// every action stays disabled while the app exits into the new version) or this installation is
+// not managed by the launcher.
 import { Modal } from '../../components/Modal';
 import type { UpdateController, UpdateViewState } from './updateController';
 import { allowedActions, describeUpdate, downloadProgress, type UpdateAction } from './updateModel';
@@ -29,7 +31,8 @@ export type UpdateHandlers = Record<UpdateAction, () => void>;
 export function UpdatePanel({ state, on }: { state: UpdateViewState; on: UpdateHandlers }) {
   const s = state.snapshot;
   const status = state.unavailable !== null ? { text: state.unavailable, error: true } : describeUpdate(s, state.checked);
-  const allowed = allowedActions(state.unavailable === null ? s : null, state.busy);
+  // After a hand-off the app exits into the new version: nothing more to do here.
+  const allowed = allowedActions(state.unavailable === null && !state.restart?.handedOff ? s : null, state.busy);
   const progress = downloadProgress(s);
   return (
     <div data-testid="update-panel">

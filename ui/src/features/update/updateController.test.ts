@@ -2,14 +2,15 @@
 // start and polled every minute, every half second while a download or preparation runs (so
 // the bytes move); each button sends exactly its own command and no other step follows;
 // Check → Download (progress) → Cancel → Download → Prepare → Restart, which shows what was
-// verified and that the launcher is not built; refusals in words; no updater → unavailable;
+// verified and that this unmanaged installation cannot restart into it, or, when managed, the
+// hand-off to the launcher after which no command is sent; refusals in words; no updater → unavailable;
 // stop ends the polling.
 import { describe, expect, it } from 'vitest';
-import { RESTART_NOT_BUILT, UPDATE_FAST_POLL_MS, UPDATE_SLOW_POLL_MS, downloadProgress } from './updateModel';
+import { RESTART_UNMANAGED, restartHandedOffText, UPDATE_FAST_POLL_MS, UPDATE_SLOW_POLL_MS, downloadProgress } from './updateModel';
 import { UpdateController } from './updateController';
 import { MiB, fakeUpdaterShell, manualTimers } from './updateTestkit';
 
-async function started(opts: { updater?: boolean } = {}) {
+async function started(opts: { updater?: boolean; managed?: boolean } = {}) {
   const shell = fakeUpdaterShell(opts);
   const clock = manualTimers();
   const ctl = new UpdateController(shell.bridge, clock.timers);
@@ -65,8 +66,32 @@ describe('UpdateController', () => {
     await ctl.restart();
     expect(shell.calls).toEqual(['update_restart', 'update_status']);
     expect(ctl.getState().restart).toMatchObject({ version: '0.2.0', handedOff: false });
-    expect(ctl.getState().message?.text).toContain(RESTART_NOT_BUILT);
+    expect(ctl.getState().message?.text).toContain(RESTART_UNMANAGED);
     expect(ctl.getState().snapshot?.phase).toBe('prepared');
+  });
+
+  it('on a managed installation shows the hand-off and sends nothing more while the app exits', async () => {
+    const { shell, clock, ctl } = await started({ managed: true });
+    await ctl.check();
+    await ctl.download();
+    shell.advance(40 * MiB);
+    await clock.fire();
+    await ctl.prepare();
+    shell.finishPrepare();
+    await clock.fire();
+    expect(ctl.getState().snapshot?.phase).toBe('prepared');
+
+    shell.calls.length = 0;
+    await ctl.restart();
+    expect(shell.calls).toEqual(['update_restart', 'update_status']);
+    expect(ctl.getState().restart).toMatchObject({ version: '0.2.0', handedOff: true });
+    expect(ctl.getState().message?.text).toContain(restartHandedOffText('0.2.0'));
+    expect(ctl.getState().message?.text).not.toContain(RESTART_UNMANAGED);
+
+    shell.calls.length = 0;
+    await ctl.restart();
+    await ctl.check();
+    expect(shell.calls.filter((c) => c !== 'update_status')).toEqual([]);
   });
 
   it('sends no argument with any command', async () => {

@@ -3,8 +3,9 @@
 // half second while a download or preparation runs, so the progress shows the bytes received.
 // Each button is one command and only that one: Check, Download, Cancel, Prepare and Restart
 // never start another step. One command runs at a time; a refusal is shown in plain words.
-// Restart only shows what the shell verified: the recovery launcher that would run it is not
-// built yet. The header action and Settings → About share one controller (UpdateContext).
+// Restart shows what the shell verified and whether the Relay launcher took it (the app then
+// exits and the launcher starts the new version; no further command is sent meanwhile) or this
+// installation is not managed by the launcher. The header action and Settings → About share one controller (UpdateContext).
 import { ControllerStore } from '../admin/controllerStore';
 import type { DesktopBridge, RestartInfo, UpdateSnapshot } from '../../transport/desktop';
 import { UPDATE_FAST_POLL_MS, UPDATE_SLOW_POLL_MS, isRunning, refusalText, restartText, type UpdateAction } from './updateModel';
@@ -105,7 +106,7 @@ export class UpdateController extends ControllerStore<UpdateViewState> {
 
   /** Runs one command (none while another runs), then asks for the state again. */
   private async run(action: UpdateAction, body: () => Promise<void>): Promise<void> {
-    if (this.stopped || this.state.busy !== null) return;
+    if (this.stopped || this.state.busy !== null || this.state.restart?.handedOff) return;
     this.set({ busy: action, message: null });
     try {
       await body();

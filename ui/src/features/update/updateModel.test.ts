@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { UPDATE_FAILURE_CODES, restartInfo, updateSnapshot, type UpdateSnapshot } from '../../transport/desktop';
 import {
   FAILURE_TEXT,
-  RESTART_NOT_BUILT,
+  RESTART_UNMANAGED,
+  restartHandedOffText,
   allowedActions,
   describeUpdate,
   downloadProgress,
@@ -132,9 +133,16 @@ describe('progress, header and refusals', () => {
     expect(refusalText(undefined)).toBe('The updater did not answer.');
   });
 
-  it('says Restart verified the program and runs nothing yet', () => {
-    const text = restartText({ version: '0.2.0', commit: '0123456789abcdef'.repeat(2) + '01234567', executableSha256: '07'.repeat(32), handedOff: false });
-    expect(text).toBe(`Relay v0.2.0 (commit 0123456789ab) is prepared and its checksum verified again. ${RESTART_NOT_BUILT}`);
-    expect(RESTART_NOT_BUILT).toBe('Restart is handled by the recovery launcher, not built yet.');
+  it('says Restart verified the program and whether the launcher took it', () => {
+    const info = { version: '0.2.0', commit: '0123456789abcdef'.repeat(2) + '01234567', executableSha256: '07'.repeat(32), handedOff: false };
+    const verified = 'Relay v0.2.0 (commit 0123456789ab) is prepared and its checksum verified again.';
+    expect(restartText(info)).toBe(`${verified} ${RESTART_UNMANAGED}`);
+    expect(RESTART_UNMANAGED).toBe(
+      'This installation is not managed by the Relay launcher, so it cannot restart into the new version; install it from the releases page.',
+    );
+    expect(restartText({ ...info, handedOff: true })).toBe(
+      `${verified} Relay restarts into v0.2.0 now; the launcher keeps the previous version if the new one does not start.`,
+    );
+    expect(restartHandedOffText('1.4.0')).toContain('restarts into v1.4.0 now');
   });
 });

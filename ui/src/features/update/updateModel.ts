@@ -11,8 +11,14 @@ export const UPDATE_FAST_POLL_MS = 500;
 /** How often it is asked for otherwise (the updater checks on its own every 15 minutes). */
 export const UPDATE_SLOW_POLL_MS = 60_000;
 
-/** What Restart says while the recovery launcher does not exist. */
-export const RESTART_NOT_BUILT = 'Restart is handled by the recovery launcher, not built yet.';
+/** What Restart says when this installation is not started through the Relay launcher. */
+export const RESTART_UNMANAGED =
+  'This installation is not managed by the Relay launcher, so it cannot restart into the new version; install it from the releases page.';
+
+/** What Restart says once the launcher has the new version: the app exits into it moments later. */
+export function restartHandedOffText(version: string): string {
+  return `Relay restarts into v${version} now; the launcher keeps the previous version if the new one does not start.`;
+}
 
 /** Each failure code in plain words: what happened and what the operator can do. */
 export const FAILURE_TEXT: Record<UpdateFailureCode, string> = {
@@ -102,8 +108,9 @@ export function refusalText(e: unknown): string {
   return typeof r?.message === 'string' && r.message !== '' ? r.message : 'The updater did not answer.';
 }
 
-/** What Restart shows: the verified program and that nothing runs yet. */
+/** What Restart shows: the verified program, then either the hand-off to the launcher or why there is none. */
 export function restartText(info: RestartInfo): string {
   const commit = info.commit ? ` (commit ${info.commit.slice(0, 12)})` : '';
-  return `Relay v${info.version}${commit} is prepared and its checksum verified again. ${RESTART_NOT_BUILT}`;
+  const next = info.handedOff ? restartHandedOffText(info.version) : RESTART_UNMANAGED;
+  return `Relay v${info.version}${commit} is prepared and its checksum verified again. ${next}`;
 }

@@ -2,7 +2,9 @@
 // update commands like app/desktop/src/update_cmd.rs (snapshots in camelCase, refusals as
 // `{ code, message }`, `rateLimited` with its seconds), driven through the real DesktopBridge.
 // The fake follows the updater's state machine one explicit step at a time; `advance` moves a
-// running download on by some bytes. Timers are manual: `fire()` runs the scheduled poll.
+// running download on by some bytes. `managed` makes Restart answer a hand-off to the launcher
+// (`handedOff: true`), as a launcher-managed runtime does; otherwise it answers as an unmanaged
+// installation. Timers are manual: `fire()` runs the scheduled poll.
 import { DesktopBridge } from '../../transport/desktop';
 import type { Timers } from './updateController';
 
@@ -11,7 +13,7 @@ export const TOTAL = 40 * MiB;
 
 type Phase = 'idle' | 'available' | 'downloading' | 'downloaded' | 'preparing' | 'prepared' | 'error';
 
-export function fakeUpdaterShell(opts: { updater?: boolean } = {}) {
+export function fakeUpdaterShell(opts: { updater?: boolean; managed?: boolean } = {}) {
   const s = { phase: 'idle' as Phase, latest: null as string | null, installable: true, done: 0, failure: null as string | null, checks: 0 };
   const calls: string[] = [];
   const refuse: Record<string, { code: string; message: unknown }> = {};
@@ -49,7 +51,7 @@ export function fakeUpdaterShell(opts: { updater?: boolean } = {}) {
     },
     update_restart: () => {
       if (s.phase !== 'prepared') throw invalid('No prepared update is waiting for a restart.');
-      return { version: '0.2.0', commit: '0123456789abcdef0123456789abcdef01234567', executableSha256: '07'.repeat(32), handedOff: false };
+      return { version: '0.2.0', commit: '0123456789abcdef0123456789abcdef01234567', executableSha256: '07'.repeat(32), handedOff: opts.managed === true };
     },
   };
   const invoke = async (cmd: string, args?: unknown): Promise<unknown> => {
