@@ -3,7 +3,8 @@
 //! revision, so every committed change has a unique, increasing revision. Rows are rendered to
 //! record JSON by SQLite itself (`json_object`), only for the rows of the requested page, and
 //! all user values are bound parameters. A list's `~` terms use the search index when it
-//! narrows them to few candidates (counted first), and its total uses the same predicate.
+//! narrows them to few candidates for the collection's size (their rowids are read once and
+//! bound into the page and total queries), and its total uses the same predicate.
 
 use diesel::query_builder::{BoxedSqlQuery, SqlQuery};
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
@@ -28,7 +29,9 @@ mod retention;
 pub use in_tx::{create_in, delete_in, get_in, select_in, update_in};
 #[cfg(test)]
 mod search_tests;
-use crate::sql::{compile_filter, compile_filter_with, order_by, quote_ident, record_json, SearchPlan, Where};
+use crate::sql::{
+    compile_filter, compile_filter_with, order_by, quote_ident, record_json, Narrowing, SearchPlan, Where,
+};
 
 #[derive(QueryableByName)]
 pub(crate) struct JsonRow {
@@ -143,29 +146,63 @@ pub(crate) fn update_row(
     single(bind_all(q, &values).bind::<Text, _>(id.to_string()).load::<JsonRow>(conn)?)
 }
 
-/// How many rows the index selects for `query`, counting at most `limit + 1`; `None` (and a
-/// log line) when the index cannot answer, so the caller scans.
-fn count_candidates(conn: &mut SqliteConnection, index: &SearchIndex, query: &str, limit: u32) -> Option<u32> {
+/// The rowids the index selects for `query`, in rowid order, at most `limit + 1` of them (so the
+/// caller can tell that there are more than `limit`); `None` (and a log line) when the index
+/// cannot answer, so the caller scans.
+fn candidates(conn: &mut SqliteConnection, index: &SearchIndex, query: &str, limit: u32) -> Option<Vec<i64>> {
     let fts = quote_ident(index.table);
-    let sql = format!("SELECT count(*) AS n FROM (SELECT 1 FROM {fts} WHERE {fts} MATCH ? LIMIT ?)");
+    let sql = format!("SELECT rowid AS n FROM {fts} WHERE {fts} MATCH ? LIMIT ?");
     let rows = diesel::sql_query(sql).bind::<Text, _>(query).bind::<BigInt, _>(limit as i64 + 1).load::<CountRow>(conn);
     match rows {
-        Ok(rows) => rows.first().map(|r| r.n as u32),
+        Ok(rows) => Some(rows.into_iter().map(|r| r.n).collect()),
         Err(e) => {
-            tracing::error!(index = index.table, error = %e, "search index count failed");
+            tracing::error!(index = index.table, error = %e, "search index query failed");
             None
         }
     }
 }
 
-/// Whether `plan` uses `index` for the term whose FTS5 query is `query`.
-fn choose_index(conn: &mut SqliteConnection, plan: SearchPlan, index: &SearchIndex, query: &str) -> bool {
-    match plan {
-        SearchPlan::Indexed => true,
-        SearchPlan::Scan => false,
-        SearchPlan::Selective { max_candidates } => {
-            count_candidates(conn, index, query, max_candidates).is_some_and(|n| n <= max_candidates)
+/// The JSON array `[r1,r2,...]` that [`Narrowing::Rowids`] binds.
+fn json_array(rowids: &[i64]) -> String {
+    let mut out = String::with_capacity(rowids.len() * 7 + 2);
+    out.push('[');
+    for (i, r) in rowids.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
         }
+        out.push_str(&r.to_string());
+    }
+    out.push(']');
+    out
+}
+
+/// About how many rows `spec` holds: its largest rowid (one index step; deleted rows make it an
+/// overestimate).
+fn approximate_rows(conn: &mut SqliteConnection, spec: &CollectionSpec) -> u64 {
+    let sql = format!("SELECT COALESCE(MAX(rowid), 0) AS n FROM {}", quote_ident(spec.name));
+    match diesel::sql_query(sql).load::<CountRow>(conn) {
+        Ok(rows) => rows.first().map_or(0, |r| r.n.max(0) as u64),
+        Err(e) => {
+            tracing::error!(collection = spec.name, error = %e, "row estimate failed");
+            0
+        }
+    }
+}
+
+/// How `plan` narrows the term whose FTS5 query on `index` is `query`. `BySize` is resolved by
+/// [`RecordStore::list_planned`]; alone it takes the smaller, total-less limit.
+fn choose_index(conn: &mut SqliteConnection, plan: SearchPlan, index: &SearchIndex, query: &str) -> Narrowing {
+    match plan {
+        SearchPlan::Indexed => Narrowing::Match,
+        SearchPlan::Scan => Narrowing::Scan,
+        SearchPlan::BySize => {
+            let max_candidates = domain::search::INDEX_MAX_CANDIDATES;
+            choose_index(conn, SearchPlan::Selective { max_candidates }, index, query)
+        }
+        SearchPlan::Selective { max_candidates } => match candidates(conn, index, query, max_candidates) {
+            Some(rowids) if rowids.len() <= max_candidates as usize => Narrowing::Rowids(json_array(&rowids)),
+            _ => Narrowing::Scan,
+        },
     }
 }
 
@@ -201,11 +238,10 @@ impl RecordStore {
     }
 
     /// One page of records; a `~` term uses the search index when it narrows the collection to
-    /// at most `domain::search::INDEX_MAX_CANDIDATES` rows, and the total (unless `skipTotal`)
-    /// is counted with the same predicate.
+    /// few enough rows (`domain::search::max_index_candidates`), and the total (unless
+    /// `skipTotal`) is counted with the same predicate.
     pub fn list(&self, spec: &CollectionSpec, q: &ListQuery) -> Result<ListPage, RecordError> {
-        let max_candidates = domain::search::INDEX_MAX_CANDIDATES;
-        self.list_planned(spec, q, SearchPlan::Selective { max_candidates })
+        self.list_planned(spec, q, SearchPlan::BySize)
     }
 
     /// [`RecordStore::list`] with the `~` plan chosen by the caller (tests and benches compare
@@ -219,7 +255,15 @@ impl RecordStore {
         let mut conn = self.conn()?;
         let filter = match &q.filter {
             Some(expr) => {
-                let mut use_index = |index: &SearchIndex, query: &str| choose_index(&mut conn, plan, index, query);
+                let mut plan = plan;
+                let mut use_index = |index: &SearchIndex, query: &str| {
+                    if plan == SearchPlan::BySize {
+                        let rows = approximate_rows(&mut conn, spec);
+                        let max_candidates = domain::search::max_index_candidates(rows, !q.skip_total);
+                        plan = SearchPlan::Selective { max_candidates };
+                    }
+                    choose_index(&mut conn, plan, index, query)
+                };
                 compile_filter_with(spec, expr, &mut use_index).map_err(RecordError::BadRequest)?
             }
             None => Where { sql: "1".into(), binds: vec![] },
