@@ -2,7 +2,8 @@
 //! its descriptor. Writes run in IMMEDIATE transactions that also draw the next store-wide
 //! revision, so every committed change has a unique, increasing revision. Rows are rendered to
 //! record JSON by SQLite itself (`json_object`), only for the rows of the requested page, and
-//! all user values are bound parameters. A list's `~` terms use the search index when it
+//! all user values are bound parameters. Statements whose text is fixed per collection (create,
+//! view, the revision counter) are prepared once per connection (`cached`). A list's `~` terms use the search index when it
 //! narrows them to few candidates for the collection's size (their rowids are read once and
 //! bound into the page and total queries), and its total uses the same predicate.
 
@@ -24,8 +25,10 @@ use crate::db::{DbConn, DbPool};
 
 mod offline;
 pub use offline::{PreparedReplay, PreparedSync, ReplayOutcome};
+mod cached;
 mod in_tx;
 mod retention;
+use cached::Cached;
 pub use in_tx::{create_in, delete_in, get_in, select_in, update_in};
 #[cfg(test)]
 mod search_tests;
@@ -83,9 +86,8 @@ pub(crate) fn map_db_error(spec: &CollectionSpec, err: DieselError) -> RecordErr
 }
 
 fn next_revision(conn: &mut SqliteConnection) -> Result<i64, DieselError> {
-    let rows: Vec<CountRow> =
-        diesel::sql_query("UPDATE relay_sequence SET value = value + 1 WHERE name = 'revision' RETURNING value AS n")
-            .load(conn)?;
+    let sql = "UPDATE relay_sequence SET value = value + 1 WHERE name = 'revision' RETURNING value AS n";
+    let rows: Vec<CountRow> = Cached { sql, binds: Vec::new() }.load(conn)?;
     rows.first().map(|r| r.n).ok_or(DieselError::NotFound)
 }
 
@@ -115,13 +117,12 @@ pub(crate) fn insert_row(
     );
     let values = crate::html::clean_values(spec, write)?;
     let revision = next_revision(conn)?;
-    let q = diesel::sql_query(sql)
-        .into_boxed()
-        .bind::<Text, _>(id.to_string())
-        .bind::<Text, _>(now.clone())
-        .bind::<Text, _>(now)
-        .bind::<BigInt, _>(revision);
-    single(bind_all(q, &values).load::<JsonRow>(conn)?)
+    // A create names every field of the collection, so this text is fixed per collection.
+    let mut binds = Vec::with_capacity(values.len() + 4);
+    binds.extend([SqlValue::Text(id.to_string()), SqlValue::Text(now.clone()), SqlValue::Text(now)]);
+    binds.push(SqlValue::Integer(revision));
+    binds.extend(values);
+    single(Cached { sql: &sql, binds }.load::<JsonRow>(conn)?)
 }
 
 /// Updates one record inside the caller's transaction; `NotFound` when the id does not exist.
@@ -301,9 +302,8 @@ impl RecordStore {
         let mut conn = self.conn()?;
         let clause = crate::sql::readable(spec, Where { sql: "id = ?".into(), binds: vec![SqlValue::Text(id.into())] });
         let sql = format!("SELECT {} AS data FROM {} WHERE {}", record_json(spec), quote_ident(spec.name), clause.sql);
-        let rows: Vec<JsonRow> = bind_all(diesel::sql_query(sql).into_boxed(), &clause.binds)
-            .load(&mut conn)
-            .map_err(|e| map_db_error(spec, e))?;
+        let rows: Vec<JsonRow> =
+            Cached { sql: &sql, binds: clause.binds }.load(&mut conn).map_err(|e| map_db_error(spec, e))?;
         parse_rows(rows)?.pop().ok_or(RecordError::NotFound)
     }
 
