@@ -147,34 +147,33 @@ pub(crate) fn update_row(
     single(bind_all(q, &values).bind::<Text, _>(id.to_string()).load::<JsonRow>(conn)?)
 }
 
-/// The rowids the index selects for `query`, in rowid order, at most `limit + 1` of them (so the
-/// caller can tell that there are more than `limit`); `None` (and a log line) when the index
-/// cannot answer, so the caller scans.
-fn candidates(conn: &mut SqliteConnection, index: &SearchIndex, query: &str, limit: u32) -> Option<Vec<i64>> {
+#[derive(QueryableByName)]
+struct CandidateRows {
+    #[diesel(sql_type = BigInt)]
+    n: i64,
+    #[diesel(sql_type = Text)]
+    rowids: String,
+}
+
+/// The rowids the index selects for `query` (at most `limit + 1` of them, so the caller can tell
+/// that there are more than `limit`): how many, and the JSON array `[r1,r2,...]` that
+/// [`Narrowing::Rowids`] binds, both built by SQLite in one pass. `None` (and a log line) when
+/// the index cannot answer, so the caller scans.
+fn candidates(conn: &mut SqliteConnection, index: &SearchIndex, query: &str, limit: u32) -> Option<(u32, String)> {
     let fts = quote_ident(index.table);
-    let sql = format!("SELECT rowid AS n FROM {fts} WHERE {fts} MATCH ? LIMIT ?");
-    let rows = diesel::sql_query(sql).bind::<Text, _>(query).bind::<BigInt, _>(limit as i64 + 1).load::<CountRow>(conn);
+    let sql = format!(
+        "SELECT count(*) AS n, json_group_array(rowid) AS rowids FROM \
+         (SELECT rowid FROM {fts} WHERE {fts} MATCH ? LIMIT ?)"
+    );
+    let rows =
+        diesel::sql_query(sql).bind::<Text, _>(query).bind::<BigInt, _>(limit as i64 + 1).load::<CandidateRows>(conn);
     match rows {
-        Ok(rows) => Some(rows.into_iter().map(|r| r.n).collect()),
+        Ok(rows) => rows.into_iter().next().map(|r| (r.n as u32, r.rowids)),
         Err(e) => {
             tracing::error!(index = index.table, error = %e, "search index query failed");
             None
         }
     }
-}
-
-/// The JSON array `[r1,r2,...]` that [`Narrowing::Rowids`] binds.
-fn json_array(rowids: &[i64]) -> String {
-    let mut out = String::with_capacity(rowids.len() * 7 + 2);
-    out.push('[');
-    for (i, r) in rowids.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        out.push_str(&r.to_string());
-    }
-    out.push(']');
-    out
 }
 
 /// About how many rows `spec` holds: its largest rowid (one index step; deleted rows make it an
@@ -201,7 +200,7 @@ fn choose_index(conn: &mut SqliteConnection, plan: SearchPlan, index: &SearchInd
             choose_index(conn, SearchPlan::Selective { max_candidates }, index, query)
         }
         SearchPlan::Selective { max_candidates } => match candidates(conn, index, query, max_candidates) {
-            Some(rowids) if rowids.len() <= max_candidates as usize => Narrowing::Rowids(json_array(&rowids)),
+            Some((n, rowids)) if n <= max_candidates => Narrowing::Rowids(rowids),
             _ => Narrowing::Scan,
         },
     }

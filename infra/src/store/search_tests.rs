@@ -221,9 +221,9 @@ fn selective_plans_read_candidates_up_to_one_past_the_limit() {
     let mut conn = s.conn().unwrap();
     let (common, rare, none) = (fts("common"), fts("rare"), fts("none"));
     let found = |conn: &mut diesel::SqliteConnection, query: &str| super::candidates(conn, index, query, 3).unwrap();
-    assert_eq!(found(&mut conn, &common).len(), 4, "stops past the limit");
-    assert_eq!(found(&mut conn, &rare), vec![6]);
-    assert!(found(&mut conn, &none).is_empty());
+    assert_eq!(found(&mut conn, &common), (4, "[1,2,3,4]".into()), "stops past the limit");
+    assert_eq!(found(&mut conn, &rare), (1, "[6]".into()));
+    assert_eq!(found(&mut conn, &none), (0, "[]".into()));
     assert_eq!(super::approximate_rows(&mut conn, &CONTACTS), 6);
     let selective = SearchPlan::Selective { max_candidates: 3 };
     let choose = |conn: &mut diesel::SqliteConnection, plan, query| super::choose_index(conn, plan, index, query);
