@@ -1,10 +1,9 @@
 //! Contains-search rules for the `~` filter operator: PocketBase's LIKE pattern for a `~` value,
 //! which text fields have a trigram search index (the FTS5 tables created by the
-//! `search_index` migrations, one per collection, without token positions), and the FTS5 query
-//! that narrows a LIKE pattern to candidate rows. The index is only ever a pre-filter: every
-//! trigram of every required literal run of a pattern must occur in a matching value, so the
-//! query selects a superset of the LIKE matches and the caller keeps the LIKE predicate for the
-//! exact answer. Runs shorter than
+//! `search_index` migration, one per collection), and the FTS5 query that narrows a LIKE
+//! pattern to candidate rows. The index is only ever a pre-filter: every required literal run
+//! of a pattern must occur in a matching value, so the query selects a superset of the LIKE
+//! matches and the caller keeps the LIKE predicate for the exact answer. Runs shorter than
 //! three characters cannot be searched with trigrams; a pattern with none left falls back to a
 //! scan. This module builds strings only; it never touches SQL or a database.
 
@@ -95,25 +94,17 @@ pub fn literal_runs(pattern: &str) -> Option<Vec<String>> {
     Some(runs.into_iter().filter(|r| !r.is_empty()).collect())
 }
 
-/// The FTS5 query selecting candidate rows for `field LIKE pattern`: every trigram (three
-/// consecutive characters) of every literal run of at least [`MIN_RUN_CHARS`] characters, each
-/// a one-token phrase, joined with AND and restricted to the field's column. The index keeps no
-/// token positions (`detail=column`, which refuses multi-token phrases), so a candidate holds
-/// the trigrams but not necessarily next to each other: a superset the LIKE narrows. `None` when
-/// no run is long enough (the caller scans).
+/// The FTS5 query selecting candidate rows for `field LIKE pattern`: every literal run of at
+/// least [`MIN_RUN_CHARS`] characters as a phrase restricted to the field's column. `None`
+/// when no run is long enough (the caller scans).
 pub fn match_query(field: &str, pattern: &str) -> Option<String> {
     debug_assert!(field.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
-    let mut trigrams: Vec<String> = Vec::new();
-    for run in literal_runs(pattern)? {
-        let chars: Vec<char> = run.chars().collect();
-        for window in chars.windows(MIN_RUN_CHARS) {
-            let phrase = format!("\"{}\"", window.iter().collect::<String>().replace('"', "\"\""));
-            if !trigrams.contains(&phrase) {
-                trigrams.push(phrase);
-            }
-        }
-    }
-    (!trigrams.is_empty()).then(|| format!("{{{field}}} : ({})", trigrams.join(" AND ")))
+    let phrases: Vec<String> = literal_runs(pattern)?
+        .into_iter()
+        .filter(|run| run.chars().count() >= MIN_RUN_CHARS)
+        .map(|run| format!("{{{field}}} : \"{}\"", run.replace('"', "\"\"")))
+        .collect();
+    (!phrases.is_empty()).then(|| phrases.join(" AND "))
 }
 
 #[cfg(test)]
@@ -175,15 +166,11 @@ mod tests {
 
     #[test]
     fn match_query_needs_three_characters_and_quotes_phrases() {
-        assert_eq!(
-            match_query("name", &like_pattern("Person 1")).unwrap(),
-            "{name} : (\"Per\" AND \"ers\" AND \"rso\" AND \"son\" AND \"on \" AND \"n 1\")"
-        );
-        assert_eq!(match_query("name", &like_pattern("O\"Br")).unwrap(), "{name} : (\"O\"\"B\" AND \"\"\"Br\")");
-        assert_eq!(match_query("name", &like_pattern("Zoë")).unwrap(), "{name} : (\"Zoë\")");
-        assert_eq!(match_query("name", &like_pattern("😀ab")).unwrap(), "{name} : (\"😀ab\")");
-        assert_eq!(match_query("name", &like_pattern("aaaa")).unwrap(), "{name} : (\"aaa\")", "each trigram once");
-        assert_eq!(match_query("name", "abc%de_fgh").unwrap(), "{name} : (\"abc\" AND \"fgh\")");
+        assert_eq!(match_query("name", &like_pattern("Person 1")).unwrap(), "{name} : \"Person 1\"");
+        assert_eq!(match_query("name", &like_pattern("O\"Br")).unwrap(), "{name} : \"O\"\"Br\"");
+        assert_eq!(match_query("name", &like_pattern("Zoë")).unwrap(), "{name} : \"Zoë\"");
+        assert_eq!(match_query("name", &like_pattern("😀ab")).unwrap(), "{name} : \"😀ab\"");
+        assert_eq!(match_query("name", "abc%de_fgh").unwrap(), "{name} : \"abc\" AND {name} : \"fgh\"");
         for short in ["", "a", "ÑÚ", "😀😀", "%ab%", "ab%cd"] {
             let pattern = if short.contains('%') { short.to_string() } else { like_pattern(short) };
             assert_eq!(match_query("name", &pattern), None, "{short:?}");

@@ -270,7 +270,7 @@ mod tests {
         assert_eq!(
             w.binds,
             vec![
-                SqlValue::Text("{name} : (\"a_b\")".into()),
+                SqlValue::Text("{name} : \"a_b\"".into()),
                 SqlValue::Text("%a\\_b%".into()),
                 SqlValue::Text("%abc%".into())
             ]

@@ -71,11 +71,6 @@ fn same_answer(s: &RecordStore, spec: &CollectionSpec, q: &ListQuery) -> Result<
     Ok(scanned.items.len())
 }
 
-/// The FTS5 query for `name ~ term`.
-fn fts(term: &str) -> String {
-    domain::search::match_query("name", &domain::search::like_pattern(term)).unwrap()
-}
-
 fn fts_integrity(s: &RecordStore, table: &str) {
     let sql = format!("INSERT INTO \"{table}\" (\"{table}\", rank) VALUES ('integrity-check', 1)");
     s.conn().unwrap().batch_execute(&sql).expect("the index matches its content table");
@@ -133,9 +128,6 @@ fn writes_keep_the_index_current() {
     assert_eq!((search("alpha"), search("BRAVO")), ((0, 0), (1, 1)), "an update replaces the indexed value");
     update(&s, &SERVERS, &id, json!({"os": "linux"}), 3_000);
     assert_eq!(search("bravo"), (1, 1), "an update of an unindexed-by-owner column keeps it");
-    update(&s, &SERVERS, &id, json!({"owner": "Platform Bravo", "os": "linux"}), 3_500);
-    assert_eq!(search("bravo"), (1, 1), "an update writing the same values keeps it");
-    fts_integrity(&s, "relay_fts_servers");
     s.delete(&SERVERS, &id).unwrap();
     assert_eq!(search("bravo"), (0, 0), "a delete removes it");
     fts_integrity(&s, "relay_fts_servers");
@@ -192,19 +184,9 @@ fn the_planner_reads_the_index_for_a_long_term() {
 fn the_index_tables_match_the_search_descriptors() {
     let (_tmp, s) = store();
     let mut conn = s.conn().unwrap();
-    #[derive(diesel::QueryableByName)]
-    struct Sql {
-        #[diesel(sql_type = diesel::sql_types::Text)]
-        sql: String,
-    }
     for index in domain::search::SEARCH_INDEXES {
         let columns = crate::db::table_columns(&mut conn, index.table).unwrap();
         assert_eq!(columns, index.fields, "{}", index.table);
-        let created: Vec<Sql> = diesel::sql_query("SELECT sql FROM sqlite_master WHERE name = ?")
-            .bind::<diesel::sql_types::Text, _>(index.table)
-            .load(&mut conn)
-            .unwrap();
-        assert!(created[0].sql.contains("detail=column, columnsize=0"), "positions are not kept: {}", created[0].sql);
         fts_integrity(&s, index.table);
     }
     assert!(crate::db::unmanaged_tables(&mut conn).unwrap().is_empty(), "index tables are not reported as unmanaged");
@@ -219,19 +201,18 @@ fn selective_plans_read_candidates_up_to_one_past_the_limit() {
     create(&s, &CONTACTS, json!({"name": "Rare one"}), 2_000);
     let index = domain::search::index_for(&CONTACTS, "name").unwrap();
     let mut conn = s.conn().unwrap();
-    let (common, rare, none) = (fts("common"), fts("rare"), fts("none"));
     let found = |conn: &mut diesel::SqliteConnection, query: &str| super::candidates(conn, index, query, 3).unwrap();
-    assert_eq!(found(&mut conn, &common), (4, "[1,2,3,4]".into()), "stops past the limit");
-    assert_eq!(found(&mut conn, &rare), (1, "[6]".into()));
-    assert_eq!(found(&mut conn, &none), (0, "[]".into()));
+    assert_eq!(found(&mut conn, "{name} : \"common\""), (4, "[1,2,3,4]".into()), "stops past the limit");
+    assert_eq!(found(&mut conn, "{name} : \"rare\""), (1, "[6]".into()));
+    assert_eq!(found(&mut conn, "{name} : \"none\""), (0, "[]".into()));
     assert_eq!(super::approximate_rows(&mut conn, &CONTACTS), 6);
     let selective = SearchPlan::Selective { max_candidates: 3 };
     let choose = |conn: &mut diesel::SqliteConnection, plan, query| super::choose_index(conn, plan, index, query);
-    assert_eq!(choose(&mut conn, selective, &common), Narrowing::Scan, "too many candidates: scan");
-    assert_eq!(choose(&mut conn, selective, &rare), Narrowing::Rowids("[6]".into()));
-    assert_eq!(choose(&mut conn, selective, &none), Narrowing::Rowids("[]".into()));
-    assert_eq!(choose(&mut conn, SearchPlan::Indexed, &common), Narrowing::Match);
-    assert_eq!(choose(&mut conn, SearchPlan::Scan, &rare), Narrowing::Scan);
+    assert_eq!(choose(&mut conn, selective, "{name} : \"common\""), Narrowing::Scan, "too many candidates: scan");
+    assert_eq!(choose(&mut conn, selective, "{name} : \"rare\""), Narrowing::Rowids("[6]".into()));
+    assert_eq!(choose(&mut conn, selective, "{name} : \"none\""), Narrowing::Rowids("[]".into()));
+    assert_eq!(choose(&mut conn, SearchPlan::Indexed, "{name} : \"common\""), Narrowing::Match);
+    assert_eq!(choose(&mut conn, SearchPlan::Scan, "{name} : \"rare\""), Narrowing::Scan);
     drop(conn);
     let q = query(like("name", CmpOp::Like, "common".into()), 2, 1);
     let page = s.list_planned(&CONTACTS, &q, SearchPlan::Selective { max_candidates: 3 }).unwrap();
@@ -250,8 +231,8 @@ fn lists_size_the_candidate_limit_to_the_collection() {
     let limit = domain::search::max_index_candidates(super::approximate_rows(&mut conn, &CONTACTS), true);
     assert_eq!(limit, 3);
     let selective = SearchPlan::Selective { max_candidates: limit };
-    assert!(matches!(super::choose_index(&mut conn, selective, index, &fts("Person 1")), Narrowing::Rowids(_)));
-    assert_eq!(super::choose_index(&mut conn, selective, index, &fts("Person")), Narrowing::Scan);
+    assert!(matches!(super::choose_index(&mut conn, selective, index, "{name} : \"Person 1\""), Narrowing::Rowids(_)));
+    assert_eq!(super::choose_index(&mut conn, selective, index, "{name} : \"Person\""), Narrowing::Scan);
     drop(conn);
     for (term, total) in [("Person 1", 3), ("Person", 12), ("son 11", 1)] {
         for skip_total in [false, true] {
