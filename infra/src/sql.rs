@@ -3,8 +3,9 @@
 //! every user-supplied value becomes a bound parameter, never SQL text. This module also builds
 //! the `json_object(...)` projection that turns a row into the record JSON clients see. A `~`
 //! term on a field with a trigram index (`domain::search`) may be compiled to a candidate
-//! pre-filter on the index AND the unchanged LIKE, so every [`SearchPlan`] selects exactly the
-//! rows of a scan; the caller decides term by term whether the index is used. `!~` always scans.
+//! pre-filter (the index's MATCH, or the rowids it selected, read beforehand) AND the unchanged
+//! LIKE, so every [`SearchPlan`] selects exactly the rows of a scan; the caller decides term by
+//! term how it is narrowed ([`Narrowing`]). `!~` always scans.
 
 use domain::collections::{CollectionSpec, FieldKind, JsonShape, Reads};
 use domain::filter::{CmpOp, Expr, Literal};
@@ -72,18 +73,36 @@ fn literal_value(kind: FieldKind, lit: &Literal) -> SqlValue {
 /// How `~` terms are compiled. Only a term on an indexed field with a run of at least three
 /// characters can use the trigram index at all; of those, `Indexed` uses it for every one,
 /// `Scan` for none (the reference the property tests compare against), and `Selective` for
-/// those the index narrows to at most `max_candidates` rows (the store counts them first): a
-/// term matching much of the table is faster as a scan in the sort order, which stops after a
-/// page.
+/// those the index narrows to at most `max_candidates` rows (the store reads their rowids first
+/// and binds them, so the page and the total read no index): a term matching much of the table
+/// is faster as a scan in the sort order, which stops after a page.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SearchPlan {
     Indexed,
     Scan,
-    Selective { max_candidates: u32 },
+    Selective {
+        max_candidates: u32,
+    },
+    /// `Selective` with the limit for the collection's size and whether the total is counted
+    /// (`domain::search::max_index_candidates`): what the record list uses.
+    BySize,
 }
 
-/// Chooses, per indexable `~` term (its index and FTS5 query), whether the index is used.
-pub type UseIndex<'a> = dyn FnMut(&SearchIndex, &str) -> bool + 'a;
+/// How one indexable `~` term is narrowed before its LIKE.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Narrowing {
+    /// Not at all: the LIKE alone (a scan).
+    Scan,
+    /// By the index's MATCH, as a subquery of the statement.
+    Match,
+    /// By the rowids the index selected, read beforehand, bound as a JSON array. At 100,000
+    /// contacts an `IN (SELECT rowid ... MATCH ?)` subquery with the LIKE cost several times the
+    /// MATCH alone, and the page and the total each ran it again.
+    Rowids(String),
+}
+
+/// Chooses, per indexable `~` term (its index and FTS5 query), how it is narrowed.
+pub type UseIndex<'a> = dyn FnMut(&SearchIndex, &str) -> Narrowing + 'a;
 
 /// PocketBase `~` pattern for a literal of any kind (see `domain::search::like_pattern`).
 fn like_pattern(lit: &Literal) -> String {
@@ -101,16 +120,20 @@ fn like_pattern(lit: &Literal) -> String {
 fn indexed_like(spec: &CollectionSpec, field: &str, pattern: &str, use_index: &mut UseIndex, out: &mut Where) -> bool {
     let Some(index) = index_for(spec, field) else { return false };
     let Some(query) = match_query(field, pattern) else { return false };
-    if !use_index(index, &query) {
-        return false;
-    }
-    let fts = quote_ident(index.table);
+    let (candidates, bind) = match use_index(index, &query) {
+        Narrowing::Scan => return false,
+        Narrowing::Match => {
+            let fts = quote_ident(index.table);
+            (format!("SELECT rowid FROM {fts} WHERE {fts} MATCH ?"), query)
+        }
+        Narrowing::Rowids(json) => ("SELECT value FROM json_each(?)".to_string(), json),
+    };
     out.sql.push_str(&format!(
-        "({}.rowid IN (SELECT rowid FROM {fts} WHERE {fts} MATCH ?) AND {} LIKE ? ESCAPE '\\')",
+        "({}.rowid IN ({candidates}) AND {} LIKE ? ESCAPE '\\')",
         quote_ident(spec.name),
         quote_ident(field)
     ));
-    out.binds.push(SqlValue::Text(query));
+    out.binds.push(SqlValue::Text(bind));
     out.binds.push(SqlValue::Text(pattern.to_string()));
     true
 }
@@ -153,7 +176,7 @@ fn compile_into(spec: &CollectionSpec, expr: &Expr, use_index: &mut UseIndex, ou
 /// checked again here so no unknown identifier can reach SQL. `~` terms use the search index
 /// where they can.
 pub fn compile_filter(spec: &CollectionSpec, expr: &Expr) -> Result<Where, String> {
-    compile_filter_with(spec, expr, &mut |_, _| true)
+    compile_filter_with(spec, expr, &mut |_, _| Narrowing::Match)
 }
 
 /// [`compile_filter`] with the caller choosing, term by term, whether the index is used.
@@ -214,7 +237,7 @@ mod tests {
     #[test]
     fn values_are_bound_never_spliced() {
         let expr = parse_filter("name = \"x' OR 1=1 --\" || (email ~ 'a_b' && title != null)").unwrap();
-        let w = compile_filter_with(&CONTACTS, &expr, &mut |_, _| false).unwrap();
+        let w = compile_filter_with(&CONTACTS, &expr, &mut |_, _| Narrowing::Scan).unwrap();
         assert_eq!(w.sql, "(\"name\" = ? OR (\"email\" LIKE ? ESCAPE '\\' AND \"title\" != ?))");
         assert_eq!(
             w.binds,
@@ -259,6 +282,14 @@ mod tests {
         }
         let w = compile_filter(&ALERT_HISTORY, &parse_filter("subject ~ 'disk'").unwrap()).unwrap();
         assert!(w.sql.contains("\"relay_fts_alert_history\" MATCH ?"), "{}", w.sql);
+    }
+
+    #[test]
+    fn rowids_read_beforehand_are_bound_as_json() {
+        let expr = parse_filter("name ~ 'Person 1'").unwrap();
+        let w = compile_filter_with(&CONTACTS, &expr, &mut |_, _| Narrowing::Rowids("[3,7]".into())).unwrap();
+        assert_eq!(w.sql, "(\"contacts\".rowid IN (SELECT value FROM json_each(?)) AND \"name\" LIKE ? ESCAPE '\\')");
+        assert_eq!(w.binds, vec![SqlValue::Text("[3,7]".into()), SqlValue::Text("%Person 1%".into())]);
     }
 
     #[test]

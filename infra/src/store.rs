@@ -2,8 +2,10 @@
 //! its descriptor. Writes run in IMMEDIATE transactions that also draw the next store-wide
 //! revision, so every committed change has a unique, increasing revision. Rows are rendered to
 //! record JSON by SQLite itself (`json_object`), only for the rows of the requested page, and
-//! all user values are bound parameters. A list's `~` terms use the search index when it
-//! narrows them to few candidates (counted first), and its total uses the same predicate.
+//! all user values are bound parameters. Statements whose text is fixed per collection (create,
+//! view, the revision counter) are prepared once per connection (`cached`). A list's `~` terms use the search index when it
+//! narrows them to few candidates for the collection's size (their rowids are read once and
+//! bound into the page and total queries), and its total uses the same predicate.
 
 use diesel::query_builder::{BoxedSqlQuery, SqlQuery};
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
@@ -23,12 +25,16 @@ use crate::db::{DbConn, DbPool};
 
 mod offline;
 pub use offline::{PreparedReplay, PreparedSync, ReplayOutcome};
+mod cached;
 mod in_tx;
 mod retention;
+use cached::Cached;
 pub use in_tx::{create_in, delete_in, get_in, select_in, update_in};
 #[cfg(test)]
 mod search_tests;
-use crate::sql::{compile_filter, compile_filter_with, order_by, quote_ident, record_json, SearchPlan, Where};
+use crate::sql::{
+    compile_filter, compile_filter_with, order_by, quote_ident, record_json, Narrowing, SearchPlan, Where,
+};
 
 #[derive(QueryableByName)]
 pub(crate) struct JsonRow {
@@ -80,9 +86,8 @@ pub(crate) fn map_db_error(spec: &CollectionSpec, err: DieselError) -> RecordErr
 }
 
 fn next_revision(conn: &mut SqliteConnection) -> Result<i64, DieselError> {
-    let rows: Vec<CountRow> =
-        diesel::sql_query("UPDATE relay_sequence SET value = value + 1 WHERE name = 'revision' RETURNING value AS n")
-            .load(conn)?;
+    let sql = "UPDATE relay_sequence SET value = value + 1 WHERE name = 'revision' RETURNING value AS n";
+    let rows: Vec<CountRow> = Cached { sql, binds: Vec::new() }.load(conn)?;
     rows.first().map(|r| r.n).ok_or(DieselError::NotFound)
 }
 
@@ -112,13 +117,12 @@ pub(crate) fn insert_row(
     );
     let values = crate::html::clean_values(spec, write)?;
     let revision = next_revision(conn)?;
-    let q = diesel::sql_query(sql)
-        .into_boxed()
-        .bind::<Text, _>(id.to_string())
-        .bind::<Text, _>(now.clone())
-        .bind::<Text, _>(now)
-        .bind::<BigInt, _>(revision);
-    single(bind_all(q, &values).load::<JsonRow>(conn)?)
+    // A create names every field of the collection, so this text is fixed per collection.
+    let mut binds = Vec::with_capacity(values.len() + 4);
+    binds.extend([SqlValue::Text(id.to_string()), SqlValue::Text(now.clone()), SqlValue::Text(now)]);
+    binds.push(SqlValue::Integer(revision));
+    binds.extend(values);
+    single(Cached { sql: &sql, binds }.load::<JsonRow>(conn)?)
 }
 
 /// Updates one record inside the caller's transaction; `NotFound` when the id does not exist.
@@ -143,29 +147,62 @@ pub(crate) fn update_row(
     single(bind_all(q, &values).bind::<Text, _>(id.to_string()).load::<JsonRow>(conn)?)
 }
 
-/// How many rows the index selects for `query`, counting at most `limit + 1`; `None` (and a
-/// log line) when the index cannot answer, so the caller scans.
-fn count_candidates(conn: &mut SqliteConnection, index: &SearchIndex, query: &str, limit: u32) -> Option<u32> {
+#[derive(QueryableByName)]
+struct CandidateRows {
+    #[diesel(sql_type = BigInt)]
+    n: i64,
+    #[diesel(sql_type = Text)]
+    rowids: String,
+}
+
+/// The rowids the index selects for `query` (at most `limit + 1` of them, so the caller can tell
+/// that there are more than `limit`): how many, and the JSON array `[r1,r2,...]` that
+/// [`Narrowing::Rowids`] binds, both built by SQLite in one pass. `None` (and a log line) when
+/// the index cannot answer, so the caller scans.
+fn candidates(conn: &mut SqliteConnection, index: &SearchIndex, query: &str, limit: u32) -> Option<(u32, String)> {
     let fts = quote_ident(index.table);
-    let sql = format!("SELECT count(*) AS n FROM (SELECT 1 FROM {fts} WHERE {fts} MATCH ? LIMIT ?)");
-    let rows = diesel::sql_query(sql).bind::<Text, _>(query).bind::<BigInt, _>(limit as i64 + 1).load::<CountRow>(conn);
+    let sql = format!(
+        "SELECT count(*) AS n, json_group_array(rowid) AS rowids FROM \
+         (SELECT rowid FROM {fts} WHERE {fts} MATCH ? LIMIT ?)"
+    );
+    let rows =
+        diesel::sql_query(sql).bind::<Text, _>(query).bind::<BigInt, _>(limit as i64 + 1).load::<CandidateRows>(conn);
     match rows {
-        Ok(rows) => rows.first().map(|r| r.n as u32),
+        Ok(rows) => rows.into_iter().next().map(|r| (r.n as u32, r.rowids)),
         Err(e) => {
-            tracing::error!(index = index.table, error = %e, "search index count failed");
+            tracing::error!(index = index.table, error = %e, "search index query failed");
             None
         }
     }
 }
 
-/// Whether `plan` uses `index` for the term whose FTS5 query is `query`.
-fn choose_index(conn: &mut SqliteConnection, plan: SearchPlan, index: &SearchIndex, query: &str) -> bool {
-    match plan {
-        SearchPlan::Indexed => true,
-        SearchPlan::Scan => false,
-        SearchPlan::Selective { max_candidates } => {
-            count_candidates(conn, index, query, max_candidates).is_some_and(|n| n <= max_candidates)
+/// About how many rows `spec` holds: its largest rowid (one index step; deleted rows make it an
+/// overestimate).
+fn approximate_rows(conn: &mut SqliteConnection, spec: &CollectionSpec) -> u64 {
+    let sql = format!("SELECT COALESCE(MAX(rowid), 0) AS n FROM {}", quote_ident(spec.name));
+    match diesel::sql_query(sql).load::<CountRow>(conn) {
+        Ok(rows) => rows.first().map_or(0, |r| r.n.max(0) as u64),
+        Err(e) => {
+            tracing::error!(collection = spec.name, error = %e, "row estimate failed");
+            0
         }
+    }
+}
+
+/// How `plan` narrows the term whose FTS5 query on `index` is `query`. `BySize` is resolved by
+/// [`RecordStore::list_planned`]; alone it takes the smaller, total-less limit.
+fn choose_index(conn: &mut SqliteConnection, plan: SearchPlan, index: &SearchIndex, query: &str) -> Narrowing {
+    match plan {
+        SearchPlan::Indexed => Narrowing::Match,
+        SearchPlan::Scan => Narrowing::Scan,
+        SearchPlan::BySize => {
+            let max_candidates = domain::search::INDEX_MAX_CANDIDATES;
+            choose_index(conn, SearchPlan::Selective { max_candidates }, index, query)
+        }
+        SearchPlan::Selective { max_candidates } => match candidates(conn, index, query, max_candidates) {
+            Some((n, rowids)) if n <= max_candidates => Narrowing::Rowids(rowids),
+            _ => Narrowing::Scan,
+        },
     }
 }
 
@@ -201,11 +238,10 @@ impl RecordStore {
     }
 
     /// One page of records; a `~` term uses the search index when it narrows the collection to
-    /// at most `domain::search::INDEX_MAX_CANDIDATES` rows, and the total (unless `skipTotal`)
-    /// is counted with the same predicate.
+    /// few enough rows (`domain::search::max_index_candidates`), and the total (unless
+    /// `skipTotal`) is counted with the same predicate.
     pub fn list(&self, spec: &CollectionSpec, q: &ListQuery) -> Result<ListPage, RecordError> {
-        let max_candidates = domain::search::INDEX_MAX_CANDIDATES;
-        self.list_planned(spec, q, SearchPlan::Selective { max_candidates })
+        self.list_planned(spec, q, SearchPlan::BySize)
     }
 
     /// [`RecordStore::list`] with the `~` plan chosen by the caller (tests and benches compare
@@ -219,7 +255,15 @@ impl RecordStore {
         let mut conn = self.conn()?;
         let filter = match &q.filter {
             Some(expr) => {
-                let mut use_index = |index: &SearchIndex, query: &str| choose_index(&mut conn, plan, index, query);
+                let mut plan = plan;
+                let mut use_index = |index: &SearchIndex, query: &str| {
+                    if plan == SearchPlan::BySize {
+                        let rows = approximate_rows(&mut conn, spec);
+                        let max_candidates = domain::search::max_index_candidates(rows, !q.skip_total);
+                        plan = SearchPlan::Selective { max_candidates };
+                    }
+                    choose_index(&mut conn, plan, index, query)
+                };
                 compile_filter_with(spec, expr, &mut use_index).map_err(RecordError::BadRequest)?
             }
             None => Where { sql: "1".into(), binds: vec![] },
@@ -257,9 +301,8 @@ impl RecordStore {
         let mut conn = self.conn()?;
         let clause = crate::sql::readable(spec, Where { sql: "id = ?".into(), binds: vec![SqlValue::Text(id.into())] });
         let sql = format!("SELECT {} AS data FROM {} WHERE {}", record_json(spec), quote_ident(spec.name), clause.sql);
-        let rows: Vec<JsonRow> = bind_all(diesel::sql_query(sql).into_boxed(), &clause.binds)
-            .load(&mut conn)
-            .map_err(|e| map_db_error(spec, e))?;
+        let rows: Vec<JsonRow> =
+            Cached { sql: &sql, binds: clause.binds }.load(&mut conn).map_err(|e| map_db_error(spec, e))?;
         parse_rows(rows)?.pop().ok_or(RecordError::NotFound)
     }
 

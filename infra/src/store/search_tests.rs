@@ -18,7 +18,7 @@ use domain::validation::{validate_write, WriteMode};
 
 use super::tests::store;
 use super::RecordStore;
-use crate::sql::SearchPlan;
+use crate::sql::{Narrowing, SearchPlan};
 
 /// Pieces random values and terms are built from: LIKE metacharacters, quotes, ASCII in both
 /// cases, and non-ASCII whose case SQLite's LIKE does not fold but the trigram tokenizer does.
@@ -53,10 +53,17 @@ fn update(s: &RecordStore, spec: &CollectionSpec, id: &str, body: Value, now: i6
 }
 
 /// Every plan, same query: identical ids in order and identical totals. `Selective` with a
-/// tiny limit mixes indexed and scanned terms in one filter.
+/// tiny limit mixes rowid-narrowed and scanned terms in one filter; with no limit every
+/// indexable term is narrowed by the rowids read beforehand; `BySize` is what lists use.
 fn same_answer(s: &RecordStore, spec: &CollectionSpec, q: &ListQuery) -> Result<usize, TestCaseError> {
     let scanned = s.list_planned(spec, q, SearchPlan::Scan).unwrap();
-    for plan in [SearchPlan::Indexed, SearchPlan::Selective { max_candidates: 2 }] {
+    let plans = [
+        SearchPlan::Indexed,
+        SearchPlan::Selective { max_candidates: 2 },
+        SearchPlan::Selective { max_candidates: u32::MAX - 1 },
+        SearchPlan::BySize,
+    ];
+    for plan in plans {
         let page = s.list_planned(spec, q, plan).unwrap();
         prop_assert_eq!(ids(&page), ids(&scanned), "{:?} {:?}", plan, q.filter);
         prop_assert_eq!(page.total_items, scanned.total_items, "{:?} {:?}", plan, q.filter);
@@ -186,7 +193,7 @@ fn the_index_tables_match_the_search_descriptors() {
 }
 
 #[test]
-fn selective_plans_count_candidates_up_to_one_past_the_limit() {
+fn selective_plans_read_candidates_up_to_one_past_the_limit() {
     let (_tmp, s) = store();
     for i in 0..5 {
         create(&s, &CONTACTS, json!({"name": format!("Common {i}")}), 1_000 + i);
@@ -194,16 +201,47 @@ fn selective_plans_count_candidates_up_to_one_past_the_limit() {
     create(&s, &CONTACTS, json!({"name": "Rare one"}), 2_000);
     let index = domain::search::index_for(&CONTACTS, "name").unwrap();
     let mut conn = s.conn().unwrap();
-    assert_eq!(super::count_candidates(&mut conn, index, "{name} : \"common\"", 3), Some(4), "stops past the limit");
-    assert_eq!(super::count_candidates(&mut conn, index, "{name} : \"rare\"", 3), Some(1));
-    assert_eq!(super::count_candidates(&mut conn, index, "{name} : \"none\"", 3), Some(0));
+    let found = |conn: &mut diesel::SqliteConnection, query: &str| super::candidates(conn, index, query, 3).unwrap();
+    assert_eq!(found(&mut conn, "{name} : \"common\""), (4, "[1,2,3,4]".into()), "stops past the limit");
+    assert_eq!(found(&mut conn, "{name} : \"rare\""), (1, "[6]".into()));
+    assert_eq!(found(&mut conn, "{name} : \"none\""), (0, "[]".into()));
+    assert_eq!(super::approximate_rows(&mut conn, &CONTACTS), 6);
     let selective = SearchPlan::Selective { max_candidates: 3 };
-    assert!(!super::choose_index(&mut conn, selective, index, "{name} : \"common\""), "too many candidates: scan");
-    assert!(super::choose_index(&mut conn, selective, index, "{name} : \"rare\""), "few candidates: index");
-    assert!(super::choose_index(&mut conn, SearchPlan::Indexed, index, "{name} : \"common\""));
-    assert!(!super::choose_index(&mut conn, SearchPlan::Scan, index, "{name} : \"rare\""));
+    let choose = |conn: &mut diesel::SqliteConnection, plan, query| super::choose_index(conn, plan, index, query);
+    assert_eq!(choose(&mut conn, selective, "{name} : \"common\""), Narrowing::Scan, "too many candidates: scan");
+    assert_eq!(choose(&mut conn, selective, "{name} : \"rare\""), Narrowing::Rowids("[6]".into()));
+    assert_eq!(choose(&mut conn, selective, "{name} : \"none\""), Narrowing::Rowids("[]".into()));
+    assert_eq!(choose(&mut conn, SearchPlan::Indexed, "{name} : \"common\""), Narrowing::Match);
+    assert_eq!(choose(&mut conn, SearchPlan::Scan, "{name} : \"rare\""), Narrowing::Scan);
     drop(conn);
     let q = query(like("name", CmpOp::Like, "common".into()), 2, 1);
     let page = s.list_planned(&CONTACTS, &q, SearchPlan::Selective { max_candidates: 3 }).unwrap();
     assert_eq!((page.total_items, page.items.len()), (5, 2), "a common term scans with the same answer");
+}
+
+#[test]
+fn lists_size_the_candidate_limit_to_the_collection() {
+    let (_tmp, s) = store();
+    for i in 0..12 {
+        create(&s, &CONTACTS, json!({"name": format!("Person {i}")}), 1_000 + i);
+    }
+    let index = domain::search::index_for(&CONTACTS, "name").unwrap();
+    let mut conn = s.conn().unwrap();
+    // 12 rows: a quarter is 3. `Person 1` has 3 candidates (1, 10, 11): the index; `Person` 12: a scan.
+    let limit = domain::search::max_index_candidates(super::approximate_rows(&mut conn, &CONTACTS), true);
+    assert_eq!(limit, 3);
+    let selective = SearchPlan::Selective { max_candidates: limit };
+    assert!(matches!(super::choose_index(&mut conn, selective, index, "{name} : \"Person 1\""), Narrowing::Rowids(_)));
+    assert_eq!(super::choose_index(&mut conn, selective, index, "{name} : \"Person\""), Narrowing::Scan);
+    drop(conn);
+    for (term, total) in [("Person 1", 3), ("Person", 12), ("son 11", 1)] {
+        for skip_total in [false, true] {
+            let mut q = query(like("name", CmpOp::Like, term.into()), 2, 1);
+            q.skip_total = skip_total;
+            let listed = s.list(&CONTACTS, &q).unwrap();
+            let scanned = s.list_planned(&CONTACTS, &q, SearchPlan::Scan).unwrap();
+            assert_eq!((ids(&listed), listed.total_items), (ids(&scanned), scanned.total_items), "{term}");
+            assert_eq!(listed.total_items, if skip_total { -1 } else { total }, "{term}");
+        }
+    }
 }
