@@ -32,22 +32,37 @@ pub enum LockError {
 /// Takes the exclusive lock on `data_root` without waiting. The file is opened without
 /// following a link and created 0600.
 pub fn lock(data_root: &Path) -> Result<DirLock, LockError> {
-    let file = OpenOptions::new()
+    let file = open_lock_file(&data_root.join(LOCK_FILE))?;
+    if try_lock_exclusive(&file)? {
+        Ok(DirLock { _file: file })
+    } else {
+        Err(LockError::Held)
+    }
+}
+
+/// Opens the lock file at `path` for `flock`, creating it 0600, never through a link
+/// (`O_NOFOLLOW`: a link fails with `ELOOP`) and close-on-exec. Shared with the recovery lock.
+pub fn open_lock_file(path: &Path) -> io::Result<File> {
+    OpenOptions::new()
         .read(true)
         .write(true)
         .create(true)
         .truncate(false)
         .mode(0o600)
         .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-        .open(data_root.join(LOCK_FILE))?;
-    // SAFETY: flock on a descriptor this function owns; no memory is shared.
-    let taken = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
-    if taken == 0 {
-        return Ok(DirLock { _file: file });
+        .open(path)
+}
+
+/// One non-blocking `flock(LOCK_EX)` attempt on `file`: `Ok(true)` taken, `Ok(false)` held by
+/// another open file description.
+pub fn try_lock_exclusive(file: &File) -> io::Result<bool> {
+    // SAFETY: flock on a descriptor the caller owns; no memory is shared.
+    if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
+        return Ok(true);
     }
     match io::Error::last_os_error() {
-        e if e.raw_os_error() == Some(libc::EWOULDBLOCK) => Err(LockError::Held),
-        e => Err(LockError::Io(e)),
+        e if e.raw_os_error() == Some(libc::EWOULDBLOCK) => Ok(false),
+        e => Err(e),
     }
 }
 

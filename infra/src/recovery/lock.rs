@@ -4,10 +4,8 @@
 //! `&RecoveryLock`, so the type system proves the caller holds it. The kernel releases it when
 //! the holder dies, so a killed launcher never leaves it stuck. Waiting is bounded.
 
-use std::fs::{File, OpenOptions};
-use std::io;
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
-use std::os::unix::io::AsRawFd;
+use std::fs::File;
+use std::os::unix::fs::MetadataExt;
 use std::time::{Duration, Instant};
 
 use super::{fsutil, io_step, ManagedRoot, RecoveryIoError};
@@ -22,15 +20,7 @@ impl RecoveryLock {
     /// Takes the lock, retrying every 50 ms for at most `wait`; still held after that is
     /// [`RecoveryIoError::Locked`].
     pub fn acquire(root: &ManagedRoot, wait: Duration) -> Result<RecoveryLock, RecoveryIoError> {
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .mode(0o600)
-            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-            .open(root.lock_path())
-            .map_err(io_step("open_lock"))?;
+        let file = crate::dir_lock::open_lock_file(&root.lock_path()).map_err(io_step("open_lock"))?;
         let meta = file.metadata().map_err(io_step("stat_lock"))?;
         if !meta.is_file() {
             return Err(RecoveryIoError::WrongType);
@@ -40,13 +30,8 @@ impl RecoveryLock {
         }
         let give_up = Instant::now() + wait;
         loop {
-            // SAFETY: flock on a descriptor this function owns; no memory is shared.
-            if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
+            if crate::dir_lock::try_lock_exclusive(&file).map_err(io_step("flock"))? {
                 return Ok(RecoveryLock { _file: file });
-            }
-            let error = io::Error::last_os_error();
-            if error.raw_os_error() != Some(libc::EWOULDBLOCK) {
-                return Err(io_step("flock")(error));
             }
             if Instant::now() >= give_up {
                 return Err(RecoveryIoError::Locked);
