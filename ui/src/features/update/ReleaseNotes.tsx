@@ -10,22 +10,13 @@ import { Fragment, useEffect, useRef, useState, type ReactNode } from 'react';
 import type { UpdateViewState } from './updateController';
 import { refusalText } from './updateModel';
 import { parseMarkdown, type Block, type Inline } from './markdownSubset';
+import type { ReleaseNote, ReleaseNotes as ReleaseNotesList } from '../../transport/desktopUpdate';
 
 export const MAX_RELEASES = 20;
 export const EMPTY_TEXT = 'No release notes yet: they are read with the next update check.';
 
-export interface ReleaseNote {
-  version: string;
-  title: string;
-  publishedAt: string | null;
-  body: string;
-  current: boolean;
-}
-
-export interface ReleaseNotesList {
-  releases: ReleaseNote[];
-  fetchedAtMs: number | null;
-}
+/** The bridge's answer types (parsed field by field in transport/desktopUpdate.ts). */
+export type { ReleaseNote, ReleaseNotes as ReleaseNotesList } from '../../transport/desktopUpdate';
 
 /** What About needs of the desktop bridge (DesktopBridge fits it structurally once it has the method). */
 export interface ReleaseNotesSource {
