@@ -3,9 +3,10 @@
 //! revision, so every committed change has a unique, increasing revision. Rows are rendered to
 //! record JSON by SQLite itself (`json_object`), only for the rows of the requested page, and
 //! all user values are bound parameters. Statements whose text is fixed per collection (create,
-//! view, the revision counter) are prepared once per connection (`cached`). A list's `~` terms use the search index when it
-//! narrows them to few candidates for the collection's size (their rowids are read once and
-//! bound into the page and total queries), and its total uses the same predicate.
+//! view, the revision counter) are prepared once per connection (`cached`). A list's `~` terms
+//! use the search index when it narrows them to few candidates for the collection's size (their
+//! rowids are read once and bound into the page and total queries), and its total uses the same
+//! predicate.
 
 use diesel::query_builder::{BoxedSqlQuery, SqlQuery};
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
