@@ -104,10 +104,13 @@ pub enum Capability {
     BrandingManage,
     /// Dynatrace environment, token and scope (server-owned sync configuration).
     DynatraceManage,
+    /// Manual rollback to a retained build (server PC, Owner only, fresh password).
+    RecoveryManage,
     Probe,
 }
 
-/// Owner: all; Administrator: AdminSnapshot, DevicesManage, PublisherManage, WikiManage,
+/// Owner: all (only the Owner has RecoveryManage and the account and ownership capabilities);
+/// Administrator: AdminSnapshot, DevicesManage, PublisherManage, WikiManage,
 /// BrandingManage, DynatraceManage, Probe (account commands on Publisher-kind targets are granted through
 /// PublisherManage in [`authorize`]); Publisher: WikiManage, Probe.
 pub fn capabilities(role: Role) -> &'static [Capability] {
@@ -122,6 +125,7 @@ pub fn capabilities(role: Role) -> &'static [Capability] {
             WikiManage,
             BrandingManage,
             DynatraceManage,
+            RecoveryManage,
             Probe,
         ],
         Role::Administrator => {
@@ -344,7 +348,7 @@ mod tests {
             assert_eq!(serde_json::to_value(r).unwrap(), serde_json::json!(r.as_str()));
         }
         assert_eq!(Role::parse("admin"), None);
-        assert_eq!(capabilities(Role::Owner).len(), 9);
+        assert_eq!(capabilities(Role::Owner).len(), 10);
         assert!(has_capability(Role::Administrator, Capability::BrandingManage));
         assert!(!has_capability(Role::Publisher, Capability::BrandingManage));
         for name in ["dynatrace.status", "dynatrace.configure", "dynatrace.setToken", "dynatrace.removeToken"] {
@@ -354,6 +358,9 @@ mod tests {
             assert!(authorize(&cmd(name), Role::Publisher, None, &state).is_err(), "{name}");
         }
         assert!(!has_capability(Role::Administrator, Capability::AccountsManage));
+        assert!(has_capability(Role::Owner, Capability::RecoveryManage));
+        assert!(!has_capability(Role::Administrator, Capability::RecoveryManage));
+        assert!(!has_capability(Role::Publisher, Capability::RecoveryManage));
         assert!(!has_capability(Role::Administrator, Capability::OwnershipTransfer));
         assert_eq!(capabilities(Role::Publisher), &[Capability::WikiManage, Capability::Probe]);
         assert_eq!(serde_json::to_value(Capability::AdminSnapshot).unwrap(), serde_json::json!("adminSnapshot"));

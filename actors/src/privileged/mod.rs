@@ -121,8 +121,10 @@ pub struct ReconfirmLocalPassword {
 }
 
 /// Server-local: may the session's user take `action` (which needs `capability`) on `target`,
-/// outside the command enum (logos, which the branding actor stores)? Counts as privileged
-/// activity, re-derives the role from the records and writes an `authorized` audit entry.
+/// outside the command enum (logos, which the branding actor stores; a manual rollback, which
+/// the recovery launcher performs)? Counts as privileged activity, re-derives the role from the
+/// records and writes an `authorized` audit entry. With `fresh_password`, the session's
+/// password must also be fresh (5 minutes), else `ReauthRequired` before anything is audited.
 #[derive(Message)]
 #[rtype(result = "Result<(), PrivError>")]
 pub struct AuthorizeLocalAction {
@@ -131,6 +133,7 @@ pub struct AuthorizeLocalAction {
     /// The audit log's command name, e.g. `branding.setLogo`.
     pub action: &'static str,
     pub target: String,
+    pub fresh_password: bool,
 }
 
 /// Server-local: may the session's user feed a Wiki upload from a file the desktop's native
@@ -500,7 +503,11 @@ impl Handler<AuthorizeLocalAction> for PrivilegedActor {
     type Result = Result<(), PrivError>;
     fn handle(&mut self, msg: AuthorizeLocalAction, _: &mut Context<Self>) -> Self::Result {
         self.check_ready()?;
-        let session = self.sessions.touch(&msg.session_id, self.subsystem.now_ms()).ok_or(PrivError::ReauthRequired)?;
+        let now = self.subsystem.now_ms();
+        let session = self.sessions.touch(&msg.session_id, now).ok_or(PrivError::ReauthRequired)?;
+        if msg.fresh_password && now - session.authenticated_ms >= FRESH_PASSWORD_MS {
+            return Err(PrivError::ReauthRequired);
+        }
         let result = self.service.authorize_local_action(
             &session.account_id,
             session.role,

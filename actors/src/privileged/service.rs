@@ -483,7 +483,12 @@ impl PrivilegedService {
         if allowed {
             Ok(())
         } else {
-            Err(PrivError::Forbidden(format!("{action} needs an Owner or Administrator")))
+            let who = if domain::roles::has_capability(Role::Administrator, capability) {
+                "an Owner or Administrator"
+            } else {
+                "the Owner"
+            };
+            Err(PrivError::Forbidden(format!("{action} needs {who}")))
         }
     }
 

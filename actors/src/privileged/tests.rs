@@ -222,6 +222,7 @@ async fn actions_outside_the_command_enum_are_authorized_by_role_and_audited() {
         capability: domain::roles::Capability::BrandingManage,
         action: "branding.setLogo",
         target: "company".into(),
+        fresh_password: false,
     };
     assert_eq!(actor.send(logo(&id)).await.unwrap(), Ok(()), "the Owner may change logos");
     let create = serde_json::json!({"username": "pat", "displayName": "Pat", "kind": "publisher"});
@@ -243,6 +244,45 @@ async fn actions_outside_the_command_enum_are_authorized_by_role_and_audited() {
     let audit = actor.send(local(&id, "audit.verify", serde_json::json!({}))).await.unwrap().unwrap();
     assert_eq!(audit["ok"], true, "{audit}");
     assert!(audit["entries"].as_u64().unwrap() >= 2, "both decisions were audited: {audit}");
+}
+
+#[actix_rt::test]
+async fn a_manual_rollback_needs_the_owner_with_a_fresh_password() {
+    let (_tmp, clock, actor) = start().await;
+    let id = actor.send(OpenLocalSession { username: "ryan".into(), password: PW.into() }).await.unwrap().unwrap();
+    let rollback = |session_id: &str| AuthorizeLocalAction {
+        session_id: session_id.into(),
+        capability: domain::roles::Capability::RecoveryManage,
+        action: "recovery.rollback",
+        target: "v1-2-3-0123abcd".into(),
+        fresh_password: true,
+    };
+    assert_eq!(actor.send(rollback(&id)).await.unwrap(), Ok(()), "the Owner, just signed in");
+    clock.advance_ms(sessions::FRESH_PASSWORD_MS + 1);
+    assert_eq!(actor.send(rollback(&id)).await.unwrap(), Err(PrivError::ReauthRequired), "the password is stale");
+    let logo = AuthorizeLocalAction {
+        capability: domain::roles::Capability::BrandingManage,
+        action: "branding.setLogo",
+        fresh_password: false,
+        ..rollback(&id)
+    };
+    assert_eq!(actor.send(logo).await.unwrap(), Ok(()), "the session itself is alive");
+    let confirm = ReconfirmLocalPassword { session_id: id.clone(), password: PW.into() };
+    actor.send(confirm).await.unwrap().unwrap();
+    assert_eq!(actor.send(rollback(&id)).await.unwrap(), Ok(()), "fresh again after confirming");
+
+    let create = serde_json::json!({"username": "ada", "displayName": "Ada", "kind": "administrator"});
+    let ada = actor.send(local(&id, "accounts.create", create)).await.unwrap().unwrap()["accountId"].clone();
+    let password = serde_json::json!({"accountId": ada, "password": "administrator password one"});
+    actor.send(local(&id, "accounts.setPassword", password)).await.unwrap().unwrap();
+    let activate = serde_json::json!({"accountId": ada, "active": true});
+    actor.send(local(&id, "accounts.setActive", activate)).await.unwrap().unwrap();
+    let open = OpenLocalSession { username: "ada".into(), password: "administrator password one".into() };
+    let admin = actor.send(open).await.unwrap().unwrap();
+    match actor.send(rollback(&admin)).await.unwrap() {
+        Err(PrivError::Forbidden(message)) => assert_eq!(message, "recovery.rollback needs the Owner"),
+        other => panic!("an Administrator may not roll back: {other:?}"),
+    }
 }
 
 #[actix_rt::test]

@@ -80,6 +80,7 @@ async fn authorize(
         capability: Capability::BrandingManage,
         action,
         target: kind.as_str().to_string(),
+        fresh_password: false,
     };
     admin_cmd::in_session(bridge, session, msg).await
 }

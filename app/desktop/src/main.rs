@@ -27,6 +27,7 @@ mod launcher_link;
 mod lockdown;
 mod offline_cmd;
 mod radar_cmd;
+mod recovery_cmd;
 mod registry;
 mod secrets_cmd;
 mod session_cmd;

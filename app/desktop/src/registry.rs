@@ -14,7 +14,8 @@ pub use names::COMMANDS;
 
 use crate::{
     admin_cmd, admin_logo_cmd, admin_wiki_cmd, backup_cmd, bridge, discovery_cmd, dynatrace_cmd, guards, laptop_cmd,
-    launcher_link, offline_cmd, radar_cmd, secrets_cmd, session_cmd, setup_cmd, update_cmd, wiki_save_cmd,
+    launcher_link, offline_cmd, radar_cmd, recovery_cmd, secrets_cmd, session_cmd, setup_cmd, update_cmd,
+    wiki_save_cmd,
 };
 
 /// The invoke handler: exactly the commands of `COMMANDS` (checked by `registry::tests`).
@@ -76,6 +77,8 @@ pub fn handler<R: tauri::Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + 
         update_cmd::update_prepare,
         update_cmd::update_restart,
         update_cmd::update_release_notes,
+        recovery_cmd::recovery_status,
+        recovery_cmd::recovery_rollback,
         launcher_link::shell_mounted,
     ]
 }

@@ -644,6 +644,32 @@ pub(crate) mod managed {
             infra::recovery::write_catalog(&self.root, &lock, catalog).unwrap();
         }
 
+        /// Adds a retained predecessor `build` (version `version`, promoted before the current
+        /// build) with a valid marker.
+        pub fn add_predecessor(&self, build: &str, version: &str) {
+            let build = BuildId::parse(build).unwrap();
+            let dir = self.root.runtime_dir(&build);
+            fs::create_dir(&dir).unwrap();
+            fs::set_permissions(&dir, fs::Permissions::from_mode(0o700)).unwrap();
+            let contents = format!("runtime {build}");
+            fs::write(dir.join(EXECUTABLE_NAME), &contents).unwrap();
+            fs::set_permissions(dir.join(EXECUTABLE_NAME), fs::Permissions::from_mode(0o700)).unwrap();
+            let sha512: [u8; 64] = Sha512::digest(contents.as_bytes()).into();
+            let version = Version::parse(version).unwrap();
+            let commit = CommitSha::parse_hex(&"b".repeat(40)).unwrap();
+            let marker = RuntimeMarker::new(&build, &version, &commit, &sha512).to_json();
+            fs::write(dir.join(MARKER_NAME), &marker).unwrap();
+            let mut catalog = self.catalog();
+            catalog.current.promoted_at_ms = catalog.current.promoted_at_ms.max(1_000);
+            let promoted_at_ms = catalog.current.promoted_at_ms - 1 - catalog.predecessors.len() as u64;
+            catalog.predecessors.push(CatalogBuild {
+                build,
+                marker_sha512: hex(&Sha512::digest(&marker)),
+                promoted_at_ms,
+            });
+            self.write(&catalog);
+        }
+
         /// Records `version@commit` as a release that failed its probation.
         pub fn quarantine(&self, version: Version, commit: CommitSha) {
             let mut catalog = self.catalog();

@@ -1,6 +1,7 @@
 //! One launcher run. Under the recovery lock: `reconcile` an interrupted settlement, read the
 //! catalog (or bootstrap the first one from the only runtime present), prove the disk against
-//! it and remove recognized leftovers. With a candidate: verify it (unusable → discarded), give
+//! it and remove recognized leftovers, then carry out (or discard) a waiting manual rollback
+//! request (`infra::recovery::rollback`). With a candidate: verify it (unusable → discarded), give
 //! up at once when its two attempts are used, take the data snapshot before its first launch
 //! (impossible → discarded), run its probation, then promote it (and keep running it as
 //! current) or roll it back (data restored, release quarantined, runtime removed) and continue
@@ -18,8 +19,8 @@ use domain::updater::recovery::MAX_CANDIDATE_ATTEMPTS;
 use infra::recovery::snapshot::available_bytes;
 use infra::recovery::transition::{record_attempt, snapshot_for_candidate};
 use infra::recovery::{
-    bootstrap, cleanup_leftovers, promote, read_catalog, reconcile, roll_back, verify_runtime, Catalog, ManagedRoot,
-    Outcome, RecoveryIoError, RecoveryLock, VerifiedRuntime,
+    apply_rollback_request, bootstrap, cleanup_leftovers, promote, read_catalog, reconcile, roll_back, verify_runtime,
+    Catalog, ManagedRoot, Outcome, RecoveryIoError, RecoveryLock, RollbackApplied, VerifiedRuntime,
 };
 
 use crate::config::{Config, HANDOFF_EXIT_CODE, MAX_HANDOFFS};
@@ -87,6 +88,16 @@ fn run_once(config: &Config, root: &ManagedRoot, clock: &ProbationClock) -> Resu
         }
     };
     cleanup_leftovers(root, &lock, &catalog)?;
+    match apply_rollback_request(root, &lock, &catalog, wall_ms())? {
+        RollbackApplied::NoRequest => {}
+        RollbackApplied::Applied(after) => {
+            tracing::warn!(target: LOG, from = %catalog.current.build, to = %after.current.build, "manual rollback applied");
+            catalog = *after;
+        }
+        RollbackApplied::Discarded(reason) => {
+            tracing::warn!(target: LOG, reason, "a manual rollback request was discarded");
+        }
+    }
     if catalog.candidate.is_some() {
         match settle_candidate(config, root, &lock, clock, catalog)? {
             Settled::Promoted(mut runtime) => {

@@ -31,6 +31,8 @@ fn main() {
         ("a_killed_launcher_leaves_no_candidate_and_never_grants_a_third_launch", killed_launcher_mid_probation),
         ("hand_offs_are_bounded_per_launcher_run", hand_offs_are_bounded),
         ("killed_at_each_fault_point_the_next_start_reconciles", killed_at_each_fault_point),
+        ("a_manual_rollback_request_makes_a_retained_build_current", manual_rollback_is_applied),
+        ("killed_during_a_manual_rollback_the_next_start_settles_it", killed_during_manual_rollback),
     ];
     let mut failed = Vec::new();
     let mut ran = 0;
@@ -334,6 +336,65 @@ fn killed_at_each_fault_point() {
         assert_eq!(catalog["current"]["build"], CURRENT, "{point}");
         assert_eq!(catalog["quarantine"], serde_json::json!([support::candidate_fingerprint()]), "{point}");
         assert_eq!(tree(&case.data_dir), before, "{point}: restored, not half-swapped");
+        case.assert_settled();
+    }
+}
+
+/// The current build (the desktop after the Owner's approval) writes a rollback request for a
+/// retained predecessor and exits 75; the launcher's next run makes that build current (the old
+/// current its newest predecessor), deletes no runtime, leaves the data untouched, consumes the
+/// request and starts the target; a later plain start keeps it current. A request for a build
+/// the catalog does not retain is refused where it is made and changes nothing.
+fn manual_rollback_is_applied() {
+    let case = Case::new();
+    seed(&case, &[OLDEST], CURRENT);
+    let before = tree(&case.data_dir);
+    let out = case.launcher(&Scenario::manual_rollback(), &[("RELAY_FAKE_ROLLBACK_TO", OLDEST)]);
+    assert_eq!(out.status.code(), Some(0), "{}", out.stderr_text());
+    assert_eq!(case.starts(), [format!("{CURRENT} -"), format!("{OLDEST} -")]);
+    let catalog = read_catalog_json(&case);
+    assert_eq!(catalog["current"]["build"], OLDEST);
+    assert_eq!(catalog["predecessors"][0]["build"], CURRENT);
+    assert_eq!(catalog["predecessors"].as_array().unwrap().len(), 1);
+    assert_eq!(case.runtime_dirs(), [CURRENT, OLDEST].map(String::from).to_vec().sorted());
+    assert_eq!(tree(&case.data_dir), before, "a manual rollback leaves the data as it is");
+    assert!(!case.root.join("recovery/rollback-request.json").exists());
+    assert!(out.stderr_text().contains("manual rollback applied"), "{}", out.stderr_text());
+    case.assert_settled();
+    let again = case.launcher(&Scenario::plain(), &[]);
+    assert_eq!(again.status.code(), Some(0));
+    assert_eq!(case.starts().last().unwrap(), &format!("{OLDEST} -"), "the target stays current");
+
+    let refused = Case::new();
+    seed(&refused, &[OLDEST], CURRENT);
+    let out = refused.launcher(&Scenario::manual_rollback(), &[("RELAY_FAKE_ROLLBACK_TO", "v0-1-0-11111111")]);
+    assert_eq!(out.status.code(), Some(0), "{}", out.stderr_text());
+    assert!(refused.log().contains("rollback-refused rollback_refused"), "{}", refused.log());
+    assert_eq!(read_catalog_json(&refused)["current"]["build"], CURRENT);
+    assert_eq!(refused.starts(), [format!("{CURRENT} -")]);
+}
+
+/// Killed at each step of carrying out a manual rollback (before and after the catalog's
+/// rename, after the request is applied but before it is removed), the next start ends with the
+/// target current exactly once and no request left.
+fn killed_during_manual_rollback() {
+    for point in [
+        "recovery:catalog-manual-rollback:before-rename",
+        "recovery:catalog-manual-rollback:after-rename",
+        "recovery:rollback-request:after-apply",
+    ] {
+        let case = Case::new();
+        seed(&case, &[OLDEST], CURRENT);
+        let first = case
+            .launcher(&Scenario::manual_rollback(), &[("RELAY_FAKE_ROLLBACK_TO", OLDEST), ("RELAY_TEST_FAULT", point)]);
+        assert_eq!(support::signal(&first), Some(9), "{point} must be reached: {}", first.stderr_text());
+        let second = case.launcher(&Scenario::plain(), &[]);
+        assert_eq!(second.status.code(), Some(0), "{point}: {}", second.stderr_text());
+        let catalog = read_catalog_json(&case);
+        assert_eq!(catalog["current"]["build"], OLDEST, "{point}");
+        assert_eq!(catalog["predecessors"][0]["build"], CURRENT, "{point}");
+        assert!(!case.root.join("recovery/rollback-request.json").exists(), "{point}");
+        assert_eq!(case.starts().last().unwrap(), &format!("{OLDEST} -"), "{point}");
         case.assert_settled();
     }
 }

@@ -6,7 +6,8 @@
 //! written before a terminal catalog is activated (`recovery/settlement.json`, [`settlement`]),
 //! the data snapshot taken before a candidate first runs and its journaled restore
 //! ([`snapshot`], [`restore`]), promotion, rollback, reconciliation at start, bootstrap and
-//! cleanup ([`transition`]), and the desktop's hand-off entry points ([`install`]). Every path is
+//! cleanup ([`transition`]), the desktop's hand-off entry points ([`install`]) and manual
+//! rollback to a retained build ([`rollback`]). Every path is
 //! re-resolved under its fixed parent and checked with `lstat`: symbolic links, non-directories
 //! and entries of another user are refused; directories are 0700, files 0600, executables 0700.
 //! It decides nothing about health (that is `domain::updater::decide_probation`, driven by
@@ -19,6 +20,7 @@ pub mod install;
 pub mod lock;
 pub mod marker;
 pub mod restore;
+pub mod rollback;
 pub mod settlement;
 pub mod snapshot;
 pub mod transition;
@@ -31,6 +33,9 @@ pub use catalog::{read_catalog, write_catalog, Candidate, Catalog, CatalogBuild,
 pub use install::{install_candidate, managed_build_of, quarantined, CandidateTicket};
 pub use lock::RecoveryLock;
 pub use marker::{verify_runtime, DataEpochs, RuntimeMarker, VerifiedRuntime, EXECUTABLE_NAME, MARKER_NAME};
+pub use rollback::{
+    apply_rollback_request, recovery_overview, request_rollback, RecoveryOverview, RollbackApplied, RollbackRequest,
+};
 pub use settlement::{Outcome, Settlement};
 pub use snapshot::{snapshot_space_ok, DATA_ITEMS, SNAPSHOT_MARGIN_BYTES};
 pub use transition::{bootstrap, check_disk, cleanup_leftovers, promote, reconcile, roll_back, Reconciled};
@@ -76,6 +81,8 @@ pub enum RecoveryIoError {
     DigestMismatch,
     #[error("The data directory is in use by a running Relay server.")]
     DataInUse,
+    #[error("The rollback is not possible ({0}).")]
+    RollbackRefused(&'static str),
     /// A filesystem step failed (`step` is the step's name, never a path).
     #[error("The recovery step {step} failed: {source}")]
     Io { step: &'static str, source: io::Error },
@@ -102,6 +109,7 @@ impl RecoveryIoError {
             RecoveryIoError::Quarantined => "release_quarantined",
             RecoveryIoError::DigestMismatch => "digest_mismatch",
             RecoveryIoError::DataInUse => "data_in_use",
+            RecoveryIoError::RollbackRefused(_) => "rollback_refused",
             RecoveryIoError::Io { .. } => "recovery_io",
         }
     }
@@ -186,6 +194,10 @@ impl ManagedRoot {
     }
     pub fn lock_path(&self) -> PathBuf {
         self.recovery_dir().join("lock")
+    }
+    /// A manual rollback waiting for the launcher (`recovery/rollback-request.json`).
+    pub fn rollback_request_path(&self) -> PathBuf {
+        self.recovery_dir().join("rollback-request.json")
     }
     /// The journal of an interrupted data restore (`recovery/restore.json`).
     pub fn restore_journal_path(&self) -> PathBuf {

@@ -38,12 +38,14 @@ import type { BackupArchive, BackupStatus, RestoreStaged } from './desktopBackup
 import { laptopStatus, type LaptopStatus } from './desktopLaptop';
 import type { ProtectedSession } from './protectedSession';
 import { releaseNotes, restartInfo, updateSnapshot, type ReleaseNotes, type RestartInfo, type UpdateSnapshot } from './desktopUpdate';
+import { recoveryStatus, rollbackInfo, type RecoveryStatus, type RollbackInfo } from './desktopRecovery';
 import { detectWebMode } from './webSession';
 
 export * from './desktopAdmin';
 export * from './desktopBackup';
 export * from './desktopLaptop';
 export * from './desktopUpdate';
+export * from './desktopRecovery';
 
 /** What `connection_info` returns (app/desktop/src/secrets_cmd.rs, `DesktopConnectionInfo`). */
 export interface DesktopConnectionInfo {
@@ -340,6 +342,17 @@ export class DesktopBridge implements OfflineBridge, DynatraceBridge, ProtectedS
   /** Both modes (Settings → About): the release notes the updater holds, newest first. */
   async updateReleaseNotes(): Promise<ReleaseNotes> {
     return releaseNotes(await this.call('update_release_notes'));
+  }
+
+  /** Both modes: the recovery launcher's retained builds (`managed` false when it does not run this app). */
+  async recoveryStatus(): Promise<RecoveryStatus> {
+    return recoveryStatus(await this.call('recovery_status'));
+  }
+
+  /** Server mode, the Owner's session with a fresh password (else `passwordRequired`): asks the
+   * recovery launcher to make the retained `build` current; the app then exits into it. */
+  async recoveryRollback(build: string): Promise<RollbackInfo> {
+    return rollbackInfo(await this.call('recovery_rollback', { build }));
   }
 
   /** Server mode: whether administration is available and the admin session, if one is signed in. */

@@ -62,5 +62,7 @@ pub const COMMANDS: &[&str] = &[
     "update_prepare",
     "update_restart",
     "update_release_notes",
+    "recovery_status",
+    "recovery_rollback",
     "shell_mounted",
 ];

@@ -15,7 +15,8 @@ use super::COMMANDS;
 use crate::bridge::{self, Access, Bridge, Command};
 use crate::{
     admin_cmd, admin_logo_cmd, admin_wiki_cmd, backup_cmd, discovery_cmd, dynatrace_cmd, guards, laptop_cmd,
-    launcher_link, offline_cmd, radar_cmd, secrets_cmd, session_cmd, setup_cmd, update_cmd, wiki_save_cmd,
+    launcher_link, offline_cmd, radar_cmd, recovery_cmd, secrets_cmd, session_cmd, setup_cmd, update_cmd,
+    wiki_save_cmd,
 };
 
 /// Registered commands the shared renderer does not invoke yet. `tests/desktop/webdriver_bridge.py`
@@ -91,6 +92,8 @@ fn table() -> Vec<(Command, Value)> {
         (update_cmd::UPDATE_CANCEL, json!({})),
         (update_cmd::UPDATE_PREPARE, json!({})),
         (update_cmd::UPDATE_RESTART, json!({})),
+        (recovery_cmd::RECOVERY_STATUS, json!({})),
+        (recovery_cmd::RECOVERY_ROLLBACK, json!({"build": "v1-0-0-aaaaaaaa"})),
         (update_cmd::UPDATE_RELEASE_NOTES, json!({})),
         // No link in the mock app: answers nothing after the caller check.
         (launcher_link::SHELL_MOUNTED, json!({})),

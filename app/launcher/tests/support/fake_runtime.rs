@@ -17,6 +17,9 @@
 //! - `flapping`: on probation `mounted`, then 10 heartbeats (0.4 s) and `unhealthy`, repeated
 //!   for 8 s, then exits 0.
 //! - `exit75`: exits 75 without installing anything (a hand-off loop).
+//! - `rollback`: requests a manual rollback to `RELAY_FAKE_ROLLBACK_TO` through
+//!   `infra::recovery::request_rollback` (under the recovery lock, as the desktop does) and
+//!   exits 75; a refusal is logged (`rollback-refused <code>`) and it exits 0.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::Write;
@@ -105,17 +108,39 @@ pub fn run() -> i32 {
         }
         ("handoff", _) => handoff(),
         ("exit75", _) => 75,
+        ("rollback", _) => request_rollback(),
         _ => 0,
     }
 }
 
-fn handoff() -> i32 {
+fn managed_root() -> infra::recovery::ManagedRoot {
     let root = infra::recovery::managed_root_from(
         std::env::var_os("XDG_DATA_HOME").as_deref(),
         std::env::var_os("HOME").as_deref(),
     )
     .expect("a managed root");
-    let root = infra::recovery::ManagedRoot::open(&root).expect("the managed root opens");
+    infra::recovery::ManagedRoot::open(&root).expect("the managed root opens")
+}
+
+fn request_rollback() -> i32 {
+    let root = managed_root();
+    let target = domain::updater::BuildId::parse(&env("RELAY_FAKE_ROLLBACK_TO")).expect("a build id");
+    let lock = infra::recovery::RecoveryLock::acquire(&root, Duration::from_secs(10)).expect("the recovery lock");
+    let now_ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as u64;
+    match infra::recovery::request_rollback(&root, &lock, &target, now_ms) {
+        Ok(_) => {
+            log(&format!("rollback-requested {target}"));
+            75
+        }
+        Err(error) => {
+            log(&format!("rollback-refused {}", error.code()));
+            0
+        }
+    }
+}
+
+fn handoff() -> i32 {
+    let root = managed_root();
     let digest = domain::updater::Sha256Digest::parse_hex(&env("RELAY_FAKE_STAGED_SHA256")).expect("digest");
     let version = domain::updater::Version::parse(&env("RELAY_FAKE_STAGED_VERSION")).expect("version");
     let commit = domain::updater::CommitSha::parse_hex(&env("RELAY_FAKE_STAGED_COMMIT")).expect("commit");

@@ -95,6 +95,11 @@ impl Scenario {
     pub fn plain() -> Scenario {
         Scenario { plan: "none=exit0".into() }
     }
+    /// The current build requests a manual rollback (to `RELAY_FAKE_ROLLBACK_TO`) and exits 75;
+    /// every other build exits 0.
+    pub fn manual_rollback() -> Scenario {
+        Scenario { plan: format!("{CURRENT}=rollback") }
+    }
     /// The current build always exits 75 without installing anything.
     pub fn handoff_loop() -> Scenario {
         Scenario { plan: format!("{CURRENT}=exit75") }

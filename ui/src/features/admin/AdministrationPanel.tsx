@@ -30,6 +30,8 @@ import { AdminController, type AdminState } from './adminController';
 import { abilities, formatClock, roleLabel } from './adminModel';
 import { LogosSection, type LogosPanelController } from './LogosSection';
 import { LogosController, showsLogos, type LogosState } from './logosController';
+import { RecoverySection, type RecoveryPanelController } from './RecoverySection';
+import { RecoveryController, showsRecovery, type RecoveryState } from './recoveryController';
 import { ReadOnlyAccounts } from './ReadOnlyAccounts';
 import { WikiController, showsWiki, type WikiState } from './wikiController';
 import { WikiSection, type WikiPanelController } from './WikiSection';
@@ -95,10 +97,11 @@ export interface WikiPanel {
 }
 
 /** The screen for one state (pure rendering; the markup tests render it directly). */
-export function AdministrationView({ state, ctl, logos, dynatrace, wiki, surface = 'local', pairing, pairedUsername }: {
+export function AdministrationView({ state, ctl, logos, dynatrace, wiki, recovery, surface = 'local', pairing, pairedUsername }: {
   state: AdminState;
   ctl: PanelController;
   logos?: LogosPanel;
+  recovery?: { state: RecoveryState; ctl: RecoveryPanelController };
   dynatrace?: DynatracePanel;
   wiki?: WikiPanel;
   /** 'web': Relay Web's restricted screen (Wiki, read-only accounts; no Logos or Dynatrace).
@@ -163,6 +166,7 @@ export function AdministrationView({ state, ctl, logos, dynatrace, wiki, surface
       {can.manageLogos && logos && showsLogos(state) && <LogosSection state={logos.state} busy={busy} ctl={logos.ctl} />}
       {can.manageDynatrace && dynatrace && showsDynatrace(state) && <DynatraceSection state={dynatrace.state} busy={busy} ctl={dynatrace.ctl} />}
       {wiki && showsWiki(state) && <WikiSection state={wiki.state} busy={busy} ctl={wiki.ctl} />}
+      {can.manageRecovery && recovery && showsRecovery(state) && <RecoverySection state={recovery.state} busy={busy} ctl={recovery.ctl} />}
       {phase === 'session' && <AdminDialogView state={state} ctl={ctl} createKinds={readOnly ? [] : can.createKinds} serverPc={surface === 'local'} />}
     </div>
   );
@@ -214,12 +218,15 @@ function Wired({ bridge, ctl }: { bridge: DesktopBridge; ctl: AdminController })
   const [logosCtl] = useState(() => new LogosController(bridge, ctl, (kind) => transport.brandingLogo(kind)));
   const [dynatraceCtl] = useState(() => new DynatraceController(bridge, ctl));
   const [wikiCtl] = useState(() => new WikiController(bridge, ctl));
+  const [recoveryCtl] = useState(() => new RecoveryController(bridge, ctl));
   const state = useController(ctl);
   const logosState = useController(logosCtl, showsLogos(state));
+  const recoveryState = useController(recoveryCtl, showsRecovery(state));
   const dynatraceState = useController(dynatraceCtl, showsDynatrace(state));
   const wikiState = useController(wikiCtl, showsWiki(state));
   return (
     <AdministrationView state={state} ctl={ctl} logos={{ state: logosState, ctl: logosCtl }}
-      dynatrace={{ state: dynatraceState, ctl: dynatraceCtl }} wiki={{ state: wikiState, ctl: wikiCtl }} />
+      dynatrace={{ state: dynatraceState, ctl: dynatraceCtl }} wiki={{ state: wikiState, ctl: wikiCtl }}
+      recovery={{ state: recoveryState, ctl: recoveryCtl }} />
   );
 }

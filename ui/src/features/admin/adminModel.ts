@@ -46,13 +46,15 @@ export interface Abilities {
   manageLogos: boolean;
   /** The Dynatrace environment, scope and platform token. */
   manageDynatrace: boolean;
+  /** Roll back to a retained build (the Owner on the server PC only). */
+  manageRecovery: boolean;
 }
 
 /** What no surface but the server PC's own ('local') offers: passwords, pairing codes, logos. */
-const SERVER_PC_ONLY = { setPasswords: false, pairDevices: false, manageLogos: false } as const;
+const SERVER_PC_ONLY = { setPasswords: false, pairDevices: false, manageLogos: false, manageRecovery: false } as const;
 
 /**
- * Owner: everything. Administrator: Publisher-kind accounts, their devices (and its own), the
+ * Owner: everything (a rollback to a retained build only on the server PC). Administrator: Publisher-kind accounts, their devices (and its own), the
  * Publisher assignment, the logos, Dynatrace. Publisher (or no session): nothing. On a paired
  * laptop ('laptop') the same but no password, no pairing code and no logos; on Relay Web ('web')
  * also no Dynatrace (its accounts view is read-only whatever this says).
@@ -63,7 +65,7 @@ export function abilities(session: AdminSession | null, surface: ProtectedSurfac
   if (role === 'owner') {
     can = {
       createKinds: ['publisher', 'administrator'], manageAccount: () => true, manageDevices: () => true, setPasswords: true, pairDevices: true,
-      assignPublisher: true, transferOwnership: true, verifyAudit: true, manageLogos: true, manageDynatrace: true,
+      assignPublisher: true, transferOwnership: true, verifyAudit: true, manageLogos: true, manageDynatrace: true, manageRecovery: true,
     };
   } else if (role === 'administrator') {
     const publisherKind = (a: AdminAccount) => a.kind === 'publisher';
@@ -78,11 +80,13 @@ export function abilities(session: AdminSession | null, surface: ProtectedSurfac
       verifyAudit: true,
       manageLogos: true,
       manageDynatrace: true,
+      manageRecovery: false,
     };
   } else {
     return {
       createKinds: [], manageAccount: () => false, manageDevices: () => false, setPasswords: false, pairDevices: false,
       assignPublisher: false, transferOwnership: false, verifyAudit: false, manageLogos: false, manageDynatrace: false,
+      manageRecovery: false,
     };
   }
   if (surface === 'laptop') return { ...can, ...SERVER_PC_ONLY };

@@ -60,6 +60,21 @@ export function fakeAdminShell(opts: { role?: AdminRole; signedIn?: boolean; ava
   const state = {
     available: opts.available ?? true,
     session: (opts.signedIn ?? true) ? { username, role, lockAtMs: LOCK_AT } : (null as null | { username: string; role: AdminRole; lockAtMs: number }),
+    /** `recovery_status`'s answer, and the build `recovery_rollback` last asked for. */
+    recovery: {
+      managed: true,
+      overview: {
+        current: { build: 'v1-0-0-aaaaaaaa', version: '1.0.0', commit: 'a'.repeat(40), promotedAtMs: 1_700_000_200_000, rollback: 'current' },
+        predecessors: [
+          { build: 'v0-9-0-bbbbbbbb', version: '0.9.0', commit: 'b'.repeat(40), promotedAtMs: 1_700_000_100_000, rollback: 'available' },
+          { build: 'v0-8-0-cccccccc', version: '0.8.0', commit: 'c'.repeat(40), promotedAtMs: 1_700_000_000_000, rollback: 'data_epoch_mismatch' },
+        ],
+        candidatePending: false,
+        rollbackRequested: false,
+        quarantinedReleases: 0,
+      },
+    } as Record<string, unknown>,
+    rolledBackTo: null as string | null,
     /** The stored logos' bytes. */
     logos: {} as Partial<Record<LogoKind, Uint8Array>>,
     /** The Dynatrace configuration (the token itself is only ever "configured" in answers). */
@@ -122,6 +137,12 @@ export function fakeAdminShell(opts: { role?: AdminRole; signedIn?: boolean; ava
         if (!state.session) throw { code: 'locked', message: 'locked' };
         delete state.logos[args?.kind as LogoKind];
         return null;
+      case 'recovery_status':
+        return state.recovery;
+      case 'recovery_rollback':
+        if (!state.session) throw { code: 'locked', message: 'locked' };
+        state.rolledBackTo = String(args?.build);
+        return { build: args?.build, version: '0.9.0' };
       case 'admin_command':
         if (!state.session) throw { code: 'locked', message: 'locked' };
         switch (args?.command) {

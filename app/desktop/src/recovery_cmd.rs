@@ -1,0 +1,199 @@
+//! The desktop's recovery commands (main window only; issue #14 item 5): `recovery_status`
+//! reads the recovery launcher's catalog (current build, retained predecessors with each
+//! marker's version and commit and whether a rollback to it is possible, a pending candidate or
+//! rollback) for the Administration screen, and `recovery_rollback` asks the launcher to make a
+//! retained build current. A rollback needs the server PC's Administration session held by the
+//! Owner with a password confirmed in the last 5 minutes (`AuthorizeLocalAction` with
+//! `RecoveryManage`, audited as `recovery.rollback`); only then is the request written under the
+//! recovery lock (`infra::recovery::request_rollback` proves the build is a retained
+//! predecessor whose runtime verifies and whose data epochs equal the current build's), and the
+//! app exits with the hand-off code so the launcher, which re-checks everything, switches. The
+//! renderer names only a build id from the list; paths, executables and versions are never
+//! taken from it. An installation the launcher does not manage answers `managed: false` and can
+//! roll back nothing.
+
+use std::path::Path;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use actors::privileged::AuthorizeLocalAction;
+use domain::roles::Capability;
+use domain::updater::BuildId;
+use infra::recovery::{
+    managed_build_of, recovery_overview, request_rollback, ManagedRoot, RecoveryIoError, RecoveryLock,
+    RecoveryOverview, RollbackRequest,
+};
+use serde::Serialize;
+
+use crate::admin_cmd::{self, AdminSession};
+use crate::bridge::{Access, Bridge, BridgeError, Command};
+
+pub const RECOVERY_STATUS: Command = Command::new("recovery_status", Access::MainOnly);
+pub const RECOVERY_ROLLBACK: Command = Command::new("recovery_rollback", Access::MainOnly);
+
+/// How long a rollback waits for the recovery lock (the launcher holds it only briefly while a
+/// runtime runs).
+const LOCK_WAIT: Duration = Duration::from_secs(5);
+
+/// What the Administration screen's Recovery section shows.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RecoveryStatus {
+    /// This process is a runtime of the launcher's managed root.
+    pub managed: bool,
+    pub overview: Option<RecoveryOverview>,
+}
+
+/// What `recovery_rollback` did: the target build (the app exits into it).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RollbackInfo {
+    pub build: String,
+    pub version: String,
+}
+
+fn unmanaged() -> BridgeError {
+    BridgeError::Unavailable(
+        "This installation is not managed by the Relay launcher, so it has no retained builds to roll back to.".into(),
+    )
+}
+
+/// The managed root, when `current_exe` is one of its runtimes.
+fn managed(root_path: Option<&Path>, current_exe: Option<&Path>) -> Result<Option<ManagedRoot>, RecoveryIoError> {
+    let (Some(root_path), Some(exe)) = (root_path, current_exe) else { return Ok(None) };
+    if managed_build_of(root_path, exe)?.is_none() {
+        return Ok(None);
+    }
+    ManagedRoot::open_existing(root_path)
+}
+
+/// `recovery_status` without Tauri (blocking: reads the catalog and the markers).
+pub fn status(root_path: Option<&Path>, current_exe: Option<&Path>) -> Result<RecoveryStatus, BridgeError> {
+    let root = managed(root_path, current_exe).map_err(read_failed)?;
+    let Some(root) = root else { return Ok(RecoveryStatus { managed: false, overview: None }) };
+    let overview = recovery_overview(&root).map_err(read_failed)?;
+    Ok(RecoveryStatus { managed: true, overview })
+}
+
+fn read_failed(error: RecoveryIoError) -> BridgeError {
+    BridgeError::Unavailable(format!("The recovery state cannot be read ({}).", error.code()))
+}
+
+/// A refused rollback as the renderer sees it.
+pub fn rollback_refused(error: &RecoveryIoError) -> BridgeError {
+    let sentence = match error {
+        RecoveryIoError::RollbackRefused("candidate_pending") => "An update is being installed; wait until it settles.",
+        RecoveryIoError::RollbackRefused("not_retained") => "That build is not one of the retained builds.",
+        RecoveryIoError::RollbackRefused("target_unusable") => {
+            "That build's files no longer match their record, so it cannot be started."
+        }
+        RecoveryIoError::RollbackRefused("data_epoch_mismatch") => {
+            "That build cannot read today's data format, so rolling back to it is blocked."
+        }
+        RecoveryIoError::Locked => return BridgeError::Unavailable("The recovery launcher is busy; try again.".into()),
+        other => return BridgeError::Unavailable(format!("The rollback could not be requested ({}).", other.code())),
+    };
+    BridgeError::Invalid(sentence.into())
+}
+
+/// Writes the rollback request (blocking; the caller has authorized it).
+pub fn request(
+    root_path: Option<&Path>,
+    current_exe: Option<&Path>,
+    build: &BuildId,
+    now_ms: u64,
+) -> Result<(RollbackRequest, String), BridgeError> {
+    let root = managed(root_path, current_exe).map_err(read_failed)?.ok_or_else(unmanaged)?;
+    let lock = RecoveryLock::acquire(&root, LOCK_WAIT).map_err(|e| rollback_refused(&e))?;
+    let request = request_rollback(&root, &lock, build, now_ms).map_err(|e| rollback_refused(&e))?;
+    let version = infra::recovery::marker::read_marker(&root, build)
+        .ok()
+        .flatten()
+        .map(|(_, marker)| marker.version)
+        .unwrap_or_default();
+    Ok((request, version))
+}
+
+fn parse_build(build: &str) -> Result<BuildId, BridgeError> {
+    BuildId::parse(build).map_err(|_| BridgeError::Invalid("That is not a build of this installation.".into()))
+}
+
+/// `recovery_rollback`: the Owner's fresh approval, then the request; answers what the app
+/// exits into.
+pub async fn rollback(
+    bridge: &Bridge,
+    session: &AdminSession,
+    root_path: Option<std::path::PathBuf>,
+    build: String,
+) -> Result<RollbackInfo, BridgeError> {
+    let build = parse_build(&build)?;
+    admin_cmd::require_session(bridge, session)?;
+    let current_exe = std::env::current_exe().ok();
+    if !matches!(managed(root_path.as_deref(), current_exe.as_deref()), Ok(Some(_))) {
+        return Err(unmanaged());
+    }
+    let authorize = |session_id| AuthorizeLocalAction {
+        session_id,
+        capability: Capability::RecoveryManage,
+        action: "recovery.rollback",
+        target: build.to_string(),
+        fresh_password: true,
+    };
+    admin_cmd::in_session(bridge, session, authorize).await?;
+    let now_ms = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0);
+    let target = build.clone();
+    let (request, version) = tauri::async_runtime::spawn_blocking(move || {
+        request(root_path.as_deref(), current_exe.as_deref(), &target, now_ms)
+    })
+    .await
+    .map_err(|_| BridgeError::Unavailable("The rollback request stopped.".into()))??;
+    tracing::warn!(from = %request.source, to = %request.target, "manual rollback requested; exiting into the launcher");
+    Ok(RollbackInfo { build: build.to_string(), version })
+}
+
+mod commands {
+    use tauri::{Manager, State, Webview};
+
+    use super::*;
+    use crate::bridge::caller;
+    use crate::update_cmd::{HAND_OFF_EXIT_CODE, HAND_OFF_EXIT_DELAY};
+    use crate::updater_host::UpdaterHost;
+
+    #[tauri::command]
+    pub async fn recovery_status<R: tauri::Runtime>(
+        webview: Webview<R>,
+        bridge: State<'_, Bridge>,
+        host: State<'_, UpdaterHost>,
+    ) -> Result<RecoveryStatus, BridgeError> {
+        caller(RECOVERY_STATUS, &webview, &bridge)?;
+        let root = host.managed_root().map(Path::to_path_buf);
+        let exe = std::env::current_exe().ok();
+        tauri::async_runtime::spawn_blocking(move || status(root.as_deref(), exe.as_deref()))
+            .await
+            .map_err(|_| BridgeError::Unavailable("The recovery state could not be read.".into()))?
+    }
+
+    #[tauri::command]
+    pub async fn recovery_rollback<R: tauri::Runtime>(
+        webview: Webview<R>,
+        bridge: State<'_, Bridge>,
+        session: State<'_, AdminSession>,
+        host: State<'_, UpdaterHost>,
+        build: String,
+    ) -> Result<RollbackInfo, BridgeError> {
+        caller(RECOVERY_ROLLBACK, &webview, &bridge)?;
+        let info = rollback(&bridge, &session, host.managed_root().map(Path::to_path_buf), build).await?;
+        // After the answer reaches the renderer, exactly like a restart into an update.
+        let app = webview.app_handle().clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(HAND_OFF_EXIT_DELAY);
+            app.exit(HAND_OFF_EXIT_CODE);
+        });
+        Ok(info)
+    }
+}
+
+pub use commands::*;
+
+#[cfg(test)]
+#[path = "recovery_cmd_tests.rs"]
+mod tests;

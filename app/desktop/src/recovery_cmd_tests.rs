@@ -1,0 +1,68 @@
+use super::*;
+use crate::update_cmd::managed::Layout;
+
+const OLDER: &str = "v0-9-0-bbbbbbbb";
+
+#[test]
+fn an_unmanaged_installation_has_no_recovery_state_and_cannot_roll_back() {
+    let layout = Layout::new();
+    let elsewhere = layout.tmp.path().join("relay-desktop");
+    let outside = status(Some(&layout.root_path), Some(&elsewhere)).unwrap();
+    assert_eq!(outside, RecoveryStatus { managed: false, overview: None });
+    assert!(!status(None, Some(&layout.current_exe)).unwrap().managed);
+    let refused = request(Some(&layout.root_path), Some(&elsewhere), &BuildId::parse(OLDER).unwrap(), 1).unwrap_err();
+    assert!(matches!(refused, BridgeError::Unavailable(m) if m.contains("not managed by the Relay launcher")));
+}
+
+#[test]
+fn the_status_lists_the_retained_builds_by_their_markers() {
+    let layout = Layout::new();
+    layout.add_predecessor(OLDER, "0.9.0");
+    let managed = status(Some(&layout.root_path), Some(&layout.current_exe)).unwrap();
+    assert!(managed.managed);
+    let overview = managed.overview.expect("a catalog");
+    assert_eq!((overview.current.build.as_str(), overview.current.version.as_str()), ("v1-0-0-aaaaaaaa", "1.0.0"));
+    let retained: Vec<(&str, &str, &str)> =
+        overview.predecessors.iter().map(|p| (p.build.as_str(), p.version.as_str(), p.rollback)).collect();
+    assert_eq!(retained, [(OLDER, "0.9.0", "available")]);
+    let wire = serde_json::to_value(&overview).unwrap();
+    assert!(wire["predecessors"][0]["promotedAtMs"].is_u64(), "{wire}");
+    assert!(!wire.to_string().contains(layout.root_path.to_str().unwrap()), "no path reaches the renderer");
+}
+
+#[test]
+fn a_rollback_request_names_a_retained_build_and_nothing_else() {
+    let layout = Layout::new();
+    layout.add_predecessor(OLDER, "0.9.0");
+    let exe = Some(layout.current_exe.as_path());
+    let unknown = request(Some(&layout.root_path), exe, &BuildId::parse("v0-1-0-cccccccc").unwrap(), 1).unwrap_err();
+    assert_eq!(unknown, BridgeError::Invalid("That build is not one of the retained builds.".into()));
+    let current = request(Some(&layout.root_path), exe, &BuildId::parse("v1-0-0-aaaaaaaa").unwrap(), 1).unwrap_err();
+    assert!(matches!(current, BridgeError::Invalid(_)), "the current build is no rollback target");
+    assert!(!layout.root.rollback_request_path().exists(), "refusals write nothing");
+    assert!(matches!(parse_build("../../usr/bin"), Err(BridgeError::Invalid(_))));
+
+    let (written, version) = request(Some(&layout.root_path), exe, &BuildId::parse(OLDER).unwrap(), 7).unwrap();
+    assert_eq!(
+        (written.source.as_str(), written.target.as_str(), version.as_str()),
+        ("v1-0-0-aaaaaaaa", OLDER, "0.9.0")
+    );
+    assert!(layout.root.rollback_request_path().exists());
+    assert!(status(Some(&layout.root_path), exe).unwrap().overview.unwrap().rollback_requested);
+    assert_eq!(layout.catalog().current.build.as_str(), "v1-0-0-aaaaaaaa", "the launcher switches, not the desktop");
+}
+
+#[test]
+fn refusals_read_as_plain_sentences() {
+    let epochs = rollback_refused(&RecoveryIoError::RollbackRefused("data_epoch_mismatch"));
+    assert_eq!(
+        epochs,
+        BridgeError::Invalid("That build cannot read today's data format, so rolling back to it is blocked.".into())
+    );
+    assert!(matches!(rollback_refused(&RecoveryIoError::Locked), BridgeError::Unavailable(_)));
+    let io = RecoveryIoError::Io { step: "rename_temp", source: std::io::Error::other("disk") };
+    assert_eq!(
+        rollback_refused(&io),
+        BridgeError::Unavailable("The rollback could not be requested (recovery_io).".into())
+    );
+}
