@@ -36,6 +36,8 @@ const TOKEN_MARGIN_MS: i64 = 30_000;
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(15);
 /// Most records one cached collection may hold.
 pub const MAX_CACHED_RECORDS: usize = 100_000;
+/// The refusal while the store is closed for a restart into another runtime.
+pub const RESTARTING: &str = "Relay is restarting into another version; changes wait until it is back.";
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum OfflineError {
@@ -161,6 +163,9 @@ pub struct OfflineReplayActor {
     progress: Option<(usize, usize)>,
     last_replay: Option<ReplaySummary>,
     tickets: review::Tickets,
+    /// Set by [`CloseForRestart`]: the store is closed and stays closed (every use is refused)
+    /// until [`ReopenAfterRestartRefused`].
+    closed_for_restart: bool,
 }
 
 fn notice(report: &OpenReport) -> Option<String> {
@@ -189,11 +194,12 @@ impl OfflineReplayActor {
             progress: None,
             last_replay: None,
             tickets: review::Tickets::default(),
+            closed_for_restart: false,
         }
     }
 
     fn open(&mut self) {
-        if self.store.is_some() {
+        if self.store.is_some() || self.closed_for_restart {
             return;
         }
         match OfflineStore::open(&self.config.data_dir) {
@@ -209,6 +215,9 @@ impl OfflineReplayActor {
     }
 
     fn store(&mut self) -> Result<&mut OfflineStore, OfflineError> {
+        if self.closed_for_restart {
+            return Err(OfflineError::Refused(RESTARTING.into()));
+        }
         self.open();
         self.store.as_mut().ok_or(OfflineError::Unavailable)
     }
@@ -317,6 +326,40 @@ impl Handler<Mutate> for OfflineReplayActor {
     }
 }
 
+/// Before the app exits into another runtime (an update's candidate): refused while a replay
+/// runs; otherwise the store is checkpointed (`OfflineStore::checkpoint`) and closed, and every
+/// later use is refused with [`RESTARTING`]. A failed checkpoint leaves the store open and
+/// answers the failure, so the restart does not happen.
+#[derive(Message)]
+#[rtype(result = "Result<(), OfflineError>")]
+pub struct CloseForRestart;
+
+/// The hand-off did not happen after all: the store opens again on its next use.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct ReopenAfterRestartRefused;
+
+impl Handler<CloseForRestart> for OfflineReplayActor {
+    type Result = Result<(), OfflineError>;
+    fn handle(&mut self, _: CloseForRestart, _: &mut Context<Self>) -> Self::Result {
+        if self.run.is_running() {
+            return Err(OfflineError::Refused("A replay of offline changes is running; restart when it ends.".into()));
+        }
+        self.store()?.checkpoint().map_err(store_error)?;
+        self.store = None;
+        self.closed_for_restart = true;
+        tracing::info!("offline store checkpointed and closed for the restart");
+        Ok(())
+    }
+}
+
+impl Handler<ReopenAfterRestartRefused> for OfflineReplayActor {
+    type Result = ();
+    fn handle(&mut self, _: ReopenAfterRestartRefused, _: &mut Context<Self>) {
+        self.closed_for_restart = false;
+    }
+}
+
 impl Handler<GetOfflineStatus> for OfflineReplayActor {
     type Result = MessageResult<GetOfflineStatus>;
     fn handle(&mut self, _: GetOfflineStatus, _: &mut Context<Self>) -> Self::Result {
@@ -382,3 +425,7 @@ impl Handler<ReplayProgress> for OfflineReplayActor {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "restart_tests.rs"]
+mod restart_tests;

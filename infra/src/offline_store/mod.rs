@@ -189,4 +189,26 @@ impl OfflineStore {
     pub fn dir(&self) -> &Path {
         &self.dir
     }
+
+    /// Proves both files settled before the app exits into another runtime (the recovery
+    /// launcher snapshots `DATA/offline` before a candidate's first start): a write lock is taken
+    /// and released (rolling back any hot journal), both files pass `quick_check`, and no
+    /// rollback journal remains beside either. The caller then drops the store, closing the
+    /// connection.
+    pub fn checkpoint(&mut self) -> Result<(), OfflineStoreError> {
+        self.conn.batch_execute("BEGIN IMMEDIATE; COMMIT;")?;
+        for schema in ["main", "q"] {
+            let check: Vec<CheckRow> =
+                diesel::sql_query(format!("PRAGMA {schema}.quick_check")).load(&mut self.conn)?;
+            if check.len() != 1 || check[0].quick_check != "ok" {
+                return Err(unavailable(format!("the {schema} offline file failed its check")));
+            }
+        }
+        for file in [CACHE_FILE, QUEUE_FILE] {
+            if self.dir.join(format!("{file}-journal")).exists() {
+                return Err(unavailable(format!("a journal remains beside {file}")));
+            }
+        }
+        Ok(())
+    }
 }
