@@ -29,6 +29,9 @@ pub enum UpdaterError {
     /// The updater's work could not be run or did not report back.
     #[error("The updater is unavailable.")]
     Unavailable,
+    /// A repair's release could not be fetched, verified or prepared (`code` says which step).
+    #[error("The build's release could not be downloaded and verified ({code}).")]
+    RepairFailed { code: &'static str },
 }
 
 impl From<TransitionError> for UpdaterError {
@@ -41,7 +44,7 @@ impl HttpProblem for UpdaterError {
     fn status(&self) -> u16 {
         match self {
             UpdaterError::RateLimited { .. } | UpdaterError::GitHubRateLimited { .. } => 429,
-            UpdaterError::CheckFailed => 502,
+            UpdaterError::CheckFailed | UpdaterError::RepairFailed { .. } => 502,
             UpdaterError::NotAllowed(_) | UpdaterError::PreparedChanged => 409,
             UpdaterError::Busy | UpdaterError::Unavailable => 503,
         }
@@ -56,6 +59,7 @@ impl HttpProblem for UpdaterError {
             UpdaterError::PreparedChanged => "update_prepared_changed",
             UpdaterError::Busy => "updater_busy",
             UpdaterError::Unavailable => "updater_unavailable",
+            UpdaterError::RepairFailed { .. } => "update_repair_failed",
         }
     }
 
@@ -92,6 +96,7 @@ mod tests {
             (UpdaterError::PreparedChanged, "update_prepared_changed", 409, None),
             (UpdaterError::Busy, "updater_busy", 503, Some(1)),
             (UpdaterError::Unavailable, "updater_unavailable", 503, None),
+            (UpdaterError::RepairFailed { code: "signature_mismatch" }, "update_repair_failed", 502, None),
         ];
         for (error, code, status, retry) in cases {
             assert_eq!((error.code(), error.status(), error.retry_after_secs()), (code, status, retry), "{error:?}");

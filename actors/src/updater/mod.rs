@@ -14,16 +14,19 @@
 //! `BoundedWork`; time comes from the injected clock. It never takes a URL, path, version or
 //! key from a caller: the endpoint and the publisher key are build-time constants. The release
 //! notes of Settings → About ([`ReleaseNotesSnapshot`]) are refreshed after successful checks
-//! and cached beside the staging, never touching the update state.
+//! and cached beside the staging, never touching the update state. A repair of a retained
+//! build ([`StageRepair`], `repair`) downloads that build's own release the same way.
 
 mod error;
 mod jobs;
 mod notes;
 pub mod plan;
+mod repair;
 mod work;
 
 pub use error::UpdaterError;
 pub use notes::{ReleaseNotesSnapshot, ReleaseNotesState};
+pub use repair::{RepairProgress, RepairStaged, RepairStatus, StageRepair};
 pub use work::{UpdaterIo, UpdaterSetupError};
 
 use std::path::PathBuf;
@@ -191,6 +194,7 @@ pub struct UpdaterActor {
     /// Whether the check in flight was asked for on demand (the notes' refresh limit).
     check_on_demand: bool,
     notes: notes::NotesJob,
+    repair: repair::RepairJob,
 }
 
 impl UpdaterActor {
@@ -214,6 +218,7 @@ impl UpdaterActor {
             timer: None,
             check_on_demand: false,
             notes: notes::NotesJob::default(),
+            repair: repair::RepairJob::default(),
         }
     }
 

@@ -500,3 +500,34 @@ async fn a_corrupt_notes_cache_is_ignored_at_start() {
     assert_eq!(notes(&actor).await, ReleaseNotesState::default());
     assert!(!file.exists(), "removed");
 }
+
+/// A repair stages exactly the retained build's release (by tag, its commit, verified and
+/// prepared like an update) without touching the update state; one at a time, at most one per
+/// minute; another commit or a release signed with another key is refused and leaves nothing.
+#[actix_rt::test]
+async fn a_repair_stages_exactly_the_retained_builds_release_and_is_limited() {
+    let env = Env::new().await;
+    let actor = env.start().await;
+    let commit = domain::updater::CommitSha::parse_hex(COMMIT).unwrap();
+    let staged = bounded(actor.send(StageRepair { version: version(), commit })).await.unwrap().unwrap();
+    let executable = staged.executable();
+    assert_eq!(std::fs::read(&executable).unwrap(), fake_elf(700 * 1024));
+    assert_eq!(actor.send(Snapshot).await.unwrap().phase, UpdatePhase::Idle, "the update state is untouched");
+    assert_eq!(actor.send(RepairStatus).await.unwrap(), None, "nothing in flight once it answered");
+    let again = actor.send(StageRepair { version: version(), commit }).await.unwrap();
+    assert!(matches!(again, Err(UpdaterError::RateLimited { .. })), "{again:?}");
+    drop(staged);
+    assert!(!executable.exists(), "dropping the staged repair removes it");
+
+    env.t.clock.advance_ms(61_000);
+    let other = domain::updater::CommitSha::parse_hex(OTHER_COMMIT).unwrap();
+    let refused = bounded(actor.send(StageRepair { version: version(), commit: other })).await.unwrap();
+    assert_eq!(refused.unwrap_err(), UpdaterError::RepairFailed { code: "repair_commit_mismatch" });
+
+    let stranger = env.start_with(env.config(), env.io_with_key(Publisher::new().key));
+    settle(&stranger).await;
+    let unsigned = bounded(stranger.send(StageRepair { version: version(), commit })).await.unwrap();
+    assert!(matches!(unsigned, Err(UpdaterError::RepairFailed { .. })), "{unsigned:?}");
+    settle(&actor).await;
+    assert_eq!(env.staging(), Vec::<String>::new(), "no refused repair leaves staging behind");
+}

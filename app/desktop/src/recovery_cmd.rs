@@ -9,18 +9,25 @@
 //! predecessor whose runtime verifies and whose data epochs equal the current build's), and the
 //! app exits with the hand-off code so the launcher, which re-checks everything, switches. The
 //! renderer names only a build id from the list; paths, executables and versions are never
-//! taken from it. An installation the launcher does not manage answers `managed: false` and can
-//! roll back nothing.
+//! taken from it. `recovery_repair` (the same approval, audited as `recovery.repair`) puts back
+//! a retained build's executable when it changed: the updater downloads that build's own
+//! immutable release by its marker's version and commit (`StageRepair`, the update's checks),
+//! and `infra::recovery::repair_runtime` accepts it only if it hashes to the marker's value; an
+//! intact build downloads nothing. Its bytes show in `recovery_status` while it runs. An
+//! installation the launcher does not manage answers `managed: false` and can roll back or
+//! repair nothing.
 
 use std::path::Path;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use actix::Addr;
 use actors::privileged::AuthorizeLocalAction;
+use actors::updater::{RepairProgress, StageRepair, UpdaterActor};
 use domain::roles::Capability;
-use domain::updater::BuildId;
+use domain::updater::{BuildId, CommitSha, Version};
 use infra::recovery::{
-    managed_build_of, recovery_overview, request_rollback, ManagedRoot, RecoveryIoError, RecoveryLock,
-    RecoveryOverview, RollbackRequest,
+    managed_build_of, recovery_overview, repair_runtime, repair_subject, request_rollback, ManagedRoot,
+    RecoveryIoError, RecoveryLock, RecoveryOverview, RepairOutcome, RepairSubject, RollbackRequest,
 };
 use serde::Serialize;
 
@@ -29,6 +36,7 @@ use crate::bridge::{Access, Bridge, BridgeError, Command};
 
 pub const RECOVERY_STATUS: Command = Command::new("recovery_status", Access::MainOnly);
 pub const RECOVERY_ROLLBACK: Command = Command::new("recovery_rollback", Access::MainOnly);
+pub const RECOVERY_REPAIR: Command = Command::new("recovery_repair", Access::MainOnly);
 
 /// How long a rollback waits for the recovery lock (the launcher holds it only briefly while a
 /// runtime runs).
@@ -41,6 +49,8 @@ pub struct RecoveryStatus {
     /// This process is a runtime of the launcher's managed root.
     pub managed: bool,
     pub overview: Option<RecoveryOverview>,
+    /// The repair download in flight (its bytes), if any.
+    pub repair: Option<RepairProgress>,
 }
 
 /// What `recovery_rollback` did: the target build (the app exits into it).
@@ -69,9 +79,9 @@ fn managed(root_path: Option<&Path>, current_exe: Option<&Path>) -> Result<Optio
 /// `recovery_status` without Tauri (blocking: reads the catalog and the markers).
 pub fn status(root_path: Option<&Path>, current_exe: Option<&Path>) -> Result<RecoveryStatus, BridgeError> {
     let root = managed(root_path, current_exe).map_err(read_failed)?;
-    let Some(root) = root else { return Ok(RecoveryStatus { managed: false, overview: None }) };
+    let Some(root) = root else { return Ok(RecoveryStatus { managed: false, overview: None, repair: None }) };
     let overview = recovery_overview(&root).map_err(read_failed)?;
-    Ok(RecoveryStatus { managed: true, overview })
+    Ok(RecoveryStatus { managed: true, overview, repair: None })
 }
 
 fn read_failed(error: RecoveryIoError) -> BridgeError {
@@ -150,6 +160,111 @@ pub async fn rollback(
     Ok(RollbackInfo { build: build.to_string(), version })
 }
 
+/// What `recovery_repair` did: `repaired` false when the build's files were intact already
+/// (nothing was downloaded).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RepairInfo {
+    pub build: String,
+    pub version: String,
+    pub repaired: bool,
+}
+
+/// A refused repair as the renderer sees it.
+pub fn repair_refused(error: &RecoveryIoError) -> BridgeError {
+    let sentence = match error {
+        RecoveryIoError::RepairRefused("not_retained") => "That build is not one of the retained builds.",
+        RecoveryIoError::RepairRefused("marker_unusable") => {
+            "That build's record cannot be proved, so it cannot be repaired; Relay will not start it."
+        }
+        RecoveryIoError::RepairRefused("digest_mismatch") => {
+            "The downloaded release does not match this build's record; nothing was changed."
+        }
+        RecoveryIoError::Locked => return BridgeError::Unavailable("The recovery launcher is busy; try again.".into()),
+        other => return BridgeError::Unavailable(format!("The repair could not be done ({}).", other.code())),
+    };
+    BridgeError::Invalid(sentence.into())
+}
+
+/// Blocking: the retained build as a repair sees it (its release, whether it is intact).
+pub fn repair_target_of(
+    root_path: Option<&Path>,
+    current_exe: Option<&Path>,
+    build: &BuildId,
+) -> Result<RepairSubject, BridgeError> {
+    let root = managed(root_path, current_exe).map_err(read_failed)?.ok_or_else(unmanaged)?;
+    repair_subject(&root, build).map_err(|e| repair_refused(&e))
+}
+
+/// Blocking: puts the staged executable back as `build`'s, under the recovery lock.
+pub fn put_back(
+    root_path: Option<&Path>,
+    current_exe: Option<&Path>,
+    build: &BuildId,
+    staged: &Path,
+) -> Result<RepairOutcome, BridgeError> {
+    let root = managed(root_path, current_exe).map_err(read_failed)?.ok_or_else(unmanaged)?;
+    let lock = RecoveryLock::acquire(&root, LOCK_WAIT).map_err(|e| repair_refused(&e))?;
+    repair_runtime(&root, &lock, build, staged).map_err(|e| repair_refused(&e))
+}
+
+/// `recovery_repair`: the Owner's fresh approval, then (when the build's files changed) its own
+/// release downloaded and verified by the updater and put back; answers what was done.
+pub async fn repair(
+    bridge: &Bridge,
+    session: &AdminSession,
+    root_path: Option<std::path::PathBuf>,
+    updater: Option<Addr<UpdaterActor>>,
+    build: String,
+) -> Result<RepairInfo, BridgeError> {
+    let build = parse_build(&build)?;
+    admin_cmd::require_session(bridge, session)?;
+    let current_exe = std::env::current_exe().ok();
+    if !matches!(managed(root_path.as_deref(), current_exe.as_deref()), Ok(Some(_))) {
+        return Err(unmanaged());
+    }
+    let authorize = |session_id| AuthorizeLocalAction {
+        session_id,
+        capability: Capability::RecoveryManage,
+        action: "recovery.repair",
+        target: build.to_string(),
+        fresh_password: true,
+    };
+    admin_cmd::in_session(bridge, session, authorize).await?;
+    let stopped = || BridgeError::Unavailable("The repair stopped.".into());
+    let (root, exe, target) = (root_path.clone(), current_exe.clone(), build.clone());
+    let subject =
+        tauri::async_runtime::spawn_blocking(move || repair_target_of(root.as_deref(), exe.as_deref(), &target))
+            .await
+            .map_err(|_| stopped())??;
+    if subject.intact {
+        return Ok(RepairInfo { build: build.to_string(), version: subject.version, repaired: false });
+    }
+    let release = Version::parse(&subject.version).ok().zip(CommitSha::parse_hex(&subject.commit));
+    let (version, commit) =
+        release.ok_or_else(|| repair_refused(&RecoveryIoError::RepairRefused("marker_unusable")))?;
+    let updater = updater.ok_or_else(|| BridgeError::Unavailable("The updater is not running here.".into()))?;
+    let staged = updater
+        .send(StageRepair { version, commit })
+        .await
+        .map_err(|_| stopped())?
+        .map_err(crate::update_cmd::refused)?;
+    let target = build.clone();
+    let outcome = tauri::async_runtime::spawn_blocking(move || {
+        let outcome = put_back(root_path.as_deref(), current_exe.as_deref(), &target, &staged.executable());
+        drop(staged);
+        outcome
+    })
+    .await
+    .map_err(|_| stopped())??;
+    tracing::warn!(%build, %version, ?outcome, "retained build repaired from its release");
+    Ok(RepairInfo {
+        build: build.to_string(),
+        version: version.to_string(),
+        repaired: outcome == RepairOutcome::Repaired,
+    })
+}
+
 mod commands {
     use tauri::{Manager, State, Webview};
 
@@ -167,9 +282,25 @@ mod commands {
         caller(RECOVERY_STATUS, &webview, &bridge)?;
         let root = host.managed_root().map(Path::to_path_buf);
         let exe = std::env::current_exe().ok();
-        tauri::async_runtime::spawn_blocking(move || status(root.as_deref(), exe.as_deref()))
+        let mut answer = tauri::async_runtime::spawn_blocking(move || status(root.as_deref(), exe.as_deref()))
             .await
-            .map_err(|_| BridgeError::Unavailable("The recovery state could not be read.".into()))?
+            .map_err(|_| BridgeError::Unavailable("The recovery state could not be read.".into()))??;
+        if let Some(updater) = host.addr() {
+            answer.repair = updater.send(actors::updater::RepairStatus).await.ok().flatten();
+        }
+        Ok(answer)
+    }
+
+    #[tauri::command]
+    pub async fn recovery_repair<R: tauri::Runtime>(
+        webview: Webview<R>,
+        bridge: State<'_, Bridge>,
+        session: State<'_, AdminSession>,
+        host: State<'_, UpdaterHost>,
+        build: String,
+    ) -> Result<RepairInfo, BridgeError> {
+        caller(RECOVERY_REPAIR, &webview, &bridge)?;
+        repair(&bridge, &session, host.managed_root().map(Path::to_path_buf), host.addr(), build).await
     }
 
     #[tauri::command]

@@ -8,7 +8,7 @@ fn an_unmanaged_installation_has_no_recovery_state_and_cannot_roll_back() {
     let layout = Layout::new();
     let elsewhere = layout.tmp.path().join("relay-desktop");
     let outside = status(Some(&layout.root_path), Some(&elsewhere)).unwrap();
-    assert_eq!(outside, RecoveryStatus { managed: false, overview: None });
+    assert_eq!(outside, RecoveryStatus { managed: false, overview: None, repair: None });
     assert!(!status(None, Some(&layout.current_exe)).unwrap().managed);
     let refused = request(Some(&layout.root_path), Some(&elsewhere), &BuildId::parse(OLDER).unwrap(), 1).unwrap_err();
     assert!(matches!(refused, BridgeError::Unavailable(m) if m.contains("not managed by the Relay launcher")));
@@ -65,4 +65,32 @@ fn refusals_read_as_plain_sentences() {
         rollback_refused(&io),
         BridgeError::Unavailable("The rollback could not be requested (recovery_io).".into())
     );
+}
+
+#[test]
+fn a_repair_puts_back_only_the_bytes_the_marker_names() {
+    let layout = Layout::new();
+    let (root, exe) = (Some(layout.root_path.as_path()), Some(layout.current_exe.as_path()));
+    let current = BuildId::parse("v1-0-0-aaaaaaaa").unwrap();
+    assert!(repair_target_of(root, exe, &current).unwrap().intact);
+    std::fs::write(&layout.current_exe, b"tampered").unwrap();
+    let subject = repair_target_of(root, exe, &current).unwrap();
+    assert!(!subject.intact);
+    assert_eq!((subject.version.as_str(), subject.commit.as_str()), ("1.0.0", "a".repeat(40).as_str()));
+
+    let wrong = layout.tmp.path().join("wrong");
+    std::fs::write(&wrong, b"another program").unwrap();
+    let refused = put_back(root, exe, &current, &wrong).unwrap_err();
+    assert_eq!(
+        refused,
+        BridgeError::Invalid("The downloaded release does not match this build's record; nothing was changed.".into())
+    );
+    assert_eq!(std::fs::read(&layout.current_exe).unwrap(), b"tampered");
+
+    let right = layout.tmp.path().join("right");
+    std::fs::write(&right, b"current").unwrap();
+    assert_eq!(put_back(root, exe, &current, &right).unwrap(), RepairOutcome::Repaired);
+    assert!(repair_target_of(root, exe, &current).unwrap().intact);
+    let unknown = repair_target_of(root, exe, &BuildId::parse("v0-1-0-cccccccc").unwrap()).unwrap_err();
+    assert_eq!(unknown, BridgeError::Invalid("That build is not one of the retained builds.".into()));
 }

@@ -79,6 +79,7 @@ pub fn handler<R: tauri::Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + 
         update_cmd::update_release_notes,
         recovery_cmd::recovery_status,
         recovery_cmd::recovery_rollback,
+        recovery_cmd::recovery_repair,
         launcher_link::shell_mounted,
     ]
 }

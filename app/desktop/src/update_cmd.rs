@@ -175,7 +175,7 @@ pub fn refused(error: UpdaterError) -> BridgeError {
         UpdaterError::RateLimited { retry_after_secs } | UpdaterError::GitHubRateLimited { retry_after_secs } => {
             BridgeError::RateLimited(retry_after_secs.max(1))
         }
-        UpdaterError::NotAllowed(_) => BridgeError::Invalid(error.to_string()),
+        UpdaterError::NotAllowed(_) | UpdaterError::RepairFailed { .. } => BridgeError::Invalid(error.to_string()),
         UpdaterError::CheckFailed | UpdaterError::PreparedChanged | UpdaterError::Busy | UpdaterError::Unavailable => {
             BridgeError::Unavailable(error.to_string())
         }

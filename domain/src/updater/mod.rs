@@ -31,9 +31,9 @@ pub use recovery::{
     StagingDirName,
 };
 pub use release::{
-    check_discovery_response, check_json_response, confirm_refetch, evaluate_latest_release, release_check_from_json,
-    AssetKind, DiscoveryError, HttpFacts, InstallTarget, NotInstallableReason, ReleaseAsset, ReleaseAssets,
-    ReleaseCheck, ReleaseNotes, ResolveError,
+    check_discovery_response, check_json_response, confirm_refetch, evaluate_latest_release, release_by_tag_url,
+    release_check_from_json, repair_target, AssetKind, DiscoveryError, HttpFacts, InstallTarget, NotInstallableReason,
+    ReleaseAsset, ReleaseAssets, ReleaseCheck, ReleaseNotes, RepairError, ResolveError,
 };
 pub use signature::{
     expected_trusted_comment, parse_signature_file, verify_release_signature, ArchiveSignatureVerifier, PublisherKey,

@@ -520,6 +520,50 @@ pub fn confirm_refetch(
     Ok(InstallTarget { version: refetched.latest_version, commit, assets: assets.clone() })
 }
 
+/// Why a retained build cannot be repaired from its GitHub release.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum RepairError {
+    #[error("GitHub answered another release than the retained build's version.")]
+    VersionMismatch,
+    #[error("The release's commit is not the retained build's commit.")]
+    CommitMismatch,
+    #[error("GitHub does not mark the release immutable.")]
+    NotImmutable,
+    #[error("The release does not carry exactly the expected, verifiable assets.")]
+    NotInstallable,
+}
+
+impl RepairError {
+    /// A stable, machine-readable code (`snake_case`).
+    pub fn code(&self) -> &'static str {
+        match self {
+            RepairError::VersionMismatch => "repair_version_mismatch",
+            RepairError::CommitMismatch => "repair_commit_mismatch",
+            RepairError::NotImmutable => "release_not_immutable",
+            RepairError::NotInstallable => "release_not_installable",
+        }
+    }
+}
+
+/// The release a repair downloads: GitHub's release for the retained build's exact tag must be
+/// that version, at exactly the build's full commit, immutable, with the three expected assets
+/// (the same checks as an update, except that it is not newer than the running version).
+pub fn repair_target(check: &ReleaseCheck, version: Version, commit: CommitSha) -> Result<InstallTarget, RepairError> {
+    if check.latest_version != version {
+        return Err(RepairError::VersionMismatch);
+    }
+    if check.target_commitish != Some(commit) {
+        return Err(RepairError::CommitMismatch);
+    }
+    if !check.release_notes.immutable {
+        return Err(RepairError::NotImmutable);
+    }
+    match (&check.assets, check.not_installable_reasons.is_empty()) {
+        (Some(assets), true) => Ok(InstallTarget { version, commit, assets: assets.clone() }),
+        _ => Err(RepairError::NotInstallable),
+    }
+}
+
 #[cfg(test)]
 #[path = "release_tests.rs"]
 mod tests;

@@ -374,3 +374,26 @@ proptest! {
         prop_assert_eq!(result.update_available, major >= 1);
     }
 }
+
+#[test]
+fn a_repair_takes_only_the_exact_immutable_release_of_the_retained_build() {
+    let commit = CommitSha::parse_hex(COMMIT).unwrap();
+    let version = Version::new(1, 3, 0);
+    // Older than the running version does not matter for a repair (here 1.3.0 is newer; below
+    // the same release judged from 1.4.0).
+    let older_than_running = release_check_from_json(&release(), Version::new(1, 4, 0)).unwrap();
+    assert!(!older_than_running.update_available);
+    let target = repair_target(&older_than_running, version, commit).unwrap();
+    assert_eq!((target.version, target.commit), (version, commit));
+    assert_eq!(target.assets.archive.id, 101);
+
+    assert_eq!(repair_target(&check(&release()), Version::new(1, 2, 9), commit), Err(RepairError::VersionMismatch));
+    let other = CommitSha::parse_hex(&"f".repeat(40)).unwrap();
+    assert_eq!(repair_target(&check(&release()), version, other), Err(RepairError::CommitMismatch));
+    let mut mutable = release();
+    mutable["immutable"] = json!(false);
+    assert_eq!(repair_target(&check(&mutable), version, commit), Err(RepairError::NotImmutable));
+    let mut extra = release();
+    extra["assets"].as_array_mut().unwrap().push(asset("notes.txt", 104, 10, DIGEST_A));
+    assert_eq!(repair_target(&check(&extra), version, commit), Err(RepairError::NotInstallable));
+}

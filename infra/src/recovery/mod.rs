@@ -6,8 +6,9 @@
 //! written before a terminal catalog is activated (`recovery/settlement.json`, [`settlement`]),
 //! the data snapshot taken before a candidate first runs and its journaled restore
 //! ([`snapshot`], [`restore`]), promotion, rollback, reconciliation at start, bootstrap and
-//! cleanup ([`transition`]), the desktop's hand-off entry points ([`install`]) and manual
-//! rollback to a retained build ([`rollback`]). Every path is
+//! cleanup ([`transition`]), the desktop's hand-off entry points ([`install`]), manual
+//! rollback to a retained build ([`rollback`]) and repair of a retained build's executable
+//! ([`repair`]). Every path is
 //! re-resolved under its fixed parent and checked with `lstat`: symbolic links, non-directories
 //! and entries of another user are refused; directories are 0700, files 0600, executables 0700.
 //! It decides nothing about health (that is `domain::updater::decide_probation`, driven by
@@ -19,6 +20,7 @@ mod fsutil;
 pub mod install;
 pub mod lock;
 pub mod marker;
+pub mod repair;
 pub mod restore;
 pub mod rollback;
 pub mod settlement;
@@ -33,6 +35,7 @@ pub use catalog::{read_catalog, write_catalog, Candidate, Catalog, CatalogBuild,
 pub use install::{install_candidate, managed_build_of, quarantined, CandidateTicket};
 pub use lock::RecoveryLock;
 pub use marker::{verify_runtime, DataEpochs, RuntimeMarker, VerifiedRuntime, EXECUTABLE_NAME, MARKER_NAME};
+pub use repair::{repair_runtime, repair_subject, RepairOutcome, RepairSubject};
 pub use rollback::{
     apply_rollback_request, recovery_overview, request_rollback, RecoveryOverview, RollbackApplied, RollbackRequest,
 };
@@ -83,6 +86,8 @@ pub enum RecoveryIoError {
     DataInUse,
     #[error("The rollback is not possible ({0}).")]
     RollbackRefused(&'static str),
+    #[error("The repair is not possible ({0}).")]
+    RepairRefused(&'static str),
     /// A filesystem step failed (`step` is the step's name, never a path).
     #[error("The recovery step {step} failed: {source}")]
     Io { step: &'static str, source: io::Error },
@@ -110,6 +115,7 @@ impl RecoveryIoError {
             RecoveryIoError::DigestMismatch => "digest_mismatch",
             RecoveryIoError::DataInUse => "data_in_use",
             RecoveryIoError::RollbackRefused(_) => "rollback_refused",
+            RecoveryIoError::RepairRefused(_) => "repair_refused",
             RecoveryIoError::Io { .. } => "recovery_io",
         }
     }

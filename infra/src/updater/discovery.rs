@@ -17,8 +17,8 @@ use tokio_util::sync::CancellationToken;
 use url::Url;
 
 use domain::updater::release::{
-    discovery_user_agent, DISCOVERY_TIMEOUT_MS, GITHUB_API_VERSION_HEADER, GITHUB_JSON_ACCEPT, LATEST_RELEASE_URL,
-    MAX_RELEASE_JSON_BYTES,
+    discovery_user_agent, release_by_tag_url, DISCOVERY_TIMEOUT_MS, GITHUB_API_VERSION_HEADER, GITHUB_JSON_ACCEPT,
+    LATEST_RELEASE_URL, MAX_RELEASE_JSON_BYTES,
 };
 use domain::updater::{
     confirm_refetch, evaluate_latest_release, DiscoveryError, HttpFacts, InstallTarget, QuarantineHistory,
@@ -150,9 +150,30 @@ impl ReleaseDiscovery {
         })
     }
 
+    /// The release of exactly `version` (GitHub's "release by tag" endpoint of the fixed
+    /// repository), judged like a discovery answer; a repair then requires it to be the retained
+    /// build's (`domain::updater::repair_target`).
+    pub async fn fetch_release(
+        &self,
+        version: Version,
+        cancel: &CancellationToken,
+    ) -> Result<ReleaseCheck, DiscoveryFailure> {
+        let url = release_by_tag_url(&version);
+        let sent = get_github_json(&self.client, &self.hosts, &self.current, &url, "by_tag", cancel).await;
+        let result = self.judge(sent);
+        if let Err(error) = &result {
+            tracing::info!(target: "relay::updater", code = error.code(), "release lookup by tag failed: {error}");
+        }
+        result
+    }
+
     async fn fetch_latest(&self, cancel: &CancellationToken) -> Result<ReleaseCheck, DiscoveryFailure> {
         let sent =
             get_github_json(&self.client, &self.hosts, &self.current, LATEST_RELEASE_URL, "latest", cancel).await;
+        self.judge(sent)
+    }
+
+    fn judge(&self, sent: Result<HttpResponse, HttpError>) -> Result<ReleaseCheck, DiscoveryFailure> {
         let response = sent.map_err(|error| match error {
             // A rate limit carries its wait (`Retry-After`, bounded by the policy) to the caller.
             HttpError::RateLimited { retry_after_secs, .. } => DiscoveryFailure::RateLimited { retry_after_secs },
@@ -172,7 +193,7 @@ pub(super) async fn get_github_json(
     client: &HttpClient,
     hosts: &GitHubHosts,
     current: &Version,
-    url: &'static str,
+    url: &str,
     what: &'static str,
     cancel: &CancellationToken,
 ) -> Result<HttpResponse, HttpError> {

@@ -187,3 +187,26 @@ async fn the_refetch_must_agree_with_the_discovery() {
     let error = bounded(discovery.refetch_and_confirm(&discovered, &none, &cancelled)).await.unwrap_err();
     assert_eq!(error.failure(), UpdateFailure::Cancelled);
 }
+
+#[tokio::test]
+async fn a_repair_asks_for_exactly_its_tag_and_judges_the_answer_like_a_discovery() {
+    let fixture = fixture().await;
+    let discovery = ReleaseDiscovery::with_policy(
+        HttpPolicy { max_body_bytes: MAX_RELEASE_JSON_BYTES, ..test_policy(Duration::from_secs(5)) },
+        fixture.github.hosts(),
+        Version::new(1, 4, 0),
+    )
+    .unwrap();
+    let check = bounded(discovery.fetch_release(version(), &CancellationToken::new())).await.unwrap();
+    assert!(!check.update_available, "1.3.0 is older than the running 1.4.0");
+    let target = domain::updater::repair_target(&check, version(), commit()).unwrap();
+    assert_eq!(target.assets, super::super::test_support::target(&fixture.files).assets);
+    let requests = fixture.github.api.requests();
+    let [request] = requests.as_slice() else { panic!("{requests:?}") };
+    assert_eq!((request.method.as_str(), request.target.as_str()), ("GET", TAG_PATH));
+    assert_eq!(request.header("accept"), Some("application/vnd.github+json"));
+    assert_eq!(request.header("authorization"), None);
+
+    let missing = bounded(discovery.fetch_release(Version::new(1, 1, 0), &CancellationToken::new())).await;
+    assert!(matches!(release_error(missing), DiscoveryError::UnexpectedStatus { status: 404 }));
+}

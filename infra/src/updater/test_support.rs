@@ -31,6 +31,8 @@ pub const ARCHIVE_ID: u64 = 9001;
 pub const CHECKSUM_ID: u64 = 9002;
 pub const SIGNATURE_ID: u64 = 9003;
 pub const LATEST_PATH: &str = "/repos/CrimsonSoul/Relay/releases/latest";
+/// The "release by tag" path of [`version`] (a repair asks for it).
+pub const TAG_PATH: &str = "/repos/CrimsonSoul/Relay/releases/tags/v1.3.0";
 /// The release history's path (its `?per_page=20` query is not part of the route).
 pub const HISTORY_PATH: &str = "/repos/CrimsonSoul/Relay/releases";
 
@@ -258,6 +260,7 @@ impl FakeGitHub {
             self.serve_stored(id, Reply::content("application/octet-stream", bytes.clone()));
         }
         self.api.route("GET", LATEST_PATH, Reply::json(release_json(files).to_string()));
+        self.api.route("GET", TAG_PATH, Reply::json(release_json(files).to_string()));
     }
 
     /// Replaces what the release-assets host answers for one asset.

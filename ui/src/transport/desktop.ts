@@ -38,7 +38,7 @@ import type { BackupArchive, BackupStatus, RestoreStaged } from './desktopBackup
 import { laptopStatus, type LaptopStatus } from './desktopLaptop';
 import type { ProtectedSession } from './protectedSession';
 import { releaseNotes, restartInfo, updateSnapshot, type ReleaseNotes, type RestartInfo, type UpdateSnapshot } from './desktopUpdate';
-import { recoveryStatus, rollbackInfo, type RecoveryStatus, type RollbackInfo } from './desktopRecovery';
+import { recoveryStatus, repairInfo, rollbackInfo, type RecoveryStatus, type RepairInfo, type RollbackInfo } from './desktopRecovery';
 import { detectWebMode } from './webSession';
 
 export * from './desktopAdmin';
@@ -353,6 +353,12 @@ export class DesktopBridge implements OfflineBridge, DynatraceBridge, ProtectedS
    * recovery launcher to make the retained `build` current; the app then exits into it. */
   async recoveryRollback(build: string): Promise<RollbackInfo> {
     return rollbackInfo(await this.call('recovery_rollback', { build }));
+  }
+
+  /** Server mode, the Owner's session with a fresh password (else `passwordRequired`): puts back
+   * the retained `build`'s program from its own release when its files changed. */
+  async recoveryRepair(build: string): Promise<RepairInfo> {
+    return repairInfo(await this.call('recovery_repair', { build }));
   }
 
   /** Server mode: whether administration is available and the admin session, if one is signed in. */

@@ -1,6 +1,7 @@
 // The desktop's recovery answers (app/desktop/src/recovery_cmd.rs): `recovery_status` the
-// recovery launcher's retained builds (infra::recovery::RecoveryOverview) and `recovery_rollback`
-// the build the app exits into. Read field by field: a build id outside the launcher's grammar,
+// recovery launcher's retained builds (infra::recovery::RecoveryOverview) with a repair's bytes
+// while one runs, `recovery_rollback` the build the app exits into, and `recovery_repair` what a
+// repair did. Read field by field: a build id outside the launcher's grammar,
 // a malformed version or commit, or an unknown rollback state never reaches the view. The
 // renderer names only a build id taken from this list; the shell re-checks it.
 
@@ -25,6 +26,21 @@ export interface RecoveryStatus {
   candidatePending: boolean;
   rollbackRequested: boolean;
   quarantinedReleases: number;
+  /** The repair download in flight. */
+  repair: RepairProgress | null;
+}
+
+export interface RepairProgress {
+  version: string;
+  downloadedBytes: number;
+  totalBytes: number | null;
+}
+
+/** What `recovery_repair` did: `repaired` false when the build's files were intact (nothing downloaded). */
+export interface RepairInfo {
+  build: string;
+  version: string;
+  repaired: boolean;
 }
 
 /** What `recovery_rollback` asked the launcher for; the app exits into it. */
@@ -50,6 +66,13 @@ function retainedBuild(raw: unknown): RetainedBuild | null {
   return { build: raw.build, version: text(raw.version, VERSION), commit: text(raw.commit, COMMIT), promotedAtMs: count(raw.promotedAtMs), rollback };
 }
 
+function repairProgress(raw: unknown): RepairProgress | null {
+  if (!isObject(raw)) return null;
+  const total = count(raw.totalBytes) || null;
+  const done = count(raw.downloadedBytes);
+  return { version: text(raw.version, VERSION), downloadedBytes: total === null ? done : Math.min(done, total), totalBytes: total };
+}
+
 /** `recovery_status`, field by field (an unusable answer reads as unmanaged). */
 export function recoveryStatus(raw: unknown): RecoveryStatus {
   const r = isObject(raw) ? raw : {};
@@ -66,7 +89,14 @@ export function recoveryStatus(raw: unknown): RecoveryStatus {
     candidatePending: managed && o?.candidatePending === true,
     rollbackRequested: managed && o?.rollbackRequested === true,
     quarantinedReleases: managed && o ? count(o.quarantinedReleases) : 0,
+    repair: managed ? repairProgress(r.repair) : null,
   };
+}
+
+/** `recovery_repair`'s answer. */
+export function repairInfo(raw: unknown): RepairInfo {
+  const r = isObject(raw) ? raw : {};
+  return { build: text(r.build, BUILD_ID), version: text(r.version, VERSION), repaired: r.repaired === true };
 }
 
 /** `recovery_rollback`'s answer. */

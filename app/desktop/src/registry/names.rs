@@ -64,5 +64,6 @@ pub const COMMANDS: &[&str] = &[
     "update_release_notes",
     "recovery_status",
     "recovery_rollback",
+    "recovery_repair",
     "shell_mounted",
 ];

@@ -94,6 +94,7 @@ fn table() -> Vec<(Command, Value)> {
         (update_cmd::UPDATE_RESTART, json!({})),
         (recovery_cmd::RECOVERY_STATUS, json!({})),
         (recovery_cmd::RECOVERY_ROLLBACK, json!({"build": "v1-0-0-aaaaaaaa"})),
+        (recovery_cmd::RECOVERY_REPAIR, json!({"build": "v1-0-0-aaaaaaaa"})),
         (update_cmd::UPDATE_RELEASE_NOTES, json!({})),
         // No link in the mock app: answers nothing after the caller check.
         (launcher_link::SHELL_MOUNTED, json!({})),

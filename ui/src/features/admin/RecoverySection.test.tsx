@@ -22,7 +22,7 @@ function session(role: AdminRole, patch: Partial<AdminState> = {}): AdminState {
 }
 
 const recovery = (patch: Partial<RecoveryState> = {}) => ({
-  state: { status, loadError: null, confirming: null, restarting: null, message: null, ...patch },
+  state: { status, loadError: null, confirming: null, confirmingRepair: null, repairing: null, restarting: null, message: null, ...patch },
   ctl: recoveryCtl,
 });
 const render = (state: AdminState, panel = recovery()) => renderToStaticMarkup(<AdministrationView state={state} ctl={ctl} recovery={panel} />);
@@ -38,6 +38,19 @@ describe('Recovery section markup', () => {
     expect(html).toContain('aria-label="Roll back to v0.9.0"');
     expect(html).toContain('Cannot read today’s data format');
     expect(section(render(session('owner', { busy: true })))).toMatch(/<button[^>]*data-testid="admin-recovery-rollback"[^>]*disabled=""/);
+  });
+
+  it('offers Repair on every build with a provable record and shows the download while it runs', () => {
+    const html = section(render(session('owner')));
+    expect(html.match(/data-testid="admin-recovery-repair"/g)).toHaveLength(3);
+    const running = recovery({
+      repairing: status.predecessors[0],
+      status: { ...status, repair: { version: '0.9.0', downloadedBytes: 2 * 1024 * 1024, totalBytes: 8 * 1024 * 1024 } },
+    });
+    const busy = section(render(session('owner'), running));
+    expect(busy).toContain('Repairing v0.9.0: 2.0 MiB of 8.0 MiB');
+    expect(busy).toMatch(/<progress[^>]*max="8388608"[^>]*value="2097152"/);
+    expect(busy).toMatch(/<button[^>]*data-testid="admin-recovery-repair"[^>]*disabled=""/);
   });
 
   it('is the Owner’s only', () => {

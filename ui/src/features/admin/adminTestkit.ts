@@ -75,6 +75,7 @@ export function fakeAdminShell(opts: { role?: AdminRole; signedIn?: boolean; ava
       },
     } as Record<string, unknown>,
     rolledBackTo: null as string | null,
+    repaired: null as string | null,
     /** The stored logos' bytes. */
     logos: {} as Partial<Record<LogoKind, Uint8Array>>,
     /** The Dynatrace configuration (the token itself is only ever "configured" in answers). */
@@ -143,6 +144,10 @@ export function fakeAdminShell(opts: { role?: AdminRole; signedIn?: boolean; ava
         if (!state.session) throw { code: 'locked', message: 'locked' };
         state.rolledBackTo = String(args?.build);
         return { build: args?.build, version: '0.9.0' };
+      case 'recovery_repair':
+        if (!state.session) throw { code: 'locked', message: 'locked' };
+        state.repaired = String(args?.build);
+        return { build: args?.build, version: '0.9.0', repaired: true };
       case 'admin_command':
         if (!state.session) throw { code: 'locked', message: 'locked' };
         switch (args?.command) {

@@ -11,7 +11,7 @@ import { recoveryStatus } from '../../transport/desktop';
 import { AdminController } from './adminController';
 import { LOCKED_MESSAGE, abilities } from './adminModel';
 import { PASSWORD, fakeAdminShell, fakeInput } from './adminTestkit';
-import { RecoveryController, rollbackBlocked, showsRecovery } from './recoveryController';
+import { RecoveryController, repairable, rollbackBlocked, showsRecovery } from './recoveryController';
 
 async function section(opts: { role?: AdminRole } = {}) {
   const shell = fakeAdminShell({ role: opts.role });
@@ -94,5 +94,33 @@ describe('Recovery section', () => {
     expect(showsRecovery({ phase: 'session', session: session('publisher') })).toBe(false);
     expect(abilities(session('owner'), 'laptop').manageRecovery).toBe(false);
     expect(abilities(session('owner'), 'web').manageRecovery).toBe(false);
+  });
+});
+
+describe('Repair', () => {
+  it('asks first, sends only the build id, and reads the list again after', async () => {
+    const { shell, recovery } = await section();
+    const status = recovery.getState().status!;
+    recovery.askRepair(status.predecessors[0]);
+    expect(recovery.getState().confirmingRepair?.build).toBe('v0-9-0-bbbbbbbb');
+    expect(shell.invoke.mock.calls.filter(([c]) => c === 'recovery_repair')).toEqual([]);
+    const reads = shell.invoke.mock.calls.filter(([c]) => c === 'recovery_status').length;
+    await recovery.confirmRepair();
+    expect(shell.invoke.mock.calls.filter(([c]) => c === 'recovery_repair')).toEqual([['recovery_repair', { build: 'v0-9-0-bbbbbbbb' }]]);
+    expect(recovery.getState().message).toEqual({ text: 'v0.9.0 was repaired from its release.', error: false });
+    expect(recovery.getState().repairing).toBeNull();
+    expect(shell.invoke.mock.calls.filter(([c]) => c === 'recovery_status').length).toBeGreaterThan(reads);
+  });
+
+  it('shows the shell’s refusal and offers no repair for an unprovable record', async () => {
+    const { shell, recovery } = await section();
+    shell.refuseNext('recovery_repair', { code: 'invalid', message: 'The downloaded release does not match this build’s record; nothing was changed.' });
+    recovery.askRepair(recovery.getState().status!.current!);
+    await recovery.confirmRepair();
+    expect(recovery.getState().message?.text).toBe('The repair did not complete: The downloaded release does not match this build’s record; nothing was changed.');
+    const base = { current: { build: 'v1-0-0-aaaaaaaa', version: '1.0.0', commit: 'a'.repeat(40), promotedAtMs: 2, rollback: 'current' } };
+    const broken = recoveryStatus({ managed: true, overview: { ...base, predecessors: [{ build: 'v0-9-0-bbbbbbbb', version: '', commit: '', promotedAtMs: 1, rollback: 'marker_unusable' }] } });
+    expect(repairable(broken, broken.predecessors[0])).toBe(false);
+    expect(repairable(broken, broken.current!)).toBe(true);
   });
 });
