@@ -100,6 +100,10 @@ publish_screenshot "$SHOTS_DIR/desktop-update.png"
 echo "==> desktop: the recovery launcher's health link over WebDriver (a real pipe on fd 3: nothing before the signed-in shell, then mounted and heartbeats; a malformed transaction writes nothing)"
 xvfb-run -a -s "-screen 0 1280x800x24" python3 tests/desktop/webdriver_launcher_link.py "$TARGET_DIR/debug/relay-desktop"
 
+echo "==> desktop: the recovery launcher end to end over WebDriver (real relay-launcher and runtimes, temporary HOME, fake GitHub: bootstrap, hand-off, promotion, two rollbacks, quarantine, data snapshot restored)"
+# relay-launcher is in $TARGET_DIR/debug: `cargo test --workspace` builds it for its black-box tests.
+xvfb-run -a -s "-screen 0 1280x800x24" python3 tests/desktop/webdriver_launcher_update.py "$TARGET_DIR/debug/relay-desktop"
+
 echo "==> desktop: fatal-error dialog in the real window (injected server-thread panic, answered Quit)"
 ./scripts/desktop-fatal-dialog.sh "$TARGET_DIR/debug/relay-desktop"
 

@@ -3,8 +3,8 @@
 (tauri-driver + WebKitWebDriver), against a fake GitHub on 127.0.0.1 that speaks the real wire
 format (the "latest release" JSON of `infra::updater::test_support`, each asset API URL
 answering `302` to the release-assets host, which streams the bytes slowly enough to watch),
-with a throwaway minisign publisher key made here (Ed25519 over BLAKE2b-512, trusted comment
-bound to version, commit and archive name):
+with a throwaway minisign publisher key (Ed25519 over BLAKE2b-512, trusted comment bound to
+version, commit and archive name; all three in fake_github.py):
 
 1. fresh data dir and XDG_DATA_HOME, server-mode desktop; the debug build points GitHub's API
    and release-assets hosts at the fake (RELAY_TEST_UPSTREAM_GITHUB_*) and verifies with the
@@ -33,197 +33,28 @@ Run under Xvfb: xvfb-run -a python3 tests/desktop/webdriver_update.py DESKTOP_BI
 (DESKTOP_UPDATE_SCREENSHOT=PATH saves a screenshot of the dialog during the download.)
 """
 import base64
-import hashlib
-import io
-import json
 import os
 import re
-import secrets
 import shutil
 import stat
 import sys
 import tempfile
-import threading
 import time
-import zipfile
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 WORK = tempfile.mkdtemp(prefix="relay-desktop-update-")
 os.environ.setdefault("DESKTOP_WEBDRIVER_LOG", os.path.join(WORK, "webdriver.log"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from webdriver_bridge import (call, click, close_session, invoke, log_text, open_session,  # noqa: E402
                               start_driver, stop_process, texts, wait_for)
+from fake_github import HISTORY, FakeGitHub, Publisher, Release, archive_name  # noqa: E402
 
 VERSION = "0.2.0"
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
-ARCHIVE = f"relay-v{VERSION}-linux-x86_64.zip"
-IDS = {ARCHIVE: 9001, ARCHIVE + ".sha256": 9002, ARCHIVE + ".minisig": 9003}
-LATEST = "/repos/CrimsonSoul/Relay/releases/latest"
-HISTORY = "/repos/CrimsonSoul/Relay/releases?per_page=20"
+ARCHIVE = archive_name(VERSION)
 UNMANAGED = ("This installation is not managed by the Relay launcher, so it cannot restart into the new "
              "version; install it from the releases page.")
-CHUNK = 64 * 1024
 # The first archive download is slow enough to watch and cancel (~12 s); later ones are quick.
 SLOW_DELAY, QUICK_DELAY = 0.25, 0.02
-
-
-class Publisher:
-    """A throwaway minisign key: `pub` is the base64 line of its minisign.pub."""
-
-    def __init__(self):
-        self.key = Ed25519PrivateKey.generate()
-        self.key_id = secrets.token_bytes(8)
-        raw = self.key.public_key().public_bytes_raw()
-        self.pub = base64.b64encode(b"Ed" + self.key_id + raw).decode()
-
-    def sign(self, data, trusted_comment):
-        """minisign's prehashed (`ED`) signature file."""
-        signature = self.key.sign(hashlib.blake2b(data, digest_size=64).digest())
-        global_signature = self.key.sign(signature + trusted_comment.encode())
-        return (f"untrusted comment: signature from a throwaway test key\n"
-                f"{base64.b64encode(b'ED' + self.key_id + signature).decode()}\n"
-                f"trusted comment: {trusted_comment}\n"
-                f"{base64.b64encode(global_signature).decode()}\n").encode()
-
-
-def release_zip():
-    """One deflated, 0755 `relay-desktop`: an x86-64 ELF header and 3 MiB of incompressible bytes."""
-    elf = bytearray(64)
-    elf[:7] = b"\x7fELF\x02\x01\x01"
-    elf[16:20] = (2).to_bytes(2, "little") + (62).to_bytes(2, "little")
-    member = zipfile.ZipInfo("relay-desktop", date_time=(1980, 1, 1, 0, 0, 0))
-    member.create_system = 3
-    member.external_attr = 0o100755 << 16
-    member.compress_type = zipfile.ZIP_DEFLATED
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w") as z:
-        z.writestr(member, bytes(elf) + secrets.token_bytes(3 * 1024 * 1024 - 64))
-    return out.getvalue()
-
-
-def release_files(publisher):
-    archive = release_zip()
-    checksum = f"{hashlib.sha256(archive).hexdigest()}  {ARCHIVE}\n".encode()
-    signature = publisher.sign(archive, f"relay-release v{VERSION} {COMMIT} {ARCHIVE}")
-    return {ARCHIVE: archive, ARCHIVE + ".sha256": checksum, ARCHIVE + ".minisig": signature}
-
-
-def release_json(files):
-    """GitHub's "latest release" object (the field names and shape of the real API)."""
-    def asset(name, content_type):
-        aid, data = IDS[name], files[name]
-        return {
-            "url": f"https://api.github.com/repos/CrimsonSoul/Relay/releases/assets/{aid}", "id": aid,
-            "node_id": "RA_kwDOtest", "name": name, "label": "",
-            "uploader": {"login": "github-actions[bot]", "id": 41898282, "type": "Bot"},
-            "content_type": content_type, "state": "uploaded", "size": len(data),
-            "digest": f"sha256:{hashlib.sha256(data).hexdigest()}", "download_count": 0,
-            "created_at": "2026-03-01T10:00:00Z", "updated_at": "2026-03-01T10:00:01Z",
-            "browser_download_url": f"https://github.com/CrimsonSoul/Relay/releases/download/v{VERSION}/{name}",
-        }
-    return {
-        "url": "https://api.github.com/repos/CrimsonSoul/Relay/releases/200000001",
-        "assets_url": "https://api.github.com/repos/CrimsonSoul/Relay/releases/200000001/assets",
-        "upload_url": "https://uploads.github.com/repos/CrimsonSoul/Relay/releases/200000001/assets{?name,label}",
-        "html_url": f"https://github.com/CrimsonSoul/Relay/releases/tag/v{VERSION}", "id": 200000001,
-        "author": {"login": "github-actions[bot]", "id": 41898282, "type": "Bot"}, "node_id": "RE_kwDOtest",
-        "tag_name": f"v{VERSION}", "target_commitish": COMMIT, "name": f"Relay {VERSION}",
-        "draft": False, "immutable": True, "prerelease": False,
-        "created_at": "2026-03-01T09:59:00Z", "updated_at": "2026-03-01T10:00:02Z",
-        "published_at": "2026-03-01T10:00:02Z",
-        "assets": [asset(ARCHIVE, "application/zip"), asset(ARCHIVE + ".sha256", "text/plain"),
-                   asset(ARCHIVE + ".minisig", "application/octet-stream")],
-        "tarball_url": f"https://api.github.com/repos/CrimsonSoul/Relay/tarball/v{VERSION}",
-        "zipball_url": f"https://api.github.com/repos/CrimsonSoul/Relay/zipball/v{VERSION}",
-        "body": "## Fixes\n- the updater",
-    }
-
-
-def history_json(files):
-    """GitHub's release-history answer: a draft, the offered release and the running one."""
-    draft = dict(release_json(files), tag_name="v0.3.0", name="Relay 0.3.0", draft=True, published_at=None)
-    running = dict(release_json(files), tag_name="v0.1.0", name="Relay 0.1.0", published_at="2026-02-01T09:00:00Z",
-                   body="## First\r\n- notes &amp; <b>tags</b>\u0007")
-    return [draft, release_json(files), running]
-
-
-class FakeGitHub:
-    """GitHub's API host and release-assets host, each on its own loopback port."""
-
-    def __init__(self, files):
-        self.files = files
-        self.requests = []
-        self.by_id = {aid: files[name] for name, aid in IDS.items()}
-        self.api = self._serve(self._api)
-        self.storage = self._serve(self._storage)
-
-    def origin(self, server):
-        return f"http://127.0.0.1:{server.server_address[1]}"
-
-    def _serve(self, handle):
-        fake = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def do_GET(self):  # noqa: N802 (http.server's name)
-                fake.requests.append(self.path)
-                handle(self)
-
-            def log_message(self, *args):
-                pass
-        server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        server.daemon_threads = True
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        return server
-
-    def _api(self, req):
-        if req.path in (LATEST, HISTORY):
-            answer = release_json(self.files) if req.path == LATEST else history_json(self.files)
-            body = json.dumps(answer).encode()
-            req.send_response(200)
-            req.send_header("Content-Type", "application/json; charset=utf-8")
-            req.send_header("Content-Length", str(len(body)))
-            req.end_headers()
-            req.wfile.write(body)
-            return
-        m = re.fullmatch(r"/repos/CrimsonSoul/Relay/releases/assets/(\d+)", req.path)
-        if m and int(m.group(1)) in self.by_id:
-            req.send_response(302)
-            req.send_header("Location", f"{self.origin(self.storage)}/github-production-release-asset/{m.group(1)}?sp=r&sig=x")
-            req.send_header("Content-Length", "0")
-            req.end_headers()
-            return
-        req.send_error(404)
-
-    def _storage(self, req):
-        m = re.fullmatch(r"/github-production-release-asset/(\d+)\?sp=r&sig=x", req.path)
-        data = self.by_id.get(int(m.group(1))) if m else None
-        if data is None:
-            req.send_error(404)
-            return
-        req.send_response(200)
-        req.send_header("Content-Type", "application/octet-stream")
-        req.send_header("Content-Length", str(len(data)))
-        req.end_headers()
-        delay = SLOW_DELAY if self.archive_requests() <= 1 else QUICK_DELAY
-        try:
-            for at in range(0, len(data), CHUNK):
-                req.wfile.write(data[at:at + CHUNK])
-                req.wfile.flush()
-                if len(data) > CHUNK:
-                    time.sleep(delay)
-        except (BrokenPipeError, ConnectionResetError):
-            pass  # the client cancelled
-
-    def archive_requests(self):
-        return sum(1 for p in self.requests if p.startswith(f"/github-production-release-asset/{IDS[ARCHIVE]}"))
-
-    def close(self):
-        for server in (self.api, self.storage):
-            server.shutdown()
 
 
 def state_text(sid):
@@ -372,7 +203,7 @@ def main():
     app = os.path.abspath(sys.argv[1])
     os.environ["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=/nonexistent/relay-no-bus"
     publisher = Publisher()
-    fake = FakeGitHub(release_files(publisher))
+    fake = FakeGitHub(Release(publisher, VERSION, COMMIT), SLOW_DELAY, QUICK_DELAY)
     xdg = os.path.join(WORK, "xdg-data")
     os.makedirs(xdg, mode=0o700)
     updates = os.path.join(xdg, "relay", "updates")
