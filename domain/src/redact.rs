@@ -45,8 +45,9 @@ static SUPERUSER_UPSERT: LazyLock<Regex> = LazyLock::new(|| {
 });
 static EMAIL: LazyLock<Regex> = LazyLock::new(|| re(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}"));
 /// `keep` matches things that look numeric but are not phone numbers (ISO dates and
-/// timestamps, clock times, dotted-quad IPv4 addresses, UUIDs); because alternatives are tried
-/// leftmost-first, they shield their digits from the `phone` alternative.
+/// timestamps, clock times, dotted-quad IPv4 addresses, UUIDs, the recovery launcher's build
+/// ids `v<major>-<minor>-<patch>-<8 hex>`); because alternatives are tried leftmost-first, they
+/// shield their digits from the `phone` alternative.
 static PHONE: LazyLock<Regex> = LazyLock::new(|| {
     re(r"(?x)
         (?P<keep>
@@ -55,6 +56,7 @@ static PHONE: LazyLock<Regex> = LazyLock::new(|| {
           | \b[0-9]{1,2}:[0-9]{2}(?::[0-9]{2})?(?:[.,][0-9]+)?\b
           | \b[0-9]{1,3}(?:\.[0-9]{1,3}){3}\b
           | \b[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}\b
+          | \bv[0-9]{1,9}-[0-9]{1,9}-[0-9]{1,9}-[0-9a-f]{8}\b
         )
       | (?P<phone>
             (?:\+?\([0-9]+\)|\+?\b[0-9]+\b)
@@ -364,6 +366,8 @@ mod tests {
             "peer 192.168.100.200 port 65535",
             "123456",
             "id abc1234567def",
+            "candidate promoted build=v0-2-0-01234567",
+            "build v10-20-300-12345678 current",
             "uuid 550e8400-e29b-41d4-a716-446655440000",
         ] {
             assert_eq!(r(text), text);
