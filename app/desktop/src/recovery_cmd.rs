@@ -88,21 +88,68 @@ fn read_failed(error: RecoveryIoError) -> BridgeError {
     BridgeError::Unavailable(format!("The recovery state cannot be read ({}).", error.code()))
 }
 
+/// The Owner's sentence for a refusal reason of a rollback or repair.
+fn sentence(reason: &str) -> Option<&'static str> {
+    Some(match reason {
+        "candidate_pending" => "An update is being installed; wait until it settles.",
+        "not_retained" => "That build is not one of the retained builds.",
+        "target_unusable" => "That build's files no longer match their record, so it cannot be started.",
+        "data_epoch_mismatch" => "That build cannot read today's data format, so rolling back to it is blocked.",
+        "marker_unusable" => "That build's record cannot be proved, so it cannot be repaired; Relay will not start it.",
+        "digest_mismatch" => "The downloaded release does not match this build's record; nothing was changed.",
+        _ => return None,
+    })
+}
+
+/// A refused rollback or repair as the renderer sees it: a known reason as `invalid` with its
+/// sentence, the lock as `unavailable` (busy), anything else `unavailable` naming `what` failed.
+fn refusal(error: &RecoveryIoError, what: &str) -> BridgeError {
+    match error {
+        RecoveryIoError::RollbackRefused(reason) | RecoveryIoError::RepairRefused(reason) => match sentence(reason) {
+            Some(text) => BridgeError::Invalid(text.into()),
+            None => BridgeError::Unavailable(format!("The {what} ({}).", error.code())),
+        },
+        RecoveryIoError::Locked => BridgeError::Unavailable("The recovery launcher is busy; try again.".into()),
+        other => BridgeError::Unavailable(format!("The {what} ({}).", other.code())),
+    }
+}
+
 /// A refused rollback as the renderer sees it.
 pub fn rollback_refused(error: &RecoveryIoError) -> BridgeError {
-    let sentence = match error {
-        RecoveryIoError::RollbackRefused("candidate_pending") => "An update is being installed; wait until it settles.",
-        RecoveryIoError::RollbackRefused("not_retained") => "That build is not one of the retained builds.",
-        RecoveryIoError::RollbackRefused("target_unusable") => {
-            "That build's files no longer match their record, so it cannot be started."
-        }
-        RecoveryIoError::RollbackRefused("data_epoch_mismatch") => {
-            "That build cannot read today's data format, so rolling back to it is blocked."
-        }
-        RecoveryIoError::Locked => return BridgeError::Unavailable("The recovery launcher is busy; try again.".into()),
-        other => return BridgeError::Unavailable(format!("The rollback could not be requested ({}).", other.code())),
+    refusal(error, "rollback could not be requested")
+}
+
+/// A refused repair as the renderer sees it.
+pub fn repair_refused(error: &RecoveryIoError) -> BridgeError {
+    refusal(error, "repair could not be done")
+}
+
+/// The Owner's approval of `action` on `build`: a build id of the grammar, the server PC's
+/// Administration session, a managed installation, then `RecoveryManage` with a fresh password
+/// (audited). Answers the build and this process's executable.
+async fn approve(
+    bridge: &Bridge,
+    session: &AdminSession,
+    root_path: Option<&Path>,
+    build: &str,
+    action: &'static str,
+) -> Result<(BuildId, Option<std::path::PathBuf>), BridgeError> {
+    let build = parse_build(build)?;
+    admin_cmd::require_session(bridge, session)?;
+    let current_exe = std::env::current_exe().ok();
+    if !matches!(managed(root_path, current_exe.as_deref()), Ok(Some(_))) {
+        return Err(unmanaged());
+    }
+    let target = build.to_string();
+    let authorize = |session_id| AuthorizeLocalAction {
+        session_id,
+        capability: Capability::RecoveryManage,
+        action,
+        target,
+        fresh_password: true,
     };
-    BridgeError::Invalid(sentence.into())
+    admin_cmd::in_session(bridge, session, authorize).await?;
+    Ok((build, current_exe))
 }
 
 /// Writes the rollback request (blocking; the caller has authorized it).
@@ -135,20 +182,7 @@ pub async fn rollback(
     root_path: Option<std::path::PathBuf>,
     build: String,
 ) -> Result<RollbackInfo, BridgeError> {
-    let build = parse_build(&build)?;
-    admin_cmd::require_session(bridge, session)?;
-    let current_exe = std::env::current_exe().ok();
-    if !matches!(managed(root_path.as_deref(), current_exe.as_deref()), Ok(Some(_))) {
-        return Err(unmanaged());
-    }
-    let authorize = |session_id| AuthorizeLocalAction {
-        session_id,
-        capability: Capability::RecoveryManage,
-        action: "recovery.rollback",
-        target: build.to_string(),
-        fresh_password: true,
-    };
-    admin_cmd::in_session(bridge, session, authorize).await?;
+    let (build, current_exe) = approve(bridge, session, root_path.as_deref(), &build, "recovery.rollback").await?;
     let now_ms = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0);
     let target = build.clone();
     let (request, version) = tauri::async_runtime::spawn_blocking(move || {
@@ -168,22 +202,6 @@ pub struct RepairInfo {
     pub build: String,
     pub version: String,
     pub repaired: bool,
-}
-
-/// A refused repair as the renderer sees it.
-pub fn repair_refused(error: &RecoveryIoError) -> BridgeError {
-    let sentence = match error {
-        RecoveryIoError::RepairRefused("not_retained") => "That build is not one of the retained builds.",
-        RecoveryIoError::RepairRefused("marker_unusable") => {
-            "That build's record cannot be proved, so it cannot be repaired; Relay will not start it."
-        }
-        RecoveryIoError::RepairRefused("digest_mismatch") => {
-            "The downloaded release does not match this build's record; nothing was changed."
-        }
-        RecoveryIoError::Locked => return BridgeError::Unavailable("The recovery launcher is busy; try again.".into()),
-        other => return BridgeError::Unavailable(format!("The repair could not be done ({}).", other.code())),
-    };
-    BridgeError::Invalid(sentence.into())
 }
 
 /// Blocking: the retained build as a repair sees it (its release, whether it is intact).
@@ -217,20 +235,7 @@ pub async fn repair(
     updater: Option<Addr<UpdaterActor>>,
     build: String,
 ) -> Result<RepairInfo, BridgeError> {
-    let build = parse_build(&build)?;
-    admin_cmd::require_session(bridge, session)?;
-    let current_exe = std::env::current_exe().ok();
-    if !matches!(managed(root_path.as_deref(), current_exe.as_deref()), Ok(Some(_))) {
-        return Err(unmanaged());
-    }
-    let authorize = |session_id| AuthorizeLocalAction {
-        session_id,
-        capability: Capability::RecoveryManage,
-        action: "recovery.repair",
-        target: build.to_string(),
-        fresh_password: true,
-    };
-    admin_cmd::in_session(bridge, session, authorize).await?;
+    let (build, current_exe) = approve(bridge, session, root_path.as_deref(), &build, "recovery.repair").await?;
     let stopped = || BridgeError::Unavailable("The repair stopped.".into());
     let (root, exe, target) = (root_path.clone(), current_exe.clone(), build.clone());
     let subject =
@@ -270,7 +275,7 @@ mod commands {
 
     use super::*;
     use crate::bridge::caller;
-    use crate::update_cmd::{HAND_OFF_EXIT_CODE, HAND_OFF_EXIT_DELAY};
+    use crate::update_cmd::{exit_after_answer, HAND_OFF_EXIT_CODE};
     use crate::updater_host::UpdaterHost;
 
     #[tauri::command]
@@ -314,11 +319,7 @@ mod commands {
         caller(RECOVERY_ROLLBACK, &webview, &bridge)?;
         let info = rollback(&bridge, &session, host.managed_root().map(Path::to_path_buf), build).await?;
         // After the answer reaches the renderer, exactly like a restart into an update.
-        let app = webview.app_handle().clone();
-        std::thread::spawn(move || {
-            std::thread::sleep(HAND_OFF_EXIT_DELAY);
-            app.exit(HAND_OFF_EXIT_CODE);
-        });
+        exit_after_answer(webview.app_handle(), HAND_OFF_EXIT_CODE);
         Ok(info)
     }
 }

@@ -285,6 +285,17 @@ pub async fn release_notes(updater: Option<Addr<UpdaterActor>>) -> Result<Releas
     Ok(ReleaseNotesInfo::new(state, running_version()))
 }
 
+/// Exits the app with `code` [`HAND_OFF_EXIT_DELAY`] after now, so the command's answer reaches
+/// the renderer first; the normal exit path then stops the updater and the backend (the data
+/// directory's lock goes with the process at the latest) and the launcher takes over.
+pub fn exit_after_answer<R: tauri::Runtime>(app: &tauri::AppHandle<R>, code: i32) {
+    let app = app.clone();
+    std::thread::spawn(move || {
+        std::thread::sleep(HAND_OFF_EXIT_DELAY);
+        app.exit(code);
+    });
+}
+
 mod commands {
     use tauri::{Manager, State, Webview};
 
@@ -352,13 +363,7 @@ mod commands {
         let (info, decision) =
             restart(host.addr(), host.managed_root().map(Path::to_path_buf), bridge.offline()).await?;
         if let Some(code) = decision.exit_code() {
-            // After the answer reaches the renderer; the normal exit path then stops the updater
-            // and the backend (the data directory's lock goes with the process at the latest).
-            let app = webview.app_handle().clone();
-            std::thread::spawn(move || {
-                std::thread::sleep(HAND_OFF_EXIT_DELAY);
-                app.exit(code);
-            });
+            exit_after_answer(webview.app_handle(), code);
         }
         Ok(info)
     }
