@@ -7,15 +7,13 @@
 // without Set password or Pair device, the Dynatrace section and the Wiki with its upload button; a
 // revoked pairing brings back the revoked state and the pair form.
 import { act } from 'react';
-import { createRoot, type Root } from 'react-dom/client';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { domRoot, flush } from '../../lib/domTest';
 import { TransportProvider } from '../../transport/context';
 import { REVOKED_MESSAGE } from '../../transport/desktop';
 import type { Transport } from '../../transport/types';
 import { Administration } from './AdministrationPanel';
 import { LOCK_AT, PASSWORD, snapshotFixture } from './adminTestkit';
-
-(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
 const DEVICE = { username: 'adam', label: 'Desk', fingerprintSuffix: 'ab12cd', role: 'administrator' };
 
@@ -38,18 +36,7 @@ function fakeShell() {
 }
 
 const transport = { mode: 'desktop' } as unknown as Transport;
-let root: Root | null = null;
-let host: HTMLDivElement | null = null;
-
-afterEach(() => {
-  act(() => root?.unmount());
-  host?.remove();
-  root = null;
-});
-
-async function flush() {
-  for (let i = 0; i < 5; i++) await act(async () => { await Promise.resolve(); });
-}
+const dom = domRoot();
 
 function type(el: Element | null, value: string) {
   const input = el as HTMLInputElement;
@@ -58,17 +45,12 @@ function type(el: Element | null, value: string) {
   input.dispatchEvent(new Event('input', { bubbles: true }));
 }
 
-const $ = (id: string) => host?.querySelector(`[data-testid="${id}"]`) ?? null;
+const $ = (id: string) => dom.host?.querySelector(`[data-testid="${id}"]`) ?? null;
 
 describe('Administration in a client-mode desktop', () => {
   it('pairs, signs in as the paired account, and shows a revoked pairing', async () => {
     const shell = fakeShell();
-    host = document.createElement('div');
-    document.body.append(host);
-    root = createRoot(host);
-    await act(async () => {
-      root?.render(<TransportProvider transport={transport}><Administration w={{ __TAURI__: { core: { invoke: shell.invoke } } }} /></TransportProvider>);
-    });
+    await dom.render(<TransportProvider transport={transport}><Administration w={{ __TAURI__: { core: { invoke: shell.invoke } } }} /></TransportProvider>);
     await flush();
     expect($('administration')?.getAttribute('data-surface')).toBe('laptop');
     expect($('laptop-pairing')?.getAttribute('data-pairing')).toBe('unpaired');
@@ -105,7 +87,7 @@ describe('Administration in a client-mode desktop', () => {
     expect($('admin-wiki')).not.toBeNull();
     expect($('admin-wiki-upload-button')).not.toBeNull();
     expect(shell.invoke).toHaveBeenCalledWith('laptop_command', expect.objectContaining({ command: 'dynatrace.status' }));
-    expect(host?.innerHTML).not.toContain(PASSWORD);
+    expect(dom.host?.innerHTML).not.toContain(PASSWORD);
 
     shell.errors.push({ code: 'locked', message: REVOKED_MESSAGE });
     shell.revoke();
@@ -124,12 +106,7 @@ describe('Administration in a client-mode desktop', () => {
       cmd === 'connection_info'
         ? { mode: 'client', serverUrl: 'http://10.0.0.5:8090', passphraseAvailable: false, secretStorage: 'memory-only' }
         : { available: true, pairing: 'storeUnavailable', device: null, session: null });
-    host = document.createElement('div');
-    document.body.append(host);
-    root = createRoot(host);
-    await act(async () => {
-      root?.render(<TransportProvider transport={transport}><Administration w={{ __TAURI__: { core: { invoke: shell.invoke } } }} /></TransportProvider>);
-    });
+    await dom.render(<TransportProvider transport={transport}><Administration w={{ __TAURI__: { core: { invoke: shell.invoke } } }} /></TransportProvider>);
     await flush();
     expect($('laptop-pairing')?.getAttribute('data-pairing')).toBe('storeUnavailable');
     expect($('laptop-store-unavailable')?.textContent).toContain('secret store (keyring) is not available');

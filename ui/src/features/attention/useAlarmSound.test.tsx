@@ -6,11 +6,11 @@
 import { act } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { flush as settle } from '../../lib/domTest';
 import { playTone, type AudioLike, type PlaybackDeps } from './alarmPlayback';
 import { memoryToneStore, type CustomTone } from './toneStore';
 import { useAlarmSound } from './useAlarmSound';
 
-(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
 class FakeAudio implements AudioLike {
   src = '';
@@ -60,7 +60,7 @@ function harness(play: () => Promise<void> = () => Promise.resolve(), custom: Cu
   return { deps, audios, created, revoked };
 }
 
-const flush = () => act(async () => { for (let i = 0; i < 5; i++) await Promise.resolve(); });
+const flush = () => settle(5);
 const custom: CustomTone = { name: 'custom.mp3', size: 3, type: 'audio/mpeg', blob: new Blob(['abc']), savedAt: 1 };
 const refused = (name: string) => () => Promise.reject(Object.assign(new Error(name), { name }));
 

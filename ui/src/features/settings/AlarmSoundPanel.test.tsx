@@ -3,28 +3,15 @@
 // the active tone label, choosing a valid file (kept, label shows its name and size), an invalid
 // one (refused with the message, nothing kept), reset to the bundled tone, and Test sound / Stop.
 import { act } from 'react';
-import { createRoot, type Root } from 'react-dom/client';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { domRoot, flush as settle } from '../../lib/domTest';
 import type { AudioLike, PlaybackDeps } from '../attention/alarmPlayback';
 import { memoryToneStore, type CustomTone } from '../attention/toneStore';
 import { AlarmSoundPanel } from './AlarmSoundPanel';
 
-(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
-
-let root: Root;
-let container: HTMLElement;
-beforeEach(() => {
-  container = document.createElement('div');
-  document.body.append(container);
-  root = createRoot(container);
-});
-afterEach(() => {
-  act(() => root.unmount());
-  container.remove();
-});
-
-const flush = () => act(async () => { for (let i = 0; i < 10; i++) await Promise.resolve(); });
-const $ = (id: string) => container.querySelector<HTMLElement>(`[data-testid="${id}"]`);
+const dom = domRoot();
+const flush = () => settle(10);
+const $ = (id: string) => dom.host?.querySelector<HTMLElement>(`[data-testid="${id}"]`) ?? null;
 const text = (id: string) => $(id)?.textContent ?? null;
 
 async function choose(file: File) {
@@ -68,7 +55,7 @@ describe('AlarmSoundPanel', () => {
   it('shows the bundled tone, keeps a valid file and labels it, then resets', async () => {
     const store = memoryToneStore();
     const check = vi.fn(async () => null);
-    await act(async () => root.render(<AlarmSoundPanel store={store} check={check} now={() => 42} />));
+    await dom.render(<AlarmSoundPanel store={store} check={check} now={() => 42} />);
     await flush();
     expect(text('alarm-sound-active')).toBe('Bundled');
     expect(($('alarm-sound-reset') as HTMLButtonElement).disabled).toBe(true);
@@ -91,7 +78,7 @@ describe('AlarmSoundPanel', () => {
 
   it('refuses an invalid file with the message and keeps the current tone', async () => {
     const store = memoryToneStore(saved);
-    await act(async () => root.render(<AlarmSoundPanel store={store} check={async () => 'That file is not an MP3.'} />));
+    await dom.render(<AlarmSoundPanel store={store} check={async () => 'That file is not an MP3.'} />);
     await flush();
     expect(text('alarm-sound-active')).toBe('siren.mp3 (2.0 KB)');
     await choose(mp3('notes.txt', 10));
@@ -103,7 +90,7 @@ describe('AlarmSoundPanel', () => {
 
   it('reports storage that will not keep the file', async () => {
     const store = { ...memoryToneStore(), put: () => Promise.reject(new Error('quota')) };
-    await act(async () => root.render(<AlarmSoundPanel store={store} check={async () => null} />));
+    await dom.render(<AlarmSoundPanel store={store} check={async () => null} />);
     await flush();
     await choose(mp3());
     expect(text('alarm-sound-error')).toMatch(/Could not keep the sound/);
@@ -113,7 +100,7 @@ describe('AlarmSoundPanel', () => {
   it('Test sound plays the active tone once; Stop or its end returns the button', async () => {
     const store = memoryToneStore(saved);
     const pb = fakePlayback(store);
-    await act(async () => root.render(<AlarmSoundPanel store={store} playback={pb.deps} />));
+    await dom.render(<AlarmSoundPanel store={store} playback={pb.deps} />);
     await flush();
     const button = $('alarm-sound-test') as HTMLButtonElement;
     expect(button.textContent).toBe('Test sound');

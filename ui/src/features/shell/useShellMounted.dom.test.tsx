@@ -6,6 +6,7 @@
 import { StrictMode, act } from 'react';
 import { createRoot } from 'react-dom/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import '../../lib/domTest';
 import { WriteGate } from '../../data/gate';
 import { gatedTransport } from '../../data/store';
 import { TransportProvider } from '../../transport/context';
@@ -14,7 +15,6 @@ import type { PocketBaseTransport } from '../../transport/pocketbase';
 import { json } from '../../transport/testkit';
 import { useShellMounted } from './useShellMounted';
 
-(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
 const SERVER = 'http://127.0.0.1:8090';
 const opts = { storage: null, events: null };

@@ -5,34 +5,18 @@
 // script, img or a element in the DOM); collapsing and expanding a release; the empty state; a
 // read failure; a new version offered outside a check (the updater's own checks); and no notes section at all when the bridge has no `updateReleaseNotes`.
 import { act } from 'react';
-import { createRoot, type Root } from 'react-dom/client';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { domRoot, flush } from '../../lib/domTest';
 import { AboutPanel } from './AboutPanel';
 import { AboutReleaseNotes, releaseNotesSource, type ReleaseNotesList } from './ReleaseNotes';
 import { UpdateProvider } from './UpdateContext';
 import type { UpdateBridge, UpdateViewState } from './updateController';
 import { fakeUpdaterShell } from './updateTestkit';
 
-(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
-
-let root: Root | null = null;
-let host: HTMLDivElement | null = null;
-
-afterEach(() => {
-  act(() => root?.unmount());
-  host?.remove();
-  root = null;
-});
-
-async function flush() {
-  for (let i = 0; i < 8; i++) await act(async () => { await Promise.resolve(); });
-}
+const dom = domRoot();
 
 async function mount(bridge: UpdateBridge) {
-  host = document.createElement('div');
-  document.body.appendChild(host);
-  root = createRoot(host);
-  await act(async () => root?.render(<UpdateProvider bridge={bridge}><AboutPanel /></UpdateProvider>));
+  const host = await dom.render(<UpdateProvider bridge={bridge}><AboutPanel /></UpdateProvider>);
   await flush();
   return host;
 }
@@ -132,11 +116,8 @@ describe('Settings → About release notes', () => {
     const source = { updateReleaseNotes };
     const base: UpdateViewState = { snapshot: null, unavailable: null, busy: null, message: null, checked: false, restart: null };
     const snapshot = (latestVersion: string | null) => ({ phase: 'available' as const, currentVersion: '0.1.0', latestVersion, installable: true, downloadedBytes: 0, totalBytes: null, failureCode: null });
-    host = document.createElement('div');
-    document.body.appendChild(host);
-    root = createRoot(host);
     const show = async (state: UpdateViewState) => {
-      await act(async () => root?.render(<AboutReleaseNotes source={source} state={state} />));
+      await dom.rerender(<AboutReleaseNotes source={source} state={state} />);
       await flush();
     };
     await show({ ...base, snapshot: snapshot('0.2.0') });
