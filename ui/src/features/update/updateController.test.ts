@@ -18,6 +18,18 @@ async function started(opts: { updater?: boolean; managed?: boolean } = {}) {
   return { shell, clock, ctl };
 }
 
+/** Check → download (all bytes) → prepare (finished): the offered release is prepared. */
+async function prepared({ shell, clock, ctl }: Awaited<ReturnType<typeof started>>) {
+  await ctl.check();
+  await ctl.download();
+  shell.advance(40 * MiB);
+  await clock.fire();
+  await ctl.prepare();
+  shell.finishPrepare();
+  await clock.fire();
+  expect(ctl.getState().snapshot?.phase).toBe('prepared');
+}
+
 describe('UpdateController', () => {
   it('reads the state at start and asks again every minute, without checking by itself', async () => {
     const { shell, clock, ctl } = await started();
@@ -71,15 +83,9 @@ describe('UpdateController', () => {
   });
 
   it('on a managed installation shows the hand-off and sends nothing more while the app exits', async () => {
-    const { shell, clock, ctl } = await started({ managed: true });
-    await ctl.check();
-    await ctl.download();
-    shell.advance(40 * MiB);
-    await clock.fire();
-    await ctl.prepare();
-    shell.finishPrepare();
-    await clock.fire();
-    expect(ctl.getState().snapshot?.phase).toBe('prepared');
+    const run = await started({ managed: true });
+    const { shell, ctl } = run;
+    await prepared(run);
 
     shell.calls.length = 0;
     await ctl.restart();
