@@ -1,13 +1,23 @@
-//! What the launcher reads from its command line and environment: the data directory
-//! (`--data-dir <path>` or `RELAY_DATA_DIR`, absolute, passed on to every runtime), the managed
-//! root (`$XDG_DATA_HOME/relay`, else `~/.local/share/relay`), and, in debug builds only, two
-//! test overrides: `RELAY_TEST_LAUNCHER_TIME_SCALE=<1..=1000>` runs the probation clock that
-//! many times faster (the domain's 60 s / 195 s rules stay untouched; a scale of 100 makes them
-//! 0.6 s / 1.95 s of real time), and `RELAY_TEST_LAUNCHER_OPENER=<program>` replaces `xdg-open`
-//! for the releases page. Release builds compile both out and never read them.
+//! What the launcher reads from its command line and environment. Two command lines, parsed
+//! strictly (anything else is the usage, exit 2): the run, `relay-launcher [--data-dir <path>]`,
+//! and the one-time install of the first runtime, `relay-launcher install --runtime <path>
+//! --version X.Y.Z --commit <40 hex>` (each flag exactly once, in any order; the version and
+//! commit are checked here, before anything is created). The run reads the data directory
+//! (`--data-dir <path>` or `RELAY_DATA_DIR`, absolute, passed on to every runtime); both use the
+//! managed root (`$XDG_DATA_HOME/relay`, else `~/.local/share/relay`). In debug builds only, the
+//! run also reads two test overrides: `RELAY_TEST_LAUNCHER_TIME_SCALE=<1..=1000>` runs the
+//! probation clock that many times faster (the domain's 60 s / 195 s rules stay untouched; a
+//! scale of 100 makes them 0.6 s / 1.95 s of real time), and
+//! `RELAY_TEST_LAUNCHER_OPENER=<program>` replaces `xdg-open` for the releases page. Release
+//! builds compile both out and never read them.
 
 use std::ffi::OsString;
 use std::path::PathBuf;
+
+use domain::updater::{CommitSha, Version};
+
+pub const USAGE: &str = "usage: relay-launcher [--data-dir <absolute path>]\n       \
+    relay-launcher install --runtime <path to relay-desktop> --version <X.Y.Z> --commit <40 lowercase hex>";
 
 /// How long a healthy candidate may go without a heartbeat before its health window restarts
 /// (probation milliseconds, scaled like the rest of the probation clock).
@@ -27,22 +37,75 @@ pub struct Config {
     pub opener: OsString,
 }
 
-impl Config {
+/// What one invocation does.
+#[derive(Debug)]
+pub enum Invocation {
+    Run(Config),
+    Install(Install),
+}
+
+/// `relay-launcher install`'s inputs.
+#[derive(Debug, Clone)]
+pub struct Install {
+    pub runtime: PathBuf,
+    pub version: Version,
+    pub commit: CommitSha,
+    pub managed_root: PathBuf,
+}
+
+impl Invocation {
     /// Reads the command line (without the program name) and the environment.
+    pub fn from_env(args: &[String]) -> Result<Invocation, String> {
+        match args.split_first() {
+            Some((command, rest)) if command == "install" => Install::from_args(rest).map(Invocation::Install),
+            _ => Config::from_env(args).map(Invocation::Run),
+        }
+    }
+}
+
+impl Install {
+    fn from_args(args: &[String]) -> Result<Install, String> {
+        let (mut runtime, mut version, mut commit) = (None, None, None);
+        let mut rest = args;
+        while let [flag, value, tail @ ..] = rest {
+            let slot = match flag.as_str() {
+                "--runtime" => &mut runtime,
+                "--version" => &mut version,
+                "--commit" => &mut commit,
+                _ => return Err(USAGE.into()),
+            };
+            if slot.replace(value.as_str()).is_some() {
+                return Err(USAGE.into());
+            }
+            rest = tail;
+        }
+        let (false, Some(runtime), Some(version), Some(commit)) = (!rest.is_empty(), runtime, version, commit) else {
+            return Err(USAGE.into());
+        };
+        let (version, commit) = infra::recovery::parse_release(version, commit).map_err(|error| error.to_string())?;
+        Ok(Install { runtime: PathBuf::from(runtime), version, commit, managed_root: managed_root()? })
+    }
+}
+
+fn managed_root() -> Result<PathBuf, String> {
+    infra::recovery::managed_root_from(
+        std::env::var_os("XDG_DATA_HOME").as_deref(),
+        std::env::var_os("HOME").as_deref(),
+    )
+    .ok_or_else(|| "no absolute XDG_DATA_HOME or HOME".into())
+}
+
+impl Config {
+    /// Reads the run's command line (without the program name) and the environment.
     pub fn from_env(args: &[String]) -> Result<Config, String> {
         let data_dir = match args {
             [] => std::env::var_os("RELAY_DATA_DIR").map(PathBuf::from),
             [flag, path] if flag == "--data-dir" => Some(PathBuf::from(path)),
-            _ => return Err("usage: relay-launcher [--data-dir <absolute path>]".into()),
+            _ => return Err(USAGE.into()),
         }
         .filter(|path| path.is_absolute())
         .ok_or("the data directory (--data-dir or RELAY_DATA_DIR) must be an absolute path")?;
-        let managed_root = infra::recovery::managed_root_from(
-            std::env::var_os("XDG_DATA_HOME").as_deref(),
-            std::env::var_os("HOME").as_deref(),
-        )
-        .ok_or("no absolute XDG_DATA_HOME or HOME")?;
-        Ok(Config { data_dir, managed_root, time_scale: time_scale(), opener: opener() })
+        Ok(Config { data_dir, managed_root: managed_root()?, time_scale: time_scale(), opener: opener() })
     }
 }
 
@@ -88,5 +151,30 @@ mod tests {
         assert!(Config::from_env(&args(&["--data-dir"])).is_err());
         assert!(Config::from_env(&args(&["--data-dir", "/a", "--exec", "/bin/sh"])).is_err());
         assert!(Config::from_env(&args(&["/srv/relay-data"])).is_err());
+        assert!(matches!(Invocation::from_env(&args(&["--data-dir", "/srv/relay-data"])), Ok(Invocation::Run(_))));
+    }
+
+    #[test]
+    fn install_takes_each_flag_once_and_a_valid_release() {
+        let commit = "0123abcd".to_owned() + &"e".repeat(32);
+        let ok = ["install", "--runtime", "/opt/relay-desktop", "--version", "1.2.3", "--commit", &commit];
+        let Ok(Invocation::Install(install)) = Invocation::from_env(&args(&ok)) else { panic!("install parses") };
+        assert_eq!(install.runtime, PathBuf::from("/opt/relay-desktop"));
+        assert_eq!((install.version.to_string(), install.commit.to_hex()), ("1.2.3".to_owned(), commit.clone()));
+        let reordered = ["install", "--commit", &commit, "--version", "1.2.3", "--runtime", "rel/relay-desktop"];
+        assert!(matches!(Invocation::from_env(&args(&reordered)), Ok(Invocation::Install(_))));
+        let refused: [&[&str]; 8] = [
+            &["install"],
+            &["install", "--runtime", "/r", "--version", "1.2.3"],
+            &["install", "--runtime", "/r", "--version", "1.2.3", "--commit", &commit, "--runtime", "/s"],
+            &["install", "--runtime", "/r", "--version", "1.2.3", "--commit", &commit, "--data-dir", "/d"],
+            &["install", "--runtime", "/r", "--version", "1.2.3", "--commit", &commit, "extra"],
+            &["install", "--runtime", "/r", "--version", "v1.2.3", "--commit", &commit],
+            &["install", "--runtime", "/r", "--version", "1.2.3", "--commit", "0123abcd"],
+            &["--data-dir", "/d", "install"],
+        ];
+        for case in refused {
+            assert!(Invocation::from_env(&args(case)).is_err(), "{case:?}");
+        }
     }
 }

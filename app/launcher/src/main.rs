@@ -5,6 +5,9 @@
 //! `domain::updater::recovery`; the files are `infra::recovery`. When no validated runtime can be
 //! started it opens only `https://github.com/CrimsonSoul/Relay/releases` and exits 1; after more
 //! than three hand-offs (exit 75) in one run it stops with exit 1 without opening anything.
+//! `relay-launcher install` (see `config`) installs the first runtime once, under the recovery
+//! lock (`infra::recovery::install_first_runtime`); the next run bootstraps the catalog from it.
+//! It prints the build id and exits 0, or names the refusal with its code and exits 1.
 
 mod config;
 mod flow;
@@ -16,8 +19,9 @@ use std::process::{Command, ExitCode, Stdio};
 fn main() -> ExitCode {
     infra::logging::init("info");
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let config = match config::Config::from_env(&args) {
-        Ok(config) => config,
+    let config = match config::Invocation::from_env(&args) {
+        Ok(config::Invocation::Run(config)) => config,
+        Ok(config::Invocation::Install(install)) => return install_first_runtime(&install),
         Err(message) => {
             eprintln!("relay-launcher: {message}");
             return ExitCode::from(2);
@@ -36,6 +40,25 @@ fn main() -> ExitCode {
             }
             tracing::error!(target: "relay::launcher", code = failure.code(), "no runtime can be started; opening the releases page");
             open_releases_page(&config);
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// `relay-launcher install`: the first runtime, under the recovery lock.
+fn install_first_runtime(install: &config::Install) -> ExitCode {
+    let installed = infra::recovery::ManagedRoot::open(&install.managed_root).and_then(|root| {
+        let lock = infra::recovery::RecoveryLock::acquire(&root, infra::recovery::install::INSTALL_LOCK_WAIT)?;
+        infra::recovery::install_first_runtime(&root, &lock, &install.runtime, install.version, install.commit)
+    });
+    match installed {
+        Ok(build) => {
+            tracing::info!(target: "relay::launcher", build = %build, "first runtime installed");
+            println!("{build}");
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("relay-launcher: install refused: {error} ({})", error.code());
             ExitCode::from(1)
         }
     }

@@ -10,6 +10,7 @@
 mod support;
 
 use std::fs;
+use std::os::unix::process::ExitStatusExt;
 use std::time::{Duration, Instant};
 
 use support::{fake_runtime, read_catalog_json, seed, tree, Case, Scenario, CANDIDATE, CURRENT, OLDEST, RELEASES_PAGE};
@@ -33,6 +34,9 @@ fn main() {
         ("killed_at_each_fault_point_the_next_start_reconciles", killed_at_each_fault_point),
         ("a_manual_rollback_request_makes_a_retained_build_current", manual_rollback_is_applied),
         ("killed_during_a_manual_rollback_the_next_start_settles_it", killed_during_manual_rollback),
+        ("install_then_run_bootstraps_and_starts_the_installed_runtime", install_then_run_bootstraps),
+        ("install_refuses_a_second_install_bad_sources_and_bad_command_lines", install_refusals),
+        ("a_first_install_killed_at_each_fault_point_leaves_no_half_runtime", killed_first_install),
     ];
     let mut failed = Vec::new();
     let mut ran = 0;
@@ -395,6 +399,112 @@ fn killed_during_manual_rollback() {
         assert_eq!(catalog["predecessors"][0]["build"], CURRENT, "{point}");
         assert!(!case.root.join("recovery/rollback-request.json").exists(), "{point}");
         assert_eq!(case.starts().last().unwrap(), &format!("{OLDEST} -"), "{point}");
+        case.assert_settled();
+    }
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// `relay-launcher install` puts the runtime (the fake runtime binary) under its build id with
+/// a marker and no catalog; the normal run bootstraps the catalog from it and starts it.
+fn install_then_run_bootstraps() {
+    let case = Case::new();
+    let out = case.install_first(&support::self_exe(), &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout).trim(), CURRENT);
+    assert_eq!(case.runtime_dirs(), [CURRENT]);
+    assert!(!case.root.join("recovery/catalog.json").exists(), "the run creates the catalog");
+    let exe = case.root.join(format!("runtimes/{CURRENT}/relay-desktop"));
+    assert_eq!(fs::read(&exe).unwrap(), fs::read(support::self_exe()).unwrap());
+    let out = case.launcher(&Scenario::plain(), &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", out.stderr_text());
+    assert_eq!(read_catalog_json(&case)["current"]["build"], CURRENT);
+    assert_eq!(case.starts(), [format!("{CURRENT} -")]);
+    assert!(case.opened().is_empty());
+    case.assert_settled();
+}
+
+/// Refusals change nothing: a second install (exit 1, `already_installed`), a linked or
+/// non-ELF source (exit 1, nothing installed), and a malformed version or commit or an unknown
+/// argument (exit 2 with the usage or the reason, the managed root not even created).
+fn install_refusals() {
+    let case = Case::new();
+    assert_eq!(case.install_first(&support::self_exe(), &[]).status.code(), Some(0));
+    let catalog_before = {
+        assert_eq!(case.launcher(&Scenario::plain(), &[]).status.code(), Some(0));
+        fs::read(case.root.join("recovery/catalog.json")).unwrap()
+    };
+    let again = case.install_first(&support::self_exe(), &[]);
+    assert_eq!(again.status.code(), Some(1), "{}", text(&again.stderr));
+    assert!(text(&again.stderr).contains("(already_installed)"), "{}", text(&again.stderr));
+    assert_eq!(case.runtime_dirs(), [CURRENT]);
+    assert_eq!(fs::read(case.root.join("recovery/catalog.json")).unwrap(), catalog_before);
+
+    let case = Case::new();
+    let link = case.home.join("linked-relay-desktop");
+    std::os::unix::fs::symlink(support::self_exe(), &link).unwrap();
+    let script = case.home.join("script");
+    fs::write(
+        &script,
+        b"#!/bin/sh
+exit 0
+",
+    )
+    .unwrap();
+    for (source, code) in [(&link, "(recovery_symlink)"), (&script, "(not_an_elf_executable)")] {
+        let out = case.install_first(source, &[]);
+        assert_eq!(out.status.code(), Some(1), "{code}: {}", text(&out.stderr));
+        assert!(text(&out.stderr).contains(code), "{code}: {}", text(&out.stderr));
+        assert!(case.runtime_dirs().is_empty(), "{code}");
+    }
+
+    let case = Case::new();
+    let exe = support::self_exe();
+    let commit = support::current_commit();
+    let bad: [&[&str]; 6] = [
+        &["install", "--runtime", exe.to_str().unwrap(), "--version", "1.0", "--commit", &commit],
+        &["install", "--runtime", exe.to_str().unwrap(), "--version", "1.0.0", "--commit", "aaaaaaa"],
+        &["install", "--runtime", exe.to_str().unwrap(), "--version", "1.0.0"],
+        &["install", "--runtime", exe.to_str().unwrap(), "--version", "1.0.0", "--commit", &commit, "--force"],
+        &["--data-dir", "/tmp/relay-data", "--verbose"],
+        &["uninstall"],
+    ];
+    for args in bad {
+        let args: Vec<&std::ffi::OsStr> = args.iter().map(|arg| arg.as_ref()).collect();
+        let out = case.launcher_command(&args, &[]);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out.stderr));
+        assert!(!case.root.exists(), "{args:?}: nothing may be created");
+    }
+    assert!(case.starts().is_empty());
+}
+
+/// Killed (SIGKILL) at each fault point of the first install: before the final rename only a
+/// recognized `.partial-*` leftover exists, so a run trusts nothing (exit 1, nothing started,
+/// only the releases page), and a fresh install then succeeds; after it the runtime is complete
+/// and runs. Either way the end state is one settled catalog whose runtime starts.
+fn killed_first_install() {
+    for point in support::FIRST_INSTALL_POINTS {
+        let case = Case::new();
+        let killed = case.install_first(&support::self_exe(), &[("RELAY_TEST_FAULT", point)]);
+        assert_eq!(killed.status.signal(), Some(9), "{point} must be reached: {}", text(&killed.stderr));
+        if point.ends_with("after-rename") {
+            assert_eq!(case.runtime_dirs(), [CURRENT], "{point}");
+        } else {
+            let dirs = case.runtime_dirs();
+            assert!(matches!(dirs.as_slice(), [one] if one.starts_with(".partial-")), "{point}: {dirs:?}");
+            let out = case.launcher(&Scenario::plain(), &[]);
+            assert_eq!(out.status.code(), Some(1), "{point}: {}", out.stderr_text());
+            assert!(case.starts().is_empty(), "{point}: no half runtime may run");
+            assert_eq!(case.opened(), [RELEASES_PAGE], "{point}");
+            let again = case.install_first(&support::self_exe(), &[]);
+            assert_eq!(again.status.code(), Some(0), "{point}: {}", text(&again.stderr));
+            assert_eq!(case.runtime_dirs(), [CURRENT], "{point}: the leftover is gone");
+        }
+        let out = case.launcher(&Scenario::plain(), &[]);
+        assert_eq!(out.status.code(), Some(0), "{point}: {}", out.stderr_text());
+        assert_eq!(case.starts(), [format!("{CURRENT} -")], "{point}");
         case.assert_settled();
     }
 }

@@ -1,5 +1,6 @@
 //! The desktop's hand-off entry points (used by the desktop's Restart, `update_cmd::hand_off`,
-//! and its updater's start, `updater_host::layout_settings`):
+//! and its updater's start, `updater_host::layout_settings`), and the one-time install of the
+//! first runtime (`relay-launcher install`):
 //! [`install_candidate`] turns a prepared, verified staged executable into the catalog's one
 //! candidate, [`quarantined`] tells the updater which releases to suppress, and
 //! [`managed_build_of`] is the "supported managed root" check (is this process a runtime the
@@ -13,9 +14,20 @@
 //! candidate whose runtime is missing: the launcher discards it (nothing ran, nothing to
 //! restore) and removes the partial directory as a recognized leftover. The build id is
 //! `v<major>-<minor>-<patch>-<first 8 hex of the commit>`.
+//!
+//! [`install_first_runtime`] creates the runtime the launcher's `bootstrap` adopts: on a root
+//! with no catalog, settlement, restore journal or runtime (recognized `.partial-*`/`.trash-*`
+//! leftovers of an interrupted install are removed; anything else is
+//! [`RecoveryIoError::AlreadyInstalled`]), from a source opened once with `O_NOFOLLOW` that must
+//! be a regular file starting with the ELF magic, it copies and hashes the bytes (SHA-512 into
+//! the marker) into `runtimes/.partial-<hex>/` with the same code as a candidate, fsyncs, and
+//! renames the directory to `runtimes/<build-id>` last. Killed before that rename, only a
+//! recognized leftover exists (a run finds no runtime and fails closed; the next install removes
+//! it); after it, the runtime is complete. Fault points: `recovery:first-install:after-mkdir`,
+//! `:after-copy`, `:before-rename`, `:after-rename`.
 
-use std::fs::{self, OpenOptions};
-use std::io::Write;
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
 use std::path::Path;
 use std::time::Duration;
@@ -59,7 +71,9 @@ pub fn install_candidate(
     let partial = root.runtimes_dir().join(fsutil::leftover_name(fsutil::PARTIAL_PREFIX));
     fs::DirBuilder::new().mode(0o700).create(&partial).map_err(io_step("install_mkdir"))?;
     let installed = (|| {
-        let marker_bytes = copy_and_mark(staged_exe, expected_sha256, &partial, &build, &version, &commit)?;
+        let source = fsutil::open_regular(staged_exe)?.ok_or(RecoveryIoError::DigestMismatch)?;
+        let marker_bytes =
+            copy_and_mark(source, Some(expected_sha256), &partial, &build, &version, &commit, "recovery:install")?;
         let mut catalog = read_catalog(root)?.ok_or(RecoveryIoError::NoCatalog)?;
         if catalog.candidate.is_some() || read_settlement(root)?.is_some() {
             return Err(RecoveryIoError::CandidateExists);
@@ -91,17 +105,93 @@ pub fn install_candidate(
     installed
 }
 
-/// Copies the staged executable into `dir` while hashing it, checks the SHA-256, and writes the
-/// marker; returns the marker's bytes.
+/// Checks the first install's version (`MAJOR.MINOR.PATCH`) and commit (40 lowercase hex).
+pub fn parse_release(version: &str, commit: &str) -> Result<(Version, CommitSha), RecoveryIoError> {
+    let version = Version::parse(version).map_err(|_| RecoveryIoError::InvalidRelease("version"))?;
+    let commit = CommitSha::parse_hex(commit).ok_or(RecoveryIoError::InvalidRelease("commit"))?;
+    Ok((version, commit))
+}
+
+/// Installs `source` as the first runtime under the held lock (see the module paragraph);
+/// returns its build.
+pub fn install_first_runtime(
+    root: &ManagedRoot,
+    _lock: &RecoveryLock,
+    source: &Path,
+    version: Version,
+    commit: CommitSha,
+) -> Result<BuildId, RecoveryIoError> {
+    let build = build_id_for(&version, &commit);
+    for path in [root.catalog_path(), root.settlement_path(), root.restore_journal_path()] {
+        match fs::symlink_metadata(&path) {
+            Err(error) if error.kind() == io::ErrorKind::NotFound => {}
+            Err(error) => return Err(io_step("stat_state")(error)),
+            Ok(_) => return Err(RecoveryIoError::AlreadyInstalled),
+        }
+    }
+    let mut leftovers = Vec::new();
+    for entry in fs::read_dir(root.runtimes_dir()).map_err(io_step("list_runtimes"))? {
+        let entry = entry.map_err(io_step("list_runtimes"))?;
+        if !entry.file_name().to_str().is_some_and(fsutil::is_leftover) {
+            return Err(RecoveryIoError::AlreadyInstalled);
+        }
+        leftovers.push(entry.path());
+    }
+    let source = open_elf(source)?;
+    for leftover in leftovers {
+        fsutil::remove_tree(&leftover)?;
+    }
+    let partial = root.runtimes_dir().join(fsutil::leftover_name(fsutil::PARTIAL_PREFIX));
+    fs::DirBuilder::new().mode(0o700).create(&partial).map_err(io_step("install_mkdir"))?;
+    fsutil::sync_parent(&partial)?;
+    crate::fault::fault_point("recovery:first-install:after-mkdir");
+    let installed = (|| {
+        copy_and_mark(source, None, &partial, &build, &version, &commit, "recovery:first-install")?;
+        crate::fault::fault_point("recovery:first-install:before-rename");
+        fsutil::rename_noreplace(&partial, &root.runtime_dir(&build))?;
+        crate::fault::fault_point("recovery:first-install:after-rename");
+        Ok(build.clone())
+    })();
+    if installed.is_err() {
+        let _ = fsutil::remove_tree(&partial);
+    }
+    installed
+}
+
+/// Opens the first install's source once, without following a link (`O_NONBLOCK`, so a FIFO
+/// cannot block the open): a regular file that starts with the ELF magic, rewound.
+fn open_elf(path: &Path) -> Result<File, RecoveryIoError> {
+    let mut file = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC | libc::O_NONBLOCK)
+        .open(path)
+        .map_err(io_step("open_source"))?;
+    if !file.metadata().map_err(io_step("stat_source"))?.is_file() {
+        return Err(RecoveryIoError::WrongType);
+    }
+    let mut magic = [0u8; 4];
+    match file.read_exact(&mut magic) {
+        Ok(()) if &magic == b"\x7fELF" => {}
+        Ok(()) => return Err(RecoveryIoError::NotExecutable),
+        Err(error) if error.kind() == io::ErrorKind::UnexpectedEof => return Err(RecoveryIoError::NotExecutable),
+        Err(error) => return Err(io_step("read_source")(error)),
+    }
+    file.seek(SeekFrom::Start(0)).map_err(io_step("rewind_source"))?;
+    Ok(file)
+}
+
+/// Copies `source` into `dir` while hashing it, checks the SHA-256 when one is expected, and
+/// writes the marker (executable 0700, marker 0600, both fsynced, then the directory); returns
+/// the marker's bytes. Passes `<fault>:after-copy` between the executable and the marker.
 fn copy_and_mark(
-    staged_exe: &Path,
-    expected_sha256: &Sha256Digest,
+    source: File,
+    expected_sha256: Option<&Sha256Digest>,
     dir: &Path,
     build: &BuildId,
     version: &Version,
     commit: &CommitSha,
+    fault: &str,
 ) -> Result<Vec<u8>, RecoveryIoError> {
-    let source = fsutil::open_regular(staged_exe)?.ok_or(RecoveryIoError::DigestMismatch)?;
     let mut target = OpenOptions::new()
         .write(true)
         .create_new(true)
@@ -111,10 +201,11 @@ fn copy_and_mark(
         .map_err(io_step("install_create"))?;
     target.set_permissions(fs::Permissions::from_mode(0o700)).map_err(io_step("install_chmod"))?;
     let (sha256, sha512, _) = fsutil::hash_copy(source, Some(&mut target)).map_err(io_step("install_copy"))?;
-    if &sha256 != expected_sha256.as_bytes() {
+    if expected_sha256.is_some_and(|expected| &sha256 != expected.as_bytes()) {
         return Err(RecoveryIoError::DigestMismatch);
     }
     target.sync_all().map_err(io_step("install_sync"))?;
+    crate::fault::fault_point(&format!("{fault}:after-copy"));
     let marker = RuntimeMarker::new(build, version, commit, &sha512).to_json();
     let mut file = OpenOptions::new()
         .write(true)

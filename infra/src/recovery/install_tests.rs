@@ -111,3 +111,123 @@ fn build_ids_are_version_and_commit_prefix() {
     let (version, commit) = release();
     assert_eq!(build_id_for(&version, &commit).as_str(), "v1-2-3-0123abcd");
 }
+
+/// Bytes that pass the first install's ELF check (the magic, then anything).
+fn elf(tail: &[u8]) -> Vec<u8> {
+    [b"\x7fELF".as_slice(), tail].concat()
+}
+
+fn first_release() -> (Version, CommitSha) {
+    parse_release("0.1.0", &format!("feedbeef{}", "1".repeat(32))).unwrap()
+}
+
+fn runtime_names(root: &ManagedRoot) -> Vec<String> {
+    let mut names: Vec<String> =
+        fs::read_dir(root.runtimes_dir()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into()).collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn a_fresh_root_gets_its_first_runtime_which_bootstrap_adopts() {
+    let (tmp, root) = root();
+    let source = tmp.path().join("relay-desktop");
+    fs::write(&source, elf(b" first runtime")).unwrap();
+    let (version, commit) = first_release();
+    let build = install_first_runtime(&root, &lock(&root), &source, version, commit).unwrap();
+    assert_eq!(build.as_str(), "v0-1-0-feedbeef");
+    assert_eq!(runtime_names(&root), ["v0-1-0-feedbeef"]);
+    let dir = root.runtime_dir(&build);
+    assert_eq!(fs::read(dir.join(EXECUTABLE_NAME)).unwrap(), elf(b" first runtime"));
+    use std::os::unix::fs::PermissionsExt;
+    let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!((mode(&dir), mode(&dir.join(EXECUTABLE_NAME)), mode(&dir.join(MARKER_NAME))), (0o700, 0o700, 0o600));
+    assert_eq!(read_catalog(&root).unwrap(), None, "the launcher's run creates the catalog");
+    let catalog = crate::recovery::bootstrap(&root, &lock(&root), 1_000).unwrap();
+    assert_eq!(catalog.current.build, build);
+    let verified = verify_runtime(&root, &build, &catalog.current.marker_sha512).unwrap();
+    assert_eq!((verified.marker.version.as_str(), verified.marker.commit.clone()), ("0.1.0", commit.to_hex()));
+}
+
+#[test]
+fn a_second_install_an_existing_catalog_settlement_or_runtime_is_refused() {
+    let (tmp, root) = root();
+    let source = tmp.path().join("relay-desktop");
+    fs::write(&source, elf(b"")).unwrap();
+    let (version, commit) = first_release();
+    install_first_runtime(&root, &lock(&root), &source, version, commit).unwrap();
+    let other = Version::parse("0.2.0").unwrap();
+    let again = install_first_runtime(&root, &lock(&root), &source, other, commit);
+    assert!(matches!(again, Err(RecoveryIoError::AlreadyInstalled)), "{again:?}");
+    assert_eq!(runtime_names(&root), ["v0-1-0-feedbeef"]);
+
+    // A catalog (even one naming nothing on disk), a settlement or a restore journal alone.
+    for state in ["catalog.json", "settlement.json", "restore.json"] {
+        let (_tmp, root) = crate::recovery::test_support::root();
+        fs::write(root.recovery_dir().join(state), b"{}").unwrap();
+        let refused = install_first_runtime(&root, &lock(&root), &source, version, commit);
+        assert!(matches!(refused, Err(RecoveryIoError::AlreadyInstalled)), "{state}: {refused:?}");
+        assert!(runtime_names(&root).is_empty(), "{state}");
+    }
+    // A real installation: catalog and runtime.
+    let (_tmp, root) = crate::recovery::test_support::root();
+    with_current(&root);
+    let refused = install_first_runtime(&root, &lock(&root), &source, version, commit);
+    assert!(matches!(refused, Err(RecoveryIoError::AlreadyInstalled)), "{refused:?}");
+    assert_eq!(runtime_names(&root), ["v1-0-0-aaaaaaaa"]);
+    // An unrecognized entry in runtimes/ (not a leftover name) counts as a runtime.
+    let (_tmp, root) = crate::recovery::test_support::root();
+    fs::create_dir(root.runtimes_dir().join(".partial-short")).unwrap();
+    let refused = install_first_runtime(&root, &lock(&root), &source, version, commit);
+    assert!(matches!(refused, Err(RecoveryIoError::AlreadyInstalled)), "{refused:?}");
+}
+
+#[test]
+fn leftovers_of_an_interrupted_first_install_are_removed() {
+    let (tmp, root) = root();
+    let source = tmp.path().join("relay-desktop");
+    fs::write(&source, elf(b"")).unwrap();
+    let leftover = root.runtimes_dir().join(format!(".partial-{}", "0".repeat(32)));
+    fs::create_dir(&leftover).unwrap();
+    fs::write(leftover.join(EXECUTABLE_NAME), b"half").unwrap();
+    let (version, commit) = first_release();
+    install_first_runtime(&root, &lock(&root), &source, version, commit).unwrap();
+    assert_eq!(runtime_names(&root), ["v0-1-0-feedbeef"]);
+}
+
+#[test]
+fn a_linked_special_or_non_elf_source_is_refused_and_nothing_is_created() {
+    let (tmp, root) = root();
+    let real = tmp.path().join("real-relay-desktop");
+    fs::write(&real, elf(b"")).unwrap();
+    let link = tmp.path().join("linked-relay-desktop");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let script = tmp.path().join("script");
+    fs::write(&script, b"#!/bin/sh\necho not a runtime\n").unwrap();
+    let short = tmp.path().join("short");
+    fs::write(&short, b"\x7fEL").unwrap();
+    let (version, commit) = first_release();
+    let install = |source: &Path| install_first_runtime(&root, &lock(&root), source, version, commit);
+    assert!(matches!(install(&link), Err(RecoveryIoError::Symlink)));
+    assert!(matches!(install(&script), Err(RecoveryIoError::NotExecutable)));
+    assert!(matches!(install(&short), Err(RecoveryIoError::NotExecutable)));
+    assert!(matches!(install(tmp.path()), Err(RecoveryIoError::WrongType)));
+    assert!(install(&tmp.path().join("missing")).is_err());
+    assert!(runtime_names(&root).is_empty());
+    assert_eq!(read_catalog(&root).unwrap(), None);
+}
+
+#[test]
+fn a_malformed_version_or_commit_is_refused() {
+    let commit = "a".repeat(40);
+    for version in ["1.2", "v1.2.3", "1.2.3-rc1", "01.2.3", ""] {
+        assert!(
+            matches!(parse_release(version, &commit), Err(RecoveryIoError::InvalidRelease("version"))),
+            "{version}"
+        );
+    }
+    for commit in ["abc1234", &"A".repeat(40), &"g".repeat(40), &"a".repeat(41), "main"] {
+        assert!(matches!(parse_release("1.2.3", commit), Err(RecoveryIoError::InvalidRelease("commit"))), "{commit}");
+    }
+    assert_eq!(parse_release("1.2.3", &commit).unwrap().0, Version::parse("1.2.3").unwrap());
+}

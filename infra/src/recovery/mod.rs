@@ -6,14 +6,14 @@
 //! written before a terminal catalog is activated (`recovery/settlement.json`, [`settlement`]),
 //! the data snapshot taken before a candidate first runs and its journaled restore
 //! ([`snapshot`], [`restore`]), promotion, rollback, reconciliation at start, bootstrap and
-//! cleanup ([`transition`]), the desktop's hand-off entry points ([`install`]), manual
-//! rollback to a retained build ([`rollback`]) and repair of a retained build's executable
-//! ([`repair`]). Every path is
-//! re-resolved under its fixed parent and checked with `lstat`: symbolic links, non-directories
-//! and entries of another user are refused; directories are 0700, files 0600, executables 0700.
-//! It decides nothing about health (that is `domain::updater::decide_probation`, driven by
-//! `relay-launcher`), starts no process, and deletes nothing it cannot prove unreferenced: any
-//! state it cannot prove is an error, never a wider trusted set.
+//! cleanup ([`transition`]), the desktop's hand-off entry points and the one-time install of the
+//! first runtime ([`install`]), manual rollback to a retained build ([`rollback`]) and repair of a
+//! retained build's executable ([`repair`]). Every path is re-resolved under its fixed parent and
+//! checked with `lstat`: symbolic links, non-directories and entries of another user are refused;
+//! directories are 0700, files 0600, executables 0700. It decides nothing about health (that is
+//! `domain::updater::decide_probation`, driven by `relay-launcher`), starts no process, and
+//! deletes nothing it cannot prove unreferenced: any state it cannot prove is an error, never a
+//! wider trusted set.
 
 pub mod catalog;
 mod fsutil;
@@ -32,7 +32,9 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 pub use catalog::{read_catalog, write_catalog, Candidate, Catalog, CatalogBuild, TransactionId};
-pub use install::{install_candidate, managed_build_of, quarantined, CandidateTicket};
+pub use install::{
+    install_candidate, install_first_runtime, managed_build_of, parse_release, quarantined, CandidateTicket,
+};
 pub use lock::RecoveryLock;
 pub use marker::{verify_runtime, DataEpochs, RuntimeMarker, VerifiedRuntime, EXECUTABLE_NAME, MARKER_NAME};
 pub use repair::{repair_runtime, repair_subject, RepairOutcome, RepairSubject};
@@ -88,6 +90,16 @@ pub enum RecoveryIoError {
     RollbackRefused(&'static str),
     #[error("The repair is not possible ({0}).")]
     RepairRefused(&'static str),
+    /// The first install runs once: a catalog, a settlement, a restore journal or a runtime
+    /// already exists.
+    #[error("Relay is already installed here (a catalog, a settlement or a runtime exists).")]
+    AlreadyInstalled,
+    /// The first install's source is not an ELF executable.
+    #[error("The runtime to install is not an ELF executable.")]
+    NotExecutable,
+    /// The first install's version or commit does not parse (`version` or `commit`).
+    #[error("The release to install is invalid ({0}).")]
+    InvalidRelease(&'static str),
     /// A filesystem step failed (`step` is the step's name, never a path).
     #[error("The recovery step {step} failed: {source}")]
     Io { step: &'static str, source: io::Error },
@@ -116,6 +128,9 @@ impl RecoveryIoError {
             RecoveryIoError::DataInUse => "data_in_use",
             RecoveryIoError::RollbackRefused(_) => "rollback_refused",
             RecoveryIoError::RepairRefused(_) => "repair_refused",
+            RecoveryIoError::AlreadyInstalled => "already_installed",
+            RecoveryIoError::NotExecutable => "not_an_elf_executable",
+            RecoveryIoError::InvalidRelease(_) => "release_invalid",
             RecoveryIoError::Io { .. } => "recovery_io",
         }
     }

@@ -73,6 +73,19 @@ pub const ROLLBACK_POINTS: [&str; 19] = [
     "recovery:rollback:after-cleanup",
 ];
 
+/// The fault points a first install (`relay-launcher install`) passes, in order.
+pub const FIRST_INSTALL_POINTS: [&str; 4] = [
+    "recovery:first-install:after-mkdir",
+    "recovery:first-install:after-copy",
+    "recovery:first-install:before-rename",
+    "recovery:first-install:after-rename",
+];
+
+/// The commit whose first install is [`CURRENT`] (`v1-0-0-aaaaaaaa`) at version 1.0.0.
+pub fn current_commit() -> String {
+    "a".repeat(40)
+}
+
 pub fn self_exe() -> PathBuf {
     std::env::current_exe().unwrap()
 }
@@ -228,6 +241,33 @@ impl Case {
             command.env(name, value);
         }
         command.spawn().unwrap()
+    }
+
+    /// Runs `relay-launcher <args>` (an install or a refused command line) to completion with
+    /// this case's HOME and XDG_DATA_HOME.
+    pub fn launcher_command(&self, args: &[&std::ffi::OsStr], extra: &[(&str, &str)]) -> std::process::Output {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_relay-launcher"));
+        command
+            .env_remove("RELAY_TEST_FAULT")
+            .env_remove("RELAY_DATA_DIR")
+            .env("HOME", &self.home)
+            .env("XDG_DATA_HOME", &self.xdg)
+            .env("RELAY_LOG", "info")
+            .args(args)
+            .stdin(Stdio::null());
+        for (name, value) in extra {
+            command.env(name, value);
+        }
+        command.output().unwrap()
+    }
+
+    /// `relay-launcher install --runtime <runtime> --version 1.0.0 --commit <a × 40>`: installs
+    /// [`CURRENT`].
+    pub fn install_first(&self, runtime: &Path, extra: &[(&str, &str)]) -> std::process::Output {
+        let commit = current_commit();
+        let os = std::ffi::OsStr::new;
+        let args = [os("install"), os("--runtime"), runtime.as_os_str(), os("--version"), os("1.0.0")];
+        self.launcher_command(&[&args[..], &[os("--commit"), os(&commit)]].concat(), extra)
     }
 
     /// Waits (at most 20 s) until the fake runtime log holds a line starting with `prefix`.
