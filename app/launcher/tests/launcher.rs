@@ -37,6 +37,7 @@ fn main() {
         ("install_then_run_bootstraps_and_starts_the_installed_runtime", install_then_run_bootstraps),
         ("install_refuses_a_second_install_bad_sources_and_bad_command_lines", install_refusals),
         ("a_first_install_killed_at_each_fault_point_leaves_no_half_runtime", killed_first_install),
+        ("install_desktop_script_lays_out_the_launcher_runtime_and_desktop_entry", install_desktop_script),
     ];
     let mut failed = Vec::new();
     let mut ran = 0;
@@ -507,6 +508,57 @@ fn killed_first_install() {
         assert_eq!(case.starts(), [format!("{CURRENT} -")], "{point}");
         case.assert_settled();
     }
+}
+
+/// `scripts/install-desktop.sh` with prebuilt binaries under a temporary HOME: the launcher in
+/// `~/.local/bin` (0755), the runtime under the managed root, the desktop entry (0644) naming
+/// the launcher and the data directory; the installed launcher then starts that runtime, and a
+/// second run of the script refreshes the files and leaves the installation alone.
+fn install_desktop_script() {
+    use std::os::unix::fs::PermissionsExt;
+    let case = Case::new();
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/install-desktop.sh");
+    let commit = "0123abcd".to_owned() + &"f".repeat(32);
+    let run = || {
+        std::process::Command::new("bash")
+            .arg(&script)
+            .args(["--desktop".as_ref(), support::self_exe().as_os_str()])
+            .args(["--launcher", env!("CARGO_BIN_EXE_relay-launcher"), "--commit", &commit])
+            .args(["--data-dir".as_ref(), case.data_dir.as_os_str()])
+            .env("HOME", &case.home)
+            .env("XDG_DATA_HOME", &case.xdg)
+            .env_remove("RELAY_TEST_FAULT")
+            .env_remove("CARGO_TARGET_DIR")
+            .output()
+            .unwrap()
+    };
+    let out = run();
+    assert_eq!(out.status.code(), Some(0), "{}{}", text(&out.stdout), text(&out.stderr));
+    let mode = |path: &std::path::Path| fs::metadata(path).unwrap().permissions().mode() & 0o777;
+    let launcher = case.home.join(".local/bin/relay-launcher");
+    assert_eq!(mode(&launcher), 0o755);
+    assert_eq!(fs::read(&launcher).unwrap(), fs::read(env!("CARGO_BIN_EXE_relay-launcher")).unwrap());
+    let version = env!("CARGO_PKG_VERSION").replace('.', "-");
+    let build = format!("v{version}-0123abcd");
+    assert_eq!(case.runtime_dirs(), std::slice::from_ref(&build));
+    let entry_path = case.xdg.join("applications/relay.desktop");
+    assert_eq!(mode(&entry_path), 0o644);
+    let entry = fs::read_to_string(&entry_path).unwrap();
+    let exec = format!("Exec=\"{}\" --data-dir \"{}\"", launcher.display(), case.data_dir.display());
+    for line in ["[Desktop Entry]", "Type=Application", "Name=Relay", &exec, "Terminal=false", "Categories=Network;"] {
+        assert!(entry.lines().any(|l| l == line), "{line:?} missing from:\n{entry}");
+    }
+    let leftovers: Vec<_> = fs::read_dir(case.xdg.join("applications")).unwrap().collect();
+    assert_eq!(leftovers.len(), 1, "no temp file left beside the entry");
+
+    let out = case.launcher(&Scenario::plain(), &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", out.stderr_text());
+    assert_eq!(case.starts(), [format!("{build} -")]);
+
+    let again = run();
+    assert_eq!(again.status.code(), Some(0), "{}{}", text(&again.stdout), text(&again.stderr));
+    assert!(text(&again.stdout).contains("already installed"), "{}", text(&again.stdout));
+    assert_eq!(case.runtime_dirs(), [build]);
 }
 
 trait Sorted {
