@@ -9,8 +9,23 @@ app process (RSS) and the proportional memory (PSS) of it and all its descendant
 and network processes). Every run ends by itself
 (RELAY_DESKTOP_EXIT_AFTER_SECS) and is bounded in time. Writes a Markdown report to
 RELAY_BENCH_REPORT (default: stdout only).
+
+With --launcher it measures the recovery launcher's start overhead instead (issue #14): BIN is
+installed as the first runtime with `LAUNCHER install` under a temporary HOME, then each round
+starts (a) that installed relay-desktop directly and (b) `LAUNCHER --data-dir DATA` (which
+verifies the catalog, re-hashes the executable with SHA-512 and execs it), alternating which goes
+first, both with the same environment (fresh data directory, so the setup screen; no mDNS), and
+records spawn to the "Relay" window mapped. One uncounted warm-up of each comes first (the
+launcher's creates the catalog). Reports median, p90, min and max per path and the difference.
+
+With --launcher-floor it isolates the launcher's own cost (no X needed): the runtime is /bin/true
+padded with random bytes to each of SIZES_MIB (it still execs at once), installed the same way,
+and ROUNDS pairs of "runtime directly" / "launcher -> runtime" are timed from spawn to exit.
 Usage: xvfb-run -a python3 tests/bench/desktop_startup.py BIN [RUNS]
+       xvfb-run -a python3 tests/bench/desktop_startup.py --launcher LAUNCHER BIN [ROUNDS]
+       python3 tests/bench/desktop_startup.py --launcher-floor LAUNCHER [ROUNDS]
 """
+import hashlib
 import os
 import shutil
 import statistics
@@ -20,7 +35,7 @@ import tempfile
 import time
 
 SETTLE = 6.0
-EXIT_AFTER = 10
+EXIT_AFTER = int(os.environ.get("RELAY_BENCH_EXIT_AFTER", "10"))
 
 
 def pss_kib(pid):
@@ -93,7 +108,175 @@ def fmt(values, unit, scale=1.0):
     return f"{statistics.median(vals):.0f} {unit} (min {min(vals):.0f}, max {max(vals):.0f})"
 
 
+def wait_until(predicate, timeout):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.01)
+    return False
+
+
+def time_to_mapped(command, env):
+    """Spawn to the "Relay" window mapped (seconds; None if it never maps), then waits for the
+    process to end by itself (RELAY_DESKTOP_EXIT_AFTER_SECS) and the window to go."""
+    if not wait_until(lambda: not window_mapped(), 10):
+        raise SystemExit("a Relay window from an earlier run is still mapped")
+    start = time.monotonic()
+    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    mapped = None
+    try:
+        if wait_until(window_mapped, EXIT_AFTER):
+            mapped = time.monotonic() - start
+    finally:
+        try:
+            proc.wait(EXIT_AFTER + 20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    return mapped
+
+
+def percentile(values, fraction):
+    ordered = sorted(values)
+    rank = max(1, -(-len(ordered) * fraction // 1))  # nearest rank
+    return ordered[int(rank) - 1]
+
+
+def stats_ms(values):
+    vals = [v * 1000 for v in values if v is not None]
+    if not vals:
+        return "n/a", None
+    med = statistics.median(vals)
+    return f"{med:.0f} | {percentile(vals, 0.9):.0f} | {min(vals):.0f} | {max(vals):.0f}", med
+
+
+def launcher_overhead(launcher, binary, rounds):
+    home = tempfile.mkdtemp(prefix="relay-bench-launcher-")
+    try:
+        xdg = os.path.join(home, "share")
+        os.makedirs(xdg, mode=0o700)
+        env = dict(os.environ, HOME=home, XDG_DATA_HOME=xdg, RELAY_DESKTOP_EXIT_AFTER_SECS=str(EXIT_AFTER),
+                   RELAY_DESKTOP_NO_MDNS="1")
+        env.pop("RELAY_DATA_DIR", None)
+        env.pop("RELAY_TEST_FAULT", None)
+        installed = subprocess.run([launcher, "install", "--runtime", binary, "--version", "0.1.0", "--commit",
+                                    "0" * 40], env=env, capture_output=True, text=True, check=True)
+        build = installed.stdout.strip()
+        runtime = os.path.join(xdg, "relay", "runtimes", build, "relay-desktop")
+
+        def one(path):
+            data = tempfile.mkdtemp(prefix="data-", dir=home)
+            if path == "direct":
+                return time_to_mapped([runtime], dict(env, RELAY_DATA_DIR=data))
+            return time_to_mapped([launcher, "--data-dir", data], env)
+
+        one("launcher")  # warm-up; creates the catalog
+        one("direct")
+        times = {"direct": [], "launcher": []}
+        for round_no in range(rounds):
+            order = ["direct", "launcher"] if round_no % 2 == 0 else ["launcher", "direct"]
+            for path in order:
+                times[path].append(one(path))
+        hash_runs = []
+        for _ in range(3):
+            start = time.monotonic()
+            with open(runtime, "rb") as f:
+                digest = hashlib.sha512()
+                for chunk in iter(lambda: f.read(1 << 16), b""):
+                    digest.update(chunk)
+            hash_runs.append(time.monotonic() - start)
+        size_mib = os.path.getsize(runtime) / (1024 * 1024)
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+    direct_row, direct_med = stats_ms(times["direct"])
+    launcher_row, launcher_med = stats_ms(times["launcher"])
+    missing = sum(v is None for vs in times.values() for v in vs)
+    diff = "n/a" if direct_med is None or launcher_med is None else f"{launcher_med - direct_med:+.0f} ms"
+    report = "\n".join([
+        "## Launcher start overhead (relay-launcher vs relay-desktop directly, to window mapped)",
+        "",
+        f"{rounds} rounds under Xvfb (plus one uncounted warm-up of each), alternating which path goes first; "
+        "both start the same installed runtime file with a fresh data directory (setup screen), no mDNS.",
+        "",
+        "| path | median (ms) | p90 (ms) | min (ms) | max (ms) |",
+        "| --- | --- | --- | --- | --- |",
+        f"| relay-desktop started directly | {direct_row} |",
+        f"| relay-launcher -> relay-desktop | {launcher_row} |",
+        "",
+        f"Difference of the medians (launcher - direct): {diff}. Runtime executable: {size_mib:.1f} MiB; "
+        f"one SHA-512 pass over it in Python (OpenSSL), page cache warm: "
+        f"{statistics.median(hash_runs) * 1000:.0f} ms (median of 3). Runs without a mapped window: {missing}.",
+        "",
+    ])
+    print(report)
+    out = os.environ.get("RELAY_BENCH_REPORT")
+    if out:
+        with open(out, "w", encoding="utf-8") as f:
+            f.write(report)
+
+
+SIZES_MIB = (25.7, 79.0, 335.3)
+
+
+def launcher_floor(launcher, rounds):
+    rows = []
+    for mib in SIZES_MIB:
+        home = tempfile.mkdtemp(prefix="relay-bench-floor-")
+        try:
+            xdg, data, source = os.path.join(home, "share"), os.path.join(home, "data"), os.path.join(home, "padded")
+            os.makedirs(xdg, mode=0o700)
+            os.makedirs(data, mode=0o700)
+            with open("/bin/true", "rb") as f:
+                elf = f.read()
+            with open(source, "wb") as f:
+                f.write(elf)
+                f.write(os.urandom(int(mib * 1024 * 1024) - len(elf)))
+            env = dict(os.environ, HOME=home, XDG_DATA_HOME=xdg)
+            env.pop("RELAY_DATA_DIR", None)
+            env.pop("RELAY_TEST_FAULT", None)
+            build = subprocess.run([launcher, "install", "--runtime", source, "--version", "0.1.0", "--commit",
+                                    "0" * 40], env=env, capture_output=True, text=True, check=True).stdout.strip()
+            runtime = os.path.join(xdg, "relay", "runtimes", build, "relay-desktop")
+
+            def timed(command):
+                start = time.monotonic()
+                subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, check=True)
+                return time.monotonic() - start
+
+            for _ in range(2):  # warm-up; the first launcher run creates the catalog
+                timed([launcher, "--data-dir", data])
+                timed([runtime])
+            direct, via = [], []
+            for _ in range(rounds):
+                direct.append(timed([runtime]))
+                via.append(timed([launcher, "--data-dir", data]))
+        finally:
+            shutil.rmtree(home, ignore_errors=True)
+        direct_row, direct_med = stats_ms(direct)
+        via_row, via_med = stats_ms(via)
+        rows.append(f"| {mib:.1f} MiB | {direct_row.split(' | ')[0]} | {via_row} | {via_med - direct_med:+.0f} |")
+    report = "\n".join([
+        "### Launcher floor (runtime = /bin/true padded to the size; spawn to exit)",
+        "",
+        f"{rounds} rounds per size, page cache warm.",
+        "",
+        "| runtime size | direct median (ms) | launcher median (ms) | p90 | min | max | difference (ms) |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+        *rows,
+        "",
+    ])
+    print(report)
+
+
 def main():
+    if sys.argv[1] == "--launcher-floor":
+        launcher_floor(os.path.abspath(sys.argv[2]), int(sys.argv[3]) if len(sys.argv) > 3 else 20)
+        return
+    if sys.argv[1] == "--launcher":
+        launcher, binary = os.path.abspath(sys.argv[2]), os.path.abspath(sys.argv[3])
+        launcher_overhead(launcher, binary, int(sys.argv[4]) if len(sys.argv) > 4 else 10)
+        return
     binary = os.path.abspath(sys.argv[1])
     runs = int(sys.argv[2]) if len(sys.argv) > 2 else 5
     results = [one_run(binary) for _ in range(runs)]
