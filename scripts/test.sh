@@ -104,6 +104,9 @@ echo "==> desktop: the recovery launcher end to end over WebDriver (real relay-l
 # relay-launcher is in $TARGET_DIR/debug: `cargo test --workspace` builds it for its black-box tests.
 xvfb-run -a -s "-screen 0 1280x800x24" python3 tests/desktop/webdriver_launcher_update.py "$TARGET_DIR/debug/relay-desktop"
 
+echo "==> desktop: manual recovery over WebDriver (real relay-launcher and runtimes, fake GitHub: the Owner's Repair of a changed retained build from its release by tag, Roll back into it through the launcher)"
+xvfb-run -a -s "-screen 0 1280x800x24" python3 tests/desktop/webdriver_launcher_recovery.py "$TARGET_DIR/debug/relay-desktop" "$TARGET_DIR/debug/relay"
+
 echo "==> desktop: fatal-error dialog in the real window (injected server-thread panic, answered Quit)"
 ./scripts/desktop-fatal-dialog.sh "$TARGET_DIR/debug/relay-desktop"
 

@@ -1,7 +1,9 @@
-"""The fake GitHub of the desktop updater flows (webdriver_update.py, webdriver_launcher_update.py):
+"""The fake GitHub of the desktop updater flows (webdriver_update.py, webdriver_launcher_update.py,
+webdriver_launcher_recovery.py):
 GitHub's API host and release-assets host on 127.0.0.1, speaking the real wire format (the
 "latest release" JSON of `infra::updater::test_support`, each asset API URL answering `302` to
-the release-assets host), a throwaway minisign publisher key (Ed25519 over BLAKE2b-512, trusted
+the release-assets host; a release served by its tag with `serve_tag`, as the repair of a
+retained build fetches it), a throwaway minisign publisher key (Ed25519 over BLAKE2b-512, trusted
 comment bound to version, commit and archive name) and the signed release zip it serves.
 """
 import base64
@@ -18,6 +20,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 LATEST = "/repos/CrimsonSoul/Relay/releases/latest"
+TAG = "/repos/CrimsonSoul/Relay/releases/tags/v{}"
 HISTORY = "/repos/CrimsonSoul/Relay/releases?per_page=20"
 CHUNK = 64 * 1024
 
@@ -126,6 +129,7 @@ class FakeGitHub:
 
     def __init__(self, release, slow_delay=0.0, quick_delay=0.0):
         self.requests = []
+        self.tagged = {}
         self.slow_delay, self.quick_delay = slow_delay, quick_delay
         self.publish(release)
         self.api = self._serve(self._api)
@@ -134,6 +138,13 @@ class FakeGitHub:
     def publish(self, release):
         self.release = release
         self.by_id = {aid: release.files[name] for name, aid in release.ids.items()}
+        for other in self.tagged.values():
+            self.by_id.update({aid: other.files[name] for name, aid in other.ids.items()})
+
+    def serve_tag(self, release):
+        """Answers `GET /repos/CrimsonSoul/Relay/releases/tags/v<version>` (and its assets) with `release`."""
+        self.tagged[TAG.format(release.version)] = release
+        self.by_id.update({aid: release.files[name] for name, aid in release.ids.items()})
 
     def origin(self, server):
         return f"http://127.0.0.1:{server.server_address[1]}"
@@ -156,8 +167,9 @@ class FakeGitHub:
         return server
 
     def _api(self, req):
-        if req.path in (LATEST, HISTORY):
-            answer = release_json(self.release) if req.path == LATEST else history_json(self.release)
+        if req.path in (LATEST, HISTORY) or req.path in self.tagged:
+            answer = (release_json(self.release) if req.path == LATEST else history_json(self.release)
+                      if req.path == HISTORY else release_json(self.tagged[req.path]))
             body = json.dumps(answer).encode()
             req.send_response(200)
             req.send_header("Content-Type", "application/json; charset=utf-8")

@@ -3,6 +3,8 @@
 `relay-desktop` runtimes under Xvfb, driven over WebDriver (tauri-driver + WebKitWebDriver), with
 a temporary HOME, XDG_DATA_HOME and data directory, against the fake GitHub on 127.0.0.1 of
 webdriver_update.py (fake_github.py: its wire format, throwaway minisign key and signed zips).
+The sessions, the hand-installed runtime and the isolated environment are launcher_fixture.py's
+(shared with webdriver_launcher_recovery.py).
 
 Each session's application is a wrapper that execs `relay-launcher --data-dir DATA`; the runtime
 the launcher starts inherits WebKitWebDriver's environment, so the session attaches to it. The
@@ -42,187 +44,20 @@ Run under Xvfb: xvfb-run -a -s "-screen 0 1280x800x24" python3 tests/desktop/web
 (RELAY_BIN is accepted like the other flows' and not needed; relay-launcher is taken from beside
 DESKTOP_BIN, or from RELAY_LAUNCHER_BIN.)
 """
-import hashlib
-import json
 import os
 import shutil
-import signal
-import socket
-import stat
-import subprocess
 import sys
-import tempfile
 import time
 
-WORK = tempfile.mkdtemp(prefix="relay-launcher-update-")
-os.environ.setdefault("DESKTOP_WEBDRIVER_LOG", os.path.join(WORK, "webdriver.log"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from webdriver_bridge import (api, call, click, close_session, element, invoke, log_text,  # noqa: E402
-                              open_session, start_driver, stop_process, texts, wait_for)
+from launcher_fixture import (BUILDS, COMMITS, CONTACT, ROOT, WORK, Session, catalog, contact_names,  # noqa: E402
+                              install_first_runtime, isolate_env, kill_runtimes, launcher_binary,
+                              launcher_lines, names_or_none, people_shows_the_contact,
+                              runtime_dirs, server_token, sign_in, use_fake_github)
+from webdriver_bridge import api, call, click, invoke, log_text, start_driver, stop_process, texts, wait_for  # noqa: E402
 from fake_github import FakeGitHub, Publisher, Release  # noqa: E402
 
-COMMITS = {"0.1.0": "a1b2c3d4" * 5, "0.2.0": "deadbeef" * 5,
-           "0.3.0": "fedcba9876543210fedcba9876543210fedcba98", "0.4.0": "facade00" * 5}
-BUILDS = {v: f"v{v.replace('.', '-')}-{c[:8]}" for v, c in COMMITS.items()}  # infra::recovery::install::build_id_for
-PORT = 8090  # relay-desktop's default: the launcher passes no arguments
-CONTACT = {"name": "Launcher Lovelace", "email": "launcher@example.com", "title": "Survivor"}
 EPHEMERAL = {"name": "Probation Pascal", "email": "probation@example.com", "title": "Rolled back"}
-XDG = os.path.join(WORK, "xdg-data")
-ROOT = os.path.join(XDG, "relay")
-DATA = os.path.join(WORK, "data")
-
-
-def catalog():
-    with open(os.path.join(ROOT, "recovery", "catalog.json"), encoding="utf-8") as f:
-        return json.load(f)
-
-
-def runtime_dirs():
-    return sorted(n for n in os.listdir(os.path.join(ROOT, "runtimes")) if not n.startswith("."))
-
-
-def install_first_runtime(desktop):
-    """The black-box fixture: one runtime directory and its marker, no catalog."""
-    build = BUILDS["0.1.0"]
-    for path in (XDG, ROOT, os.path.join(ROOT, "runtimes"), os.path.join(ROOT, "runtimes", build)):
-        os.makedirs(path, mode=0o700, exist_ok=True)
-        os.chmod(path, 0o700)
-    exe = os.path.join(ROOT, "runtimes", build, "relay-desktop")
-    subprocess.run(["objcopy", "--strip-debug", desktop, exe], check=True)
-    os.chmod(exe, 0o700)
-    version = subprocess.run([exe, "--version"], capture_output=True, text=True, check=True, timeout=30).stdout
-    assert version.strip() == "relay-desktop 0.1.0", version
-    with open(exe, "rb") as f:
-        executable = f.read()
-    marker = {"protocol": 1, "buildId": build, "version": "0.1.0", "commit": COMMITS["0.1.0"],
-              "executableSha512": hashlib.sha512(executable).hexdigest(), "dataEpochs": {"server": 1, "client": 1}}
-    path = os.path.join(ROOT, "runtimes", build, "marker.json")
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        json.dump(marker, f, indent=2)
-    os.makedirs(DATA, mode=0o700)
-    fd = os.open(os.path.join(DATA, "desktop.json"), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write('{"mode":"server","lanAccess":false}')
-    print(f"ok   fixture: runtimes/{build}/relay-desktop ({len(executable) >> 20} MiB, stripped, runs: {version.strip()!r}) "
-          "and its marker; no catalog")
-    return executable
-
-
-def runtime_pids(build=None):
-    """Processes running from a managed runtime directory (of `build`, if given): {pid: build}."""
-    found = {}
-    prefix = os.path.join(ROOT, "runtimes") + "/"
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            exe = os.readlink(f"/proc/{pid}/exe")
-        except OSError:
-            continue
-        if exe.startswith(prefix):
-            name = exe[len(prefix):].split("/")[0]
-            if build in (None, name):
-                found[int(pid)] = name
-    return found
-
-
-def parent_of(pid):
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii") as f:
-            return int(f.read().rsplit(")", 1)[1].split()[1])
-    except OSError:
-        return None  # gone
-
-
-def read_pid(path):
-    try:
-        with open(path, encoding="ascii") as f:
-            return int(f.read().strip() or 0)
-    except (OSError, ValueError):
-        return 0
-
-
-def launcher_lines(name):
-    """The launcher's own lines in a session's log (the runtimes write to the same stderr)."""
-    path = os.path.join(WORK, f"{name}-launcher.log")
-    if not os.path.isfile(path):
-        return []
-    with open(path, encoding="utf-8", errors="replace") as f:
-        return [line for line in f if "relay::launcher" in line]
-
-
-class Session:
-    """One WebDriver session whose application is `relay-launcher` (through a wrapper script)."""
-
-    def __init__(self, launcher, name, time_scale=None):
-        self.name, self.sid, self.pid = name, None, None
-        log = os.path.join(WORK, f"{name}-launcher.log")
-        self.pidfile = os.path.join(WORK, f"{name}.pid")
-        self.wrapper = os.path.join(WORK, f"{name}.sh")
-        scale = f"RELAY_TEST_LAUNCHER_TIME_SCALE={time_scale} " if time_scale else ""
-        with open(self.wrapper, "w", encoding="utf-8") as f:
-            f.write("#!/bin/sh\n"
-                    f"echo $$ > '{self.pidfile}'\n"
-                    f"{scale}exec '{launcher}' \"$@\" 2>>'{log}'\n")
-        os.chmod(self.wrapper, stat.S_IRWXU)
-
-    def open(self):
-        self.sid = open_session(self.wrapper, ["--data-dir", DATA])
-        self.pid = wait_for("the launcher's pid", lambda: read_pid(self.pidfile))
-        return self.sid
-
-    def launcher_lines(self):
-        return launcher_lines(self.name)
-
-    def wait_log(self, what, *words, timeout=60):
-        """The last launcher line holding all `words`."""
-        return wait_for(f"the launcher's log: {what}", lambda: [ln for ln in self.launcher_lines()
-                                                                if all(w in ln for w in words)], timeout=timeout)[-1]
-
-    def child(self, build, timeout=60):
-        """The launcher's running child from runtimes/<build>/."""
-        return wait_for(f"the launcher's {build} runtime", lambda: next(
-            (p for p in runtime_pids(build) if parent_of(p) == self.pid), None), timeout=timeout)
-
-    def close(self):
-        """Kills the launcher (its runtime goes with it: PR_SET_PDEATHSIG) and ends the session."""
-        pid = self.pid or read_pid(self.pidfile)
-        if pid:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            wait_for("no runtime left", lambda: not runtime_pids(), timeout=30)
-            self.pid = None
-        close_session(self.sid)
-        self.sid = None
-
-
-def sign_in(sid):
-    with open(os.path.join(DATA, "secrets", "passphrase"), encoding="utf-8") as f:
-        secret = f.read().strip()
-    wait_for("the sign-in screen", lambda: texts(sid, "[data-testid=signin-passphrase]"), timeout=60)
-    call("POST", f"/session/{sid}/element/{element(sid, '[data-testid=signin-passphrase]')}/value", {"text": secret})
-    click(sid, "button[type=submit]")
-    wait_for('status bar "Connected"', lambda: "Connected" in " ".join(texts(sid, "[data-testid=status-connection]")),
-             timeout=60)
-    return secret
-
-
-def server_token(secret):
-    server = f"http://127.0.0.1:{PORT}"
-    token = api(server, "POST", "/api/collections/users/auth-with-password", {"identity": "relay", "password": secret})
-    return server, token["token"]
-
-
-def contact_names(secret):
-    server, token = server_token(secret)
-    return [r["name"] for r in api(server, "GET", "/api/collections/contacts/records?perPage=200", token=token)["items"]]
-
-
-def people_shows_the_contact(sid):
-    click(sid, "[data-testid=nav-people]")
-    wait_for("the contact in People", lambda: [t for t in texts(sid, "[data-testid=contact-row]") if CONTACT["name"] in t],
-             timeout=30)
 
 
 def state_text(sid):
@@ -341,18 +176,11 @@ def step_rollback(session, secret):
     assert cat["candidate"] is None and cat["quarantine"] == [f"v0.3.0@{COMMITS['0.3.0']}"], cat
     assert runtime_dirs() == sorted([BUILDS["0.1.0"], BUILDS["0.2.0"]]), runtime_dirs()
     assert not os.listdir(os.path.join(ROOT, "recovery", "snapshots")), "a snapshot was left"
-    names = wait_for("the restarted server", lambda: _names_or_none(secret), timeout=90)
+    names = wait_for("the restarted server", lambda: names_or_none(secret), timeout=90)
     assert CONTACT["name"] in names, names
     print(f"ok   v0.3.0 (/bin/false) exited twice; rolled back: current {BUILDS['0.2.0']}, no candidate, "
           f"quarantine {cat['quarantine'][0][:14]}…, its runtime removed; {BUILDS['0.2.0']} runs again "
           f"(pid {pid}, the launcher's child) and serves the contact")
-
-
-def _names_or_none(secret):
-    try:
-        return contact_names(secret)
-    except OSError:
-        return None
 
 
 def step_quarantine_and_restore(launcher, fake, releases, secret):
@@ -374,7 +202,7 @@ def step_quarantine_and_restore(launcher, fake, releases, secret):
         session.wait_log("the v0.4.0 candidate started", "starting the candidate on probation", BUILDS["0.4.0"])
         session.child(BUILDS["0.4.0"])
         transaction = catalog()["candidate"]["transaction"]
-        wait_for("the candidate's server", lambda: _names_or_none(secret), timeout=90)
+        wait_for("the candidate's server", lambda: names_or_none(secret), timeout=90)
         server, token = server_token(secret)
         api(server, "POST", "/api/collections/contacts/records", EPHEMERAL, token)
         assert EPHEMERAL["name"] in contact_names(secret)
@@ -384,7 +212,7 @@ def step_quarantine_and_restore(launcher, fake, releases, secret):
                                 BUILDS["0.4.0"], timeout=180)
         assert "reason=CannotBecomeHealthyInTime" in line, line
         session.child(BUILDS["0.2.0"], timeout=120)
-        names = wait_for("the restarted server", lambda: _names_or_none(secret), timeout=90)
+        names = wait_for("the restarted server", lambda: names_or_none(secret), timeout=90)
         assert CONTACT["name"] in names and EPHEMERAL["name"] not in names, names
         cat = catalog()
         assert cat["current"]["build"] == BUILDS["0.2.0"] and cat["candidate"] is None, cat
@@ -409,28 +237,11 @@ def check_launcher_log(transactions):
     print(f"ok   the launcher's log: {len(lines)} lines naming builds and reasons, no path, no transaction id")
 
 
-def free_port(port):
-    """Nothing listens on the port (client sockets in TIME_WAIT do not count: the server reuses the address)."""
-    with socket.socket() as s:
-        return s.connect_ex(("127.0.0.1", port)) != 0
-
-
 def main():
     desktop = os.path.abspath(sys.argv[1])
-    launcher = os.environ.get("RELAY_LAUNCHER_BIN") or os.path.join(os.path.dirname(desktop), "relay-launcher")
-    assert os.access(launcher, os.X_OK), f"no relay-launcher at {launcher}"
-    assert free_port(PORT), f"127.0.0.1:{PORT} is in use; the launcher's runtimes need it"
+    launcher = launcher_binary(desktop)
     started = time.monotonic()
-    # tauri-driver is found before HOME moves; everything the runtimes write stays under WORK.
-    os.environ["PATH"] += os.pathsep + os.path.expanduser("~/.cargo/bin")
-    os.environ["HOME"] = os.path.join(WORK, "home")
-    os.makedirs(os.environ["HOME"], mode=0o700)
-    for var, sub in (("XDG_CONFIG_HOME", "config"), ("XDG_CACHE_HOME", "cache")):
-        os.environ[var] = os.path.join(WORK, "home", sub)
-    os.environ["XDG_DATA_HOME"] = XDG
-    os.environ["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=/nonexistent/relay-no-bus"
-    for var in ("RELAY_DATA_DIR", "RELAY_TEST_LAUNCHER_TIME_SCALE", "RELAY_LAUNCHER_FD", "RELAY_LAUNCHER_TRANSACTION"):
-        os.environ.pop(var, None)
+    isolate_env()
     executable = install_first_runtime(desktop)
     publisher = Publisher()
     with open("/bin/false", "rb") as f:
@@ -439,9 +250,7 @@ def main():
                     "0.4.0": Release(publisher, "0.4.0", COMMITS["0.4.0"], executable, first_id=9201)}
     del executable
     fake = FakeGitHub(releases["0.2.0"])
-    os.environ["RELAY_TEST_UPSTREAM_GITHUB_API"] = fake.origin(fake.api)
-    os.environ["RELAY_TEST_UPSTREAM_GITHUB_RELEASE_ASSETS"] = fake.origin(fake.storage)
-    os.environ["RELAY_TEST_UPDATER_PUBLISHER_KEY"] = publisher.pub
+    use_fake_github(fake, publisher)
     driver = start_driver()
     session2 = None
     ok = False
@@ -463,11 +272,7 @@ def main():
             if session2:
                 session2.close()
         finally:
-            for pid in runtime_pids():
-                try:
-                    os.killpg(pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
+            kill_runtimes()
             stop_process(driver)
         fake.close()
         if ok or not os.environ.get("KEEP_FAILED"):
