@@ -3,6 +3,9 @@
 #   ~/.local/bin/relay-launcher                          the launcher (0755)
 #   $XDG_DATA_HOME/relay/runtimes/<build-id>/            the first runtime (`relay-launcher install`)
 #   $XDG_DATA_HOME/applications/relay.desktop            the desktop entry (0644)
+#   $XDG_DATA_HOME/applications/relay-recovery.desktop   "Relay (recovery)": the launcher's
+#                                                        recovery entry, which starts the newest
+#                                                        retained build first (0644)
 # ($XDG_DATA_HOME defaults to ~/.local/share.) Without --desktop/--launcher it builds both in
 # release mode (ui/dist must exist: cd ui && npm ci && npm run build). The runtime is installed
 # with the workspace version and `git rev-parse HEAD`; a dirty tree is refused unless --commit is
@@ -96,6 +99,16 @@ Type=Application
 Name=Relay
 Comment=Relay desktop
 Exec="$bin_dir/relay-launcher" --data-dir "$data_dir"
+Terminal=false
+Categories=Network;
+EOF
+echo "==> $apps_dir/relay-recovery.desktop"
+install_file "$apps_dir/relay-recovery.desktop" 0644 <<EOF
+[Desktop Entry]
+Type=Application
+Name=Relay (recovery)
+Comment=Start the Relay build that ran before, to roll back or repair from Administration
+Exec="$bin_dir/relay-launcher" recovery --data-dir "$data_dir"
 Terminal=false
 Categories=Network;
 EOF

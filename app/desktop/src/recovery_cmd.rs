@@ -26,7 +26,7 @@ use actors::updater::{RepairProgress, StageRepair, UpdaterActor};
 use domain::roles::Capability;
 use domain::updater::{BuildId, CommitSha, Version};
 use infra::recovery::{
-    managed_build_of, recovery_overview, repair_runtime, repair_subject, request_rollback, ManagedRoot,
+    recovery_overview, repair_runtime, repair_subject, request_rollback, retained_build_of, ManagedRoot,
     RecoveryIoError, RecoveryLock, RecoveryOverview, RepairOutcome, RepairSubject, RollbackRequest,
 };
 use serde::Serialize;
@@ -67,10 +67,11 @@ fn unmanaged() -> BridgeError {
     )
 }
 
-/// The managed root, when `current_exe` is one of its runtimes.
+/// The managed root, when `current_exe` is one of its catalog's runtimes (a retained
+/// predecessor too: the launcher's recovery entry starts one).
 fn managed(root_path: Option<&Path>, current_exe: Option<&Path>) -> Result<Option<ManagedRoot>, RecoveryIoError> {
     let (Some(root_path), Some(exe)) = (root_path, current_exe) else { return Ok(None) };
-    if managed_build_of(root_path, exe)?.is_none() {
+    if retained_build_of(root_path, exe)?.is_none() {
         return Ok(None);
     }
     ManagedRoot::open_existing(root_path)

@@ -94,3 +94,15 @@ fn a_repair_puts_back_only_the_bytes_the_marker_names() {
     let unknown = repair_target_of(root, exe, &BuildId::parse("v0-1-0-cccccccc").unwrap()).unwrap_err();
     assert_eq!(unknown, BridgeError::Invalid("That build is not one of the retained builds.".into()));
 }
+
+#[test]
+fn a_retained_build_started_by_the_recovery_entry_may_roll_back_but_offers_no_update() {
+    let layout = Layout::new();
+    layout.add_predecessor(OLDER, "0.9.0");
+    let older_exe = layout.root.runtime_dir(&BuildId::parse(OLDER).unwrap()).join(infra::recovery::EXECUTABLE_NAME);
+    let (root, exe) = (Some(layout.root_path.as_path()), Some(older_exe.as_path()));
+    assert!(status(root, exe).unwrap().managed, "the recovery screen works from a retained build");
+    assert_eq!(infra::recovery::managed_build_of(&layout.root_path, &older_exe).unwrap(), None, "no update from it");
+    let (written, _) = request(root, exe, &BuildId::parse(OLDER).unwrap(), 3).unwrap();
+    assert_eq!((written.source.as_str(), written.target.as_str()), ("v1-0-0-aaaaaaaa", OLDER));
+}

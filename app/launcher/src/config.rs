@@ -1,6 +1,7 @@
-//! What the launcher reads from its command line and environment. Two command lines, parsed
-//! strictly (anything else is the usage, exit 2): the run, `relay-launcher [--data-dir <path>]`,
-//! and the one-time install of the first runtime, `relay-launcher install --runtime <path>
+//! What the launcher reads from its command line and environment. Three command lines, parsed
+//! strictly (anything else is the usage, exit 2): the run, `relay-launcher [--data-dir <path>]`;
+//! the recovery entry's run, `relay-launcher recovery [--data-dir <path>]`, whose first start
+//! prefers the newest retained build; and the one-time install of the first runtime, `relay-launcher install --runtime <path>
 //! --version X.Y.Z --commit <40 hex>` (each flag exactly once, in any order; the version and
 //! commit are checked here, before anything is created). The run reads the data directory
 //! (`--data-dir <path>` or `RELAY_DATA_DIR`, absolute, passed on to every runtime); both use the
@@ -17,6 +18,7 @@ use std::path::PathBuf;
 use domain::updater::{CommitSha, Version};
 
 pub const USAGE: &str = "usage: relay-launcher [--data-dir <absolute path>]\n       \
+    relay-launcher recovery [--data-dir <absolute path>]\n       \
     relay-launcher install --runtime <path to relay-desktop> --version <X.Y.Z> --commit <40 lowercase hex>";
 
 /// How long a healthy candidate may go without a heartbeat before its health window restarts
@@ -35,6 +37,10 @@ pub struct Config {
     pub time_scale: u64,
     /// The program that opens the releases page.
     pub opener: OsString,
+    /// `relay-launcher recovery`: the first start prefers the newest retained build that
+    /// verifies (the Owner reaches Administration → Recovery when the current build starts but
+    /// is broken); the catalog is not changed by it.
+    pub prefer_retained: bool,
 }
 
 /// What one invocation does.
@@ -58,6 +64,9 @@ impl Invocation {
     pub fn from_env(args: &[String]) -> Result<Invocation, String> {
         match args.split_first() {
             Some((command, rest)) if command == "install" => Install::from_args(rest).map(Invocation::Install),
+            Some((command, rest)) if command == "recovery" => {
+                Config::from_env(rest).map(|config| Invocation::Run(Config { prefer_retained: true, ..config }))
+            }
             _ => Config::from_env(args).map(Invocation::Run),
         }
     }
@@ -105,7 +114,13 @@ impl Config {
         }
         .filter(|path| path.is_absolute())
         .ok_or("the data directory (--data-dir or RELAY_DATA_DIR) must be an absolute path")?;
-        Ok(Config { data_dir, managed_root: managed_root()?, time_scale: time_scale(), opener: opener() })
+        Ok(Config {
+            data_dir,
+            managed_root: managed_root()?,
+            time_scale: time_scale(),
+            opener: opener(),
+            prefer_retained: false,
+        })
     }
 }
 
@@ -151,7 +166,23 @@ mod tests {
         assert!(Config::from_env(&args(&["--data-dir"])).is_err());
         assert!(Config::from_env(&args(&["--data-dir", "/a", "--exec", "/bin/sh"])).is_err());
         assert!(Config::from_env(&args(&["/srv/relay-data"])).is_err());
-        assert!(matches!(Invocation::from_env(&args(&["--data-dir", "/srv/relay-data"])), Ok(Invocation::Run(_))));
+        let Ok(Invocation::Run(plain)) = Invocation::from_env(&args(&["--data-dir", "/srv/relay-data"])) else {
+            panic!("the run parses")
+        };
+        assert!(!plain.prefer_retained);
+    }
+
+    #[test]
+    fn the_recovery_entry_is_the_run_preferring_a_retained_build() {
+        let Ok(Invocation::Run(config)) = Invocation::from_env(&args(&["recovery", "--data-dir", "/srv/relay-data"]))
+        else {
+            panic!("the recovery run parses")
+        };
+        assert!(config.prefer_retained);
+        assert_eq!(config.data_dir, PathBuf::from("/srv/relay-data"));
+        for refused in [&["recovery", "--data-dir"][..], &["recovery", "/srv/x"], &["--data-dir", "/d", "recovery"]] {
+            assert!(Invocation::from_env(&args(refused)).is_err(), "{refused:?}");
+        }
     }
 
     #[test]

@@ -64,10 +64,15 @@ fn wall_ms() -> u64 {
 pub fn run(config: &Config) -> Result<i32, Failure> {
     let root = ManagedRoot::open(&config.managed_root)?;
     let clock = ProbationClock::new(config.time_scale);
-    for _ in 0..=MAX_HANDOFFS {
-        let status = run_once(config, &root, &clock)?;
+    for round in 0..=MAX_HANDOFFS {
+        // The recovery entry prefers a retained build for its first start only: after a
+        // hand-off (an update's candidate or the Owner's rollback) the catalog decides again.
+        let prefer_retained = config.prefer_retained && round == 0;
+        let status = run_once(config, &root, &clock, prefer_retained)?;
         match status.code() {
-            Some(HANDOFF_EXIT_CODE) => tracing::info!(target: LOG, "the runtime handed off to a new candidate"),
+            Some(HANDOFF_EXIT_CODE) => {
+                tracing::info!(target: LOG, "the runtime asked to restart through the launcher (an update or a rollback)")
+            }
             Some(code) => return Ok(code),
             None => return Ok(128 + std::os::unix::process::ExitStatusExt::signal(&status).unwrap_or(0)),
         }
@@ -75,7 +80,12 @@ pub fn run(config: &Config) -> Result<i32, Failure> {
     Err(Failure::TooManyHandoffs)
 }
 
-fn run_once(config: &Config, root: &ManagedRoot, clock: &ProbationClock) -> Result<ExitStatus, Failure> {
+fn run_once(
+    config: &Config,
+    root: &ManagedRoot,
+    clock: &ProbationClock,
+    prefer_retained: bool,
+) -> Result<ExitStatus, Failure> {
     let lock = RecoveryLock::acquire(root, LOCK_WAIT)?;
     let reconciled = reconcile(root, &lock, &config.data_dir, wall_ms())?;
     tracing::info!(target: LOG, ?reconciled, "settlement reconciled");
@@ -107,21 +117,28 @@ fn run_once(config: &Config, root: &ManagedRoot, clock: &ProbationClock) -> Resu
             Settled::Resume(after) => catalog = *after,
         }
     }
-    let verified = usable_runtime(root, &catalog).ok_or(Failure::NothingUsable)?;
+    let verified = usable_runtime(root, &catalog, prefer_retained).ok_or(Failure::NothingUsable)?;
     drop(lock);
     let mut runtime = supervise::start(&verified, &config.data_dir, None).map_err(Failure::Start)?;
     drop(verified);
     runtime.wait().map_err(Failure::Start)
 }
 
-/// The current build if it verifies, else the newest predecessor that does.
-fn usable_runtime(root: &ManagedRoot, catalog: &Catalog) -> Option<VerifiedRuntime> {
-    let builds = std::iter::once(&catalog.current).chain(&catalog.predecessors);
-    for (rank, build) in builds.enumerate() {
+/// The current build if it verifies, else the newest predecessor that does; with
+/// `prefer_retained` (the recovery entry), the newest predecessor that verifies first and the
+/// current build only when none does.
+fn usable_runtime(root: &ManagedRoot, catalog: &Catalog, prefer_retained: bool) -> Option<VerifiedRuntime> {
+    let current = std::iter::once((&catalog.current, true));
+    let retained = catalog.predecessors.iter().map(|build| (build, false));
+    let builds: Vec<_> =
+        if prefer_retained { retained.chain(current).collect() } else { current.chain(retained).collect() };
+    for (build, is_current) in builds {
         match verify_runtime(root, &build.build, &build.marker_sha512) {
             Ok(verified) => {
-                if rank > 0 {
+                if !is_current && !prefer_retained {
                     tracing::warn!(target: LOG, build = %build.build, "the current build is unusable; starting a retained predecessor");
+                } else if !is_current {
+                    tracing::warn!(target: LOG, build = %build.build, "recovery entry: starting a retained predecessor");
                 }
                 return Some(verified);
             }

@@ -34,6 +34,7 @@ fn main() {
         ("killed_at_each_fault_point_the_next_start_reconciles", killed_at_each_fault_point),
         ("a_manual_rollback_request_makes_a_retained_build_current", manual_rollback_is_applied),
         ("killed_during_a_manual_rollback_the_next_start_settles_it", killed_during_manual_rollback),
+        ("the_recovery_entry_starts_a_retained_build_first_and_only_once", recovery_entry_prefers_a_retained_build),
         ("install_then_run_bootstraps_and_starts_the_installed_runtime", install_then_run_bootstraps),
         ("install_refuses_a_second_install_bad_sources_and_bad_command_lines", install_refusals),
         ("a_first_install_killed_at_each_fault_point_leaves_no_half_runtime", killed_first_install),
@@ -548,8 +549,15 @@ fn install_desktop_script() {
     for line in ["[Desktop Entry]", "Type=Application", "Name=Relay", &exec, "Terminal=false", "Categories=Network;"] {
         assert!(entry.lines().any(|l| l == line), "{line:?} missing from:\n{entry}");
     }
+    let recovery_path = case.xdg.join("applications/relay-recovery.desktop");
+    assert_eq!(mode(&recovery_path), 0o644);
+    let recovery = fs::read_to_string(&recovery_path).unwrap();
+    let recovery_exec = format!("Exec=\"{}\" recovery --data-dir \"{}\"", launcher.display(), case.data_dir.display());
+    for line in ["Name=Relay (recovery)", &recovery_exec] {
+        assert!(recovery.lines().any(|l| l == line), "{line:?} missing from:\n{recovery}");
+    }
     let leftovers: Vec<_> = fs::read_dir(case.xdg.join("applications")).unwrap().collect();
-    assert_eq!(leftovers.len(), 1, "no temp file left beside the entry");
+    assert_eq!(leftovers.len(), 2, "no temp file left beside the entries");
 
     let out = case.launcher(&Scenario::plain(), &[]);
     assert_eq!(out.status.code(), Some(0), "{}", out.stderr_text());
@@ -559,6 +567,38 @@ fn install_desktop_script() {
     assert_eq!(again.status.code(), Some(0), "{}{}", text(&again.stdout), text(&again.stderr));
     assert!(text(&again.stdout).contains("already installed"), "{}", text(&again.stdout));
     assert_eq!(case.runtime_dirs(), [build]);
+}
+
+/// `relay-launcher recovery` starts the newest retained build that verifies (the catalog stays
+/// as it is), falling back to the current build when none is retained; from that build the
+/// Owner's rollback to it is carried out by the same run, whose next start follows the catalog
+/// again.
+fn recovery_entry_prefers_a_retained_build() {
+    let case = Case::new();
+    seed(&case, &[OLDEST], CURRENT);
+    let out = case.launcher(&Scenario::plain().via_recovery_entry(), &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", out.stderr_text());
+    assert_eq!(case.starts(), [format!("{OLDEST} -")]);
+    assert_eq!(read_catalog_json(&case)["current"]["build"], CURRENT, "the recovery entry changes no catalog");
+    assert!(out.stderr_text().contains("recovery entry: starting a retained predecessor"), "{}", out.stderr_text());
+
+    let rolled =
+        case.launcher(&Scenario::any_build_rolls_back().via_recovery_entry(), &[("RELAY_FAKE_ROLLBACK_TO", OLDEST)]);
+    assert_eq!(rolled.status.code(), Some(0), "{}", rolled.stderr_text());
+    assert_eq!(case.starts()[1..], [format!("{OLDEST} -"), format!("{OLDEST} -")]);
+    assert!(case.log().contains(&format!("rollback-requested {OLDEST}")), "{}", case.log());
+    let catalog = read_catalog_json(&case);
+    assert_eq!(
+        (catalog["current"]["build"].as_str(), catalog["predecessors"][0]["build"].as_str()),
+        (Some(OLDEST), Some(CURRENT))
+    );
+    case.assert_settled();
+
+    let alone = Case::new();
+    seed(&alone, &[], CURRENT);
+    let out = alone.launcher(&Scenario::plain().via_recovery_entry(), &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", out.stderr_text());
+    assert_eq!(alone.starts(), [format!("{CURRENT} -")], "no retained build: the current one starts");
 }
 
 trait Sorted {

@@ -229,8 +229,24 @@ pub fn quarantined(root: &ManagedRoot) -> Result<QuarantineHistory, RecoveryIoEr
 /// The build this process runs as, when `current_exe` is exactly
 /// `<root>/runtimes/<build-id>/relay-desktop` (checked with `lstat`, no link anywhere under the
 /// root) and the valid catalog references that build as current or candidate; `None` otherwise
-/// (an unmanaged or unsupported install: the updater then offers no installation).
+/// (no root, no catalog, another path). This is the "supported managed root" check: only such a
+/// runtime offers updates and hands them off.
 pub fn managed_build_of(root_path: &Path, current_exe: &Path) -> Result<Option<BuildId>, RecoveryIoError> {
+    runtime_build_of(root_path, current_exe, false)
+}
+
+/// Like [`managed_build_of`], but a retained predecessor counts too: the recovery entry
+/// (`relay-launcher recovery`) may run one, and from it the Owner may roll back or repair,
+/// though it offers no update.
+pub fn retained_build_of(root_path: &Path, current_exe: &Path) -> Result<Option<BuildId>, RecoveryIoError> {
+    runtime_build_of(root_path, current_exe, true)
+}
+
+fn runtime_build_of(
+    root_path: &Path,
+    current_exe: &Path,
+    with_predecessors: bool,
+) -> Result<Option<BuildId>, RecoveryIoError> {
     let Some(root) = ManagedRoot::open_existing(root_path)? else { return Ok(None) };
     let Ok(relative) = current_exe.strip_prefix(root.runtimes_dir()) else { return Ok(None) };
     let parts: Vec<_> = relative.components().collect();
@@ -245,7 +261,9 @@ pub fn managed_build_of(root_path: &Path, current_exe: &Path) -> Result<Option<B
         return Ok(None);
     }
     let Some(catalog) = read_catalog(&root)? else { return Ok(None) };
-    let managed = catalog.current.build == build || catalog.candidate.as_ref().is_some_and(|c| c.build == build);
+    let managed = catalog.current.build == build
+        || catalog.candidate.as_ref().is_some_and(|c| c.build == build)
+        || (with_predecessors && catalog.predecessors.iter().any(|p| p.build == build));
     Ok(managed.then_some(build))
 }
 

@@ -93,29 +93,39 @@ pub fn self_exe() -> PathBuf {
 /// What each build does (see `fake_runtime`).
 pub struct Scenario {
     plan: String,
+    /// Started as `relay-launcher recovery` (the recovery entry).
+    recovery: bool,
 }
 
 impl Scenario {
     /// The current build hands off to a healthy candidate.
     pub fn promote() -> Scenario {
-        Scenario { plan: format!("{CURRENT}=handoff;{CANDIDATE}=healthy") }
+        Scenario { plan: format!("{CURRENT}=handoff;{CANDIDATE}=healthy"), recovery: false }
     }
     /// The current build hands off to a candidate with `behaviour`.
     pub fn rollback(behaviour: &str) -> Scenario {
-        Scenario { plan: format!("{CURRENT}=handoff;{CANDIDATE}={behaviour}") }
+        Scenario { plan: format!("{CURRENT}=handoff;{CANDIDATE}={behaviour}"), recovery: false }
     }
     /// Every build starts and exits 0.
     pub fn plain() -> Scenario {
-        Scenario { plan: "none=exit0".into() }
+        Scenario { plan: "none=exit0".into(), recovery: false }
     }
     /// The current build requests a manual rollback (to `RELAY_FAKE_ROLLBACK_TO`) and exits 75;
     /// every other build exits 0.
     pub fn manual_rollback() -> Scenario {
-        Scenario { plan: format!("{CURRENT}=rollback") }
+        Scenario { plan: format!("{CURRENT}=rollback"), recovery: false }
+    }
+    /// The same builds, started through the recovery entry (`relay-launcher recovery`).
+    pub fn via_recovery_entry(self) -> Scenario {
+        Scenario { recovery: true, ..self }
+    }
+    /// Every build requests a rollback (to `RELAY_FAKE_ROLLBACK_TO`) and exits 75.
+    pub fn any_build_rolls_back() -> Scenario {
+        Scenario { plan: format!("{CURRENT}=rollback;{OLDEST}=rollback"), recovery: false }
     }
     /// The current build always exits 75 without installing anything.
     pub fn handoff_loop() -> Scenario {
-        Scenario { plan: format!("{CURRENT}=exit75") }
+        Scenario { plan: format!("{CURRENT}=exit75"), recovery: false }
     }
 }
 
@@ -233,6 +243,7 @@ impl Case {
             .env("RELAY_FAKE_STAGED_SHA256", &self.staged_sha256)
             .env("RELAY_FAKE_STAGED_VERSION", CANDIDATE_VERSION)
             .env("RELAY_FAKE_STAGED_COMMIT", candidate_commit())
+            .args(scenario.recovery.then_some("recovery"))
             .args(["--data-dir".as_ref(), self.data_dir.as_os_str()])
             .stdin(Stdio::null())
             .stdout(Stdio::null())
