@@ -71,7 +71,7 @@ pub fn run(config: &Config) -> Result<i32, Failure> {
         let status = run_once(config, &root, &clock, prefer_retained)?;
         match status.code() {
             Some(HANDOFF_EXIT_CODE) => {
-                tracing::info!(target: LOG, "the runtime asked to restart through the launcher (an update or a rollback)")
+                tracing::info!(target: LOG, "the runtime handed off to the launcher (an update or a rollback)")
             }
             Some(code) => return Ok(code),
             None => return Ok(128 + std::os::unix::process::ExitStatusExt::signal(&status).unwrap_or(0)),
