@@ -11,7 +11,13 @@
 //!
 //! ```text
 //! relay-release-tool --binary PATH --version X.Y.Z --commit <40 hex> --key SECRET_KEY_FILE --out-dir DIR
+//! relay-release-tool keygen --secret-key PATH [--unencrypted]
 //! ```
+//!
+//! `keygen` (see [`keygen`]) makes the publisher's key pair once and prints the public key line
+//! that is compiled into Relay.
+
+mod keygen;
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Write};
@@ -141,8 +147,27 @@ fn package(request: &Request) -> Result<Vec<PathBuf>, String> {
     Ok(written)
 }
 
+/// `keygen`: prints the public key line and where it goes.
+fn run_keygen(args: &[String]) -> ExitCode {
+    match keygen::parse_args(args).and_then(|request| keygen::keygen(&request)) {
+        Ok(public_key) => {
+            println!("public key (set PRODUCTION_PUBLISHER_KEY in domain/src/updater/signature.rs to this line):");
+            println!("{public_key}");
+            ExitCode::SUCCESS
+        }
+        Err(message) => {
+            eprintln!("relay-release-tool: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
 fn main() -> ExitCode {
-    let result = parse_args(std::env::args().skip(1)).and_then(|request| package(&request));
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().is_some_and(|first| first == "keygen") {
+        return run_keygen(&args[1..]);
+    }
+    let result = parse_args(args.into_iter()).and_then(|request| package(&request));
     match result {
         Ok(written) => {
             for path in written {

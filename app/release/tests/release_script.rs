@@ -173,3 +173,39 @@ fn a_missing_key_an_existing_output_or_a_non_elf_is_refused() {
     assert!(!run(&fixture, &other, Some(&fixture.key_file)).status.success());
     assert!(!other.exists());
 }
+
+/// `relay-release-tool keygen` writes a new 0600 secret key (refusing an existing file, which it
+/// leaves untouched) and prints the public key line; `scripts/release.sh` signed with that
+/// secret key verifies with exactly that printed line.
+#[test]
+fn keygen_makes_the_publisher_pair_whose_public_line_verifies_the_release() {
+    let fixture = fixture();
+    let secret = fixture.tmp.path().join("publisher-new.key");
+    let keygen = |path: &Path| {
+        Command::new(env!("CARGO_BIN_EXE_relay-release-tool"))
+            .args(["keygen".as_ref(), "--secret-key".as_ref(), path.as_os_str(), "--unencrypted".as_ref()])
+            .output()
+            .unwrap()
+    };
+    let made = keygen(&secret);
+    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+    let stdout = String::from_utf8(made.stdout).unwrap();
+    let public_line = stdout.lines().last().unwrap();
+    let public_key = PublisherKey::from_base64(public_line).unwrap();
+    assert_eq!(std::fs::metadata(&secret).unwrap().permissions().mode() & 0o777, 0o600);
+
+    let before = std::fs::read(&secret).unwrap();
+    let again = keygen(&secret);
+    assert!(!again.status.success(), "an existing secret key file is never replaced");
+    assert_eq!(std::fs::read(&secret).unwrap(), before);
+
+    let dist = fixture.tmp.path().join("dist-new-key");
+    let output = run(&fixture, &dist, Some(&secret));
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let (archive, _, signature) = assets(&dist);
+    assert_eq!(verify_release_signature(&archive, &signature, &version(), &commit(), &public_key), Ok(()));
+    assert_eq!(
+        verify_release_signature(&archive, &signature, &version(), &commit(), &fixture.public_key),
+        Err(SignatureError::KeyIdMismatch)
+    );
+}

@@ -26,8 +26,9 @@ const UNTRUSTED_COMMENT_PREFIX: &str = "untrusted comment: ";
 ///
 /// PLACEHOLDER: no production key has been generated yet. While this is `None`,
 /// [`PublisherKey::production`] is unconfigured and every verification is refused with
-/// [`SignatureError::PublisherKeyNotConfigured`], so no update can be installed. Set it to the
-/// public half of the release key (see `docs/updater.md`) before the first release.
+/// [`SignatureError::PublisherKeyNotConfigured`], so no update can be installed. The publisher
+/// sets it to the line `relay-release-tool keygen` prints (see `docs/updater.md`, "Releasing")
+/// before the first release.
 pub const PRODUCTION_PUBLISHER_KEY: Option<&str> = None;
 
 /// A signature check that fails; the updater reports `signature-invalid` and removes staging.
