@@ -140,6 +140,11 @@ def attribute(sid, css, name):
     return call("POST", f"/session/{sid}/execute/sync", {"script": script, "args": [css, name]})["value"]
 
 
+def enabled(sid, css):
+    script = "const e = document.querySelector(arguments[0]); return !!e && !e.disabled;"
+    return call("POST", f"/session/{sid}/execute/sync", {"script": script, "args": [css]})["value"]
+
+
 def uploads(sid):
     """(upload id, file name, state, state text, progress label) of every queued upload."""
     script = """return [...document.querySelectorAll('[data-testid=admin-wiki-upload]')].map(li => [
@@ -216,16 +221,24 @@ def trash_and_restore(sid, doc_id):
     wait_for("indexing settled", lambda: next(
         d for d in library(sid)["documents"] if d["id"] == doc_id)["searchIndexState"] != "pending", timeout=180)
     trashed = lambda: attribute(sid, doc_row(doc_id), "data-state") == "trashed"
+    trash_button = doc_row(doc_id, "[data-testid=admin-wiki-trash]")
     for attempt in range(3):
-        click(sid, doc_row(doc_id, "[data-testid=admin-wiki-trash]"))
+        # The screen disables its buttons while a privileged call or a library read runs; an
+        # operator clicks an enabled button.
+        wait_for("an enabled Trash button", lambda: enabled(sid, trash_button), timeout=60)
+        before = wiki_message(sid)
+        click(sid, trash_button)
         try:
             wait_for("the trashed row", trashed, timeout=20)
             break
         except AssertionError:
             message = wiki_message(sid)
-            if attempt == 2 or (message and not re.search(r"changed meanwhile|stale", message, re.I)):
+            refused_as_stale = bool(re.search(r"changed meanwhile|stale", message, re.I))
+            if attempt == 2 or (message != before and not refused_as_stale):
                 raise
-            print(f"note Trash did not take on click {attempt + 1} ({message or 'no message'!r}); clicking again")
+            state = attribute(sid, doc_row(doc_id), "data-state")
+            print(f"note Trash did not take on click {attempt + 1} (message {message!r}, row {state!r}, "
+                  f"button enabled {enabled(sid, trash_button)}); clicking again")
     assert "Trashed" in texts(sid, doc_row(doc_id, "[data-testid=admin-wiki-document-state]"))
     click(sid, doc_row(doc_id, "[data-testid=admin-wiki-restore]"))
     wait_for("the restored row", lambda: attribute(sid, doc_row(doc_id), "data-state") == "active", timeout=30)
