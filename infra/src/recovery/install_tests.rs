@@ -6,7 +6,7 @@ use sha2::{Digest, Sha256};
 use super::*;
 use crate::recovery::catalog::{Catalog, CatalogBuild};
 use crate::recovery::marker::verify_runtime;
-use crate::recovery::test_support::{add_runtime, lock, root};
+use crate::recovery::test_support::{add_runtime, lock, root, runtime_names};
 
 fn staged(dir: &Path, bytes: &[u8]) -> (std::path::PathBuf, Sha256Digest) {
     let path = dir.join("staged-relay-desktop");
@@ -119,13 +119,6 @@ fn elf(tail: &[u8]) -> Vec<u8> {
 
 fn first_release() -> (Version, CommitSha) {
     parse_release("0.1.0", &format!("feedbeef{}", "1".repeat(32))).unwrap()
-}
-
-fn runtime_names(root: &ManagedRoot) -> Vec<String> {
-    let mut names: Vec<String> =
-        fs::read_dir(root.runtimes_dir()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into()).collect();
-    names.sort();
-    names
 }
 
 #[test]

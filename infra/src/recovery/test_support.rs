@@ -52,3 +52,11 @@ pub(crate) fn add_runtime(root: &ManagedRoot, id: &str, contents: &[u8], promote
     fs::write(dir.join(MARKER_NAME), &marker).unwrap();
     CatalogBuild { build, marker_sha512: fsutil::sha512_hex(&marker), promoted_at_ms }
 }
+
+/// The names in `runtimes/`, sorted.
+pub(crate) fn runtime_names(root: &ManagedRoot) -> Vec<String> {
+    let mut names: Vec<String> =
+        fs::read_dir(root.runtimes_dir()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into()).collect();
+    names.sort();
+    names
+}

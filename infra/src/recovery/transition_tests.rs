@@ -5,7 +5,7 @@ use domain::updater::ReleaseFingerprint;
 use super::*;
 use crate::recovery::catalog::{write_catalog, Candidate};
 use crate::recovery::snapshot::tests::{sample_data, tree};
-use crate::recovery::test_support::{add_runtime, build, fingerprint, lock, root};
+use crate::recovery::test_support::{add_runtime, build, fingerprint, lock, root, runtime_names};
 
 fn plenty(_: &Path) -> std::io::Result<u64> {
     Ok(u64::MAX)
@@ -26,13 +26,6 @@ fn with_candidate(root: &ManagedRoot, release: ReleaseFingerprint) -> Catalog {
         snapshot: None,
     });
     catalog
-}
-
-fn runtime_names(root: &ManagedRoot) -> Vec<String> {
-    let mut names: Vec<String> =
-        fs::read_dir(root.runtimes_dir()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into()).collect();
-    names.sort();
-    names
 }
 
 #[test]

@@ -226,15 +226,23 @@ impl Case {
         Out { status, stderr: reader.join().unwrap() }
     }
 
-    /// Starts `relay-launcher` (stderr piped) and returns at once.
-    pub fn spawn_launcher(&self, scenario: &Scenario, extra: &[(&str, &str)]) -> std::process::Child {
+    /// `relay-launcher` with this case's HOME and XDG_DATA_HOME, info logs, and no inherited
+    /// fault point or data directory.
+    fn launcher_base(&self) -> Command {
         let mut command = Command::new(env!("CARGO_BIN_EXE_relay-launcher"));
         command
             .env_remove("RELAY_TEST_FAULT")
             .env_remove("RELAY_DATA_DIR")
             .env("HOME", &self.home)
             .env("XDG_DATA_HOME", &self.xdg)
-            .env("RELAY_LOG", "info")
+            .env("RELAY_LOG", "info");
+        command
+    }
+
+    /// Starts `relay-launcher` (stderr piped) and returns at once.
+    pub fn spawn_launcher(&self, scenario: &Scenario, extra: &[(&str, &str)]) -> std::process::Child {
+        let mut command = self.launcher_base();
+        command
             .env("RELAY_TEST_LAUNCHER_TIME_SCALE", TIME_SCALE.to_string())
             .env("RELAY_TEST_LAUNCHER_OPENER", &self.opener)
             .env(fake_runtime::PLAN_ENV, &scenario.plan)
@@ -257,15 +265,8 @@ impl Case {
     /// Runs `relay-launcher <args>` (an install or a refused command line) to completion with
     /// this case's HOME and XDG_DATA_HOME.
     pub fn launcher_command(&self, args: &[&std::ffi::OsStr], extra: &[(&str, &str)]) -> std::process::Output {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_relay-launcher"));
-        command
-            .env_remove("RELAY_TEST_FAULT")
-            .env_remove("RELAY_DATA_DIR")
-            .env("HOME", &self.home)
-            .env("XDG_DATA_HOME", &self.xdg)
-            .env("RELAY_LOG", "info")
-            .args(args)
-            .stdin(Stdio::null());
+        let mut command = self.launcher_base();
+        command.args(args).stdin(Stdio::null());
         for (name, value) in extra {
             command.env(name, value);
         }
