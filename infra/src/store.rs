@@ -6,7 +6,7 @@
 //! view, the revision counter) are prepared once per connection (`cached`). A list's `~` terms
 //! use the search index when it narrows them to few candidates for the collection's size (their
 //! rowids are read once and bound into the page and total queries), and its total uses the same
-//! predicate.
+//! predicate. Record-API writes arrive in groups (`batch`): one transaction, a savepoint each.
 
 use diesel::query_builder::{BoxedSqlQuery, SqlQuery};
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
@@ -26,9 +26,11 @@ use crate::db::{DbConn, DbPool};
 
 mod offline;
 pub use offline::{PreparedReplay, PreparedSync, ReplayOutcome};
+mod batch;
 mod cached;
 mod in_tx;
 mod retention;
+pub use batch::{BatchedChange, BatchedWrite};
 use cached::Cached;
 pub use in_tx::{create_in, delete_in, get_in, select_in, update_in};
 #[cfg(test)]

@@ -1,8 +1,9 @@
 //! The synchronous store executor: one instance per SyncArbiter thread, each holding a clone of
 //! the record store. Every operation runs under `catch_unwind` so a panic becomes an internal
 //! error plus a health report instead of a dead thread. The writer instance publishes each
-//! committed change to the realtime actor. Record-API writes (create, update, delete) to a
-//! server-owned collection are refused here, below every HTTP surface.
+//! committed change to the realtime actor. Record-API writes (create, update, delete; applied in
+//! groups by `group_commit`) to a server-owned collection are refused here, below every HTTP
+//! surface.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
@@ -17,8 +18,8 @@ use domain::validation::{validate_write, WriteMode};
 use infra::store::RecordStore;
 
 use super::{
-    ApplyRetention, CreateRecord, DatabaseSize, DeleteRecord, DeleteWhere, GetRecord, ImportRecords, ListRecords,
-    UpdateByKey, UpdateRecord, UpsertByKey, MAX_PER_RECORD_IMPORT_EVENTS, NAME,
+    ApplyRetention, DatabaseSize, DeleteWhere, GetRecord, ImportRecords, ListRecords, UpdateByKey, UpsertByKey,
+    MAX_PER_RECORD_IMPORT_EVENTS, NAME,
 };
 use crate::kit::{panic_message, SubsystemCtx};
 use crate::realtime::Publish;
@@ -65,7 +66,7 @@ fn spec_for(name: &str) -> Result<&'static CollectionSpec, RecordError> {
 /// collection's write rule does not permit (every write to a server-owned collection, written
 /// only by its actor through the server-internal messages; a delete of an addressed state; an
 /// edit of an append-only note) answers 403.
-fn client_writable(name: &str, op: WriteOp) -> Result<&'static CollectionSpec, RecordError> {
+pub(super) fn client_writable(name: &str, op: WriteOp) -> Result<&'static CollectionSpec, RecordError> {
     let spec = spec_for(name)?;
     if spec.writes.permits(op) {
         Ok(spec)
@@ -92,44 +93,6 @@ impl Handler<GetRecord> for StoreExecutor {
     type Result = Result<Value, RecordError>;
     fn handle(&mut self, msg: GetRecord, _: &mut SyncContext<Self>) -> Self::Result {
         self.run(|s| s.store.get(spec_for(&msg.collection)?, &msg.id))
-    }
-}
-
-impl Handler<CreateRecord> for StoreExecutor {
-    type Result = Result<Value, RecordError>;
-    fn handle(&mut self, msg: CreateRecord, _: &mut SyncContext<Self>) -> Self::Result {
-        self.run(|s| {
-            let spec = client_writable(&msg.collection, WriteOp::Create)?;
-            let write = validate_write(spec, &msg.body, WriteMode::Create)?;
-            let record = s.store.create(spec, &write, s.subsystem.now_ms())?;
-            s.publish(spec, Action::Create, &record);
-            Ok(record)
-        })
-    }
-}
-
-impl Handler<UpdateRecord> for StoreExecutor {
-    type Result = Result<Value, RecordError>;
-    fn handle(&mut self, msg: UpdateRecord, _: &mut SyncContext<Self>) -> Self::Result {
-        self.run(|s| {
-            let spec = client_writable(&msg.collection, WriteOp::Update)?;
-            let write = validate_write(spec, &msg.body, WriteMode::Update)?;
-            let record = s.store.update(spec, &msg.id, &write, s.subsystem.now_ms())?;
-            s.publish(spec, Action::Update, &record);
-            Ok(record)
-        })
-    }
-}
-
-impl Handler<DeleteRecord> for StoreExecutor {
-    type Result = Result<(), RecordError>;
-    fn handle(&mut self, msg: DeleteRecord, _: &mut SyncContext<Self>) -> Self::Result {
-        self.run(|s| {
-            let spec = client_writable(&msg.collection, WriteOp::Delete)?;
-            let record = s.store.delete(spec, &msg.id)?;
-            s.publish(spec, Action::Delete, &record);
-            Ok(())
-        })
     }
 }
 

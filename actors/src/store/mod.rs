@@ -2,11 +2,13 @@
 //! more reader threads and exactly one writer thread, so SQLite never sees competing writers.
 //! The executor validates writes against the collection descriptors, performs them and, from
 //! the single writer thread, publishes each committed change to realtime in commit order.
-//! `StoreActor` is the supervised front door: it routes messages to readers or the writer and
-//! tracks how many requests are in flight (its queue depth on the health dashboard). It also
+//! `StoreActor` is the supervised front door: it routes messages to readers or the writer, groups
+//! the record API's writes into one transaction each time the writer is busy (`group_commit`),
+//! and tracks how many requests are in flight (its queue depth on the health dashboard). It also
 //! answers `DatabaseSize` from a reader thread, so the web layer never touches database files.
 
 mod executor;
+mod group_commit;
 mod offline;
 
 use actix::prelude::*;
@@ -17,6 +19,7 @@ use domain::record::{ListPage, RawListParams, RecordError};
 
 use crate::kit::{Subsystem, SubsystemCtx};
 pub use executor::StoreExecutor;
+pub use group_commit::{RecordWrite, WriteBatch, MAX_GROUP};
 pub use offline::{ReplayOfflineChanges, SyncServers, SyncWritten};
 
 pub const NAME: &str = "store";
@@ -121,11 +124,12 @@ pub struct StoreActor {
     writer: Addr<StoreExecutor>,
     subsystem: SubsystemCtx,
     in_flight: usize,
+    writes: group_commit::WriteQueue,
 }
 
 impl StoreActor {
     pub fn new(subsystem: SubsystemCtx, readers: Addr<StoreExecutor>, writer: Addr<StoreExecutor>) -> StoreActor {
-        StoreActor { readers, writer, subsystem, in_flight: 0 }
+        StoreActor { readers, writer, subsystem, in_flight: 0, writes: Default::default() }
     }
 
     fn forward<M, T, E>(&mut self, to_writer: bool, msg: M) -> ResponseActFuture<Self, Result<T, E>>
@@ -154,10 +158,11 @@ impl Subsystem for StoreActor {
         &self.subsystem
     }
     fn queue_depth(&self) -> usize {
-        self.in_flight
+        self.in_flight + self.writes.len()
     }
     fn reset(&mut self) {
         self.in_flight = 0;
+        self.writes.clear();
     }
 }
 
@@ -179,9 +184,29 @@ macro_rules! route {
 
 route!(ListRecords, ListPage, false);
 route!(GetRecord, Value, false);
-route!(CreateRecord, Value, true);
-route!(UpdateRecord, Value, true);
-route!(DeleteRecord, (), true);
+
+impl Handler<CreateRecord> for StoreActor {
+    type Result = ResponseFuture<Result<Value, RecordError>>;
+    fn handle(&mut self, CreateRecord { collection, body }: CreateRecord, ctx: &mut Context<Self>) -> Self::Result {
+        self.enqueue(RecordWrite::Create { collection, body }, ctx)
+    }
+}
+
+impl Handler<UpdateRecord> for StoreActor {
+    type Result = ResponseFuture<Result<Value, RecordError>>;
+    fn handle(&mut self, UpdateRecord { collection, id, body }: UpdateRecord, ctx: &mut Context<Self>) -> Self::Result {
+        self.enqueue(RecordWrite::Update { collection, id, body }, ctx)
+    }
+}
+
+impl Handler<DeleteRecord> for StoreActor {
+    type Result = ResponseFuture<Result<(), RecordError>>;
+    fn handle(&mut self, DeleteRecord { collection, id }: DeleteRecord, ctx: &mut Context<Self>) -> Self::Result {
+        let deleted = self.enqueue(RecordWrite::Delete { collection, id }, ctx);
+        Box::pin(async move { deleted.await.map(|_| ()) })
+    }
+}
+
 route!(DeleteWhere, usize, true);
 route!(ApplyRetention, usize, true);
 route!(UpsertByKey, Value, true);

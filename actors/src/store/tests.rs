@@ -3,6 +3,8 @@
 
 use serde_json::json;
 
+use domain::record::RawListParams;
+
 use super::*;
 use crate::realtime::{Connect, Connected, FrameReceiver, RealtimeActor, SetSubscriptions};
 use crate::system::start_server as start;
@@ -105,4 +107,60 @@ async fn database_size_is_answered_by_the_store_and_grows_with_writes() {
     }
     let after = h.store.send(DatabaseSize).await.unwrap().unwrap();
     assert!(after.total_bytes() > before.total_bytes(), "{before:?} -> {after:?}");
+}
+
+#[actix_rt::test]
+async fn concurrent_writes_are_grouped_but_answered_and_published_one_by_one() {
+    let tmp = tempfile::tempdir().unwrap();
+    let h = start(relay_config(tmp.path())).unwrap();
+    let mut rx = subscribe(&h.realtime).await;
+    // Sent together, so all but the first wait while the writer works and go in groups.
+    let sends: Vec<_> = (0..3 * MAX_GROUP)
+        .map(|i| {
+            let body = match i % 10 {
+                3 => json!({"name": format!("P{i}"), "email": "not an email"}),
+                7 => json!({"id": "samesamesame123", "name": format!("P{i}")}),
+                _ => json!({"name": format!("P{i}")}),
+            };
+            let collection = if i % 10 == 9 { "client_presence" } else { "contacts" };
+            h.store.send(CreateRecord { collection: collection.into(), body })
+        })
+        .collect();
+    let mut created = Vec::new();
+    for (i, send) in sends.into_iter().enumerate() {
+        match (i % 10, send.await.unwrap()) {
+            (3, Err(RecordError::Validation(errors))) => assert!(errors.contains_key("email")),
+            (7, Ok(record)) if i == 7 => created.push(record),
+            (7, Err(RecordError::Validation(errors))) => assert!(errors.contains_key("id"), "{errors:?}"),
+            (9, Err(RecordError::Forbidden)) => {}
+            (0..=8, Ok(record)) => {
+                assert_eq!(record["name"], format!("P{i}"), "each write gets its own record");
+                created.push(record);
+            }
+            (_, other) => panic!("write {i}: {other:?}"),
+        }
+    }
+    let mut published = Vec::new();
+    for _ in 0..created.len() {
+        let frame = String::from_utf8(rx.recv().await.unwrap().to_vec()).unwrap();
+        let data = frame.lines().find_map(|line| line.strip_prefix("data:")).expect("an SSE data line");
+        let event: Value = serde_json::from_str(data.trim()).unwrap();
+        published.push(event["record"]["revision"].as_i64().unwrap());
+    }
+    let page = h
+        .store
+        .send(ListRecords {
+            collection: "contacts".into(),
+            params: RawListParams { per_page: Some("500".into()), ..Default::default() },
+        })
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(page.total_items as usize, created.len(), "exactly the accepted writes are stored");
+    let mut stored: Vec<i64> = created.iter().map(|r| r["revision"].as_i64().unwrap()).collect();
+    stored.sort();
+    assert!(stored.windows(2).all(|w| w[1] == w[0] + 1), "refused writes leave no revision gaps: {stored:?}");
+    assert_eq!(published, stored, "one event per accepted write, in commit order");
+    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    assert!(rx.try_recv().is_err(), "and none for a refused one");
 }
