@@ -26,6 +26,8 @@ fn main() -> std::process::ExitCode {
     if let Some(code) = infra::worker::run_if_worker() {
         return std::process::ExitCode::from(code as u8);
     }
+    // Before the first SQLite connection (the store).
+    infra::db::configure_sqlite_once();
     let cli = cli::Cli::parse();
     match &cli.command {
         // A server also keeps its log in DATA_DIR/logs (rotated, owner-only).

@@ -2,7 +2,8 @@
 //! and the embedded migrations from `migrations/` applied on one connection before the pool
 //! exists (idempotent: applied ones are skipped); then an r2d2 pool of Diesel connections, each
 //! with a 5 s busy timeout, foreign keys and NORMAL synchronous mode; and a scan that reports
-//! tables Relay does not manage, which are always left in place. `database_size` reports the
+//! tables Relay does not manage, which are always left in place. SQLite itself runs without
+//! memory statistics (`configure_sqlite_once`). `database_size` reports the
 //! bytes the store occupies (pages plus the write-ahead log) for the health view and metrics.
 
 use diesel::connection::SimpleConnection;
@@ -93,11 +94,41 @@ impl diesel::r2d2::HandleError<diesel::r2d2::Error> for LogPoolErrors {
     }
 }
 
+/// Process-wide SQLite settings, applied once before the first connection of the process (SQLite
+/// accepts them only before it initialises; later calls change nothing). Memory statistics are
+/// off: with them on, every SQLite allocation in every thread takes one global mutex, which the
+/// request threads contended for, and a background thread (a backup in the idle scheduling
+/// class) preempted while holding it would stall every request behind it. Relay reads none of
+/// those statistics.
+pub fn configure_sqlite_once() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        // SAFETY: sqlite3_config with an int argument, as SQLITE_CONFIG_MEMSTATUS documents; it
+        // returns SQLITE_MISUSE (and changes nothing) once SQLite is initialised.
+        let rc = unsafe { libsqlite3_sys::sqlite3_config(libsqlite3_sys::SQLITE_CONFIG_MEMSTATUS, 0 as libc::c_int) };
+        if rc != libsqlite3_sys::SQLITE_OK {
+            tracing::debug!(rc, "SQLite was initialised before Relay configured it; memory statistics stay on");
+        }
+    });
+}
+
+/// Whether SQLite keeps memory statistics in this process (see [`configure_sqlite_once`]).
+pub fn sqlite_memory_statistics_on() -> bool {
+    let (mut current, mut highwater) = (0, 0);
+    // SAFETY: sqlite3_status64 writes the two out-parameters; the process has initialised SQLite
+    // once a connection exists.
+    unsafe {
+        libsqlite3_sys::sqlite3_status64(libsqlite3_sys::SQLITE_STATUS_MEMORY_USED, &mut current, &mut highwater, 0);
+    }
+    current > 0
+}
+
 fn open_reporting(
     path: &std::path::Path,
     size: u32,
     errors: Box<dyn diesel::r2d2::HandleError<diesel::r2d2::Error>>,
 ) -> Result<(DbPool, Vec<String>), DbError> {
+    configure_sqlite_once();
     make_files_private(path)?;
     let applied = prepare_schema(&path.to_string_lossy())?;
     let manager = ConnectionManager::<SqliteConnection>::new(path.to_string_lossy());
@@ -184,6 +215,41 @@ pub fn database_size(conn: &mut SqliteConnection) -> Result<DatabaseSize, DbErro
 mod tests {
     use super::*;
     use domain::collections::{MANAGED, SYSTEM_FIELDS};
+
+    /// Writes through a fresh pool at a temporary path and says whether SQLite kept statistics.
+    fn statistics_after_writing() -> bool {
+        let tmp = tempfile::tempdir().unwrap();
+        let (pool, _) = open(&tmp.path().join("relay.db"), 2).unwrap();
+        let mut conn = pool.get().unwrap();
+        conn.batch_execute("CREATE TABLE t (x TEXT); INSERT INTO t VALUES (hex(randomblob(4096)));").unwrap();
+        sqlite_memory_statistics_on()
+    }
+
+    #[test]
+    #[ignore = "run alone in its own process by the test below: SQLite is configured once per process"]
+    fn child_opens_the_store_first() {
+        assert!(!statistics_after_writing(), "no memory statistics when the store is SQLite's first use");
+    }
+
+    #[test]
+    #[ignore = "run alone in its own process by the test below: the probe's control"]
+    fn child_uses_sqlite_before_the_store() {
+        use diesel::Connection;
+        SqliteConnection::establish(":memory:").unwrap();
+        assert!(statistics_after_writing(), "SQLite's default (statistics on) is what the probe sees");
+    }
+
+    #[test]
+    fn a_process_that_opens_the_store_first_runs_sqlite_without_memory_statistics() {
+        for child_test in ["db::tests::child_opens_the_store_first", "db::tests::child_uses_sqlite_before_the_store"] {
+            let child = std::process::Command::new(std::env::current_exe().unwrap())
+                .args(["--exact", child_test, "--ignored", "--test-threads=1"])
+                .output()
+                .unwrap();
+            let out = String::from_utf8_lossy(&child.stdout);
+            assert!(child.status.success() && out.contains("1 passed"), "{child_test}: {out}");
+        }
+    }
 
     #[test]
     fn migrations_are_idempotent_and_match_the_collection_specs() {

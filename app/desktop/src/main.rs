@@ -55,6 +55,8 @@ fn main() {
     if let Some(code) = infra::worker::run_if_worker() {
         std::process::exit(code);
     }
+    // Before the first SQLite connection of either mode (the server's store, the client's cache).
+    infra::db::configure_sqlite_once();
     // Before any thread starts: the launcher's variables leave the environment here, and fd 3
     // becomes close-on-exec, so nothing this process starts inherits either.
     let link = launcher_link::take_from_env();

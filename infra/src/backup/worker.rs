@@ -41,6 +41,7 @@ fn worker_spec(deadline: Duration) -> WorkerSpec {
         deadline,
         max_line_bytes: MAX_LINE_BYTES,
         nice: BACKGROUND_NICE,
+        idle_class: true,
         limits: ResourceLimits {
             address_space_bytes: None,
             cpu_seconds: Some(deadline.as_secs() + 10),

@@ -29,6 +29,9 @@ fn leftovers(root: &Path) -> Vec<String> {
 #[test]
 #[ignore = "the worker side, started by the tests below"]
 fn child_worker() {
+    // SAFETY: sched_getscheduler of this process has no preconditions.
+    let policy = unsafe { libc::sched_getscheduler(0) };
+    assert_eq!(policy, libc::SCHED_IDLE, "the verifier runs in the idle scheduling class");
     match serve_child() {
         Ok(_) => {}
         Err(e) => panic!("worker refused: {e}"),
@@ -155,17 +158,23 @@ fn the_worker_mode_refuses_to_run_unless_its_parent_holds_the_channel() {
 }
 
 #[test]
-fn background_work_runs_niced_on_its_thread_only() {
+fn background_work_runs_niced_and_idle_class_on_its_thread_only() {
     let nice_of = |tid: libc::id_t| unsafe { libc::getpriority(libc::PRIO_PROCESS, tid) };
+    // SAFETY: sched_getscheduler of the calling thread.
+    let policy = || unsafe { libc::sched_getscheduler(0) };
     let me = unsafe { libc::gettid() } as libc::id_t;
-    let mine = nice_of(me); // already 10 under `nice -n 10 cargo test`
+    let (mine, my_policy) = (nice_of(me), policy()); // niced already under `nice -n 10 cargo test`
     let handle = std::thread::spawn(move || {
         let tid = unsafe { libc::gettid() } as libc::id_t;
-        let before = nice_of(tid);
-        let during = in_background(|| nice_of(tid));
-        (before, during)
+        let before = (nice_of(tid), policy());
+        let during = in_background(|| (nice_of(tid), policy()));
+        (before, during, (nice_of(tid), policy()))
     });
-    let (before, during) = handle.join().unwrap();
-    assert_eq!(during, BACKGROUND_NICE.max(before), "the work ran at the background niceness");
-    assert_eq!(nice_of(me), mine, "other threads are untouched");
+    let (before, during, after) = handle.join().unwrap();
+    assert_eq!(during, (BACKGROUND_NICE.max(before.0), libc::SCHED_IDLE), "the work ran niced, in the idle class");
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } == 0 {
+        assert_eq!(after, before, "the thread's niceness and policy are put back (allowed as root)");
+    }
+    assert_eq!((nice_of(me), policy()), (mine, my_policy), "other threads are untouched");
 }

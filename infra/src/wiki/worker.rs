@@ -49,6 +49,8 @@ pub fn worker_spec(deadline: Duration) -> WorkerSpec {
         deadline,
         max_line_bytes: MAX_REPLY_BYTES,
         nice: crate::worker::BACKGROUND_NICE,
+        // An operator waits for the extraction of the document they just uploaded.
+        idle_class: false,
         limits: ResourceLimits {
             address_space_bytes: Some(EXTRACTION_WORKER_HEAP_BYTES + ADDRESS_SPACE_OVERHEAD_BYTES),
             cpu_seconds: Some(deadline.as_secs() + 5),

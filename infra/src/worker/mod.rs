@@ -67,6 +67,9 @@ pub struct WorkerSpec {
     pub max_line_bytes: u64,
     /// Niceness of the worker process.
     pub nice: libc::c_int,
+    /// Whether the worker also runs in the idle scheduling class ([`enter_idle_class`]): for
+    /// work no one waits on (backup verification), not for work an operator waits for.
+    pub idle_class: bool,
     pub limits: ResourceLimits,
 }
 
@@ -95,19 +98,42 @@ pub fn run_if_worker() -> Option<i32> {
     }
 }
 
-/// Runs `work` with the calling thread at [`BACKGROUND_NICE`] (Linux sets niceness per
-/// thread), then tries to put the thread's previous niceness back (an unprivileged process may
-/// be refused; the threads calling this serve only background work, so that is harmless).
+/// Puts the calling thread (or, between fork and exec, the new process) in Linux's idle
+/// scheduling class, `SCHED_IDLE`: it runs on CPU time nothing else wants, and a request thread
+/// that wakes up preempts it at once, where a niced thread may finish its time slice first. It
+/// still gets a small share on a saturated host, so it is never starved outright. `false` when
+/// the kernel refuses (the niceness then still applies). Async-signal-safe.
+pub fn enter_idle_class() -> bool {
+    let param = libc::sched_param { sched_priority: 0 };
+    // SAFETY: sched_setscheduler on the calling thread with a valid parameter; no memory is
+    // shared and a refusal changes nothing.
+    unsafe { libc::sched_setscheduler(0, libc::SCHED_IDLE, &param) == 0 }
+}
+
+/// Runs `work` with the calling thread in the idle scheduling class ([`enter_idle_class`]) and
+/// at [`BACKGROUND_NICE`] (Linux sets both per thread), then tries to put the thread's previous
+/// policy and niceness back. An unprivileged process may be refused the way back (Linux lets it
+/// leave `SCHED_IDLE` only within its `RLIMIT_NICE`); the threads calling this serve only
+/// background work, so that is harmless, and it is logged.
 pub fn in_background<T>(work: impl FnOnce() -> T) -> T {
-    // SAFETY: gettid/getpriority/setpriority on this thread only; failures change nothing.
-    let (tid, before) = unsafe {
+    // SAFETY: gettid/getpriority/sched_getscheduler/setpriority on this thread only; failures
+    // change nothing.
+    let (tid, nice_before, policy_before) = unsafe {
         let tid = libc::gettid() as libc::id_t;
-        (tid, libc::getpriority(libc::PRIO_PROCESS, tid))
+        (tid, libc::getpriority(libc::PRIO_PROCESS, tid), libc::sched_getscheduler(0))
     };
     // SAFETY: as above.
     unsafe { libc::setpriority(libc::PRIO_PROCESS, tid, BACKGROUND_NICE) };
+    let idle = enter_idle_class();
     let result = work();
+    if idle && policy_before >= 0 {
+        let param = libc::sched_param { sched_priority: 0 };
+        // SAFETY: as above, back to the policy this thread had (a non-real-time one, priority 0).
+        if unsafe { libc::sched_setscheduler(0, policy_before, &param) } != 0 {
+            tracing::debug!(error = %io::Error::last_os_error(), "a background thread stays in the idle class");
+        }
+    }
     // SAFETY: as above.
-    unsafe { libc::setpriority(libc::PRIO_PROCESS, tid, before) };
+    unsafe { libc::setpriority(libc::PRIO_PROCESS, tid, nice_before) };
     result
 }

@@ -56,14 +56,17 @@ pub fn spawn_worker<Q: Serialize, P: DeserializeOwned, R: DeserializeOwned>(
     if let Some(fault) = std::env::var_os(crate::fault::FAULT_ENV) {
         cmd.env(crate::fault::FAULT_ENV, fault);
     }
-    let nice = spec.nice;
+    let (nice, idle_class) = (spec.nice, spec.idle_class);
     let limits = spec.limits;
-    // SAFETY: only async-signal-safe calls (setpriority, prctl, getppid, dup2, fcntl,
+    // SAFETY: only async-signal-safe calls (setpriority, sched_setscheduler, prctl, getppid, dup2, fcntl,
     // setrlimit) between fork and exec; nothing allocates.
     unsafe {
         cmd.pre_exec(move || {
             // Background work yields the CPU to request handling (best effort).
             libc::setpriority(libc::PRIO_PROCESS, 0, nice);
+            if idle_class {
+                super::enter_idle_class();
+            }
             // A parent that dies (even by SIGKILL) takes the worker with it; the spawning thread
             // waits for the worker, so it outlives it in every normal run.
             if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong) < 0 {
