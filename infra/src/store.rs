@@ -6,7 +6,8 @@
 //! view, the revision counter) are prepared once per connection (`cached`). A list's `~` terms
 //! use the search index when it narrows them to few candidates for the collection's size (their
 //! rowids are read once and bound into the page and total queries), and its total uses the same
-//! predicate. Record-API writes arrive in groups (`batch`): one transaction, a savepoint each.
+//! predicate; a term just seen to be too broad for the index scans at once (`plan_memo`).
+//! Record-API writes arrive in groups (`batch`): one transaction, a savepoint each.
 
 use diesel::query_builder::{BoxedSqlQuery, SqlQuery};
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
@@ -29,10 +30,12 @@ pub use offline::{PreparedReplay, PreparedSync, ReplayOutcome};
 mod batch;
 mod cached;
 mod in_tx;
+mod plan_memo;
 mod retention;
 pub use batch::{BatchedChange, BatchedWrite};
 use cached::Cached;
 pub use in_tx::{create_in, delete_in, get_in, select_in, update_in};
+use plan_memo::PlanMemo;
 #[cfg(test)]
 mod search_tests;
 use crate::sql::{
@@ -193,18 +196,35 @@ fn approximate_rows(conn: &mut SqliteConnection, spec: &CollectionSpec) -> u64 {
 }
 
 /// How `plan` narrows the term whose FTS5 query on `index` is `query`. `BySize` is resolved by
-/// [`RecordStore::list_planned`]; alone it takes the smaller, total-less limit.
-fn choose_index(conn: &mut SqliteConnection, plan: SearchPlan, index: &SearchIndex, query: &str) -> Narrowing {
+/// [`RecordStore::list_planned`]; alone it takes the smaller, total-less limit. A term `memo`
+/// knows to overflow the limit scans without reading the index again.
+fn choose_index(
+    conn: &mut SqliteConnection,
+    memo: &PlanMemo,
+    plan: SearchPlan,
+    index: &SearchIndex,
+    query: &str,
+) -> Narrowing {
     match plan {
         SearchPlan::Indexed => Narrowing::Match,
         SearchPlan::Scan => Narrowing::Scan,
         SearchPlan::BySize => {
             let max_candidates = domain::search::INDEX_MAX_CANDIDATES;
-            choose_index(conn, SearchPlan::Selective { max_candidates }, index, query)
+            choose_index(conn, memo, SearchPlan::Selective { max_candidates }, index, query)
+        }
+        SearchPlan::Selective { max_candidates } if memo.known_to_overflow(index.table, query, max_candidates) => {
+            Narrowing::Scan
         }
         SearchPlan::Selective { max_candidates } => match candidates(conn, index, query, max_candidates) {
-            Some((n, rowids)) if n <= max_candidates => Narrowing::Rowids(rowids),
-            _ => Narrowing::Scan,
+            Some((n, rowids)) if n <= max_candidates => {
+                memo.fits(index.table, query);
+                Narrowing::Rowids(rowids)
+            }
+            Some(_) => {
+                memo.overflowed(index.table, query, max_candidates);
+                Narrowing::Scan
+            }
+            None => Narrowing::Scan,
         },
     }
 }
@@ -213,11 +233,13 @@ fn choose_index(conn: &mut SqliteConnection, plan: SearchPlan, index: &SearchInd
 #[derive(Clone)]
 pub struct RecordStore {
     pool: DbPool,
+    /// Search terms recently too broad for the index (shared by the clones).
+    memo: std::sync::Arc<PlanMemo>,
 }
 
 impl RecordStore {
     pub fn new(pool: DbPool) -> RecordStore {
-        RecordStore { pool }
+        RecordStore { pool, memo: std::sync::Arc::new(PlanMemo::new(plan_memo::MEMO_TTL)) }
     }
 
     pub(crate) fn conn(&self) -> Result<DbConn, RecordError> {
@@ -265,7 +287,7 @@ impl RecordStore {
                         let max_candidates = domain::search::max_index_candidates(rows, !q.skip_total);
                         plan = SearchPlan::Selective { max_candidates };
                     }
-                    choose_index(&mut conn, plan, index, query)
+                    choose_index(&mut conn, &self.memo, plan, index, query)
                 };
                 compile_filter_with(spec, expr, &mut use_index).map_err(RecordError::BadRequest)?
             }

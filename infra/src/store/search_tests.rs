@@ -16,6 +16,8 @@ use domain::record::{ListPage, ListQuery};
 use domain::sort::parse_sort;
 use domain::validation::{validate_write, WriteMode};
 
+use super::plan_memo::{PlanMemo, MEMO_TTL};
+
 use super::tests::store;
 use super::RecordStore;
 use crate::sql::{Narrowing, SearchPlan};
@@ -207,7 +209,9 @@ fn selective_plans_read_candidates_up_to_one_past_the_limit() {
     assert_eq!(found(&mut conn, "{name} : \"none\""), (0, "[]".into()));
     assert_eq!(super::approximate_rows(&mut conn, &CONTACTS), 6);
     let selective = SearchPlan::Selective { max_candidates: 3 };
-    let choose = |conn: &mut diesel::SqliteConnection, plan, query| super::choose_index(conn, plan, index, query);
+    let choose = |conn: &mut diesel::SqliteConnection, plan, query| {
+        super::choose_index(conn, &PlanMemo::new(MEMO_TTL), plan, index, query)
+    };
     assert_eq!(choose(&mut conn, selective, "{name} : \"common\""), Narrowing::Scan, "too many candidates: scan");
     assert_eq!(choose(&mut conn, selective, "{name} : \"rare\""), Narrowing::Rowids("[6]".into()));
     assert_eq!(choose(&mut conn, selective, "{name} : \"none\""), Narrowing::Rowids("[]".into()));
@@ -231,8 +235,14 @@ fn lists_size_the_candidate_limit_to_the_collection() {
     let limit = domain::search::max_index_candidates(super::approximate_rows(&mut conn, &CONTACTS), true);
     assert_eq!(limit, 3);
     let selective = SearchPlan::Selective { max_candidates: limit };
-    assert!(matches!(super::choose_index(&mut conn, selective, index, "{name} : \"Person 1\""), Narrowing::Rowids(_)));
-    assert_eq!(super::choose_index(&mut conn, selective, index, "{name} : \"Person\""), Narrowing::Scan);
+    assert!(matches!(
+        super::choose_index(&mut conn, &PlanMemo::new(MEMO_TTL), selective, index, "{name} : \"Person 1\""),
+        Narrowing::Rowids(_)
+    ));
+    assert_eq!(
+        super::choose_index(&mut conn, &PlanMemo::new(MEMO_TTL), selective, index, "{name} : \"Person\""),
+        Narrowing::Scan
+    );
     drop(conn);
     for (term, total) in [("Person 1", 3), ("Person", 12), ("son 11", 1)] {
         for skip_total in [false, true] {
@@ -244,4 +254,24 @@ fn lists_size_the_candidate_limit_to_the_collection() {
             assert_eq!(listed.total_items, if skip_total { -1 } else { total }, "{term}");
         }
     }
+}
+
+#[test]
+fn a_term_too_broad_for_the_index_is_remembered_and_scanned_with_the_same_answer() {
+    let (_tmp, s) = store();
+    for i in 0..12 {
+        create(&s, &CONTACTS, json!({"name": format!("Person {i}")}), 1_000 + i);
+    }
+    // 12 rows, a total counted: the index serves up to 3 candidates. `Person` has 12.
+    let broad = query(like("name", CmpOp::Like, "Person".into()), 2, 1);
+    let first = s.list(&CONTACTS, &broad).unwrap();
+    assert_eq!((s.memo.len(), s.memo.hits()), (1, 0), "the overflow is remembered");
+    let again = s.list(&CONTACTS, &broad).unwrap();
+    assert_eq!(s.memo.hits(), 1, "the second list went straight to the scan");
+    let scanned = s.list_planned(&CONTACTS, &broad, SearchPlan::Scan).unwrap();
+    assert_eq!((ids(&again), again.total_items), (ids(&first), 12));
+    assert_eq!((ids(&again), again.total_items), (ids(&scanned), scanned.total_items));
+    let narrow = query(like("name", CmpOp::Like, "Person 1".into()), 2, 1);
+    s.list(&CONTACTS, &narrow).unwrap();
+    assert_eq!((s.memo.len(), s.memo.hits()), (1, 1), "a term that fits is not remembered");
 }
