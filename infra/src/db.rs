@@ -240,6 +240,17 @@ mod tests {
     }
 
     #[test]
+    fn sqlite_is_built_with_a_page_cache_per_connection() {
+        let used = |option: &str| {
+            let option = std::ffi::CString::new(option).unwrap();
+            // SAFETY: a NUL-terminated option name; SQLite only reads it.
+            unsafe { libsqlite3_sys::sqlite3_compileoption_used(option.as_ptr()) }
+        };
+        assert_eq!(used("ENABLE_FTS5"), 1, "the probe sees the bundled build's options");
+        assert_eq!(used("ENABLE_MEMORY_MANAGEMENT"), 0, "built with .cargo/config.toml's LIBSQLITE3_FLAGS");
+    }
+
+    #[test]
     fn a_process_that_opens_the_store_first_runs_sqlite_without_memory_statistics() {
         for child_test in ["db::tests::child_opens_the_store_first", "db::tests::child_uses_sqlite_before_the_store"] {
             let child = std::process::Command::new(std::env::current_exe().unwrap())
