@@ -4,7 +4,8 @@
 //! events do not, and the connection limits: the per-source cap (429 with a JSON problem body),
 //! a dropped stream freeing its slot promptly, unauthenticated streams closed at the
 //! `--realtime-auth-deadline-secs` deadline while authenticated ones stay, and a full server
-//! (`--realtime-max-clients`) closing the oldest unauthenticated stream, never a signed-in one.
+//! (`--realtime-max-clients`) closing the oldest unauthenticated stream, never a signed-in one;
+//! and that the data API and the gateway set `TCP_NODELAY` on what they accept.
 
 #[path = "../support/mod.rs"]
 mod support;
@@ -260,4 +261,56 @@ async fn a_full_server_makes_room_by_closing_unauthenticated_streams_never_signe
     let created = relay.create(&token, "contacts", &sample("contacts")).await;
     let event = signed_in.next(Duration::from_secs(5)).await.expect("the first signed-in stream still delivers");
     assert_eq!(event.data["record"]["id"], created["id"]);
+}
+
+/// Whether the server process `pid` holds the other end of `client`'s connection with
+/// `TCP_NODELAY` set, read from the server's own socket (a copy taken with `pidfd_getfd`);
+/// `None` when no socket of the server has `client` as its peer.
+fn server_end_nodelay(pid: u32, client: &std::net::TcpStream) -> Option<bool> {
+    use std::os::fd::FromRawFd;
+    let client_addr = client.local_addr().unwrap();
+    // SAFETY: pidfd_open of our own child; the result is checked.
+    let pidfd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid as libc::c_int, 0) } as libc::c_int;
+    assert!(pidfd >= 0, "pidfd_open: {}", std::io::Error::last_os_error());
+    let mut found = None;
+    for entry in std::fs::read_dir(format!("/proc/{pid}/fd")).unwrap().flatten() {
+        let is_socket = std::fs::read_link(entry.path()).is_ok_and(|t| t.to_string_lossy().starts_with("socket:"));
+        let Some(fd) = entry.file_name().to_str().and_then(|n| n.parse::<libc::c_int>().ok()) else { continue };
+        if !is_socket {
+            continue;
+        }
+        // SAFETY: pidfd_getfd duplicates the server's descriptor into this process; checked.
+        let copy = unsafe { libc::syscall(libc::SYS_pidfd_getfd, pidfd, fd, 0) } as libc::c_int;
+        if copy < 0 {
+            continue;
+        }
+        // SAFETY: `copy` is a fresh descriptor this process owns; the stream closes it.
+        let socket = unsafe { std::net::TcpStream::from_raw_fd(copy) };
+        if socket.peer_addr().ok() == Some(client_addr) {
+            found = Some(socket.nodelay().unwrap());
+            break;
+        }
+    }
+    // SAFETY: closing the pidfd this function opened.
+    unsafe { libc::close(pidfd) };
+    found
+}
+
+#[test]
+fn the_data_api_and_the_gateway_send_without_nagle_delay() {
+    use std::io::{Read, Write};
+    let relay = Relay::start_web();
+    let pid = relay.pid().expect("running");
+    for base in [relay.base.clone(), relay.web.clone().unwrap()] {
+        let authority = base.trim_start_matches("http://").trim_end_matches('/').to_string();
+        let port = authority.rsplit(':').next().unwrap();
+        let mut client = std::net::TcpStream::connect(("127.0.0.1", port.parse::<u16>().unwrap())).unwrap();
+        client.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        // One answered request: the server has accepted (and configured) the connection.
+        write!(client, "GET /api/health HTTP/1.1\r\nHost: {authority}\r\n\r\n").unwrap();
+        let mut first = [0u8; 12];
+        client.read_exact(&mut first).unwrap();
+        assert!(first.starts_with(b"HTTP/1.1"), "{}", String::from_utf8_lossy(&first));
+        assert_eq!(server_end_nodelay(pid, &client), Some(true), "TCP_NODELAY on the server's end for {base}");
+    }
 }

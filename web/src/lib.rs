@@ -134,6 +134,9 @@ pub fn build_server_on(
             .configure(|c| configure(c, ui_dir.clone()))
     })
     .workers(config.workers.max(1))
+    // Realtime frames and responses go out as soon as they are written: with Nagle's algorithm
+    // (the OS default actix keeps) a small SSE frame could wait for the ACK of the previous one.
+    .tcp_nodelay(true)
     .disable_signals()
     .shutdown_timeout(5)
     .listen(listener)?;

@@ -81,6 +81,8 @@ pub fn build_gateway(
             .configure(|c| crate::static_ui::routes(c, ui_dir.clone()))
     })
     .workers(config.workers.max(1))
+    // As on the data API: no Nagle delay for realtime frames and responses.
+    .tcp_nodelay(true)
     .disable_signals()
     .shutdown_timeout(5)
     .listen(listener)?;
