@@ -112,17 +112,6 @@ pub fn configure_sqlite_once() {
     });
 }
 
-/// Whether SQLite keeps memory statistics in this process (see [`configure_sqlite_once`]).
-pub fn sqlite_memory_statistics_on() -> bool {
-    let (mut current, mut highwater) = (0, 0);
-    // SAFETY: sqlite3_status64 writes the two out-parameters; the process has initialised SQLite
-    // once a connection exists.
-    unsafe {
-        libsqlite3_sys::sqlite3_status64(libsqlite3_sys::SQLITE_STATUS_MEMORY_USED, &mut current, &mut highwater, 0);
-    }
-    current > 0
-}
-
 fn open_reporting(
     path: &std::path::Path,
     size: u32,
@@ -215,6 +204,22 @@ pub fn database_size(conn: &mut SqliteConnection) -> Result<DatabaseSize, DbErro
 mod tests {
     use super::*;
     use domain::collections::{MANAGED, SYSTEM_FIELDS};
+
+    /// Whether SQLite keeps memory statistics in this process (see [`configure_sqlite_once`]).
+    fn sqlite_memory_statistics_on() -> bool {
+        let (mut current, mut highwater) = (0, 0);
+        // SAFETY: sqlite3_status64 writes the two out-parameters; the process has initialised SQLite
+        // once a connection exists.
+        unsafe {
+            libsqlite3_sys::sqlite3_status64(
+                libsqlite3_sys::SQLITE_STATUS_MEMORY_USED,
+                &mut current,
+                &mut highwater,
+                0,
+            );
+        }
+        current > 0
+    }
 
     /// Writes through a fresh pool at a temporary path and says whether SQLite kept statistics.
     fn statistics_after_writing() -> bool {

@@ -131,6 +131,17 @@ pub(crate) fn insert_row(
     single(Cached { sql: &sql, binds }.load::<JsonRow>(conn)?)
 }
 
+/// [`insert_row`] under the write's own (validated) id, or a fresh one when it names none.
+pub(crate) fn insert_new_row(
+    conn: &mut SqliteConnection,
+    spec: &CollectionSpec,
+    write: &ValidatedWrite,
+    now_ms: i64,
+) -> Result<Value, DieselError> {
+    let id = write.id.clone().unwrap_or_else(crate::ids::record_id);
+    insert_row(conn, spec, &id, write, now_ms)
+}
+
 /// Updates one record inside the caller's transaction; `NotFound` when the id does not exist.
 pub(crate) fn update_row(
     conn: &mut SqliteConnection,
@@ -151,6 +162,13 @@ pub(crate) fn update_row(
     let revision = next_revision(conn)?;
     let q = diesel::sql_query(sql).into_boxed().bind::<Text, _>(format_ms(now_ms)).bind::<BigInt, _>(revision);
     single(bind_all(q, &values).bind::<Text, _>(id.to_string()).load::<JsonRow>(conn)?)
+}
+
+/// Deletes record `id` inside the caller's transaction and returns it; `NotFound` when there is
+/// none.
+pub(crate) fn delete_row(conn: &mut SqliteConnection, spec: &CollectionSpec, id: &str) -> Result<Value, DieselError> {
+    let sql = format!("DELETE FROM {} WHERE id = ? RETURNING {} AS data", quote_ident(spec.name), record_json(spec));
+    single(diesel::sql_query(sql).bind::<Text, _>(id).load::<JsonRow>(conn)?)
 }
 
 #[derive(QueryableByName)]
@@ -349,8 +367,7 @@ impl RecordStore {
 
     pub fn create(&self, spec: &CollectionSpec, write: &ValidatedWrite, now_ms: i64) -> Result<Value, RecordError> {
         let mut conn = self.conn()?;
-        let id = write.id.clone().unwrap_or_else(crate::ids::record_id);
-        conn.immediate_transaction(|c| insert_row(c, spec, &id, write, now_ms)).map_err(|e| map_db_error(spec, e))
+        conn.immediate_transaction(|c| insert_new_row(c, spec, write, now_ms)).map_err(|e| map_db_error(spec, e))
     }
 
     pub fn update(

@@ -8,17 +8,15 @@
 //! write, which is where a busy writer spends its time.
 
 use diesel::result::Error as DieselError;
-use diesel::sql_types::Text;
 use diesel::sqlite::SqliteConnection;
-use diesel::{Connection, RunQueryDsl};
+use diesel::Connection;
 use serde_json::Value;
 
 use domain::collections::CollectionSpec;
 use domain::record::RecordError;
 use domain::validation::ValidatedWrite;
 
-use super::{insert_row, map_db_error, single, update_row, JsonRow, RecordStore};
-use crate::sql::{quote_ident, record_json};
+use super::{delete_row, insert_new_row, map_db_error, update_row, RecordStore};
 
 /// One validated write of a batch, at its own time.
 #[derive(Debug, Clone)]
@@ -38,17 +36,9 @@ pub enum BatchedChange {
     Delete { id: String },
 }
 
-fn delete_row(conn: &mut SqliteConnection, spec: &CollectionSpec, id: &str) -> Result<Value, DieselError> {
-    let sql = format!("DELETE FROM {} WHERE id = ? RETURNING {} AS data", quote_ident(spec.name), record_json(spec));
-    single(diesel::sql_query(sql).bind::<Text, _>(id).load::<JsonRow>(conn)?)
-}
-
 fn apply(conn: &mut SqliteConnection, write: &BatchedWrite) -> Result<Value, DieselError> {
     match &write.change {
-        BatchedChange::Create(values) => {
-            let id = values.id.clone().unwrap_or_else(crate::ids::record_id);
-            insert_row(conn, write.spec, &id, values, write.now_ms)
-        }
+        BatchedChange::Create(values) => insert_new_row(conn, write.spec, values, write.now_ms),
         BatchedChange::Update { id, write: values } => update_row(conn, write.spec, id, values, write.now_ms),
         BatchedChange::Delete { id } => delete_row(conn, write.spec, id),
     }
@@ -84,6 +74,7 @@ impl RecordStore {
 
 #[cfg(test)]
 mod tests {
+    use diesel::RunQueryDsl;
     use domain::collections::CONTACTS;
     use domain::record::{ListQuery, RawListParams};
     use domain::validation::{validate_write, WriteMode};

@@ -5,7 +5,6 @@
 //! ignore the collection's client read rule (the server sees trashed documents), and nothing
 //! here publishes: the caller publishes the returned records after its commit.
 
-use diesel::sql_types::Text;
 use diesel::sqlite::SqliteConnection;
 use diesel::RunQueryDsl;
 use serde_json::Value;
@@ -14,7 +13,7 @@ use domain::collections::CollectionSpec;
 use domain::record::RecordError;
 use domain::validation::{validate_write, SqlValue, WriteMode};
 
-use super::{bind_all, insert_row, map_db_error, parse_rows, update_row, JsonRow};
+use super::{bind_all, delete_row, insert_new_row, map_db_error, parse_rows, update_row, JsonRow};
 use crate::sql::{quote_ident, record_json};
 
 /// Creates a record with a fresh id; `body` is validated as a create.
@@ -25,8 +24,7 @@ pub fn create_in(
     now_ms: i64,
 ) -> Result<Value, RecordError> {
     let write = validate_write(spec, body, WriteMode::Create)?;
-    let id = write.id.clone().unwrap_or_else(crate::ids::record_id);
-    insert_row(conn, spec, &id, &write, now_ms).map_err(|e| map_db_error(spec, e))
+    insert_new_row(conn, spec, &write, now_ms).map_err(|e| map_db_error(spec, e))
 }
 
 /// Updates the fields `body` names on record `id`; `NotFound` when there is none.
@@ -43,10 +41,7 @@ pub fn update_in(
 
 /// Deletes record `id` and returns it; `NotFound` when there is none.
 pub fn delete_in(conn: &mut SqliteConnection, spec: &CollectionSpec, id: &str) -> Result<Value, RecordError> {
-    let sql = format!("DELETE FROM {} WHERE id = ? RETURNING {} AS data", quote_ident(spec.name), record_json(spec));
-    let rows: Vec<JsonRow> =
-        diesel::sql_query(sql).bind::<Text, _>(id).load(conn).map_err(|e| map_db_error(spec, e))?;
-    parse_rows(rows)?.pop().ok_or(RecordError::NotFound)
+    delete_row(conn, spec, id).map_err(|e| map_db_error(spec, e))
 }
 
 /// Records matching `clause` (SQL over the descriptor's quoted fields, values bound), in
