@@ -60,6 +60,8 @@ pub struct RelayConfig {
     pub realtime: RealtimeLimits,
     /// SQLite reader threads; default 2 (one per core on the reference machine).
     pub reader_threads: usize,
+    /// When the store merges its search indexes' segments (`MERGE_POLICY`).
+    pub search_merge: domain::search_merge::MergePolicy,
     /// Backups of the data directory (`start_from_data_dir` sets them; none without one).
     pub backup: Option<BackupSettings>,
     /// The status-feeds actor's timing and the poller it uses (the fixed production feeds).
@@ -274,6 +276,7 @@ impl RelayConfig {
             metrics: MetricsConfig::default(),
             realtime: RealtimeLimits::default(),
             reader_threads: DEFAULT_READER_THREADS,
+            search_merge: domain::search_merge::MERGE_POLICY,
             backup: None,
             status_feeds: StatusFeedsSettings::production(),
             radar: RadarSettings::production(None),
@@ -454,7 +457,7 @@ pub fn start_server(config: RelayConfig) -> Result<Handles, StartError> {
         let (ctx, limits) = (ctx.clone(), config.realtime);
         move |_| RealtimeActor::new(ctx, limits)
     });
-    let store = start_store(&ctx, records, readers, &realtime);
+    let store = start_store(&ctx, records, readers, config.search_merge, &realtime);
     let metrics = start_supervised({
         let (ctx, limits, realtime, store) = (ctx.clone(), config.metrics, realtime.clone(), store.clone());
         move |_| MetricsActor::new(ctx, limits, realtime, store)
@@ -563,6 +566,7 @@ fn start_store(
     ctx: &SubsystemCtx,
     records: RecordStore,
     readers: usize,
+    merge_policy: domain::search_merge::MergePolicy,
     realtime: &Addr<RealtimeActor>,
 ) -> Addr<StoreActor> {
     let reader = {
@@ -574,7 +578,7 @@ fn start_store(
         SyncArbiter::start(1, move || StoreExecutor::new(ctx.clone(), records.clone(), Some(publisher.clone())))
     };
     let ctx = ctx.clone();
-    start_supervised(move |_| StoreActor::new(ctx, reader, writer))
+    start_supervised(move |_| StoreActor::new(ctx, reader, writer, merge_policy))
 }
 
 /// The desktop's updater, in both modes (`relay serve` and Relay Web never start it): the fixed

@@ -34,6 +34,7 @@ pub mod retention;
 pub mod rich_html;
 pub mod roles;
 pub mod search;
+pub mod search_merge;
 pub mod secret_policy;
 pub mod server_url;
 pub mod signin_guard;

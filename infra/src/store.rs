@@ -32,10 +32,12 @@ mod cached;
 mod in_tx;
 mod plan_memo;
 mod retention;
+mod search_merge;
 pub use batch::{BatchedChange, BatchedWrite};
 use cached::Cached;
 pub use in_tx::{create_in, delete_in, get_in, select_in, update_in};
 use plan_memo::PlanMemo;
+pub use search_merge::MERGE_STEP_PAGES;
 #[cfg(test)]
 mod search_tests;
 use crate::sql::{

@@ -77,6 +77,7 @@ impl StoreActor {
         }
         let (writes, replies): (Vec<RecordWrite>, Vec<Reply>) = self.writes.waiting.drain(..take).unzip();
         self.writes.batch_at_writer = true;
+        self.merge.note_write();
         self.in_flight += replies.len();
         let sent = self.writer.send(WriteBatch(writes));
         ctx.spawn(sent.into_actor(self).map(move |result, act, ctx| {

@@ -10,17 +10,20 @@
 mod executor;
 mod group_commit;
 mod offline;
+mod search_merge;
 
 use actix::prelude::*;
 use serde_json::Value;
 
 use domain::filter::Expr;
 use domain::record::{ListPage, RawListParams, RecordError};
+use domain::search_merge::MergePolicy;
 
 use crate::kit::{Subsystem, SubsystemCtx};
 pub use executor::StoreExecutor;
 pub use group_commit::{RecordWrite, WriteBatch, MAX_GROUP};
 pub use offline::{ReplayOfflineChanges, SyncServers, SyncWritten};
+pub use search_merge::{MergeSearchIndexes, MergeStep};
 
 pub const NAME: &str = "store";
 
@@ -124,12 +127,30 @@ pub struct StoreActor {
     writer: Addr<StoreExecutor>,
     subsystem: SubsystemCtx,
     in_flight: usize,
+    /// Server-internal writes (not grouped) at the writer now.
+    writer_in_flight: usize,
     writes: group_commit::WriteQueue,
+    merge_policy: MergePolicy,
+    merge: search_merge::MergeState,
 }
 
 impl StoreActor {
-    pub fn new(subsystem: SubsystemCtx, readers: Addr<StoreExecutor>, writer: Addr<StoreExecutor>) -> StoreActor {
-        StoreActor { readers, writer, subsystem, in_flight: 0, writes: Default::default() }
+    pub fn new(
+        subsystem: SubsystemCtx,
+        readers: Addr<StoreExecutor>,
+        writer: Addr<StoreExecutor>,
+        merge_policy: MergePolicy,
+    ) -> StoreActor {
+        StoreActor {
+            readers,
+            writer,
+            subsystem,
+            in_flight: 0,
+            writer_in_flight: 0,
+            writes: Default::default(),
+            merge_policy,
+            merge: Default::default(),
+        }
     }
 
     fn forward<M, T, E>(&mut self, to_writer: bool, msg: M) -> ResponseActFuture<Self, Result<T, E>>
@@ -140,10 +161,17 @@ impl StoreActor {
         StoreExecutor: Handler<M>,
     {
         self.in_flight += 1;
+        if to_writer {
+            self.writer_in_flight += 1;
+            self.merge.note_write();
+        }
         let target = if to_writer { &self.writer } else { &self.readers };
         let request = target.send(msg);
-        Box::pin(request.into_actor(self).map(|result, act, _| {
+        Box::pin(request.into_actor(self).map(move |result, act, _| {
             act.in_flight -= 1;
+            if to_writer {
+                act.writer_in_flight -= 1;
+            }
             result.unwrap_or_else(|_| {
                 act.subsystem.report_failure(NAME, "store executor mailbox closed");
                 Err(RecordError::Unavailable.into())
@@ -162,7 +190,12 @@ impl Subsystem for StoreActor {
     }
     fn reset(&mut self) {
         self.in_flight = 0;
+        self.writer_in_flight = 0;
         self.writes.clear();
+        self.merge = Default::default();
+    }
+    fn on_start(&mut self, ctx: &mut Context<Self>) {
+        ctx.run_interval(self.merge_policy.tick, |act, ctx| act.merge_tick(ctx));
     }
 }
 

@@ -4,6 +4,7 @@
 use serde_json::json;
 
 use domain::record::RawListParams;
+use domain::search_merge::MergePolicy;
 
 use super::*;
 use crate::realtime::{Connect, Connected, FrameReceiver, RealtimeActor, SetSubscriptions};
@@ -163,4 +164,68 @@ async fn concurrent_writes_are_grouped_but_answered_and_published_one_by_one() {
     assert_eq!(published, stored, "one event per accepted write, in commit order");
     tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     assert!(rx.try_recv().is_err(), "and none for a refused one");
+}
+
+/// Segments of the contacts search index, read through a second pool on the same file.
+fn contact_segments(store: &infra::store::RecordStore) -> u32 {
+    let index = domain::search::index_for(&domain::collections::CONTACTS, "name").unwrap();
+    store.search_segments(index).unwrap()
+}
+
+/// Polls (bounded: 500 looks, 20 ms apart) until the contacts index holds `want` segments.
+async fn wait_for_segments(store: &infra::store::RecordStore, want: u32) -> u32 {
+    let mut seen = contact_segments(store);
+    for _ in 0..500 {
+        if seen == want {
+            break;
+        }
+        actix_rt::time::sleep(std::time::Duration::from_millis(20)).await;
+        seen = contact_segments(store);
+    }
+    seen
+}
+
+#[actix_rt::test]
+async fn the_search_index_is_merged_when_writes_are_quiet_and_a_trickle_waits_for_the_interval() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut config = relay_config(tmp.path());
+    config.search_merge = MergePolicy {
+        tick: std::time::Duration::from_millis(20),
+        quiet_ticks: 2,
+        interval_ticks: 1_000_000,
+        fragmented_segments: 4,
+        max_steps_per_round: 10_000,
+    };
+    let h = start(config).unwrap();
+    let (pool, _) = infra::db::open(&tmp.path().join("relay.db"), 1).unwrap();
+    let look = infra::store::RecordStore::new(pool);
+    let create =
+        |i: usize| CreateRecord { collection: "contacts".into(), body: json!({"name": format!("Person {i}")}) };
+    let person_1 = || ListRecords {
+        collection: "contacts".into(),
+        params: RawListParams { filter: Some("name ~ 'Person 1'".into()), ..Default::default() },
+    };
+    // One write at a time: each its own transaction, so the index fragments.
+    for i in 0..200 {
+        h.store.send(create(i)).await.unwrap().unwrap();
+    }
+    let before = h.store.send(person_1()).await.unwrap().unwrap();
+    assert_eq!(wait_for_segments(&look, 1).await, 1, "merged into one segment once writes were quiet");
+    let after = h.store.send(person_1()).await.unwrap().unwrap();
+    assert_eq!((after.total_items, after.items), (before.total_items, before.items), "the same answer");
+
+    // A single write after the round: two segments, below the fragmented mark, and the interval
+    // (a million ticks) has not passed, so they stay.
+    h.store.send(create(200)).await.unwrap().unwrap();
+    assert_eq!(contact_segments(&look), 2);
+    actix_rt::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert_eq!(contact_segments(&look), 2, "a trickle of writes waits for the interval");
+
+    // A burst fragments the index past the mark: merged at the next quiet moment regardless.
+    for i in 201..260 {
+        h.store.send(create(i)).await.unwrap().unwrap();
+    }
+    assert_eq!(wait_for_segments(&look, 1).await, 1, "a fragmented index is merged without waiting");
+    let last = h.store.send(person_1()).await.unwrap().unwrap();
+    assert_eq!(last.total_items, 111, "Person 1, 10-19, 100-199");
 }
