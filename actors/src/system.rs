@@ -427,7 +427,8 @@ pub fn recover_interrupted_restore(data_dir: &DataDir) -> Result<(), StartError>
 /// here (and a field to `Handles`).
 pub fn start_server(config: RelayConfig) -> Result<Handles, StartError> {
     let readers = config.reader_threads.max(1);
-    let (pool, applied_migrations) = infra::db::open(&config.db_path, readers as u32 + 3)?;
+    // The readers, the writer, the store's checkpointer and three for the other subsystems.
+    let (pool, applied_migrations) = infra::db::open(&config.db_path, readers as u32 + 5)?;
     if !applied_migrations.is_empty() {
         tracing::info!(count = applied_migrations.len(), "applied database migrations");
     }
@@ -561,7 +562,8 @@ pub fn start_server(config: RelayConfig) -> Result<Handles, StartError> {
 }
 
 /// The store: `readers` SyncArbiter threads, one writer thread that publishes committed changes
-/// to realtime, and the supervised actor that routes between them.
+/// to realtime, one maintenance thread (WAL checkpoints), and the supervised actor that routes
+/// between them.
 fn start_store(
     ctx: &SubsystemCtx,
     records: RecordStore,
@@ -573,12 +575,16 @@ fn start_store(
         let (records, ctx) = (records.clone(), ctx.clone());
         SyncArbiter::start(readers, move || StoreExecutor::new(ctx.clone(), records.clone(), None))
     };
+    let maintenance = {
+        let (records, ctx) = (records.clone(), ctx.clone());
+        SyncArbiter::start(1, move || StoreExecutor::new(ctx.clone(), records.clone(), None))
+    };
     let writer = {
         let (ctx, publisher) = (ctx.clone(), realtime.clone().recipient());
         SyncArbiter::start(1, move || StoreExecutor::new(ctx.clone(), records.clone(), Some(publisher.clone())))
     };
     let ctx = ctx.clone();
-    start_supervised(move |_| StoreActor::new(ctx, reader, writer, merge_policy))
+    start_supervised(move |_| StoreActor::new(ctx, reader, writer, maintenance, merge_policy))
 }
 
 /// The desktop's updater, in both modes (`relay serve` and Relay Web never start it): the fixed

@@ -25,8 +25,8 @@ pub struct MergePolicy {
 }
 
 /// Production timing: look every second, merge after 2 s without writes, at most once a
-/// minute unless an index holds 8 segments or more (about 25 ms of merging per 10,000
-/// contacts).
+/// minute unless an index holds 8 segments or more (merging the contacts index of 100,000 rows
+/// into one segment took about 30 steps, 180 ms).
 pub const MERGE_POLICY: MergePolicy = MergePolicy {
     tick: Duration::from_secs(1),
     quiet_ticks: 2,

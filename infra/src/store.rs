@@ -282,6 +282,15 @@ impl RecordStore {
         })
     }
 
+    /// A PASSIVE checkpoint of the WAL (`crate::db::checkpoint`; the store's checkpointer).
+    pub fn checkpoint(&self) -> Result<crate::db::Checkpointed, RecordError> {
+        let mut conn = self.conn()?;
+        crate::db::checkpoint(&mut conn).map_err(|e| {
+            tracing::error!(error = %e, "WAL checkpoint failed");
+            RecordError::Internal
+        })
+    }
+
     /// One page of records; a `~` term uses the search index when it narrows the collection to
     /// few enough rows (`domain::search::max_index_candidates`), and the total (unless
     /// `skipTotal`) is counted with the same predicate.

@@ -4,9 +4,12 @@
 //! the single writer thread, publishes each committed change to realtime in commit order.
 //! `StoreActor` is the supervised front door: it routes messages to readers or the writer, groups
 //! the record API's writes into one transaction each time the writer is busy (`group_commit`),
-//! and tracks how many requests are in flight (its queue depth on the health dashboard). It also
-//! answers `DatabaseSize` from a reader thread, so the web layer never touches database files.
+//! and tracks how many requests are in flight (its queue depth on the health dashboard). Its
+//! timers merge the search indexes when writes are quiet (`search_merge`, on the writer) and
+//! checkpoint the WAL (`checkpoint`, on a maintenance thread of its own). It also answers
+//! `DatabaseSize` from a reader thread, so the web layer never touches database files.
 
+mod checkpoint;
 mod executor;
 mod group_commit;
 mod offline;
@@ -20,6 +23,7 @@ use domain::record::{ListPage, RawListParams, RecordError};
 use domain::search_merge::MergePolicy;
 
 use crate::kit::{Subsystem, SubsystemCtx};
+pub use checkpoint::{Checkpoint, CHECKPOINT_TICK};
 pub use executor::StoreExecutor;
 pub use group_commit::{RecordWrite, WriteBatch, MAX_GROUP};
 pub use offline::{ReplayOfflineChanges, SyncServers, SyncWritten};
@@ -125,6 +129,9 @@ pub const MAX_PER_RECORD_IMPORT_EVENTS: usize = 100;
 pub struct StoreActor {
     readers: Addr<StoreExecutor>,
     writer: Addr<StoreExecutor>,
+    /// The checkpointer's thread (`checkpoint`).
+    maintenance: Addr<StoreExecutor>,
+    checkpoint_outstanding: bool,
     subsystem: SubsystemCtx,
     in_flight: usize,
     /// Server-internal writes (not grouped) at the writer now.
@@ -139,11 +146,14 @@ impl StoreActor {
         subsystem: SubsystemCtx,
         readers: Addr<StoreExecutor>,
         writer: Addr<StoreExecutor>,
+        maintenance: Addr<StoreExecutor>,
         merge_policy: MergePolicy,
     ) -> StoreActor {
         StoreActor {
             readers,
             writer,
+            maintenance,
+            checkpoint_outstanding: false,
             subsystem,
             in_flight: 0,
             writer_in_flight: 0,
@@ -193,9 +203,11 @@ impl Subsystem for StoreActor {
         self.writer_in_flight = 0;
         self.writes.clear();
         self.merge = Default::default();
+        self.checkpoint_outstanding = false;
     }
     fn on_start(&mut self, ctx: &mut Context<Self>) {
         ctx.run_interval(self.merge_policy.tick, |act, ctx| act.merge_tick(ctx));
+        ctx.run_interval(CHECKPOINT_TICK, |act, ctx| act.checkpoint_tick(ctx));
     }
 }
 

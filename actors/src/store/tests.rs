@@ -229,3 +229,36 @@ async fn the_search_index_is_merged_when_writes_are_quiet_and_a_trickle_waits_fo
     let last = h.store.send(person_1()).await.unwrap().unwrap();
     assert_eq!(last.total_items, 111, "Person 1, 10-19, 100-199");
 }
+
+#[actix_rt::test]
+async fn the_checkpointer_copies_the_wal_into_the_database_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let h = start(relay_config(tmp.path())).unwrap();
+    let path = tmp.path().join("relay.db");
+    let file_len = || std::fs::metadata(&path).unwrap().len();
+    // Let the start-up writes settle into the file first.
+    let mut settled = file_len();
+    for _ in 0..50 {
+        actix_rt::time::sleep(CHECKPOINT_TICK * 2).await;
+        if file_len() == settled {
+            break;
+        }
+        settled = file_len();
+    }
+    // About 1,000 pages of notes: below the connections' own checkpoint backstop, so only the
+    // checkpointer moves them into the file.
+    let note: String = (0..6_000).map(|i| char::from(b'a' + (i * 7 % 26) as u8)).collect();
+    for i in 0..400 {
+        let body = json!({"title": format!("Note {i}"), "content": note});
+        h.store.send(CreateRecord { collection: "standalone_notes".into(), body }).await.unwrap().unwrap();
+    }
+    let mut grown = file_len();
+    for _ in 0..200 {
+        if grown > settled + 2_000_000 {
+            break;
+        }
+        actix_rt::time::sleep(CHECKPOINT_TICK).await;
+        grown = file_len();
+    }
+    assert!(grown > settled + 2_000_000, "the database file took the WAL's pages: {settled} -> {grown}");
+}
