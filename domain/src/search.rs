@@ -55,6 +55,19 @@ pub fn max_index_candidates(rows: u64, counts_total: bool) -> u32 {
     }
 }
 
+/// How many rows a newest-first scan walks for the cost of one index candidate (measured at
+/// 100,000 contacts: 80,000 rows walked in about 15 ms; 11,111 candidates read, sorted and
+/// checked in about 7 ms).
+pub const WALKED_ROWS_PER_CANDIDATE: u64 = 3;
+
+/// Without a total, whether the index is cheaper than a newest-first scan that must walk
+/// `walk_rows` rows before its page is full, for a term with `candidates` index candidates.
+/// [`max_index_candidates`] assumes matches spread over the table, so a scan fills a page
+/// early; when the newest matches are old rows the walk is long and the index wins.
+pub fn index_beats_walk(candidates: u32, walk_rows: u64) -> bool {
+    walk_rows > u64::from(candidates).saturating_mul(WALKED_ROWS_PER_CANDIDATE)
+}
+
 /// The index covering `field` of `spec`, if any.
 pub fn index_for(spec: &CollectionSpec, field: &str) -> Option<&'static SearchIndex> {
     SEARCH_INDEXES.iter().find(|i| i.collection == spec.name && i.fields.contains(&field))
@@ -143,6 +156,15 @@ mod tests {
         assert_eq!(max_index_candidates(4_000, false), 1_000);
         assert_eq!(max_index_candidates(3, true), 0, "a tiny table always scans");
         assert_eq!(max_index_candidates(u64::MAX, true), u32::MAX);
+    }
+
+    #[test]
+    fn the_index_beats_a_walk_three_times_its_candidates() {
+        assert!(index_beats_walk(11_111, 80_000), "old matches at 100,000: the index");
+        assert!(!index_beats_walk(11_111, 270), "matches spread out: the walk stops early");
+        assert!(!index_beats_walk(2_001, 6_003), "equal cost: the scan");
+        assert!(index_beats_walk(2_001, 6_004));
+        assert!(!index_beats_walk(u32::MAX, u64::from(u32::MAX) * 3), "the product does not overflow");
     }
 
     #[test]

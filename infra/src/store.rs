@@ -6,7 +6,8 @@
 //! view, the revision counter) are prepared once per connection (`cached`). A list's `~` terms
 //! use the search index when it narrows them to few candidates for the collection's size (their
 //! rowids are read once and bound into the page and total queries), and its total uses the same
-//! predicate; a term just seen to be too broad for the index scans at once (`plan_memo`).
+//! predicate; a term just seen to be too broad for the index scans at once (`plan_memo`), and a
+//! newest-first list without a total takes the index when the scan would walk far (`long_walk`).
 //! Record-API writes arrive in groups (`batch`): one transaction, a savepoint each.
 
 use diesel::query_builder::{BoxedSqlQuery, SqlQuery};
@@ -30,6 +31,7 @@ pub use offline::{PreparedReplay, PreparedSync, ReplayOutcome};
 mod batch;
 mod cached;
 mod in_tx;
+mod long_walk;
 mod plan_memo;
 mod retention;
 mod search_merge;
@@ -309,14 +311,29 @@ impl RecordStore {
         let mut conn = self.conn()?;
         let filter = match &q.filter {
             Some(expr) => {
+                let by_size = plan == SearchPlan::BySize;
+                let newest_first_without_total =
+                    q.skip_total && q.sort.first().is_some_and(|k| k.field == "created" && k.descending);
                 let mut plan = plan;
+                let mut rows = 0;
                 let mut use_index = |index: &SearchIndex, query: &str| {
                     if plan == SearchPlan::BySize {
-                        let rows = approximate_rows(&mut conn, spec);
+                        rows = approximate_rows(&mut conn, spec);
                         let max_candidates = domain::search::max_index_candidates(rows, !q.skip_total);
                         plan = SearchPlan::Selective { max_candidates };
                     }
-                    choose_index(&mut conn, &self.memo, plan, index, query)
+                    let chosen = choose_index(&mut conn, &self.memo, plan, index, query);
+                    if chosen == Narrowing::Scan && by_size && newest_first_without_total {
+                        let page_end = u64::from(q.page) * u64::from(q.per_page);
+                        let limit = domain::search::max_index_candidates(rows, true);
+                        let memo = &self.memo;
+                        let rescue = long_walk::rescue_long_walk(&mut conn, index, query, page_end, rows, limit, memo);
+                        if let Some(rowids) = rescue {
+                            self.memo.rescued();
+                            return rowids;
+                        }
+                    }
+                    chosen
                 };
                 compile_filter_with(spec, expr, &mut use_index).map_err(RecordError::BadRequest)?
             }

@@ -30,11 +30,13 @@ pub(crate) struct PlanMemo {
     overflows: Mutex<HashMap<(&'static str, String), Overflow>>,
     /// How many plans the memo decided (each saved an index read).
     hits: AtomicU64,
+    /// How many scans `long_walk` replaced with the index.
+    rescues: AtomicU64,
 }
 
 impl PlanMemo {
     pub(crate) fn new(ttl: Duration) -> PlanMemo {
-        PlanMemo { ttl, overflows: Mutex::new(HashMap::new()), hits: AtomicU64::new(0) }
+        PlanMemo { ttl, overflows: Mutex::new(HashMap::new()), hits: AtomicU64::new(0), rescues: AtomicU64::new(0) }
     }
 
     /// Whether `query` on `index` is known, recently, to have more than `limit` candidates.
@@ -53,6 +55,17 @@ impl PlanMemo {
     #[cfg(test)]
     pub(crate) fn hits(&self) -> u64 {
         self.hits.load(Ordering::Relaxed)
+    }
+
+    /// Counts a scan replaced by the index (`long_walk`).
+    pub(crate) fn rescued(&self) {
+        self.rescues.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// How many scans `long_walk` has replaced so far.
+    #[cfg(test)]
+    pub(crate) fn rescues(&self) -> u64 {
+        self.rescues.load(Ordering::Relaxed)
     }
 
     /// Records that `query` on `index` had more than `limit` candidates just now.

@@ -275,3 +275,40 @@ fn a_term_too_broad_for_the_index_is_remembered_and_scanned_with_the_same_answer
     s.list(&CONTACTS, &narrow).unwrap();
     assert_eq!((s.memo.len(), s.memo.hits()), (1, 1), "a term that fits is not remembered");
 }
+
+#[test]
+fn a_newest_first_list_without_a_total_reads_the_index_when_its_matches_are_old_rows() {
+    let (_tmp, s) = store();
+    // 10,000 contacts created in order; the oldest 2,200 are `Old i`, the rest `New i`.
+    let sql = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 10000) \
+               INSERT INTO contacts (id, created, updated, revision, name) \
+               SELECT printf('c%014d', i), printf('2026-12-07 %02d:%02d:%02d.000Z', i / 3600, i / 60 % 60, i % 60), \
+               printf('2026-12-07 %02d:%02d:%02d.000Z', i / 3600, i / 60 % 60, i % 60), i, \
+               CASE WHEN i <= 2200 THEN 'Old ' || i ELSE 'New ' || i END FROM n";
+    s.conn().unwrap().batch_execute(sql).unwrap();
+    let without_total = |term: &str, page: u32| ListQuery {
+        skip_total: true,
+        ..query(like("name", CmpOp::Like, term.into()), 30, page)
+    };
+
+    // `Old`: 2,200 candidates, over the 2,000 a list without a total reads; the page's last match
+    // is 7,800 rows below the newest, more than three times the candidates: the index.
+    for page in [1, 3] {
+        let q = without_total("Old", page);
+        let rescued_before = s.memo.rescues();
+        let listed = s.list(&CONTACTS, &q).unwrap();
+        assert_eq!(s.memo.rescues(), rescued_before + 1, "page {page} read the index");
+        let scanned = s.list_planned(&CONTACTS, &q, SearchPlan::Scan).unwrap();
+        assert_eq!(ids(&listed), ids(&scanned), "the same page either way");
+        assert_eq!(listed.items[0]["name"], format!("Old {}", 2200 - 30 * (page - 1)));
+    }
+    // `New`: 7,800 candidates whose newest is the newest row: the scan stops after a page.
+    let listed = s.list(&CONTACTS, &without_total("New", 1)).unwrap();
+    assert_eq!(s.memo.rescues(), 2, "a term whose matches are recent scans");
+    assert_eq!(listed.items[0]["name"], "New 10000");
+    // With a total, or sorted another way, the size rule alone decides.
+    s.list(&CONTACTS, &query(like("name", CmpOp::Like, "Old".into()), 30, 1)).unwrap();
+    let by_name = ListQuery { sort: parse_sort("name").unwrap(), ..without_total("Old", 1) };
+    s.list(&CONTACTS, &by_name).unwrap();
+    assert_eq!(s.memo.rescues(), 2);
+}
