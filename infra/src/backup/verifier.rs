@@ -290,7 +290,7 @@ fn extract_file(
 ) -> Result<String, VerifyError> {
     let mut entry = zip.by_index(planned.index).map_err(|_| VerifyError::CorruptEntry)?;
     let mut hasher = Sha256::new();
-    let mut buf = vec![0u8; 1024 * 1024];
+    let mut buf = vec![0u8; super::IO_CHUNK_BYTES];
     let mut written: u64 = 0;
     loop {
         let n = match entry.read(&mut buf) {

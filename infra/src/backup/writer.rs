@@ -154,8 +154,8 @@ impl Tracker<'_> {
     }
 }
 
-/// Write buffer of the archive file, and read size of each entry (large sequential IO).
-const ZIP_BUFFER_BYTES: usize = 1024 * 1024;
+/// Write buffer of the archive file, and read size of each entry.
+const ZIP_BUFFER_BYTES: usize = super::IO_CHUNK_BYTES;
 
 /// Opens a regular file without following a link.
 fn open_regular(path: &Path) -> io::Result<File> {
