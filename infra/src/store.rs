@@ -39,7 +39,6 @@ pub use batch::{BatchedChange, BatchedWrite};
 use cached::Cached;
 pub use in_tx::{create_in, delete_in, get_in, select_in, update_in};
 use plan_memo::PlanMemo;
-pub use search_merge::MERGE_STEP_PAGES;
 #[cfg(test)]
 mod search_tests;
 use crate::sql::{
@@ -329,7 +328,7 @@ impl RecordStore {
                         let memo = &self.memo;
                         let rescue = long_walk::rescue_long_walk(&mut conn, index, query, page_end, rows, limit, memo);
                         if let Some(rowids) = rescue {
-                            self.memo.rescued();
+                            memo.rescued();
                             return rowids;
                         }
                     }

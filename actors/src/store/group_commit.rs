@@ -53,6 +53,11 @@ impl WriteQueue {
     pub(super) fn len(&self) -> usize {
         self.waiting.len()
     }
+
+    /// No write waits and no batch is at the writer.
+    pub(super) fn is_idle(&self) -> bool {
+        self.waiting.is_empty() && !self.batch_at_writer
+    }
 }
 
 impl StoreActor {

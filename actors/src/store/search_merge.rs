@@ -72,7 +72,7 @@ impl StoreActor {
     }
 
     fn send_merge_step(&mut self, ctx: &mut Context<Self>) {
-        if self.writes.len() > 0 || self.writer_in_flight > 0 {
+        if !self.writes.is_idle() || self.writer_in_flight > 0 {
             return;
         }
         let m = &mut self.merge;
