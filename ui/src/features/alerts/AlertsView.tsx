@@ -3,7 +3,8 @@
 // "UPDATE #N" toggle and event times in a chosen zone (./eventTimes, draft only), a live card
 // preview with Save PNG and Copy for Outlook (./cardExport), history with pinned templates, and
 // alarms (alert_reminders): schedule, list, edit, done/dismiss, snooze. The draft is kept per
-// window until sent (./alertDraftStore).
+// window until sent (./alertDraftStore). On a page that is not a secure context (Relay Web on
+// http://) Copy for Outlook copies the card without its picture and says so beside the buttons.
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { Confirm, Modal } from '../../components/Modal';
 import { errorMessage, useToast } from '../../components/Toasts';
@@ -12,6 +13,7 @@ import { defaultDue, dismissPatch, donePatch, effectiveDue, isOverdue, sortAlarm
 import { copyRich, copyText } from '../../lib/clipboard';
 import { formatDateTime, toApiDate, toLocalInput } from '../../lib/dates';
 import { downloadBlob } from '../../lib/download';
+import { isSecurePage } from '../../lib/secureContext';
 import { plural } from '../../lib/text';
 import { clearDraft, loadDraft, useWindowDraft } from '../../lib/windowDrafts';
 import { useTransport } from '../../transport/context';
@@ -21,7 +23,7 @@ import { ALERT_DRAFT, isEmptyAlertDraft, restoreAlertDraft } from './alertDraftS
 import { useBrandLogo } from './brandLogos';
 import { bodyHtmlError, bodyText, bodyToHtml, emptyDraft, htmlToBody, INPUT_MAX, onAlertLoad, SEVERITIES, severityColor, severityText, SUBJECT_WARN, type AlertDraft, type AlertHistory } from './alerts';
 import { escapeHtml, imageToken, type BodyImage } from './bodyImages';
-import { cardContent, cardPlainText, imageDataUrl, outlookPayload, pngFileName, renderCardPng, writeOutlookPayload } from './cardExport';
+import { cardContent, cardPlainText, copyForOutlook, imageDataUrl, pngFileName, renderCardPng } from './cardExport';
 import { clampUpdate, eventTimesError, UPDATE_MAX, zoneOptions } from './eventTimes';
 import { mailBodyHtml, nextImageNumber, textToRich } from './richBody';
 import { RichBodyEditor, type RichBodyEditorHandle } from './RichBodyEditor';
@@ -250,23 +252,30 @@ export default function AlertsView() {
   // The card as drawn in the preview; Save PNG and Copy for Outlook render this element.
   const cardRef = useRef<HTMLDivElement>(null);
   const [exporting, setExporting] = useState(false);
+  // Why the last Copy for Outlook has no picture (not a secure page), until dismissed or the next export.
+  const [outlookNotice, setOutlookNotice] = useState<string | null>(null);
   async function exportCard(kind: 'png' | 'outlook') {
     const node = cardRef.current;
     if (!node || exporting) return;
     setExporting(true);
+    setOutlookNotice(null);
+    let summary: string | null = null;
     try {
-      const png = await renderCardPng(node);
-      if (kind === 'png') downloadBlob(pngFileName(new Date()), png);
+      if (kind === 'png') downloadBlob(pngFileName(new Date()), await renderCardPng(node));
       else {
         const logos = { company: await imageDataUrl(companyLogo), footer: await imageDataUrl(footerLogo) };
-        await writeOutlookPayload(outlookPayload(png, cardContent(draft), logos));
+        const copied = await copyForOutlook(cardContent(draft), logos, () => renderCardPng(node));
+        if (!copied.picture) {
+          summary = copied.summary;
+          setOutlookNotice(copied.notice);
+        }
       }
     } catch (e) {
       setExporting(false);
       return toast('error', errorMessage(e));
     }
     setExporting(false);
-    const done = kind === 'png' ? 'Alert card downloaded as PNG' : 'Alert card copied for Outlook';
+    const done = kind === 'png' ? 'Alert card downloaded as PNG' : (summary ?? 'Alert card copied for Outlook');
     try {
       await saveHistory();
       clearDraft(ALERT_DRAFT);
@@ -293,10 +302,17 @@ export default function AlertsView() {
           <button type="button" className="button button-ghost" data-testid="alarm-schedule" onClick={() => setModal('schedule')}>Schedule alert alarm</button>
           <button type="button" className="button button-ghost" data-testid="alert-pin" onClick={() => { setPinLabel(draft.subject.trim() || 'Untitled Template'); setModal('pin'); }}>Pin template</button>
           <button type="button" className="button button-ghost" data-testid="alert-save-png" disabled={exporting} onClick={() => exportCard('png')}>Save PNG</button>
-          <button type="button" className="button button-ghost" data-testid="alert-copy-outlook" disabled={exporting} onClick={() => exportCard('outlook')}>Copy for Outlook</button>
+          <button type="button" className="button button-ghost" data-testid="alert-copy-outlook" disabled={exporting} onClick={() => exportCard('outlook')}
+            title={isSecurePage() ? undefined : 'On this http:// page the card is copied as formatted text, without the picture: use Save PNG for the picture.'}>Copy for Outlook</button>
           <button type="button" className="button button-primary" data-testid="alert-copy" onClick={copyAlert}>Copy alert</button>
         </div>
       </header>
+      {outlookNotice && (
+        <div className="alarm-strip warn-text row-wrap" role="status" data-testid="alert-copy-outlook-notice">
+          <span>{outlookNotice}</span>
+          <button type="button" className="icon-btn push-right" aria-label="Dismiss" data-testid="alert-copy-outlook-notice-dismiss" onClick={() => setOutlookNotice(null)}>✕</button>
+        </div>
+      )}
       <div className="alarm-strip" data-testid="next-alarm">
         {pending[0] ? (
           <>Next alarm: <strong>{pending[0].title}</strong> at {formatDateTime(effectiveDue(pending[0]))}{pending.length > 1 ? ` · +${pending.length - 1} more` : ''}</>

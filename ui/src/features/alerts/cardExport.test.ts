@@ -2,10 +2,17 @@
 // Alert card exports: the PNG file name, the card content with "UPDATE #N" and zoned times, the
 // plain text, the inline-styled HTML for Outlook (escaped text, the body's formatting with
 // highlights as coloured bold text, only data: images, logos only as data URLs), the clipboard
-// payload's three flavours, and the refused-clipboard message.
-import { describe, expect, test, vi } from 'vitest';
+// payload's three flavours, the refused-clipboard message, and Copy for Outlook on a page that is
+// not a secure context (Relay Web on http://): the HTML and text through the copy command, no
+// picture, and a notice saying why and that Save PNG works.
+import { afterEach, describe, expect, test, vi } from 'vitest';
+import type { ClipboardEnv } from '../../lib/clipboard';
+import { stubNonSecurePage } from '../../lib/nonSecureTest';
 import { emptyDraft, type AlertDraft } from './alerts';
-import { cardContent, cardInlineHtml, cardPlainText, CLIPBOARD_REFUSED, EXPORT_PIXEL_RATIO, EXPORT_WIDTH, outlookPayload, pngFileName, writeOutlookPayload } from './cardExport';
+import {
+  cardContent, cardInlineHtml, cardPlainText, CLIPBOARD_REFUSED, copyForOutlook, EXPORT_PIXEL_RATIO, EXPORT_WIDTH, OUTLOOK_NO_PICTURE_BROWSER,
+  OUTLOOK_NO_PICTURE_HTTP, OUTLOOK_NOT_COPIED_HTTP, outlookPayload, pngFileName,
+} from './cardExport';
 
 const PNG = 'data:image/png;base64,iVBORw0KGgo=';
 const draft = (p: Partial<AlertDraft> = {}): AlertDraft => ({
@@ -75,7 +82,7 @@ describe('cardInlineHtml', () => {
   });
 });
 
-describe('outlookPayload and writeOutlookPayload', () => {
+describe('outlookPayload and copyForOutlook', () => {
   const png = new Blob([new Uint8Array([0x89, 0x50, 0x4e, 0x47])], { type: 'image/png' });
   test('image/png, text/html and text/plain', async () => {
     const p = outlookPayload(png, cardContent(draft()));
@@ -92,19 +99,72 @@ describe('outlookPayload and writeOutlookPayload', () => {
     constructor(readonly parts: Record<string, Blob>) {}
   }
   const Item = FakeItem as unknown as typeof ClipboardItem;
-  test('writes one item holding every flavour', async () => {
-    const write = vi.fn(async () => {});
-    const payload = outlookPayload(png, cardContent(draft()));
-    await writeOutlookPayload(payload, { write }, Item);
+  const content = cardContent(draft());
+  const logos = { company: PNG };
+
+  /** A document whose copy command records the flavours its copy event was given. */
+  function commandDoc(result = true) {
+    const copied: Record<string, string>[] = [];
+    const execCommand = vi.fn(() => {
+      const data = new Map<string, string>();
+      const event = new Event('copy', { bubbles: true, cancelable: true });
+      Object.defineProperty(event, 'clipboardData', { value: { setData: (type: string, value: string) => void data.set(type, value) } });
+      document.activeElement?.dispatchEvent(event);
+      copied.push(Object.fromEntries(data));
+      return result;
+    });
+    Object.defineProperty(document, 'execCommand', { value: execCommand, configurable: true });
+    return { copied, execCommand, env: { doc: document } satisfies ClipboardEnv };
+  }
+  afterEach(() => {
+    vi.unstubAllGlobals();
+    delete (document as { execCommand?: unknown }).execCommand;
+  });
+
+  test('a secure page writes one item holding every flavour', async () => {
+    const write = vi.fn(async (_items: ClipboardItem[]) => {});
+    const renderPng = vi.fn(async () => png);
+    expect(await copyForOutlook(content, logos, renderPng, { clipboard: { write }, Item, doc: document }, true)).toEqual({ picture: true });
+    expect(renderPng).toHaveBeenCalledTimes(1);
     expect(write).toHaveBeenCalledTimes(1);
     const [[items]] = write.mock.calls as unknown as [[FakeItem[]]];
     expect(items).toHaveLength(1);
-    expect(items[0].parts).toBe(payload);
+    expect(Object.keys(items[0].parts).sort()).toEqual(['image/png', 'text/html', 'text/plain']);
+    expect(items[0].parts['image/png']).toBe(png);
+    expect(await items[0].parts['text/html'].text()).toBe(cardInlineHtml(content, logos));
   });
-  test('a refusal, or no rich clipboard at all, says so clearly', async () => {
-    const payload = outlookPayload(png, cardContent(draft()));
-    await expect(writeOutlookPayload(payload, { write: async () => { throw new DOMException('denied', 'NotAllowedError'); } }, Item)).rejects.toThrow(CLIPBOARD_REFUSED);
-    await expect(writeOutlookPayload(payload, undefined, Item)).rejects.toThrow(CLIPBOARD_REFUSED);
-    await expect(writeOutlookPayload(payload, { write: async () => {} }, undefined)).rejects.toThrow(CLIPBOARD_REFUSED);
+
+  test('a refusal on a secure page says so clearly', async () => {
+    const refuse = async () => { throw new DOMException('denied', 'NotAllowedError'); };
+    await expect(copyForOutlook(content, logos, async () => png, { clipboard: { write: refuse }, Item, doc: document }, true)).rejects.toThrow(CLIPBOARD_REFUSED);
+  });
+
+  test('a non-secure (http://) page copies the HTML and text without the picture and says why', async () => {
+    stubNonSecurePage();
+    const { copied } = commandDoc();
+    const renderPng = vi.fn(async () => png);
+    const result = await copyForOutlook(content, logos, renderPng);
+    expect(result).toEqual({ picture: false, notice: OUTLOOK_NO_PICTURE_HTTP, summary: expect.stringMatching(/http:\/\/ page.*Save PNG/) });
+    expect(OUTLOOK_NO_PICTURE_HTTP).toMatch(/http:\/\/ on the LAN/);
+    expect(OUTLOOK_NO_PICTURE_HTTP).toMatch(/Save PNG/);
+    expect(renderPng).not.toHaveBeenCalled();
+    expect(copied).toEqual([{ 'text/plain': cardPlainText(content), 'text/html': cardInlineHtml(content, logos) }]);
+    expect(document.querySelector('textarea')).toBeNull();
+  });
+
+  test('a non-secure page whose copy command is refused too: nothing copied, Save PNG', async () => {
+    stubNonSecurePage();
+    commandDoc(false);
+    await expect(copyForOutlook(content, logos, async () => png)).rejects.toThrow(OUTLOOK_NOT_COPIED_HTTP);
+    delete (document as { execCommand?: unknown }).execCommand;
+    await expect(copyForOutlook(content, logos, async () => png)).rejects.toThrow(OUTLOOK_NOT_COPIED_HTTP);
+  });
+
+  test('a secure page in a browser without ClipboardItem copies the HTML and text and says the browser cannot', async () => {
+    const { copied, env } = commandDoc();
+    expect(await copyForOutlook(content, logos, async () => png, { ...env, clipboard: { write: async () => {} } }, true)).toMatchObject({ picture: false, notice: OUTLOOK_NO_PICTURE_BROWSER });
+    expect(copied).toHaveLength(1);
+    commandDoc(false);
+    await expect(copyForOutlook(content, logos, async () => png, env, true)).rejects.toThrow(CLIPBOARD_REFUSED);
   });
 });

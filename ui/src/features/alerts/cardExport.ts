@@ -4,9 +4,14 @@
 // the PNG itself: the card rendered at 640 px wide at 2x by html-to-image. Only sanitized content
 // goes out: the body through bodyToHtml (text escaped, images only as checked data: URLs) and the
 // logos only when they are such data URLs. Refuses nothing silently: a clipboard that will not
-// take the payload rejects with CLIPBOARD_REFUSED.
+// take the payload rejects with CLIPBOARD_REFUSED. A page without the async clipboard — Relay Web
+// or a LAN browser on http://, not a secure context — cannot copy the picture at all: there Copy
+// for Outlook copies the HTML and text flavours through the copy command and says why the picture
+// is missing and that Save PNG still works (copyForOutlook).
 import { toBlob } from 'html-to-image';
+import { copyByCommand, itemWriter, pageClipboard, type ClipboardEnv } from '../../lib/clipboard';
 import { localDateKey } from '../../lib/dates';
+import { isSecurePage } from '../../lib/secureContext';
 import { bodyText, bodyToHtml, severityColor, severityText, type AlertDraft } from './alerts';
 import { escapeHtml, isSafeImageSrc } from './bodyImages';
 import { alertHeading, eventLines, type EventLine } from './eventTimes';
@@ -19,6 +24,15 @@ export const EXPORT_PIXEL_RATIO = 2;
 export const DEFAULT_SENDER = 'IT';
 export const DEFAULT_RECIPIENT = 'All Employees';
 export const CLIPBOARD_REFUSED = 'The clipboard refused the card (this browser or its permissions do not allow copying an image). Use Save PNG instead.';
+/** Copy for Outlook on a page that is not a secure context: what was copied, why not the picture. */
+export const OUTLOOK_NO_PICTURE_HTTP =
+  'The picture of the card was not copied: Relay is open over http:// on the LAN, which is not a secure (https) page, and browsers copy pictures only on secure pages. The card was copied as formatted text for Outlook instead. Use Save PNG for the picture.';
+/** Copy for Outlook in a secure page whose browser has no ClipboardItem (no picture copies). */
+export const OUTLOOK_NO_PICTURE_BROWSER =
+  'This browser cannot copy a picture of the card. The card was copied as formatted text for Outlook instead. Use Save PNG for the picture.';
+/** Copy for Outlook on a page that is not a secure context, when the copy command was refused too. */
+export const OUTLOOK_NOT_COPIED_HTTP =
+  'Nothing was copied: Relay is open over http:// on the LAN, which is not a secure (https) page, so the picture cannot be copied, and the browser refused the formatted copy too. Use Save PNG instead.';
 
 /** `alert-YYYY-MM-DD.png`, the local date of `at`. */
 export function pngFileName(at: Date): string {
@@ -91,7 +105,7 @@ export function cardInlineHtml(c: CardContent, logos: CardLogos = {}): string {
   ].join('');
 }
 
-/** The three flavours Copy for Outlook puts on the clipboard, as one ClipboardItem's parts. */
+/** The three flavours Copy for Outlook puts on the clipboard, as one clipboard item's parts. */
 export function outlookPayload(png: Blob, c: CardContent, logos: CardLogos = {}): Record<'image/png' | 'text/html' | 'text/plain', Blob> {
   return {
     'image/png': png.type === 'image/png' ? png : new Blob([png], { type: 'image/png' }),
@@ -100,22 +114,40 @@ export function outlookPayload(png: Blob, c: CardContent, logos: CardLogos = {})
   };
 }
 
-export interface RichClipboard {
-  write(items: ClipboardItem[]): Promise<void>;
-}
+/** What Copy for Outlook put on the clipboard: the whole payload, or the HTML and text only with
+ * the operator-facing reason the picture is missing (`notice`) and a one-line `summary` for the toast. */
+export type OutlookCopy = { picture: true } | { picture: false; notice: string; summary: string };
 
-/** Writes the payload as one clipboard item; rejects with CLIPBOARD_REFUSED when it is refused. */
-export async function writeOutlookPayload(
-  payload: Record<string, Blob>,
-  clipboard: RichClipboard | undefined = typeof navigator === 'undefined' ? undefined : navigator.clipboard,
-  Item: typeof ClipboardItem | undefined = typeof ClipboardItem === 'undefined' ? undefined : ClipboardItem,
-): Promise<void> {
-  if (!clipboard?.write || !Item) throw new Error(CLIPBOARD_REFUSED);
-  try {
-    await clipboard.write([new Item(payload)]);
-  } catch {
-    throw new Error(CLIPBOARD_REFUSED);
+/**
+ * Copy for Outlook. With the async clipboard (a secure page): the card rendered by `renderPng`
+ * and the HTML and text as one item (outlookPayload); a refusal rejects with CLIPBOARD_REFUSED.
+ * Without it (Relay Web on http://, or a browser without ClipboardItem): the HTML and text
+ * through the copy command — no picture, nothing rendered — and a notice saying why and that
+ * Save PNG works; when that is refused too, a rejection saying so.
+ */
+export async function copyForOutlook(
+  content: CardContent,
+  logos: CardLogos,
+  renderPng: () => Promise<Blob>,
+  env: ClipboardEnv = pageClipboard(),
+  secure: boolean = isSecurePage(),
+): Promise<OutlookCopy> {
+  const write = itemWriter(env);
+  if (write) {
+    const png = await renderPng();
+    try {
+      await write(outlookPayload(png, content, logos));
+    } catch {
+      throw new Error(CLIPBOARD_REFUSED);
+    }
+    return { picture: true };
   }
+  if (!copyByCommand(cardPlainText(content), cardInlineHtml(content, logos), env.doc)) {
+    throw new Error(secure ? CLIPBOARD_REFUSED : OUTLOOK_NOT_COPIED_HTTP);
+  }
+  return secure
+    ? { picture: false, notice: OUTLOOK_NO_PICTURE_BROWSER, summary: 'Alert card copied for Outlook as formatted text only (this browser cannot copy the picture: use Save PNG)' }
+    : { picture: false, notice: OUTLOOK_NO_PICTURE_HTTP, summary: 'Alert card copied for Outlook as formatted text only (no picture on this http:// page: use Save PNG)' };
 }
 
 /** An image URL (a logo's blob: URL) redrawn as a PNG data URL, or null; no fetch (CSP connect-src). */

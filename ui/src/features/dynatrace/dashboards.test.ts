@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { stubNonSecurePage } from '../../lib/nonSecureTest';
 import {
   DASHBOARDS_KEY,
   DEFAULT_NAME,
@@ -153,6 +154,19 @@ describe('ids', () => {
     expect(newDashboardId()).not.toBe(id);
     expect(isDashboardId('dt_nope')).toBe(false);
     expect(isDashboardId('00000000-0000-4000-8000-000000000001')).toBe(false);
+  });
+
+  it('makes them on a non-secure (http://) page, where crypto has no UUID generator', () => {
+    stubNonSecurePage();
+    try {
+      const id = newDashboardId();
+      expect(isDashboardId(id)).toBe(true);
+      expect(id).toMatch(/^dt_[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      const added = addDashboard([], { name: 'Hosts', url: URL1 });
+      expect(added.ok && isDashboardId(added.dashboard.id)).toBe(true);
+    } finally {
+      vi.unstubAllGlobals();
+    }
   });
 });
 

@@ -6,6 +6,7 @@
 // never `evildynatrace.com` or `dynatrace.com.evil.net`); the name is trimmed, empty becomes
 // "Dynatrace Dashboard", at most 100 characters; at most 50 dashboards. A stored record that
 // fails validation is dropped on load (silently: no console output), a bad envelope reads as [].
+import { uuidV4 } from '../../lib/ids';
 
 export const DASHBOARDS_KEY = 'relay:dynatrace-dashboards';
 export const SCHEMA_VERSION = 1;
@@ -131,8 +132,9 @@ export function isDashboardId(id: unknown): id is string {
   return typeof id === 'string' && ID_RE.test(id);
 }
 
-export function newDashboardId(cryptoImpl: Pick<Crypto, 'randomUUID'> = globalThis.crypto): string {
-  return `dt_${cryptoImpl.randomUUID().toLowerCase()}`;
+/** `dt_<uuid>` (lib/ids: getRandomValues, so a plain-http Relay Web page can add dashboards). */
+export function newDashboardId(uuid: () => string = uuidV4): string {
+  return `dt_${uuid().toLowerCase()}`;
 }
 
 /** A change to the list: the new list and the dashboard added or updated, or the error. */

@@ -148,7 +148,7 @@ export default function NotesView() {
               <span className="note-actions">
                 <button type="button" className="icon-btn" aria-label="Move left" disabled={i === 0} onClick={() => swap(n.id, shown[i - 1].id)}>←</button>
                 <button type="button" className="icon-btn" aria-label="Move right" disabled={i === shown.length - 1} onClick={() => swap(n.id, shown[i + 1].id)}>→</button>
-                <button type="button" className="icon-btn" aria-label="Copy" onClick={() => copyText(`${n.title ?? ''}\n${n.content ?? ''}`).then(() => toast('success', 'Copied.'))}>Copy</button>
+                <button type="button" className="icon-btn" aria-label="Copy" onClick={() => copyText(`${n.title ?? ''}\n${n.content ?? ''}`).then(() => toast('success', 'Copied.'), (e) => toast('error', errorMessage(e, 'Could not copy.')))}>Copy</button>
                 <button type="button" className="icon-btn" aria-label="Edit" onClick={() => setEditing(n)}>✎</button>
                 <button type="button" className="icon-btn" onClick={() => duplicate(n)}>Duplicate</button>
                 <button type="button" className="icon-btn" aria-label="Delete" onClick={() => setDeleting(n)}>✕</button>

@@ -298,7 +298,7 @@ export default function OnCallView({ readOnly = false }: { readOnly?: boolean })
             <button type="button" className="button button-primary" data-testid="kiosk-exit" autoFocus onClick={() => setKiosk(false)}>Exit kiosk</button>
           ) : (
             <>
-              <button type="button" className="button button-ghost" onClick={() => copyText(cards.map(cardText).join('\n')).then(() => toast('success', 'Board copied.'))}>Copy all</button>
+              <button type="button" className="button button-ghost" onClick={() => copyText(cards.map(cardText).join('\n')).then(() => toast('success', 'Board copied.'), (e) => toast('error', errorMessage(e, 'Could not copy.')))}>Copy all</button>
               <button type="button" className="button button-ghost" data-testid="board-export" disabled={loading} onClick={exportCsv}>Export CSV</button>
               <button type="button" className="button button-ghost" data-testid="board-kiosk" ref={kioskButton} title="Wallboard view for a large screen (Esc exits)" onClick={() => setKiosk(true)}>Kiosk</button>
             </>

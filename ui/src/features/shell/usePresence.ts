@@ -2,7 +2,9 @@
 // active-client list, and toast "<hostname> connected" for new sessions after the first snapshot.
 // A renderer cannot learn its host name: it reports "browser" or "desktop" and the server names
 // it by the address it sees (`Web · Browser · 10.0.0.7`, actors/src/presence client_hostname).
+// The id comes from lib/ids (getRandomValues), which works on Relay Web's plain-http page too.
 import { useEffect, useRef, useState } from 'react';
+import { uuidV4 } from '../../lib/ids';
 import { useTransport } from '../../transport/context';
 import type { PresenceSnapshot, TransportMode } from '../../transport/types';
 
@@ -11,16 +13,17 @@ export const HEARTBEAT_MS = 15_000;
 /** The server recomputes the active set every 5 s; follow it at that pace. */
 export const PRESENCE_POLL_MS = 5_000;
 
+/** This tab's id: kept in sessionStorage, or a fresh one each call where storage is refused. */
 export function sessionId(): string {
   try {
     let id = sessionStorage.getItem(SESSION_KEY);
     if (!id) {
-      id = crypto.randomUUID();
+      id = uuidV4();
       sessionStorage.setItem(SESSION_KEY, id);
     }
     return id;
   } catch {
-    return crypto.randomUUID();
+    return uuidV4();
   }
 }
 
