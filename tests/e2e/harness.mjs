@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -22,6 +22,16 @@ export const DOC_SHOTS = path.join(REPO, 'docs', 'screenshots');
 export const UPDATE_SCREENSHOTS = process.env.RELAY_UPDATE_SCREENSHOTS === '1';
 export const CHROMIUM = process.env.CHROMIUM_BIN || '/usr/bin/chromium';
 export const VIEWPORT = { width: 1280, height: 800 };
+
+/**
+ * The LAN names a browser opens Relay by, as operators do: the data API by a server name, Relay
+ * Web by `<hostname>.local` (a name its Host allowlist accepts). Chromium resolves both to
+ * 127.0.0.1 (`--host-resolver-rules`), so every packet stays on loopback while the page origin is
+ * a plain-HTTP name: not a secure context, unlike `localhost` and `127.0.0.1`.
+ */
+export const LAN_SERVER_NAME = 'relay-server.lan';
+export const LAN_GATEWAY_NAME = `${hostname().toLowerCase()}.local`;
+const HOST_RESOLVER_RULES = [LAN_SERVER_NAME, LAN_GATEWAY_NAME].map((n) => `MAP ${n} 127.0.0.1`).join(',');
 
 export function relayBin() {
   if (process.env.RELAY_BIN) return path.resolve(process.env.RELAY_BIN);
@@ -68,17 +78,21 @@ export async function startRelay({ web = false, env = {} } = {}) {
   out.on('line', keep('[stdout] '));
   const exited = new Promise((r) => child.once('exit', (code, signal) => r({ code, signal })));
   let webUrl = null;
-  const url = await new Promise((resolve, reject) => {
+  let webPort = null;
+  const { url, port } = await new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('relay did not start in 20 s\n' + log.join('\n'))), 20_000);
     out.on('line', (l) => {
       const w = /Relay Web listening on http:\/\/[^:\s]+:(\d+)/.exec(l);
-      if (w) webUrl = `http://localhost:${w[1]}`;
+      if (w) {
+        webPort = w[1];
+        webUrl = `http://localhost:${w[1]}`;
+      }
       // The data API may listen on 0.0.0.0: tests only ever talk to loopback.
       const m = /Relay listening on http:\/\/[^:\s]+:(\d+)/.exec(l);
       if (m) {
         clearTimeout(timer);
         if (web && !webUrl) reject(new Error('Relay Web did not start\n' + log.join('\n')));
-        else resolve(`http://127.0.0.1:${m[1]}`);
+        else resolve({ url: `http://127.0.0.1:${m[1]}`, port: m[1] });
       }
     });
     exited.then(({ code }) => { clearTimeout(timer); reject(new Error(`relay exited early (${code})\n` + log.join('\n'))); });
@@ -86,6 +100,9 @@ export async function startRelay({ web = false, env = {} } = {}) {
   return {
     url,
     webUrl,
+    /** The same servers opened by LAN name (see LAN_SERVER_NAME): not secure contexts. */
+    lanUrl: `http://${LAN_SERVER_NAME}:${port}`,
+    lanWebUrl: webPort ? `http://${LAN_GATEWAY_NAME}:${webPort}` : null,
     passphrase,
     log,
     /** The data directory, for server-local CLI steps (`relay branding --data-dir …`). */
@@ -120,6 +137,8 @@ export async function launch() {
         args: [
           '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
           '--disable-background-networking', '--disable-component-update', '--disable-sync',
+          // LAN names resolve to loopback (no packet leaves the machine); no proxy is consulted.
+          `--host-resolver-rules=${HOST_RESOLVER_RULES}`, '--no-proxy-server',
         ],
       });
       open.push({ ctx, profile });
