@@ -12,7 +12,7 @@ use std::sync::Arc;
 use reqwest::cookie::CookieStore;
 use reqwest::header::HeaderMap;
 use serde_json::{json, Value};
-use support::{Relay, PASSPHRASE};
+use support::{client_from, Relay, PASSPHRASE};
 
 struct Browser {
     http: reqwest::Client,
@@ -429,4 +429,51 @@ async fn relay_web_tokens_are_bound_to_their_session() {
     let body = tokio::time::timeout(std::time::Duration::from_secs(10), stream.text()).await;
     let body = body.expect("the gateway stream ends after logout").unwrap();
     assert!(body.contains("PB_CONNECT"), "it was a realtime stream: {body}");
+}
+
+/// Issue #39.8: unauthenticated refusals are logged in aggregate. 500 requests with a foreign
+/// `Host` to the gateway, 500 with a foreign `Origin`, and 500 to `/api/relay/metrics` with a
+/// non-loopback `Host` (all from one source) write one line of each kind, the later ones
+/// counted, so requests cannot rotate the log away.
+#[tokio::test]
+async fn unauthenticated_refusals_are_logged_in_bounded_lines() {
+    let relay = Relay::start_web();
+    let b = Browser::new(&relay);
+    let port = b.origin.rsplit(':').next().unwrap().to_string();
+    let raw = client_from(61);
+    for _ in 0..500 {
+        let res = raw.get(b.url("/")).header("Host", format!("evil.example:{port}")).send().await.unwrap();
+        assert_eq!(res.status(), 421);
+        let res = raw.get(relay.url("/api/relay/metrics")).header("Host", "rebound.example").send().await.unwrap();
+        assert_eq!(res.status(), 403);
+        let res = raw.get(b.url("/api/health")).header("Origin", "http://evil.example").send().await.unwrap();
+        assert_eq!(res.status(), 403);
+    }
+    let log = relay.stderr();
+    let foreign = log.lines().filter(|l| l.contains("refused a request for a foreign Host")).count();
+    let metrics = log.lines().filter(|l| l.contains("metrics request refused")).count();
+    assert_eq!(foreign, 1, "500 foreign-Host refusals, {foreign} lines:\n{log}");
+    assert_eq!(metrics, 1, "500 metrics refusals, {metrics} lines:\n{log}");
+    let cross = log.lines().filter(|l| l.contains("refused a cross-origin request")).count();
+    assert_eq!(cross, 1, "500 cross-origin refusals, {cross} lines:\n{log}");
+}
+
+/// Cross-Origin-Opener-Policy goes only to hosts a browser treats as trustworthy: on a plain-HTTP
+/// LAN name it is ignored and Chromium logs a console error on every page load (issue #38).
+#[tokio::test]
+async fn the_opener_policy_is_sent_only_where_browsers_honour_it() {
+    let relay = Relay::start_web();
+    let b = Browser::new(&relay);
+    let port = b.origin.rsplit(':').next().unwrap().to_string();
+    let hostname = hostname::get().unwrap().into_string().unwrap().to_ascii_lowercase();
+    let raw = reqwest::Client::new();
+    let local = raw.get(b.url("/")).header("Host", format!("localhost:{port}")).send().await.unwrap();
+    assert_eq!(local.headers()["cross-origin-opener-policy"], "same-origin");
+    let lan = raw.get(b.url("/")).header("Host", format!("{hostname}.local:{port}")).send().await.unwrap();
+    assert_eq!(lan.status(), 200);
+    assert!(lan.headers().get("cross-origin-opener-policy").is_none(), "not on a LAN name");
+    assert_eq!(lan.headers()["x-frame-options"], "DENY", "the other headers stay");
+    let direct = raw.get(relay.url("/")).header("Host", "relay-server.lan:8090").send().await.unwrap();
+    assert!(direct.headers().get("cross-origin-opener-policy").is_none(), "nor on the data API by name");
+    assert!(direct.headers().get("content-security-policy").is_some());
 }

@@ -19,6 +19,7 @@ mod privileged;
 mod radar;
 mod realtime;
 mod records;
+mod refusal_log;
 mod relay;
 mod static_ui;
 mod status_feeds;
@@ -39,7 +40,7 @@ pub const MAX_JSON_BODY: usize = 512 * 1024;
 /// (inline images) plus its other fields.
 pub const MAX_RECORD_BODY: usize = 1024 * 1024;
 /// Largest accepted import body (a 25 MB file plus JSON overhead).
-pub const MAX_IMPORT_BODY: usize = 32 * 1024 * 1024;
+pub const MAX_IMPORT_BODY: usize = domain::import::MAX_IMPORT_BODY_BYTES;
 
 #[derive(Debug, Clone)]
 pub struct WebConfig {
@@ -119,6 +120,7 @@ pub fn build_server_on(
             .app_data(web::Data::new(handles.clone()))
             .wrap(headers::desktop_cors())
             .wrap(headers::security_headers())
+            .wrap(from_fn(headers::opener_policy))
             .wrap_fn(|req, srv| {
                 let method = req.method().clone();
                 let path = req.path().to_owned();

@@ -62,7 +62,13 @@ async fn metrics(req: HttpRequest, handles: web::Data<Handles>) -> ApiResult<Htt
     // The raw Host header: never `connection_info()`, which believes Forwarded headers.
     let host = req.headers().get(HOST).and_then(|h| h.to_str().ok()).unwrap_or("");
     if !is_loopback_request(req.peer_addr().map(|a| a.ip()), host) {
-        tracing::info!("metrics request refused: not a loopback request");
+        crate::refusal_log::refused(
+            crate::refusal_log::Refusal::MetricsNotLoopback,
+            req.peer_addr().map(|a| a.ip()),
+            |suppressed| {
+                tracing::info!(suppressed, "metrics request refused: not a loopback request");
+            },
+        );
         return Err(ApiError::from(RecordError::Forbidden));
     }
     let text = handles.metrics.send(RenderMetrics).await?.map_err(|e| {

@@ -59,12 +59,25 @@ fn check(allowed: &AllowedHosts, req: &ServiceRequest) -> Result<(), Refused> {
     let headers = req.headers();
     let host = headers.get(HOST).and_then(|h| h.to_str().ok()).unwrap_or("");
     if allowed.check_host(host).is_err() {
-        tracing::warn!(host_len = host.len(), "relay web: refused a request for a foreign Host");
+        crate::refusal_log::refused(
+            crate::refusal_log::Refusal::ForeignHost,
+            req.peer_addr().map(|a| a.ip()),
+            |suppressed| {
+                tracing::warn!(host_len = host.len(), suppressed, "relay web: refused a request for a foreign Host");
+            },
+        );
         return Err(Refused::ForeignHost);
     }
     match headers.get(ORIGIN).map(|o| o.to_str().unwrap_or("")) {
         Some(origin) if allowed.check_origin(origin).is_err() => {
-            tracing::warn!(origin = %domain::redact::describe_url_for_log(origin), "relay web: refused a cross-origin request");
+            crate::refusal_log::refused(
+                crate::refusal_log::Refusal::CrossOrigin,
+                req.peer_addr().map(|a| a.ip()),
+                |suppressed| {
+                    let origin = domain::redact::describe_url_for_log(origin);
+                    tracing::warn!(origin = %origin, suppressed, "relay web: refused a cross-origin request");
+                },
+            );
             return Err(Refused::CrossOrigin);
         }
         None if is_state_changing(req.method()) => {

@@ -48,6 +48,7 @@ pub fn build_gateway(
             .app_data(crate::error::path_config())
             .wrap(from_fn(guard::host_and_origin))
             .wrap(crate::headers::security_headers())
+            .wrap(from_fn(crate::headers::opener_policy))
             .wrap(from_fn(crate::metrics::record_gateway))
             .service(
                 // Before `/web/api`, which would otherwise take these paths.
