@@ -11,6 +11,9 @@ use crate::record::RecordError;
 use crate::validation::{validate_write, ValidatedWrite, WriteMode};
 
 pub const MAX_IMPORT_RECORDS: usize = 10_000;
+/// Largest import request body: a 25 MB file's rows as JSON, with room for the column names
+/// every row repeats.
+pub const MAX_IMPORT_BODY_BYTES: usize = 32 * 1024 * 1024;
 /// Keys removed from every incoming row before validation.
 pub const STRIPPED_KEYS: &[&str] =
     &["id", "created", "updated", "createdAt", "updatedAt", "collectionId", "collectionName", "expand", "revision"];

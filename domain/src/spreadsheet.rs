@@ -1,14 +1,20 @@
 //! Reading an Excel `.xlsx` workbook for the Data Manager import and Servers sync: the bounds
 //! every workbook is checked against before and while it is parsed (file size, expanded size,
-//! archive entries, rows, columns), the rows it becomes (one sheet, first non-empty row = the
-//! column names, every cell as text like a CSV cell), how the sheet is chosen (the one named
-//! after the collection, else the only sheet) and the typed refusals with their HTTP status.
-//! The parsing itself (calamine) lives in `infra::spreadsheet`.
+//! archive entries, rows, columns, characters per cell, text in all), the rows it becomes (one
+//! sheet, first non-empty row = the column names, every cell as text like a CSV cell), how the
+//! sheet is chosen (the one named after the collection, else the only sheet) and the typed
+//! refusals with their HTTP status. Cell texts are shared (`Arc<str>`: a shared string read by
+//! many cells is held once) and rows keep only their filled cells, so the rows cost what the
+//! cells hold, never rows x columns; the response still writes every row as an object over all
+//! columns, and the text bound counts it that way. The parsing itself (calamine) lives in
+//! `infra::spreadsheet`.
 
-use serde::Serialize;
-use serde_json::{Map, Value};
+use std::sync::Arc;
 
-use crate::import::MAX_IMPORT_RECORDS;
+use serde::ser::{SerializeMap, SerializeSeq, SerializeStruct};
+use serde::{Serialize, Serializer};
+
+use crate::import::{MAX_IMPORT_BODY_BYTES, MAX_IMPORT_RECORDS};
 use crate::problem::HttpProblem;
 
 const MIB: usize = 1024 * 1024;
@@ -26,16 +32,66 @@ pub const MAX_SHEET_COLUMNS: usize = 256;
 /// Filled cells read from one sheet at most (10,001 rows of 64 values; also bounds a sheet that
 /// repeats one cell over and over).
 pub const MAX_SHEET_CELLS: usize = (MAX_SHEET_ROWS + 1) * 64;
+/// Characters in one cell (Excel's own limit).
+pub const MAX_CELL_CHARS: usize = 32_767;
+/// The sheet's text as the response writes it (every row an object over all columns, names and
+/// texts JSON-escaped), counted per cell before any text is copied: a shared string read by
+/// many cells counts once per cell. Rows past this would not fit one import body anyway.
+pub const MAX_SHEET_TEXT_BYTES: usize = MAX_IMPORT_BODY_BYTES;
 /// Sheet names listed in a "which sheet?" refusal.
 const LISTED_SHEETS: usize = 10;
 
-/// One sheet's rows: `columns` in sheet order, each row an object holding every column (a
-/// blank cell is ""); blank rows are left out.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// One non-empty cell: 0-based row and column and its text (shared, never copied per cell).
+pub type SheetCell = (u32, u32, Arc<str>);
+
+/// One sheet's rows: `columns` in sheet order; each row holds its filled cells as (index into
+/// `columns`, text) in column order; blank rows are left out. Serialized as
+/// `{sheet, columns, rows}` with every row an object holding every column (a blank cell is "").
+#[derive(Debug, Clone, PartialEq)]
 pub struct SheetRows {
     pub sheet: String,
     pub columns: Vec<String>,
-    pub rows: Vec<Map<String, Value>>,
+    pub rows: Vec<Vec<(usize, Arc<str>)>>,
+}
+
+impl Serialize for SheetRows {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = serializer.serialize_struct("SheetRows", 3)?;
+        out.serialize_field("sheet", &self.sheet)?;
+        out.serialize_field("columns", &self.columns)?;
+        out.serialize_field("rows", &RowObjects(self))?;
+        out.end()
+    }
+}
+
+/// The rows as the wire writes them: one object per row over all columns.
+struct RowObjects<'a>(&'a SheetRows);
+
+impl Serialize for RowObjects<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut rows = serializer.serialize_seq(Some(self.0.rows.len()))?;
+        for cells in &self.0.rows {
+            rows.serialize_element(&RowObject { columns: &self.0.columns, cells })?;
+        }
+        rows.end()
+    }
+}
+
+struct RowObject<'a> {
+    columns: &'a [String],
+    cells: &'a [(usize, Arc<str>)],
+}
+
+impl Serialize for RowObject<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut row = serializer.serialize_map(Some(self.columns.len()))?;
+        let mut filled = self.cells.iter().peekable();
+        for (index, name) in self.columns.iter().enumerate() {
+            let text = filled.next_if(|(column, _)| *column == index).map_or("", |(_, text)| &**text);
+            row.serialize_entry(name, text)?;
+        }
+        row.end()
+    }
 }
 
 /// Why a workbook was refused. Nothing is stored either way: reading is all it does.
@@ -67,6 +123,10 @@ pub enum SpreadsheetError {
     TooManyCells,
     #[error("Cell {cell} holds the spreadsheet error {error}; fix it or clear the cell.")]
     CellError { cell: String, error: String },
+    #[error("Cell {0} holds more than {MAX_CELL_CHARS} characters, Excel's own limit for a cell.")]
+    CellTooLong(String),
+    #[error("The sheet's rows come to more than {} MB of text; split it into smaller sheets.", MAX_SHEET_TEXT_BYTES / MIB)]
+    TooMuchText,
 }
 
 impl SpreadsheetError {
@@ -83,7 +143,7 @@ impl SpreadsheetError {
 impl HttpProblem for SpreadsheetError {
     fn status(&self) -> u16 {
         match self {
-            SpreadsheetError::TooLarge | SpreadsheetError::ExpandsTooMuch => 413,
+            SpreadsheetError::TooLarge | SpreadsheetError::ExpandsTooMuch | SpreadsheetError::TooMuchText => 413,
             SpreadsheetError::NotAWorkbook => 415,
             _ => 422,
         }
@@ -104,6 +164,8 @@ impl HttpProblem for SpreadsheetError {
             SpreadsheetError::TooManyColumns => "too_many_columns",
             SpreadsheetError::TooManyCells => "too_many_cells",
             SpreadsheetError::CellError { .. } => "cell_error",
+            SpreadsheetError::CellTooLong(_) => "cell_too_long",
+            SpreadsheetError::TooMuchText => "too_much_text",
         }
     }
 }
@@ -153,11 +215,50 @@ pub fn number_text(value: f64) -> String {
     }
 }
 
-/// Builds the sheet's rows from its non-empty cells, given as (row, column, text) in any order:
-/// the first row holding a value names the columns (trimmed); every later row with a value
-/// becomes an object over all columns. Checks the row and column bounds, unnamed columns with
-/// values and repeated names.
-pub fn rows_from_cells(sheet: &str, mut cells: Vec<(u32, u32, String)>) -> Result<SheetRows, SpreadsheetError> {
+/// The bytes `text` takes as a JSON string in the response, quotes and escapes included.
+pub fn json_text_bytes(text: &str) -> usize {
+    let escaped: usize = text
+        .bytes()
+        .map(|b| match b {
+            b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 2,
+            0..=0x1f => 6,
+            _ => 1,
+        })
+        .sum();
+    escaped + 2
+}
+
+/// One cell's text checked against `MAX_CELL_CHARS` (by bytes first, so a short text is never
+/// scanned); answers what it adds to the response, quotes and escapes included.
+pub fn cell_text_bytes(text: &str, row: u32, column: u32) -> Result<usize, SpreadsheetError> {
+    if text.len() > MAX_CELL_CHARS && text.chars().count() > MAX_CELL_CHARS {
+        return Err(SpreadsheetError::CellTooLong(cell_name(row, column)));
+    }
+    Ok(json_text_bytes(text))
+}
+
+/// The sheet's text counted against `MAX_SHEET_TEXT_BYTES` as it is found, refusing as soon as
+/// it would pass the bound.
+#[derive(Debug, Default)]
+pub struct TextBudget {
+    spent: usize,
+}
+
+impl TextBudget {
+    pub fn spend(&mut self, bytes: usize) -> Result<(), SpreadsheetError> {
+        self.spent = self.spent.saturating_add(bytes);
+        if self.spent > MAX_SHEET_TEXT_BYTES {
+            return Err(SpreadsheetError::TooMuchText);
+        }
+        Ok(())
+    }
+}
+
+/// Builds the sheet's rows from its non-empty cells, given in any order: the first row holding
+/// a value names the columns (trimmed); every later row with a value becomes a row. Checks the
+/// row and column bounds, unnamed columns with values, repeated names and the text bound as the
+/// response would write it (every row repeats every column name) before any row is built.
+pub fn rows_from_cells(sheet: &str, mut cells: Vec<SheetCell>) -> Result<SheetRows, SpreadsheetError> {
     cells.retain(|(_, _, text)| !text.trim().is_empty());
     cells.sort_by_key(|&(row, column, _)| (row, column));
     let Some(&(header_row, _, _)) = cells.first() else {
@@ -182,29 +283,49 @@ pub fn rows_from_cells(sheet: &str, mut cells: Vec<(u32, u32, String)>) -> Resul
             body.push((row, column, text));
         }
     }
-    let mut rows: Vec<Map<String, Value>> = Vec::new();
+    check_text_bound(&names, &body)?;
+    let mut rows: Vec<Vec<(usize, Arc<str>)>> = Vec::new();
     let mut current_row = None;
     for (row, column, text) in body {
-        let Some((_, name)) = names.iter().find(|(c, _)| *c == column) else {
+        let Ok(index) = names.binary_search_by_key(&column, |(c, _)| *c) else {
             return Err(SpreadsheetError::UnnamedColumn(column_letters(column)));
         };
         if current_row != Some(row) {
             current_row = Some(row);
-            rows.push(names.iter().map(|(_, n)| (n.clone(), Value::String(String::new()))).collect());
+            rows.push(Vec::new());
         }
         if let Some(out) = rows.last_mut() {
-            out.insert(name.clone(), Value::String(text));
+            out.push((index, text));
         }
     }
     Ok(SheetRows { sheet: sheet.to_string(), columns: names.into_iter().map(|(_, n)| n).collect(), rows })
 }
 
+/// The response's size: each row writes `{"name":"",…}` over all columns, then each filled cell
+/// adds its text; refused past `MAX_SHEET_TEXT_BYTES` (before a row is built).
+fn check_text_bound(names: &[(u32, String)], body: &[SheetCell]) -> Result<(), SpreadsheetError> {
+    let blank_row_bytes: usize = 2 + names.iter().map(|(_, name)| json_text_bytes(name) + 4).sum::<usize>();
+    let row_count = body.chunk_by(|a, b| a.0 == b.0).count();
+    let mut budget = TextBudget::default();
+    budget.spend(row_count.saturating_mul(blank_row_bytes))?;
+    for (_, _, text) in body {
+        budget.spend(json_text_bytes(text) - 2)?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::{json, Value};
 
-    fn cells(list: &[(u32, u32, &str)]) -> Vec<(u32, u32, String)> {
-        list.iter().map(|&(r, c, t)| (r, c, t.to_string())).collect()
+    fn cells(list: &[(u32, u32, &str)]) -> Vec<SheetCell> {
+        list.iter().map(|&(r, c, t)| (r, c, Arc::from(t))).collect()
+    }
+
+    /// The rows as the response writes them.
+    fn row_objects(sheet: &SheetRows) -> Vec<Value> {
+        serde_json::to_value(sheet).unwrap()["rows"].as_array().unwrap().clone()
     }
 
     #[test]
@@ -223,9 +344,43 @@ mod tests {
         .unwrap();
         assert_eq!(sheet.columns, vec!["name", "os"]);
         assert_eq!(sheet.rows.len(), 2);
-        assert_eq!(Value::Object(sheet.rows[0].clone()), serde_json::json!({"name": "web-01", "os": "Linux"}));
-        let second = rows_from_cells("s", cells(&[(0, 0, "name"), (0, 1, "os"), (1, 0, "only")])).unwrap();
-        assert_eq!(Value::Object(second.rows[0].clone()), serde_json::json!({"name": "only", "os": ""}));
+        assert_eq!(row_objects(&sheet)[0], json!({"name": "web-01", "os": "Linux"}));
+        let second = rows_from_cells("s", cells(&[(0, 0, "name"), (0, 1, "os"), (1, 1, "only")])).unwrap();
+        assert_eq!(second.rows, vec![vec![(1, Arc::from("only"))]], "a row keeps only its filled cells");
+        assert_eq!(
+            serde_json::to_value(&second).unwrap(),
+            json!({"sheet": "s", "columns": ["name", "os"], "rows": [{"name": "", "os": "only"}]}),
+            "the response still writes every column"
+        );
+    }
+
+    #[test]
+    fn a_cell_over_excels_character_limit_is_refused_with_its_name() {
+        let at_limit = "é".repeat(MAX_CELL_CHARS);
+        assert_eq!(cell_text_bytes(&at_limit, 0, 0), Ok(at_limit.len() + 2), "32,767 two-byte characters pass");
+        let over = "a".repeat(MAX_CELL_CHARS + 1);
+        assert_eq!(cell_text_bytes(&over, 6, 1), Err(SpreadsheetError::CellTooLong("B7".into())));
+        assert_eq!(SpreadsheetError::CellTooLong("B7".into()).status(), 422);
+        assert_eq!(json_text_bytes("a\"\n\u{1}é"), 2 + 1 + 2 + 2 + 6 + 2);
+    }
+
+    #[test]
+    fn the_text_bound_counts_every_cell_and_every_rows_column_names() {
+        let long_text = "x".repeat(MAX_CELL_CHARS);
+        let rows_needed = MAX_SHEET_TEXT_BYTES / MAX_CELL_CHARS + 1;
+        let shared: Arc<str> = Arc::from(long_text.as_str());
+        let mut repeated: Vec<SheetCell> = vec![(0, 0, Arc::from("name"))];
+        repeated.extend((1..=rows_needed as u32).map(|row| (row, 0, shared.clone())));
+        assert_eq!(rows_from_cells("s", repeated), Err(SpreadsheetError::TooMuchText), "one string, many cells");
+
+        let wide_name = "n".repeat(2_000);
+        let mut wide: Vec<SheetCell> =
+            (0..200).map(|column| (0, column, Arc::from(format!("{column}{wide_name}").as_str()))).collect();
+        wide.extend((1..=MAX_SHEET_ROWS as u32).map(|row| (row, 0, Arc::from("1"))));
+        assert_eq!(rows_from_cells("s", wide), Err(SpreadsheetError::TooMuchText), "long names repeat per row");
+
+        assert_eq!(SpreadsheetError::TooMuchText.status(), 413);
+        assert_eq!(SpreadsheetError::TooMuchText.code(), "too_much_text");
     }
 
     #[test]

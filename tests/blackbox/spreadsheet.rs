@@ -3,11 +3,14 @@
 //! signed-in client on the data API and, with its session and CSRF token, on the Relay Web
 //! gateway; without a token it is 401, without CSRF on the gateway 403; a zip bomb and a CSV
 //! renamed .xlsx are refused with their stable codes, and the server keeps serving afterwards.
+//! Workbooks whose one shared string is read by many cells (issue #39: 6 KiB on the wire,
+//! hundreds of MB once every cell copied it) are refused with the server's peak RSS (`VmHWM`)
+//! rising by less than `MAX_PEAK_RISE_KIB`.
 
 #[path = "../support/mod.rs"]
 mod support;
 
-use std::io::{Cursor, Write};
+use std::io::{Cursor, Read, Write};
 
 use rust_xlsxwriter::Workbook;
 use serde_json::{json, Value};
@@ -40,6 +43,36 @@ fn zip_bomb() -> Vec<u8> {
     }
     out.finish().unwrap().into_inner()
 }
+
+/// A one-column sheet ("name", then `cells` rows) whose body cells all read one shared string
+/// of `text_len` "x"s (written short with rust_xlsxwriter, then lengthened in
+/// `xl/sharedStrings.xml` with the zip crate; it deflates to almost nothing).
+fn one_shared_string_read_by(cells: u32, text_len: usize) -> Vec<u8> {
+    let mut book = Workbook::new();
+    let sheet = book.add_worksheet();
+    sheet.write_string(0, 0, "name").unwrap();
+    for row in 1..=cells {
+        sheet.write_string(row, 0, "SHARED").unwrap();
+    }
+    let bytes = book.save_to_buffer().unwrap();
+    let mut source = zip::ZipArchive::new(Cursor::new(bytes)).unwrap();
+    let mut out = zip::ZipWriter::new(Cursor::new(Vec::new()));
+    for i in 0..source.len() {
+        let mut entry = source.by_index(i).unwrap();
+        let mut content = String::new();
+        entry.read_to_string(&mut content).unwrap();
+        if entry.name() == "xl/sharedStrings.xml" {
+            content = content.replace("<t>SHARED</t>", &format!("<t>{}</t>", "x".repeat(text_len)));
+        }
+        out.start_file(entry.name(), zip::write::SimpleFileOptions::default()).unwrap();
+        out.write_all(content.as_bytes()).unwrap();
+    }
+    out.finish().unwrap().into_inner()
+}
+
+/// How much the server's peak RSS may rise while it refuses the hostile workbooks (each is read
+/// whole, 25 MB at most, and calamine holds the shared strings once).
+const MAX_PEAK_RISE_KIB: u64 = 64 * 1024;
 
 fn expected_rows() -> Value {
     json!({
@@ -99,5 +132,48 @@ async fn relay_web_reads_workbooks_with_its_session_and_csrf_token() {
     assert_eq!(res.status(), 403, "the gateway needs the CSRF token on every POST");
     let res = signed().header("X-Relay-CSRF", &web.csrf).body(servers_workbook()).send().await.unwrap();
     assert_eq!(res.status(), 200);
+    assert_eq!(res.json::<Value>().await.unwrap(), expected_rows());
+}
+
+#[tokio::test]
+async fn one_long_shared_string_read_by_many_cells_is_refused_with_peak_memory_bounded() {
+    let relay = Relay::start();
+    let token = relay.token().await;
+    let url = relay.url("/api/relay/spreadsheet/rows?sheet=servers");
+    // Long enough for the unbounded reader this replaced (hundreds of MB per request).
+    let wait = std::time::Duration::from_secs(120);
+    let post = |body: Vec<u8>| client().post(&url).header("Authorization", &token).timeout(wait).body(body).send();
+    assert_eq!(post(servers_workbook()).await.unwrap().status(), 200, "warm-up");
+
+    // 4 MiB of text read by 100 cells (over Excel's 32,767 characters per cell), and Excel's
+    // longest cell read by 10,000 cells (within every per-cell bound, 328 MB of text in all).
+    let long_string = one_shared_string_read_by(100, 4 << 20);
+    assert!(long_string.len() < 16 << 10, "{} bytes on the wire", long_string.len());
+    let many_readers = one_shared_string_read_by(10_000, 32_767);
+    let peak_before = relay.peak_rss_kib();
+    let long_res = post(long_string).await.unwrap();
+    let long_answer = (long_res.status().as_u16(), long_res.json::<Value>().await.unwrap_or_default());
+    let many_res = post(many_readers).await.unwrap();
+    let many_answer = (many_res.status().as_u16(), many_res.json::<Value>().await.unwrap_or_default());
+    let peak_after = relay.peak_rss_kib();
+    eprintln!("server VmHWM {peak_before} KiB before, {peak_after} KiB after the hostile workbooks");
+    assert!(
+        peak_after - peak_before < MAX_PEAK_RISE_KIB,
+        "peak RSS rose {} KiB (bound {MAX_PEAK_RISE_KIB} KiB)",
+        peak_after - peak_before
+    );
+
+    assert_eq!(long_answer.0, 422, "{:?}", long_answer.1);
+    assert_eq!(long_answer.1["data"]["code"], "cell_too_long");
+    assert_eq!(long_answer.1["message"], "Cell A2 holds more than 32767 characters, Excel's own limit for a cell.");
+    assert_eq!(many_answer.0, 413, "{:?}", many_answer.1);
+    assert_eq!(many_answer.1["data"]["code"], "too_much_text");
+    assert_eq!(
+        many_answer.1["message"],
+        "The sheet's rows come to more than 32 MB of text; split it into smaller sheets."
+    );
+
+    let res = post(servers_workbook()).await.unwrap();
+    assert_eq!(res.status(), 200, "still served after the refusals");
     assert_eq!(res.json::<Value>().await.unwrap(), expected_rows());
 }

@@ -156,6 +156,14 @@ impl Relay {
         self.child.as_ref().map(Child::id)
     }
 
+    /// The server's peak resident memory so far (`VmHWM` in `/proc/<pid>/status`), in KiB.
+    pub fn peak_rss_kib(&self) -> u64 {
+        let pid = self.pid().expect("the server runs");
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("the server's /proc status");
+        let field = status.lines().find_map(|line| line.strip_prefix("VmHWM:")).expect("VmHWM in /proc status");
+        field.split_whitespace().next().and_then(|kib| kib.parse().ok()).expect("VmHWM in KiB")
+    }
+
     /// Stops the server with SIGTERM-like kill and waits for it to exit (and for its stdout to
     /// be copied).
     pub fn stop(&mut self) {

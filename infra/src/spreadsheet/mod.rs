@@ -4,16 +4,21 @@
 //! `MAX_EXPANDED_BYTES` (a zip bomb, whatever its entries declare) or holds too many parts is
 //! refused without being parsed; calamine then reads those same bytes. Cells are streamed
 //! (calamine's cell reader, never a dense range, so a lone cell at XFD1048576 costs nothing)
-//! and the row, column and cell bounds are checked as they arrive. Formulas are not evaluated:
-//! a cell reads as the value Excel last saved for it. Pure CPU and memory work, no files: the
-//! caller runs it on a blocking thread.
+//! and the row, column, cell, characters-per-cell and total-text bounds are checked as they
+//! arrive, before a cell's text is copied: a shared string counts once per cell that reads it
+//! but is copied once (`SharedTexts`), so one long string read by many cells is refused
+//! instead of multiplied. Formulas are not evaluated: a cell reads as the value Excel last
+//! saved for it. Pure CPU and memory work, no files: the caller runs it on a blocking thread.
 
+use std::collections::HashMap;
 use std::io::{self, Cursor, Read, Seek, Write};
+use std::sync::Arc;
 
 use calamine::{open_workbook_from_rs, DataRef, Reader, Xlsx, XlsxError};
 use domain::spreadsheet::{
-    cell_name, choose_sheet, number_text, rows_from_cells, SheetRows, SpreadsheetError, MAX_ARCHIVE_ENTRIES,
-    MAX_EXPANDED_BYTES, MAX_SHEET_CELLS, MAX_SHEET_COLUMNS, MAX_SHEET_ROWS, MAX_WORKBOOK_BYTES,
+    cell_name, cell_text_bytes, choose_sheet, number_text, rows_from_cells, SheetCell, SheetRows, SpreadsheetError,
+    TextBudget, MAX_ARCHIVE_ENTRIES, MAX_EXPANDED_BYTES, MAX_SHEET_CELLS, MAX_SHEET_COLUMNS, MAX_SHEET_ROWS,
+    MAX_WORKBOOK_BYTES,
 };
 
 /// The rows of the sheet named `wanted` (ignoring case), else of the only sheet.
@@ -69,18 +74,17 @@ impl Write for Budget {
     }
 }
 
-/// The sheet's non-empty cells as (row, column, text), refusing out-of-bounds cells as they
-/// stream in.
-fn read_cells<RS: Read + Seek>(
-    workbook: &mut Xlsx<RS>,
-    sheet: &str,
-) -> Result<Vec<(u32, u32, String)>, SpreadsheetError> {
+/// The sheet's non-empty cells as (row, column, text), refusing out-of-bounds cells, a cell
+/// over `MAX_CELL_CHARS` and text past `MAX_SHEET_TEXT_BYTES` as they stream in.
+fn read_cells<RS: Read + Seek>(workbook: &mut Xlsx<RS>, sheet: &str) -> Result<Vec<SheetCell>, SpreadsheetError> {
     let mut reader = workbook.worksheet_cells_reader(sheet).map_err(|e| refusal(e, "sheet"))?;
     let mut cells = Vec::new();
     let mut first_row: Option<u32> = None;
+    let mut shared = SharedTexts::default();
+    let mut budget = TextBudget::default();
     while let Some(cell) = reader.next_cell().map_err(|e| refusal(e, "sheet"))? {
         let (row, column) = cell.get_position();
-        let Some(text) = cell_text(cell.get_value(), row, column)? else { continue };
+        let Some(text) = cell_text(cell.get_value(), row, column, &mut shared, &mut budget)? else { continue };
         if column as usize >= MAX_SHEET_COLUMNS {
             return Err(SpreadsheetError::TooManyColumns);
         }
@@ -96,12 +100,48 @@ fn read_cells<RS: Read + Seek>(
     Ok(cells)
 }
 
-/// What a cell reads as, or `None` when it is empty; an error value is refused with its cell.
-fn cell_text(value: &DataRef<'_>, row: u32, column: u32) -> Result<Option<String>, SpreadsheetError> {
-    let text = match value {
+/// The workbook's shared strings as the cells read them: each checked and copied once, on
+/// its first reference, then handed out again (with its response size) to every cell that
+/// reads it. Keyed by where calamine holds the string, which stays put while the sheet is read.
+#[derive(Default)]
+struct SharedTexts {
+    seen: HashMap<(usize, usize), (Arc<str>, usize)>,
+}
+
+impl SharedTexts {
+    /// The shared copy of `text` and its response size; refused when it is over the cell limit.
+    fn get(&mut self, text: &str, row: u32, column: u32) -> Result<(Arc<str>, usize), SpreadsheetError> {
+        let key = (text.as_ptr() as usize, text.len());
+        if let Some((shared, bytes)) = self.seen.get(&key) {
+            return Ok((shared.clone(), *bytes));
+        }
+        let bytes = cell_text_bytes(text, row, column)?;
+        let shared: Arc<str> = Arc::from(text);
+        self.seen.insert(key, (shared.clone(), bytes));
+        Ok((shared, bytes))
+    }
+}
+
+/// What a cell reads as, or `None` when it is empty; an error value is refused with its cell,
+/// and so is text over the cell limit or past the sheet's text bound (checked before copying).
+fn cell_text(
+    value: &DataRef<'_>,
+    row: u32,
+    column: u32,
+    shared: &mut SharedTexts,
+    budget: &mut TextBudget,
+) -> Result<Option<Arc<str>>, SpreadsheetError> {
+    let owned = match value {
         DataRef::Empty => return Ok(None),
-        DataRef::String(s) | DataRef::DateTimeIso(s) | DataRef::DurationIso(s) => s.clone(),
-        DataRef::SharedString(s) => s.to_string(),
+        DataRef::SharedString(s) => {
+            let (text, bytes) = shared.get(s, row, column)?;
+            budget.spend(bytes)?;
+            return Ok(Some(text));
+        }
+        DataRef::String(s) | DataRef::DateTimeIso(s) | DataRef::DurationIso(s) => {
+            budget.spend(cell_text_bytes(s, row, column)?)?;
+            return Ok(Some(Arc::from(s.as_str())));
+        }
         DataRef::Int(i) => i.to_string(),
         DataRef::Float(f) => number_text(*f),
         DataRef::Bool(b) => b.to_string(),
@@ -114,7 +154,8 @@ fn cell_text(value: &DataRef<'_>, row: u32, column: u32) -> Result<Option<String
             return Err(SpreadsheetError::CellError { cell: cell_name(row, column), error: e.to_string() })
         }
     };
-    Ok(Some(text))
+    budget.spend(cell_text_bytes(&owned, row, column)?)?;
+    Ok(Some(Arc::from(owned)))
 }
 
 /// A calamine failure as a refusal: not a workbook at all, or a damaged part (the detail is

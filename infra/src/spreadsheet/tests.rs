@@ -8,6 +8,7 @@ use rust_xlsxwriter::{ExcelDateTime, Format, Workbook, Worksheet};
 use serde_json::json;
 
 use super::*;
+use domain::spreadsheet::{MAX_CELL_CHARS, MAX_SHEET_TEXT_BYTES};
 
 /// A sheet name and what writes its cells.
 type SheetFill<'a> = (&'a str, &'a dyn Fn(&mut Worksheet));
@@ -76,13 +77,13 @@ fn a_sheet_reads_as_text_rows_like_a_csv() {
     let sheet = read_sheet(&bytes, Some("servers")).unwrap();
     assert_eq!(sheet.sheet, "Servers");
     assert_eq!(sheet.columns, vec!["name", "businessArea", "os", "comment"]);
-    let rows: Vec<_> = sheet.rows.into_iter().map(serde_json::Value::Object).collect();
+    let rows = serde_json::to_value(&sheet).unwrap()["rows"].clone();
     assert_eq!(
         rows,
-        vec![
-            json!({"name": "web-01", "businessArea": "Payments", "os": "2019", "comment": "true"}),
-            json!({"name": "db-01", "businessArea": "2026-12-04", "os": "2026-12-04 16:30:05", "comment": "0.25"}),
-        ]
+        json!([
+            {"name": "web-01", "businessArea": "Payments", "os": "2019", "comment": "true"},
+            {"name": "db-01", "businessArea": "2026-12-04", "os": "2026-12-04 16:30:05", "comment": "0.25"},
+        ])
     );
 }
 
@@ -153,4 +154,43 @@ fn what_is_not_a_workbook_is_refused_with_a_typed_error() {
         read_sheet(&zip_only, None),
         Err(SpreadsheetError::NotAWorkbook | SpreadsheetError::Damaged { .. })
     ));
+}
+
+/// A one-column sheet ("name", then `cells` rows) whose body cells all read the one shared
+/// string, rewritten in `sharedStrings.xml` to `text_len` copies of "x" (deflated to little).
+fn one_shared_string_read_by(cells: u32, text_len: usize) -> Vec<u8> {
+    let bytes = workbook(&[("s", &|s: &mut Worksheet| {
+        s.write_string(0, 0, "name").unwrap();
+        for row in 1..=cells {
+            s.write_string(row, 0, "SHARED").unwrap();
+        }
+    })]);
+    rewrite_entry(&bytes, "xl/sharedStrings.xml", |xml| {
+        assert!(xml.contains("<t>SHARED</t>"), "{xml}");
+        xml.replace("<t>SHARED</t>", &format!("<t>{}</t>", "x".repeat(text_len)))
+    })
+}
+
+#[test]
+fn one_long_shared_string_read_by_many_cells_is_refused_before_it_is_copied() {
+    let hostile = one_shared_string_read_by(100, 4 << 20);
+    assert!(hostile.len() < 16 << 10, "the workbook is small on the wire ({} bytes)", hostile.len());
+    check_expansion(&hostile).expect("it passes the expansion bound: the string is stored once");
+    let refused = read_sheet(&hostile, None).unwrap_err();
+    assert_eq!(refused, SpreadsheetError::CellTooLong("A2".into()));
+    assert_eq!((refused.status(), refused.code()), (422, "cell_too_long"));
+}
+
+#[test]
+fn text_past_the_sheet_bound_is_refused_as_cells_stream_and_shared_text_is_held_once() {
+    let cells_needed = (MAX_SHEET_TEXT_BYTES / MAX_CELL_CHARS) as u32 + 1;
+    let hostile = one_shared_string_read_by(cells_needed, MAX_CELL_CHARS);
+    let refused = read_sheet(&hostile, None).unwrap_err();
+    assert_eq!((refused.status(), refused.code()), (413, "too_much_text"));
+
+    let legal = read_sheet(&one_shared_string_read_by(100, MAX_CELL_CHARS), None).unwrap();
+    assert_eq!(legal.rows.len(), 100);
+    let first = &legal.rows[0][0].1;
+    assert_eq!(first.chars().count(), MAX_CELL_CHARS, "Excel's longest cell still reads");
+    assert!(legal.rows.iter().all(|row| Arc::ptr_eq(&row[0].1, first)), "one copy for every cell reading it");
 }
