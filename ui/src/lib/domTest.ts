@@ -2,7 +2,7 @@
 // `// @vitest-environment jsdom`): importing it sets React's act-environment flag; `flush` lets
 // pending promises and the renders they cause settle inside `act`; `domRoot` gives a test file a
 // mount point whose root is unmounted and whose host element removed after every test. Test
-// code only: nothing in the app imports it.
+// code only: nothing in the app imports it. `typeInto` and `pressKey` drive controlled inputs and keys.
 import { act, type ReactNode } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach } from 'vitest';
@@ -61,4 +61,25 @@ export function domRoot(): DomRoot {
       return host;
     },
   };
+}
+
+/** Types `text` into a React-controlled input or textarea (value setter, then an input event). */
+export async function typeInto(el: HTMLInputElement | HTMLTextAreaElement, text: string): Promise<void> {
+  const proto = el instanceof HTMLTextAreaElement ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype;
+  await act(async () => {
+    el.focus();
+    Object.getOwnPropertyDescriptor(proto, 'value')?.set?.call(el, text);
+    el.dispatchEvent(new Event('input', { bubbles: true }));
+  });
+}
+
+/** Dispatches a keydown of `key` (with `init`'s modifiers) on `el`; answers whether its default was prevented. */
+export async function pressKey(el: Element, key: string, init: KeyboardEventInit = {}): Promise<boolean> {
+  let prevented = false;
+  await act(async () => {
+    const e = new KeyboardEvent('keydown', { key, bubbles: true, cancelable: true, ...init });
+    el.dispatchEvent(e);
+    prevented = e.defaultPrevented;
+  });
+  return prevented;
 }

@@ -3,8 +3,8 @@
 // lock toggle; add card; edit rows; ACTIVE NOW from the time-window parser; Export (CSV, see
 // lib/board and lib/csv); a card menu (right-click, Shift+F10 or the ContextMenu key: copy, edit,
 // rename, remove); a phone number copies itself; Kiosk (wallboard: large type, no editing
-// controls, Esc or Exit kiosk leaves). `readOnly` is the ?popout=board view.
-import { Fragment, useEffect, useMemo, useRef, useState, type KeyboardEvent, type MouseEvent } from 'react';
+// controls, Esc or Exit kiosk leaves). `readOnly` is the ?popout=board view. Edit team: ./EditTeam.
+import { useEffect, useMemo, useRef, useState, type KeyboardEvent, type MouseEvent } from 'react';
 import { ContextMenu } from '../../components/ContextMenu';
 import { Confirm, Modal } from '../../components/Modal';
 import { errorMessage, useToast } from '../../components/Toasts';
@@ -28,14 +28,14 @@ import { downloadText } from '../../lib/download';
 import { formatDateTime, localDateKey } from '../../lib/dates';
 import { activeChips } from '../../lib/reminderChips';
 import { copyText } from '../../lib/clipboard';
-import { formatPhone, sanitizePhone } from '../../lib/phone';
+import { formatPhone } from '../../lib/phone';
 import { isActiveNow } from '../../lib/timeWindow';
-import { LIMITS, fieldError, validateRecord } from '../../lib/limits';
+import { LIMITS, fieldError } from '../../lib/limits';
 import { plural } from '../../lib/text';
 import { useConnectionState, useTransport } from '../../transport/context';
 import { OFFLINE_NO_CACHE, dataView } from '../shell/connectionLabel';
 import type { BaseRecord } from '../../transport/types';
-import type { Contact } from '../people/contacts';
+import { EditTeam } from './EditTeam';
 
 type Row = OnCallRow & BaseRecord;
 interface Dismissal extends BaseRecord {
@@ -47,7 +47,6 @@ interface BoardSettings extends BaseRecord {
   teamOrder?: string[] | null;
   locked?: boolean;
 }
-const ROLES = ['Primary', 'Secondary', 'Backup', 'Backup/Weekend', 'Weekend', 'Shadow', 'Escalation', 'Network', 'Telecom', 'Member'];
 
 function hue(name: string): number {
   let h = 0;
@@ -73,74 +72,6 @@ function teamNameError(name: string): string | null {
 export function cardText(c: TeamCard): string {
   const parts = c.rows.filter((r) => r.name?.trim()).map((r) => `${r.role ?? ''} ${r.name ?? ''}${r.contact ? ` (${formatPhone(r.contact)})` : ''}${r.timeWindow ? ` [${r.timeWindow}]` : ''}`.trim());
   return `${c.team}: ${parts.length ? parts.join(' | ') : '(empty)'}`;
-}
-
-function EditTeam({ card, onClose }: { card: TeamCard; onClose: () => void }) {
-  const transport = useTransport();
-  const toast = useToast();
-  const store = useCollection<Row>('oncall').store;
-  const contacts = useCollection<Contact>('contacts').items;
-  const byName = useMemo(() => new Map(contacts.map((c) => [c.name.trim().toLowerCase(), c])), [contacts]);
-  const [rows, setRows] = useState(() => card.rows.map((r) => ({ ...r, contact: formatPhone(r.contact) })) as Partial<Row>[]);
-  const [busy, setBusy] = useState(false);
-  const upd = (i: number, p: Partial<Row>) => setRows((rs) => rs.map((r, j) => (j === i ? { ...r, ...p } : r)));
-  const rowErrors = rows.map((r) => validateRecord('oncall', { team: card.team, role: r.role ?? '', name: r.name ?? '', contact: sanitizePhone(r.contact ?? ''), timeWindow: r.timeWindow ?? '' }));
-  const invalid = rowErrors.some((e) => Object.keys(e).length > 0);
-  async function save() {
-    if (invalid) return;
-    setBusy(true);
-    try {
-      const keep = new Set(rows.map((r) => r.id).filter(Boolean));
-      for (const [i, r] of rows.entries()) {
-        const data = { team: card.team, teamId: card.teamId, role: r.role ?? '', name: (r.name ?? '').trim(), contact: sanitizePhone(r.contact ?? ''), timeWindow: (r.timeWindow ?? '').trim(), sortOrder: i };
-        store.upsertLocal(r.id ? await transport.update<Row>('oncall', r.id, data) : await transport.create<Row>('oncall', data));
-      }
-      for (const r of card.rows) if (!keep.has(r.id)) { await transport.remove('oncall', r.id); store.removeLocal(r as Row); }
-      toast('success', `${card.team} saved.`);
-      onClose();
-    } catch (e) {
-      toast('error', errorMessage(e));
-    } finally {
-      setBusy(false);
-    }
-  }
-  return (
-    <Modal title={`Edit ${card.team}`} onClose={onClose} wide testId="edit-team">
-      <table className="table edit-rows">
-        <thead><tr><th>Role</th><th>Name</th><th>Phone</th><th>Time window</th><th><span className="visually-hidden">Actions</span></th></tr></thead>
-        <tbody>
-          {rows.map((r, i) => (
-            <Fragment key={r.id ?? `new-${i}`}>
-            <tr data-testid="edit-row">
-              <td>
-                <input className="input" list="oncall-roles" aria-label="Role" value={r.role ?? ''} onChange={(e) => upd(i, { role: e.target.value })} />
-              </td>
-              <td>
-                <input className="input" aria-label="Name" data-testid="edit-row-name" value={r.name ?? ''} onChange={(e) => upd(i, { name: e.target.value })}
-                  onBlur={() => { const c = byName.get((r.name ?? '').trim().toLowerCase()); if (c?.phone && !r.contact) upd(i, { contact: formatPhone(c.phone) }); }} />
-              </td>
-              <td><input className="input" aria-label="Phone" value={r.contact ?? ''} onChange={(e) => upd(i, { contact: e.target.value })} onBlur={() => upd(i, { contact: formatPhone(r.contact) })} /></td>
-              <td><input className="input" aria-label="Time window" data-testid="edit-row-window" placeholder="e.g. Mon-Fri 8am-5pm" value={r.timeWindow ?? ''} onChange={(e) => upd(i, { timeWindow: e.target.value })} /></td>
-              <td className="nowrap">
-                <button type="button" className="icon-btn" aria-label="Move up" disabled={i === 0} onClick={() => setRows((rs) => moveItem(rs, i, i - 1))}>↑</button>
-                <button type="button" className="icon-btn" aria-label="Move down" disabled={i === rows.length - 1} onClick={() => setRows((rs) => moveItem(rs, i, i + 1))}>↓</button>
-                <button type="button" className="icon-btn" aria-label="Remove row" onClick={() => setRows((rs) => rs.filter((_, j) => j !== i))}>✕</button>
-              </td>
-            </tr>
-            {Object.keys(rowErrors[i]).length > 0 && (
-              <tr><td colSpan={5} className="error-text small" role="alert" data-testid="edit-row-error">{Object.values(rowErrors[i]).join(' ')}</td></tr>
-            )}
-            </Fragment>
-          ))}
-        </tbody>
-      </table>
-      <datalist id="oncall-roles">{ROLES.map((r) => <option key={r} value={r} />)}</datalist>
-      <div className="row-end">
-        <button type="button" className="button button-ghost" onClick={() => setRows((rs) => [...rs, { role: 'Member', name: '', contact: '', timeWindow: '' }])}>Add row</button>
-        <button type="button" className="button button-primary" data-testid="edit-team-save" disabled={busy || invalid} onClick={save}>Save</button>
-      </div>
-    </Modal>
-  );
 }
 
 function RenameTeam({ card, ids, onSave, onClose }: { card: TeamCard; ids: string[]; onSave: (name: string) => Promise<void>; onClose: () => void }) {
