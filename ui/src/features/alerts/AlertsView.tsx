@@ -3,7 +3,8 @@
 // "UPDATE #N" toggle and event times in a chosen zone (./eventTimes, draft only), a live card
 // preview with Save PNG and Copy for Outlook (./cardExport), history with pinned templates, and
 // alarms (alert_reminders): schedule, list, edit, done/dismiss, snooze. The draft is kept per
-// window until sent (./alertDraftStore). On a page that is not a secure context (Relay Web on
+// window until sent (./alertDraftStore, which also says whether it has unsent changes: the due
+// popup asks before replacing those). On a page that is not a secure context (Relay Web on
 // http://) Copy for Outlook copies the card without its picture and says so beside the buttons.
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { Confirm, Modal } from '../../components/Modal';
@@ -19,7 +20,7 @@ import { clearDraft, loadDraft, useWindowDraft } from '../../lib/windowDrafts';
 import { useTransport } from '../../transport/context';
 import type { BaseRecord } from '../../transport/types';
 import { InsertImage } from './AlertBodyImages';
-import { ALERT_DRAFT, isEmptyAlertDraft, restoreAlertDraft } from './alertDraftStore';
+import { ALERT_DRAFT, draftSendKey, isEmptyAlertDraft, isUnsentDraft, provideUnsentProbe, restoreAlertDraft } from './alertDraftStore';
 import { useBrandLogo } from './brandLogos';
 import { bodyHtmlError, bodyText, bodyToHtml, emptyDraft, htmlToBody, INPUT_MAX, onAlertLoad, SEVERITIES, severityColor, severityText, SUBJECT_WARN, type AlertDraft, type AlertHistory } from './alerts';
 import { escapeHtml, imageToken, type BodyImage } from './bodyImages';
@@ -202,11 +203,16 @@ export default function AlertsView() {
     }
     setFlags(next);
   };
+  // The send key of what this draft session last sent (./alertDraftStore); a load or a reset starts a new session.
+  const sentKey = useRef<string | null>(null);
   const replaceDraft = (d: AlertDraft) => {
     dropTransforms();
+    sentKey.current = null;
     setDraft(d);
   };
   useEffect(() => onAlertLoad(replaceDraft), []);
+  // The due popup's Load Alert asks before it replaces a draft with unsent changes.
+  useEffect(() => provideUnsentProbe(() => isUnsentDraft(latest.current, sentKey.current)), []);
   const pending = useMemo(() => sortAlarms(alarms.filter((a) => a.status === 'pending')), [alarms]);
   // Said before saving is tried: inline images make the stored body large.
   const sizeError = useMemo(() => bodyHtmlError(bodyToHtml(draft.body, draft.images), draft.body, draft.images), [draft.body, draft.images]);
@@ -228,6 +234,13 @@ export default function AlertsView() {
     });
     history.store.upsertLocal(rec);
   }
+  /** A send (copied or exported): saved to history, remembered as sent, and no longer this window's draft. */
+  async function recordSend() {
+    const key = draftSendKey(draft);
+    await saveHistory();
+    sentKey.current = key;
+    clearDraft(ALERT_DRAFT);
+  }
   async function copyAlert() {
     const card = cardContent(draft);
     const head = `[${draft.severity}] ${card.heading}`;
@@ -242,8 +255,7 @@ export default function AlertsView() {
       return toast('error', errorMessage(e));
     }
     try {
-      await saveHistory();
-      clearDraft(ALERT_DRAFT);
+      await recordSend();
       toast('success', 'Alert copied and saved to history.');
     } catch (e) {
       toast('error', `Alert copied, not saved to history: ${errorMessage(e)}`);
@@ -277,8 +289,7 @@ export default function AlertsView() {
     setExporting(false);
     const done = kind === 'png' ? 'Alert card downloaded as PNG' : (summary ?? 'Alert card copied for Outlook');
     try {
-      await saveHistory();
-      clearDraft(ALERT_DRAFT);
+      await recordSend();
       toast('success', `${done} and saved to history.`);
     } catch (e) {
       toast('error', `${done}, not saved to history: ${errorMessage(e)}`);

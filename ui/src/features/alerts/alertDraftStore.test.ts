@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadDraft, saveDraft, type DraftStorage } from '../../lib/windowDrafts';
 import { emptyDraft, type AlertDraft } from './alerts';
-import { ALERT_DRAFT, isEmptyAlertDraft, restoreAlertDraft } from './alertDraftStore';
+import { ALERT_DRAFT, draftSendKey, isEmptyAlertDraft, isUnsentDraft, restoreAlertDraft } from './alertDraftStore';
 
 const PNG = 'data:image/png;base64,iVBORw0KGgo=';
 const draft = (p: Partial<AlertDraft> = {}): AlertDraft => ({ ...emptyDraft, ...p });
@@ -36,5 +36,21 @@ describe('alert draft store', () => {
     expect(isEmptyAlertDraft(draft({ subject: 'x' }))).toBe(false);
     expect(isEmptyAlertDraft(draft({ severity: 'ISSUE' }))).toBe(false);
     expect(isEmptyAlertDraft(draft({ update: 1 }))).toBe(false);
+  });
+
+  it('a send key covers every field a send puts out, images included', () => {
+    const d = draft({ subject: 'VPN down', body: 'x\n[image 1]', images: { 1: { src: PNG, alt: 'a' } } });
+    expect(draftSendKey(d)).toBe(draftSendKey({ ...d }));
+    for (const p of [{ subject: 'VPN up' }, { severity: 'ISSUE' as const }, { update: 2 }, { start: '2026-12-06T10:00' }, { sender: 'NOC' }, { images: { 1: { src: PNG, alt: 'b' } } }]) {
+      expect(draftSendKey({ ...d, ...p })).not.toBe(draftSendKey(d));
+    }
+  });
+
+  it('a draft is unsent until exactly its content was sent; an empty one never is', () => {
+    const d = draft({ subject: 'VPN down' });
+    expect(isUnsentDraft(d, null)).toBe(true);
+    expect(isUnsentDraft(d, draftSendKey(d))).toBe(false);
+    expect(isUnsentDraft({ ...d, subject: 'VPN down (edited)' }, draftSendKey(d))).toBe(true);
+    expect(isUnsentDraft(emptyDraft, null)).toBe(false);
   });
 });
