@@ -9,7 +9,8 @@
 // file" and a file over 5 MB is refused before any request; neither inserts anything. Through the
 // Relay Web gateway the upload carries X-Relay-CSRF. An image that takes the stored body over the
 // server's 750,000-character bodyHtml limit is inserted, said to be too large, and not saved (Pin
-// sends nothing; Copy alert copies and says it was not saved).
+// sends nothing; Copy alert copies and says it was not saved). A screenshot on the system clipboard
+// (image/png only) pasted with Ctrl+V takes the same path as Insert image and lands at the caret.
 // Screenshot: alert-images.png (harness.mjs `screenshot`, into the ignored target/screenshots).
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -157,6 +158,26 @@ describe('Alert body images (data API)', { timeout: 120_000 }, () => {
     assert.equal(clip.text, '[ISSUE] Rack B7 cabling\n\nIntro line\n[image 1]\nAfter line');
     assert.ok(clip.html.includes(`Intro line<br>${tag}<br>After line`), 'the copied HTML holds the sanitized image');
     assert.deepEqual(page.relayErrors, [], 'no page errors or console errors (CSP violations would show here)');
+  });
+
+  test('a screenshot pasted with Ctrl+V (an image on the clipboard) is prepared and inserted like Insert image', async () => {
+    await page.getByRole('button', { name: 'Reset', exact: true }).click();
+    const body = page.getByTestId('alert-body');
+    await body.fill('Before the screenshot');
+    await page.evaluate(async (b64) => {
+      const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+      await navigator.clipboard.write([new ClipboardItem({ 'image/png': new Blob([bytes], { type: 'image/png' }) })]);
+    }, png(300, 60).toString('base64'));
+    await body.click();
+    await page.keyboard.press('Control+End');
+    const answered = page.waitForResponse((r) => new URL(r.url()).pathname === PATH, { timeout: 15_000 });
+    await page.keyboard.press('Control+V');
+    assert.equal((await answered).status(), 200);
+    await until(async () => (await bodyText(body)) === 'Before the screenshot\n[image 1]', 'the pasted image at the caret');
+    assert.equal(await page.getByTestId('alert-image-status').innerText(), 'Image inserted.');
+    const shown = await previewImage(page);
+    assert.match(shown.src, /^data:image\/png;base64,/);
+    assert.equal(shown.naturalWidth, 300);
   });
 
   test('a text file renamed .png and a file over 5 MB are refused and insert nothing', async () => {

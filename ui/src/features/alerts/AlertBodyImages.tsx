@@ -1,8 +1,10 @@
 // Alert composer image control (issue #17): the "Insert image" button opening a hidden file input,
 // "Preparing image…" while the server prepares the file, its refusal as role="alert"; the flow is
-// ./bodyImages runImageInsert over the transport's prepareAlertImage. The preview that shows the
-// images is ./RichBodyPreview.
-import { useRef, useState, type RefObject } from 'react';
+// ./bodyImages runImageInsert over the transport's prepareAlertImage. An image pasted or dropped
+// into the body (a screenshot) comes in through the control's handle (insertFile) and takes the
+// same flow: the same checks, the same server preparation, its refusal shown here as
+// "Pasted image not inserted: …". The preview that shows the images is ./RichBodyPreview.
+import { forwardRef, useImperativeHandle, useRef, useState, type RefObject } from 'react';
 import { useTransport } from '../../transport/context';
 import { IDLE_INSERT, IMAGE_ACCEPT, PREPARING, runImageInsert, type BodyImage, type InsertState } from './bodyImages';
 
@@ -33,20 +35,30 @@ export function InsertImageView({ state, inputRef, onPick, onFile }: {
   );
 }
 
-/** "Insert image": prepares the picked file on the server and hands the image to `onInsert`. */
-export function InsertImage({ onInsert }: { onInsert: (image: BodyImage) => void }) {
+export interface InsertImageHandle {
+  /** Runs the Insert image flow for a file pasted or dropped into the body. */
+  insertFile(file: File): void;
+}
+
+/** Prefix of a refusal of a pasted or dropped image. */
+export const PASTED_REFUSED = 'Pasted image not inserted:';
+
+/** "Insert image": prepares the picked (or pasted) file on the server and hands the image to `onInsert`. */
+export const InsertImage = forwardRef<InsertImageHandle, { onInsert: (image: BodyImage) => void }>(function InsertImage({ onInsert }, ref) {
   const transport = useTransport();
   const [state, setState] = useState<InsertState>(IDLE_INSERT);
   const input = useRef<HTMLInputElement>(null);
   const running = useRef(false);
-  async function onFile(file: File) {
+  async function onFile(file: File, pasted = false) {
     if (running.current) return;
     running.current = true;
+    const show = pasted ? (s: InsertState) => setState(s.error ? { ...s, error: `${PASTED_REFUSED} ${s.error}` } : s) : setState;
     try {
-      await runImageInsert(file, (f) => transport.prepareAlertImage(f), setState, onInsert);
+      await runImageInsert(file, (f) => transport.prepareAlertImage(f), show, onInsert);
     } finally {
       running.current = false;
     }
   }
+  useImperativeHandle(ref, () => ({ insertFile: (file) => void onFile(file, true) }));
   return <InsertImageView state={state} inputRef={input} onPick={() => input.current?.click()} onFile={(f) => void onFile(f)} />;
-}
+});

@@ -19,7 +19,7 @@ import { plural } from '../../lib/text';
 import { clearDraft, loadDraft, useWindowDraft } from '../../lib/windowDrafts';
 import { useTransport } from '../../transport/context';
 import type { BaseRecord } from '../../transport/types';
-import { InsertImage } from './AlertBodyImages';
+import { InsertImage, type InsertImageHandle } from './AlertBodyImages';
 import { ALERT_DRAFT, draftSendKey, isEmptyAlertDraft, isUnsentDraft, provideUnsentProbe, restoreAlertDraft } from './alertDraftStore';
 import { useBrandLogo } from './brandLogos';
 import { bodyHtmlError, bodyText, bodyToHtml, emptyDraft, htmlToBody, INPUT_MAX, onAlertLoad, SEVERITIES, severityColor, severityText, SUBJECT_WARN, type AlertDraft, type AlertHistory } from './alerts';
@@ -178,6 +178,8 @@ export default function AlertsView() {
   const [pinLabel, setPinLabel] = useState('');
   // "Insert image" puts its placeholder line at the editor's caret (the end when it has none).
   const editor = useRef<RichBodyEditorHandle>(null);
+  // A screenshot pasted into the body goes through Insert image's own flow.
+  const imageBar = useRef<InsertImageHandle>(null);
   const latest = useRef(draft);
   latest.current = draft;
   const history = useCollection<AlertHistory>('alert_history');
@@ -353,6 +355,7 @@ export default function AlertsView() {
           <input id="alert-subject" className="input" data-testid="alert-subject" maxLength={INPUT_MAX} value={draft.subject} onChange={(e) => set({ subject: e.target.value })} />
           <div className="field-label" id="alert-body-label" onClick={() => document.getElementById('alert-body')?.focus()}>Body</div>
           <RichBodyEditor ref={editor} id="alert-body" labelId="alert-body-label" testId="alert-body" maxLength={INPUT_MAX} value={draft.body}
+            onImage={(file) => imageBar.current?.insertFile(file)}
             onChange={(body) => {
               if (original.current !== null) dropTransforms();
               set({ body });
@@ -362,7 +365,7 @@ export default function AlertsView() {
             <label className="check"><input type="checkbox" data-testid="alert-enhance" checked={flags.enhance} onChange={() => toggleTransform('enhance')} /> Enhance</label>
             <span className="muted small">{flags.compact || flags.enhance ? 'Turn both off to get the original back; editing keeps this text.' : 'Compact strips filler phrases; Enhance highlights times, dates, outages and numbers.'}</span>
           </div>
-          <InsertImage onInsert={insert} />
+          <InsertImage ref={imageBar} onInsert={insert} />
           {sizeError && <p className="error-text" data-testid="alert-body-size">{sizeError}</p>}
           <h2>3 · Delivery</h2>
           <div className="row-wrap">

@@ -3,10 +3,14 @@
 // links (Ctrl/Cmd+K) only with an http, https or mailto address; the five highlights
 // (a menu, or Ctrl/Cmd+1..5; Ctrl/Cmd+0 removes) through richBody's applyHighlight. Every paste and drop is
 // taken over: HTML is sanitized to the allowlist before it reaches the editor, plain text goes in
-// as text, and nothing is inserted past the character limit. The DOM is the editor's own while
-// the operator types; what leaves it (onChange) is always richBody's sanitized canonical form, and
-// a value from outside (load, reset) replaces the content. It owns no draft state.
+// as text, and nothing is inserted past the character limit. A paste or a drop that carries an
+// image file and no text (a screenshot) is handed to `onImage` (the composer's "Insert image"
+// flow, with its checks and the server's preparation) and inserts nothing itself. The DOM is the
+// editor's own while the operator types; what leaves it (onChange) is always richBody's sanitized
+// canonical form, and a value from outside (load, reset) replaces the content. It owns no draft
+// state.
 import { forwardRef, useEffect, useImperativeHandle, useLayoutEffect, useRef, useState, type KeyboardEvent } from 'react';
+import { transferImage } from './bodyImages';
 import { editorAction } from './editorKeys';
 import { applyHighlight, cleanRich, highlightAt, HIGHLIGHTS, insertLineAt, isHighlight, pastePlan, richLength, safeHref, sanitizeRich, textToRich, type Highlight } from './richBody';
 
@@ -33,6 +37,8 @@ interface Props {
   onChange: (body: string) => void;
   maxLength: number;
   testId?: string;
+  /** An image pasted or dropped without text; without a handler such a paste inserts nothing. */
+  onImage?: (file: File) => void;
 }
 
 /** The shortcut's modifier as this platform writes it. */
@@ -41,7 +47,7 @@ const nodeAtStart = (r: Range): Node => (r.startContainer.nodeType === Node.TEXT
 
 const MOD = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform) ? 'Cmd' : 'Ctrl';
 
-export const RichBodyEditor = forwardRef<RichBodyEditorHandle, Props>(function RichBodyEditor({ id, labelId, value, onChange, maxLength, testId }, ref) {
+export const RichBodyEditor = forwardRef<RichBodyEditorHandle, Props>(function RichBodyEditor({ id, labelId, value, onChange, maxLength, testId, onImage }, ref) {
   const root = useRef<HTMLDivElement>(null);
   // The last selection inside the editor: toolbar buttons and "Insert image" act on it.
   const saved = useRef<Range | null>(null);
@@ -189,6 +195,17 @@ export const RichBodyEditor = forwardRef<RichBodyEditorHandle, Props>(function R
     refresh();
   };
 
+  /** A transfer that is an image without text goes to `onImage` (at the caret, kept as the saved selection). */
+  const takeImage = (data: DataTransfer | null): boolean => {
+    const file = data ? transferImage({ files: data.files ?? [], text: data.getData('text/plain') }) : null;
+    if (!file) return false;
+    const r = rangeInEditor();
+    if (r) saved.current = r.cloneRange();
+    if (onImage) onImage(file as File);
+    else setNotice('Images cannot be pasted here.');
+    return true;
+  };
+
   useEffect(() => {
     const el = root.current;
     if (!el) return;
@@ -309,6 +326,7 @@ export const RichBodyEditor = forwardRef<RichBodyEditorHandle, Props>(function R
         onInput={sync} onKeyDown={onKeyDown}
         onPaste={(e) => {
           e.preventDefault();
+          if (takeImage(e.clipboardData)) return;
           insertTransfer(e.clipboardData.getData('text/html'), e.clipboardData.getData('text/plain'));
         }}
         onDrop={(e) => {
@@ -318,6 +336,7 @@ export const RichBodyEditor = forwardRef<RichBodyEditorHandle, Props>(function R
             root.current.focus();
             select(at);
           }
+          if (takeImage(e.dataTransfer)) return;
           insertTransfer(e.dataTransfer.getData('text/html'), e.dataTransfer.getData('text/plain'));
         }} />
       <div className="row-wrap">

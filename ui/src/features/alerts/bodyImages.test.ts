@@ -3,12 +3,12 @@
 // URL survives, as exactly `<img src="…" alt="…" class="alert-body-image">`, read through
 // richBody's storedToRich and written back by richToStored), a fuzz check that no source can break
 // out of the attribute, the `[image N]` placeholders (numbering), the file checks, and the
-// "Insert image" flow with a fake transport.
+// "Insert image" flow with a fake transport, and which pasted file is an image to insert.
 import { describe, expect, it, vi } from 'vitest';
 import { TransportError } from '../../transport/types';
 import {
   ALT_MAX, IMAGE_MAX_BYTES, IMAGE_TOO_LARGE, IMAGE_UNUSABLE, IMAGE_WRONG_TYPE, INSERTED, checkImageFile, imageTag,
-  isSafeImageSrc, prepareImage, runImageInsert, tokenNumber, type InsertState,
+  isSafeImageSrc, prepareImage, runImageInsert, tokenNumber, transferImage, type InsertState,
 } from './bodyImages';
 import { nextImageNumber, richToStored, storedToRich } from './richBody';
 
@@ -175,5 +175,19 @@ describe('Insert image flow', () => {
     const r = await run(file('network diagram.webp', 40, 'image/webp'), async () => PNG);
     expect(r.inserted).toEqual([{ src: PNG, alt: 'network diagram' }]);
     expect(r.states).toEqual([{ busy: true, error: null, done: null }, { busy: false, error: null, done: INSERTED }]);
+  });
+});
+
+describe('transferImage (a paste or a drop)', () => {
+  const file = (type: string, name = 'x') => Object.assign(new Blob(['x'], { type }), { name });
+  it('is the first image file of a transfer without text', () => {
+    const shot = file('image/png', 'image.png');
+    expect(transferImage({ files: [file('application/pdf'), shot, file('image/jpeg')], text: '' })).toBe(shot);
+    expect(transferImage({ files: [file('IMAGE/PNG')], text: '  \n' })?.type).toBe('image/png');
+  });
+  it('is null when the transfer has text (the text is pasted) or no image file', () => {
+    expect(transferImage({ files: [file('image/png')], text: 'A1\tB1' })).toBeNull();
+    expect(transferImage({ files: [file('text/plain')], text: '' })).toBeNull();
+    expect(transferImage({ files: [], text: '' })).toBeNull();
   });
 });

@@ -2,8 +2,9 @@
 // PNG, JPEG, GIF or WebP survives, always written as exactly
 // `<img src="…" alt="…" class="alert-body-image">`; ./richBody.ts applies it to stored bodies), the
 // `[image N]` placeholder the operator sees as a line of the body while the data URLs stay beside
-// the text in the draft, and the file checks and server preparation behind "Insert image". No DOM
-// here: plain strings only.
+// the text in the draft, and the file checks and server preparation behind "Insert image" (a
+// pasted or dropped image, such as a screenshot, goes through the same: transferImage picks it).
+// No DOM here: plain strings only.
 
 /** The server's input limit for an alert-body image (POST /api/relay/images/alert-body). */
 export const IMAGE_MAX_BYTES = 5 * 1024 * 1024;
@@ -108,4 +109,24 @@ export async function runImageInsert(
   if (!r.ok) return show({ busy: false, error: r.message, done: null });
   insert(r.image);
   show({ busy: false, error: null, done: INSERTED });
+}
+
+/** What a paste or a drop carries, as far as choosing between an image and text goes. */
+export interface TransferLike {
+  files: ArrayLike<Blob & { name?: string; type: string }>;
+  text: string;
+}
+
+/**
+ * The image file a paste or a drop inserts: the first file whose type is an image, but only when
+ * the transfer has no text (a spreadsheet copy carries a picture of its cells beside the text:
+ * the text wins). Null when there is none. The file is checked later like a picked one.
+ */
+export function transferImage(t: TransferLike): (Blob & { name?: string; type: string }) | null {
+  if (t.text.trim()) return null;
+  for (let i = 0; i < t.files.length; i++) {
+    const f = t.files[i];
+    if ((f.type ?? '').toLowerCase().startsWith('image/')) return f;
+  }
+  return null;
 }
