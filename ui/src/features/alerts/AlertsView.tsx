@@ -1,7 +1,8 @@
 // Alerts: severity cards, subject and rich body editor (./RichBodyEditor, with inline images from
 // ./AlertBodyImages, and the Compact/Enhance transforms of ./transforms), the
 // "UPDATE #N" toggle and event times in a chosen zone (./eventTimes, draft only), a live card
-// preview with Save PNG and Copy for Outlook (./cardExport), history with pinned templates, and
+// preview with Save PNG and Copy for Outlook (./cardExport), history with pinned templates (one
+// alert sent several ways in one draft session is one history row), and
 // alarms (alert_reminders): schedule, list, edit, done/dismiss, snooze. The draft is kept per
 // window until sent (./alertDraftStore, which also says whether it has unsent changes: the due
 // popup asks before replacing those). On a page that is not a secure context (Relay Web on
@@ -40,6 +41,8 @@ function draftHtml(draft: AlertDraft): string {
 }
 
 type AlarmRec = Alarm & BaseRecord;
+/** Said when a send of an alert this draft session already saved writes no second history row. */
+export const ALREADY_IN_HISTORY = 'already in history: sent earlier in this draft';
 
 function AlarmForm({ draft, editing, onClose }: { draft: AlertDraft; editing?: AlarmRec; onClose: () => void }) {
   const transport = useTransport();
@@ -205,16 +208,17 @@ export default function AlertsView() {
     }
     setFlags(next);
   };
-  // The send key of what this draft session last sent (./alertDraftStore); a load or a reset starts a new session.
-  const sentKey = useRef<string | null>(null);
+  // What this draft session last sent: its send key (./alertDraftStore) and history row; a load or
+  // a reset starts a new session.
+  const sent = useRef<{ key: string; id: string } | null>(null);
   const replaceDraft = (d: AlertDraft) => {
     dropTransforms();
-    sentKey.current = null;
+    sent.current = null;
     setDraft(d);
   };
   useEffect(() => onAlertLoad(replaceDraft), []);
   // The due popup's Load Alert asks before it replaces a draft with unsent changes.
-  useEffect(() => provideUnsentProbe(() => isUnsentDraft(latest.current, sentKey.current)), []);
+  useEffect(() => provideUnsentProbe(() => isUnsentDraft(latest.current, sent.current?.key ?? null)), []);
   const pending = useMemo(() => sortAlarms(alarms.filter((a) => a.status === 'pending')), [alarms]);
   // Said before saving is tried: inline images make the stored body large.
   const sizeError = useMemo(() => bodyHtmlError(bodyToHtml(draft.body, draft.images), draft.body, draft.images), [draft.body, draft.images]);
@@ -230,18 +234,25 @@ export default function AlertsView() {
     replaceDraft({ ...emptyDraft, severity: h.severity ?? 'INFO', subject: h.subject ?? '', ...htmlToBody(h.bodyHtml), sender: h.sender ?? '', recipient: h.recipient ?? '' });
     setModal(null);
   };
-  async function saveHistory(extra: Partial<AlertHistory> = {}) {
+  async function saveHistory(extra: Partial<AlertHistory> = {}): Promise<AlertHistory> {
     const rec = await transport.create<AlertHistory>('alert_history', {
       severity: draft.severity, subject: draft.subject, bodyHtml: draftHtml(draft), sender: draft.sender, recipient: draft.recipient, pinned: false, label: '', ...extra,
     });
     history.store.upsertLocal(rec);
+    return rec;
   }
-  /** A send (copied or exported): saved to history, remembered as sent, and no longer this window's draft. */
-  async function recordSend() {
+  /**
+   * A send (copied or exported): saved to history, remembered as sent, and no longer this window's
+   * draft. The same alert sent again in this draft session (Save PNG, then Copy for Outlook, then
+   * Copy alert) is not saved twice while its row is still in history; answers whether a row was written.
+   */
+  async function recordSend(): Promise<boolean> {
     const key = draftSendKey(draft);
-    await saveHistory();
-    sentKey.current = key;
+    const last = sent.current;
+    const saved = !(last && last.key === key && history.items.some((h) => h.id === last.id));
+    if (saved) sent.current = { key, id: (await saveHistory()).id };
     clearDraft(ALERT_DRAFT);
+    return saved;
   }
   async function copyAlert() {
     const card = cardContent(draft);
@@ -257,8 +268,7 @@ export default function AlertsView() {
       return toast('error', errorMessage(e));
     }
     try {
-      await recordSend();
-      toast('success', 'Alert copied and saved to history.');
+      toast('success', (await recordSend()) ? 'Alert copied and saved to history.' : `Alert copied (${ALREADY_IN_HISTORY}).`);
     } catch (e) {
       toast('error', `Alert copied, not saved to history: ${errorMessage(e)}`);
     }
@@ -291,8 +301,7 @@ export default function AlertsView() {
     setExporting(false);
     const done = kind === 'png' ? 'Alert card downloaded as PNG' : (summary ?? 'Alert card copied for Outlook');
     try {
-      await recordSend();
-      toast('success', `${done} and saved to history.`);
+      toast('success', (await recordSend()) ? `${done} and saved to history.` : `${done} (${ALREADY_IN_HISTORY}).`);
     } catch (e) {
       toast('error', `${done}, not saved to history: ${errorMessage(e)}`);
     }
