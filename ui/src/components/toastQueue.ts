@@ -1,7 +1,12 @@
-// The toast queue's rules (no React, no timers): a priority queue with a cap on how many toasts
-// show at once. A keyed toast (a Dynatrace problem id) is dropped while one with the same key
-// is showing or waiting. When every slot is taken, a new toast of higher priority takes the slot
-// of the lowest-priority (then oldest) visible one, which goes back to wait; otherwise it waits.
+// The toast queue's rules (no React, no timers): a priority queue with a small cap on how many
+// toasts show at once (three: more would cover the rows and their buttons). A keyed toast (a
+// Dynatrace problem id) is dropped while one with the same key is showing or waiting; a toast
+// identical to one showing or waiting (same kind, message and priority) is not added again: that
+// one counts it (`count`, shown as "×2") and, when showing, starts its time again (`shown`). When
+// every slot is taken, a new toast of higher priority takes the slot of the lowest-priority (then
+// oldest) visible one, which goes back to wait; an action result or status notice of the same
+// priority replaces the oldest of them, which is dropped (it was read or is stale), while a
+// Dynatrace problem waits for its turn (each is an incident to see); one of lower priority waits.
 // A freed slot goes to the waiting toast of highest priority (then oldest). The waiting line is
 // bounded: past its cap the lowest-priority, oldest one is dropped. Visible toasts are listed
 // highest priority first, then oldest first.
@@ -11,7 +16,7 @@ import type { ToastKind } from './Toasts';
 export const TOAST_PRIORITY = { status: 0, normal: 1, problem: 2 } as const;
 export type ToastPriority = (typeof TOAST_PRIORITY)[keyof typeof TOAST_PRIORITY];
 
-export const MAX_VISIBLE_TOASTS = 5;
+export const MAX_VISIBLE_TOASTS = 3;
 export const MAX_WAITING_TOASTS = 20;
 
 export interface QueuedToast {
@@ -22,6 +27,10 @@ export interface QueuedToast {
   priority: number;
   /** Dedupe key (e.g. the problem id), or null. */
   key: string | null;
+  /** How many identical toasts this one stands for (1 when absent). */
+  count?: number;
+  /** Changes each time an identical toast is added while this one shows: its time starts again. */
+  shown?: number;
 }
 
 export interface ToastQueue {
@@ -37,6 +46,10 @@ const order = (a: QueuedToast, b: QueuedToast) => b.priority - a.priority || a.i
 /** Adds a toast (see the module comment for the rules). */
 export function enqueue(q: ToastQueue, t: QueuedToast, max = MAX_VISIBLE_TOASTS, maxWaiting = MAX_WAITING_TOASTS): ToastQueue {
   if (t.key !== null && [...q.visible, ...q.waiting].some((x) => x.key === t.key)) return q;
+  const same = (x: QueuedToast) => x.kind === t.kind && x.message === t.message && x.priority === t.priority;
+  const counted = (x: QueuedToast, showing: boolean): QueuedToast => ({ ...x, count: (x.count ?? 1) + 1, ...(showing ? { shown: t.id } : {}) });
+  if (q.visible.some(same)) return { visible: q.visible.map((x) => (same(x) ? counted(x, true) : x)), waiting: q.waiting };
+  if (q.waiting.some(same)) return { visible: q.visible, waiting: q.waiting.map((x) => (same(x) ? counted(x, false) : x)) };
   if (q.visible.length < max) return { visible: [...q.visible, t].sort(order), waiting: q.waiting };
   const lowest = [...q.visible].sort(order).at(-1);
   // The lowest-priority visible toast, and of those the oldest, gives up its slot.
@@ -47,6 +60,8 @@ export function enqueue(q: ToastQueue, t: QueuedToast, max = MAX_VISIBLE_TOASTS,
       waiting: bound([...q.waiting, victim].sort(order), maxWaiting),
     };
   }
+  // The newest action result or notice replaces the oldest of its own priority.
+  if (victim && victim.priority === t.priority && t.priority < TOAST_PRIORITY.problem) return { visible: [...q.visible.filter((x) => x !== victim), t].sort(order), waiting: q.waiting };
   return { visible: q.visible, waiting: bound([...q.waiting, t].sort(order), maxWaiting) };
 }
 
