@@ -5,7 +5,8 @@
 //! their authorization rules, the image and logo limits (`images`), the wiki publisher's upload,
 //! search query and category rules (`wiki`), the desktop updater's release, download, archive,
 //! publisher-signature, state-machine and recovery rules (`updater`), and `problem`, the one
-//! trait every error answered over HTTP implements; `rich_html` is the alert-body HTML allowlist.
+//! trait every error answered over HTTP implements; `rich_html` is the alert-body HTML allowlist;
+//! `work_condition` is the shape of a subsystem's "degraded: <reason>" / "not configured".
 //! Nothing in this crate performs IO or async work; callers pass time in as milliseconds so every
 //! rule is deterministic under test.
 
@@ -49,3 +50,4 @@ pub mod validation;
 pub mod web_origin;
 pub mod wiki;
 pub mod windows;
+pub mod work_condition;

@@ -3,11 +3,14 @@
 //! clock, when it was last read, whether the operator must sign in again, and the last error),
 //! the limits that bound it, and the rules for a failed read: the previous snapshot is kept
 //! with the error set (a stale marker), a sign-in page keeps it with `signInRequired`, and a
-//! page with no recognisable signal at all is an error, never a guessed empty board. The page
+//! page with no recognisable signal at all is an error, never a guessed empty board. A snapshot
+//! that needs a sign-in or carries an error makes the Radar subsystem degraded (`condition`). The page
 //! itself is parsed in `infra::radar`; the fixed dashboard address lives in
 //! `infra::http::endpoints` and is never taken from a client.
 
 use serde::{Deserialize, Serialize};
+
+use crate::work_condition::{ConditionCode, WorkCondition};
 
 /// Most dispatchers, queues per dispatcher, PAPA rows and metrics kept from one page.
 pub const MAX_DISPATCHERS: usize = 64;
@@ -148,7 +151,20 @@ impl RadarSnapshot {
             ..previous.clone()
         }
     }
+
+    /// The Radar subsystem's condition after a read: degraded while a sign-in is needed (naming
+    /// both ways to sign in on the server PC) or reads fail; `None` once a board was read.
+    pub fn condition(&self) -> Option<WorkCondition> {
+        if self.sign_in_required {
+            return Some(WorkCondition::new(ConditionCode::SignInNeeded, SIGN_IN_NEEDED));
+        }
+        let error = self.error.as_deref()?;
+        Some(WorkCondition::new(ConditionCode::ReadsFailing, &format!("Radar reads failing: {error}")))
+    }
 }
+
+/// The reason shown in System health while the server has no working Radar session.
+pub const SIGN_IN_NEEDED: &str = "Sign-in needed: the server has no working Radar session. On the server PC run `relay radar --data-dir DATA sign-in`, or use the Radar tab's sign-in window in the Relay desktop app there.";
 
 /// A count as the page prints it (`1,204`, `-3`); anything else is not a count.
 pub fn parse_count(text: &str) -> Option<i64> {
@@ -184,6 +200,24 @@ mod tests {
         for bad in ["", "-", ",", "12a", "1.5", "n/a", "--3"] {
             assert_eq!(parse_count(bad), None, "{bad:?}");
         }
+    }
+
+    #[test]
+    fn sign_in_and_failed_reads_are_degraded_and_a_board_is_not() {
+        let good = RadarSnapshot::accept(
+            RadarSnapshot { color: StatusColor::Green, ..Default::default() },
+            &RadarSnapshot::default(),
+            1,
+        );
+        assert_eq!(good.condition(), None);
+        let signin = RadarSnapshot::sign_in_required(&good).condition().unwrap();
+        assert_eq!(signin.code, ConditionCode::SignInNeeded);
+        assert!(signin.reason.contains("`relay radar --data-dir DATA sign-in`"), "{}", signin.reason);
+        let failed = RadarSnapshot::failed(&good, "timed out").condition().unwrap();
+        assert_eq!(
+            (failed.code, failed.reason.as_str()),
+            (ConditionCode::ReadsFailing, "Radar reads failing: timed out")
+        );
     }
 
     #[test]

@@ -190,3 +190,47 @@ async fn operator_refreshes_are_limited_and_relay_web_needs_a_session_and_csrf()
     assert_eq!(with_csrf.status(), 429, "past CSRF, the server-wide limit still holds");
     relay.stop();
 }
+
+/// The Prometheus sample `series` (exact name and labels) in `text`.
+fn sample(text: &str, series: &str) -> Option<f64> {
+    text.lines().find_map(|l| l.strip_prefix(series)?.strip_prefix(' ')?.parse().ok())
+}
+
+#[tokio::test]
+async fn without_internet_health_and_metrics_say_status_feeds_are_degraded_with_the_count() {
+    // Every feed points at a closed loopback port (support::CLOSED_UPSTREAM): a server with no
+    // Internet. The first scheduled poll fails them all.
+    let mut relay = support::Relay::start();
+    let token = relay.token().await;
+    let mut health = Value::Null;
+    for _ in 0..200 {
+        health = relay.get_json(&token, "/api/relay/health").await;
+        if health["actors"]["status_feeds"]["state"] == "degraded" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let feeds = &health["actors"]["status_feeds"];
+    assert_eq!(feeds["state"], "degraded", "{health}");
+    assert_eq!(health["status"], "degraded", "the overall status does not say ok");
+    let condition = &feeds["condition"];
+    assert_eq!(condition["code"], "feeds_failing", "{feeds}");
+    assert_eq!((condition["failing"].as_u64(), condition["total"].as_u64()), (Some(17), Some(17)), "{feeds}");
+    let reason = condition["reason"].as_str().unwrap();
+    assert!(reason.starts_with("17 of 17 feeds failing: "), "{reason}");
+    assert!(condition["since"].is_string(), "{feeds}");
+
+    let text = client().get(relay.url("/api/relay/metrics")).send().await.unwrap().text().await.unwrap();
+    assert_eq!(sample(&text, "relay_actor_state{actor=\"status_feeds\",state=\"degraded\"}"), Some(1.0), "{text}");
+    assert_eq!(sample(&text, "relay_actor_state{actor=\"status_feeds\",state=\"running\"}"), Some(0.0), "{text}");
+    assert_eq!(sample(&text, "relay_actor_running{actor=\"status_feeds\"}"), Some(0.0), "{text}");
+    assert_eq!(sample(&text, "relay_actor_failing_units{actor=\"status_feeds\"}"), Some(17.0), "{text}");
+    assert_eq!(sample(&text, "relay_actor_units{actor=\"status_feeds\"}"), Some(17.0), "{text}");
+    assert_eq!(
+        sample(&text, "relay_actor_condition{actor=\"status_feeds\",code=\"feeds_failing\"}"),
+        Some(1.0),
+        "{text}"
+    );
+    assert!(!text.contains(reason), "the free-text reason is never a label");
+    relay.stop();
+}

@@ -11,7 +11,9 @@
 //! the selected archive and a fresh safety backup verified while Relay serves), then handed to
 //! the host over `BackupConfig::restart`, which stops the server, installs it and restarts;
 //! the restarted actor reports the outcome (`last_restore`) once its store has served a read.
-//! Progress (bytes and entries) of the running phase is kept for the status view.
+//! Progress (bytes and entries) of the running phase is kept for the status view. The health
+//! view gets the summary and the subsystem's condition (failing or overdue,
+//! `domain::backup::condition`) on every change and every minute.
 //! Server-local only: reached from the control socket and the desktop bridge, never from HTTP.
 
 pub mod jobs;
@@ -23,6 +25,7 @@ use std::time::Duration;
 use actix::prelude::*;
 use tokio::sync::oneshot;
 
+use domain::backup::condition::backup_condition;
 use domain::backup::health::{HealthState, HealthView, VerificationOutcome};
 use domain::backup::names::{ArchiveKind, ArchiveName};
 use domain::backup::retention::{retention_gate, select_for_pruning, PruneBudgets, RetentionPermit};
@@ -144,6 +147,8 @@ pub struct BackupActor {
     job_id: u64,
     next_cycle_ms: i64,
     last_restore: Option<FinishedRestore>,
+    /// When this actor began keeping backups (a server without any backup is overdue a day later).
+    started_ms: i64,
 }
 
 impl BackupActor {
@@ -170,6 +175,7 @@ impl BackupActor {
             running: None,
             job_id: 0,
             next_cycle_ms,
+            started_ms: now,
         };
         if loaded.recovered_interrupted {
             tracing::warn!("a backup was interrupted by the previous shutdown; recorded as a failure");
@@ -190,9 +196,12 @@ impl BackupActor {
         self.report_summary();
     }
 
-    /// Tells the health dashboard the current backup summary (no archive names).
+    /// Tells the health dashboard the current backup summary (no archive names) and whether
+    /// backups are failing or overdue.
     fn report_summary(&self) {
-        self.subsystem.health.do_send(crate::health::BackupHealth(self.view().summary()));
+        let summary = self.view().summary();
+        self.subsystem.report_condition(NAME, backup_condition(&summary, self.now(), self.started_ms));
+        self.subsystem.health.do_send(crate::health::BackupHealth(summary));
     }
 
     fn view(&self) -> HealthView {
@@ -554,6 +563,8 @@ impl Subsystem for BackupActor {
     }
     fn on_start(&mut self, ctx: &mut Context<Self>) {
         self.report_summary();
+        // Overdue is a matter of time passing, not of an event.
+        ctx.run_interval(SCHEDULE_CHECK, |act, _| act.report_summary());
         self.confirm_restore_serves(ctx);
         if self.config.schedule {
             ctx.run_interval(SCHEDULE_CHECK, |_, ctx| ctx.notify(Tick));

@@ -1,7 +1,8 @@
 //! Backup actor tests with a real store, real archives and the real worker process (this test
 //! binary re-executed as the worker), under an injected clock and injected free space: create
 //! and verify, serialized concurrent creates, disk pressure, a failing verification keeping the
-//! earlier certificate, retention budgets, the schedule and interrupted attempts.
+//! earlier certificate, retention budgets, the schedule and interrupted attempts; a failing backup
+//! makes the subsystem degraded with its fixed text until one succeeds.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -212,4 +213,34 @@ async fn an_interrupted_attempt_becomes_a_saved_failure_at_start() {
     assert_eq!(health.state.last_failure, Some(FailureText::Interrupted));
     let saved = files::load_health(&root, t.clock.now_ms());
     assert_eq!(saved.state.last_failure, Some(FailureText::Interrupted), "written back at start");
+}
+
+#[actix_rt::test]
+async fn a_failing_backup_makes_the_subsystem_degraded_with_the_fixed_text_until_one_succeeds() {
+    let tmp = tempfile::tempdir().unwrap();
+    let full = env(tmp.path(), Arc::new(Fixed(1024)), worker());
+    let t = TestCtx::new();
+    let health = || async {
+        let snapshot = t.health.send(crate::health::GetHealth).await.unwrap();
+        serde_json::to_value(&snapshot).unwrap()["actors"][NAME].clone()
+    };
+    let backup = start(&t, full.clone(), false);
+    backup.send(CreateBackup).await.unwrap().unwrap_err();
+    let degraded = health().await;
+    assert_eq!(
+        (degraded["state"].as_str(), degraded["condition"]["code"].as_str()),
+        (Some("degraded"), Some("backup_failing"))
+    );
+    let reason = degraded["condition"]["reason"].as_str().unwrap();
+    assert!(reason.contains("1 attempt") && reason.contains("Not enough disk space"), "{reason}");
+    assert!(!reason.contains(tmp.path().to_str().unwrap()), "no path: {reason}");
+
+    drop(backup);
+    let roomy = JobEnv { free_space: Arc::new(StatvfsFreeSpace), ..full };
+    let backup = start(&t, roomy, false);
+    t.clock.advance_ms(15 * 60_000);
+    backup.send(CreateBackup).await.unwrap().unwrap();
+    let recovered = health().await;
+    assert_eq!(recovered["state"], "running", "{recovered}");
+    assert!(recovered["condition"].is_null(), "{recovered}");
 }

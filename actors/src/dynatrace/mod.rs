@@ -8,7 +8,8 @@
 //! that started under an older generation writes nothing, and a write loop stops as soon as the
 //! generation moves. A truncated reconciliation writes and removes nothing. Failures back off
 //! (`domain::dynatrace::retry_delay_ms`, or Dynatrace's longer `Retry-After`) and are shown in
-//! plain words in the sync record, never with a token or a URL. With "follow workflow DQL" the
+//! plain words in the sync record, never with a token or a URL; the health view shows the
+//! subsystem as not configured (not in use) or degraded while runs fail. With "follow workflow DQL" the
 //! scope is read from the administrator's workflow (read-only, again at every reconciliation);
 //! a workflow that cannot be followed fails the run without writing. After the problems, a
 //! subject job (`subjects`) reads notification e-mail subjects; storing is in `persist`. A
@@ -259,6 +260,7 @@ impl DynatraceActor {
                 self.written.clear();
                 self.subjects = SubjectMemory::default();
                 self.upsert_sync(ctx, plan::disabled_record());
+                self.subsystem.report_degraded(NAME, plan::not_configured_condition());
                 self.finish(SyncSummary { outcome: "disabled", ..Default::default() }, poll, ctx);
             }
             Fetch::Failed { message, retry_after_ms } => {
@@ -266,6 +268,7 @@ impl DynatraceActor {
                 self.memory.stale_since_ms = self.memory.stale_since_ms.or(Some(now));
                 let (record, delay) = plan::failure_record(&self.memory, &message, retry_after_ms, now);
                 self.upsert_sync(ctx, record);
+                self.subsystem.report_degraded(NAME, plan::failing_condition(&self.memory, &message));
                 let summary = SyncSummary { outcome: "error", error: Some(message), ..Default::default() };
                 self.finish(summary, Duration::from_millis(delay.max(1) as u64), ctx);
             }
@@ -340,6 +343,7 @@ impl DynatraceActor {
             }
             let record = plan::success_record(&act.memory, &scope, truncated, persisted.open_count, now);
             act.upsert_sync(ctx, record);
+            act.subsystem.report_recovered(NAME);
             let summary = SyncSummary {
                 written: persisted.written,
                 removed: persisted.removed.len(),

@@ -3,7 +3,8 @@
 //! scope the stored settings give, which problem records a run writes (only those whose content
 //! changed since the actor last wrote them), which stored problems a complete reconciliation
 //! removes (only those inside its window that it no longer returns; a truncated result removes
-//! and writes nothing), and the `dynatrace_problem_sync` record after a success or a failure.
+//! and writes nothing), the `dynatrace_problem_sync` record after a success or a failure, and the
+//! subsystem's condition for the health view (not configured: not in use; failing: degraded).
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -14,6 +15,7 @@ use domain::dynatrace::problem::{Problem, ProblemStatus};
 use domain::dynatrace::scope::Scope;
 use domain::dynatrace::{retry_delay_ms, RECONCILE_INTERVAL_MS};
 use domain::time::format_ms;
+use domain::work_condition::{ConditionCode, WorkCondition};
 use infra::dynatrace::StoredConfig;
 
 /// How far back a reconciliation reads (the DQL's `from:-365d`).
@@ -99,6 +101,25 @@ pub fn dropped_by_reconcile(stored: &[(String, i64)], returned: &BTreeSet<String
 /// The sync record while Dynatrace is not configured.
 pub fn disabled_record() -> Value {
     json!({"key": "problems", "state": "disabled", "error": "", "consecutiveFailures": 0, "nextRetryAt": ""})
+}
+
+/// The condition while no environment URL with a platform token is stored: not in use, and
+/// where it is set up.
+pub fn not_configured_condition() -> WorkCondition {
+    WorkCondition::new(
+        ConditionCode::NotConfigured,
+        "Dynatrace is not configured: the server has no environment URL with a platform token. On the server PC: `relay dynatrace --data-dir DATA configure` and `set-token`, or Settings → Administration → Dynatrace in the Relay desktop app there.",
+    )
+}
+
+/// The condition after a failed run (`memory` already counts it): degraded, with the failures
+/// in a row and the plain-words error (no URL, no token).
+pub fn failing_condition(memory: &SyncMemory, error: &str) -> WorkCondition {
+    let runs = match memory.consecutive_failures {
+        0 | 1 => "the last sync".to_string(),
+        n => format!("{n} syncs in a row"),
+    };
+    WorkCondition::new(ConditionCode::SyncFailing, &format!("Dynatrace sync failing ({runs}): {error}"))
 }
 
 /// The sync record after a successful run.

@@ -1,6 +1,7 @@
 //! Dynatrace actor tests with a scripted settings source over a real store: a paused actor
 //! starts no run and answers `paused`; pausing during a run waits until that run has finished
-//! and its late result wrote nothing.
+//! and its late result wrote nothing; not configured shows as not in use and a failing sync as
+//! degraded in the health view.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize};
 use std::sync::Mutex;
@@ -76,4 +77,52 @@ async fn pausing_during_a_run_waits_for_it_and_its_result_writes_nothing() {
     let list = ListRecords { collection: SYNC.into(), params: RawListParams::default() };
     let page = h.store.send(list).await.unwrap().unwrap();
     assert_eq!(page.total_items, 0, "the late result wrote nothing");
+}
+
+/// What one settings read answers: the stored settings and token, or why they could not be read.
+type SettingsRead = Result<(StoredConfig, Option<String>), String>;
+
+/// Answers each settings read with the next scripted result (the last one repeats).
+struct ScriptedSettings(Mutex<std::collections::VecDeque<SettingsRead>>);
+
+impl SettingsSource for ScriptedSettings {
+    fn read(&self) -> SettingsRead {
+        let mut reads = self.0.lock().unwrap();
+        if reads.len() > 1 {
+            reads.pop_front().unwrap()
+        } else {
+            reads.front().cloned().unwrap()
+        }
+    }
+}
+
+#[actix_rt::test]
+async fn not_configured_is_shown_as_not_in_use_and_a_failing_sync_as_degraded() {
+    let tmp = tempfile::tempdir().unwrap();
+    let h = start_server(relay_config(tmp.path())).unwrap();
+    let t = crate::testkit::TestCtx::new();
+    let scripted = ScriptedSettings(Mutex::new(
+        vec![Ok((StoredConfig::default(), None)), Err("Relay could not read the Dynatrace settings.".into())].into(),
+    ));
+    let config = DynatraceConfig { scheduled: false, ..Default::default() };
+    let client = GrailClient::new().unwrap();
+    let addr = DynatraceActor::new(t.ctx(), config, h.store.clone(), Arc::new(scripted), client).start();
+    let health = || async {
+        let snapshot = t.health.send(crate::health::GetHealth).await.unwrap();
+        let json = serde_json::to_value(&snapshot).unwrap();
+        (json["actors"][NAME].clone(), json["status"].clone())
+    };
+
+    assert_eq!(addr.send(SyncNow).await.unwrap().unwrap().outcome, "disabled");
+    let (dynatrace, overall) = health().await;
+    assert_eq!((dynatrace["state"].as_str(), overall.as_str()), (Some("unconfigured"), Some("ok")), "{dynatrace}");
+    assert_eq!(dynatrace["condition"]["code"], "not_configured");
+    assert!(dynatrace["condition"]["reason"].as_str().unwrap().contains("not configured"), "{dynatrace}");
+
+    t.clock.advance_ms(60_000);
+    assert_eq!(addr.send(SyncNow).await.unwrap().unwrap().outcome, "error");
+    let (dynatrace, overall) = health().await;
+    assert_eq!((dynatrace["state"].as_str(), overall.as_str()), (Some("degraded"), Some("degraded")), "{dynatrace}");
+    assert_eq!(dynatrace["condition"]["code"], "sync_failing");
+    assert!(dynatrace["condition"]["reason"].as_str().unwrap().contains("could not read the Dynatrace settings"));
 }

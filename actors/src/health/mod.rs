@@ -1,9 +1,14 @@
 //! The operator health dashboard actor. Every other actor reports to it: its state, its last
 //! error (redacted and bounded), how often its supervisor restarted it and how much work is
-//! queued. It keeps each actor's queue depth over the last 10 minutes in a fixed ring of 20 s
-//! buckets (`history`, read by the injected clock, never unbounded). The snapshot it serves
-//! (`GET /api/relay/health`, the metrics render) holds no secrets, and an actor that stops
-//! reporting is shown as unresponsive.
+//! queued. A subsystem whose *work* fails also reports its condition (`domain::work_condition`:
+//! "degraded: <reason>", "not configured", then "recovered"), kept apart from the periodic
+//! liveness report so that "running" never hides it: a running actor with a degrading condition
+//! is shown as degraded, one not configured as unconfigured (not in use), and the overall status
+//! is "ok" only when every subsystem runs or is not in use. Condition reasons go through the same
+//! redaction and bounding as errors; changes are logged once each. It keeps each actor's queue
+//! depth over the last 10 minutes in a fixed ring of 20 s buckets (`history`, read by the injected
+//! clock, never unbounded). The snapshot it serves (`GET /api/relay/health`, the metrics render)
+//! holds no secrets, and an actor that stops reporting is shown as unresponsive.
 
 pub mod history;
 
@@ -12,6 +17,7 @@ use std::collections::BTreeMap;
 use actix::prelude::*;
 use serde::Serialize;
 
+use domain::work_condition::WorkCondition;
 use infra::clock::SharedClock;
 
 use history::QueueHistory;
@@ -26,15 +32,51 @@ pub enum ActorState {
     Starting,
     Running,
     Restarting,
+    /// Alive, but its work is failing (see the condition's reason).
     Degraded,
     Unresponsive,
+    /// Not set up, so not in use (not a fault; see the condition's reason).
+    Unconfigured,
+}
+
+impl ActorState {
+    pub const ALL: [ActorState; 6] = [
+        ActorState::Starting,
+        ActorState::Running,
+        ActorState::Restarting,
+        ActorState::Degraded,
+        ActorState::Unresponsive,
+        ActorState::Unconfigured,
+    ];
+
+    /// The JSON name, also the metrics label.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ActorState::Starting => "starting",
+            ActorState::Running => "running",
+            ActorState::Restarting => "restarting",
+            ActorState::Degraded => "degraded",
+            ActorState::Unresponsive => "unresponsive",
+            ActorState::Unconfigured => "unconfigured",
+        }
+    }
+
+    /// Whether this state lets the overall status say "ok" (working, or not in use).
+    pub fn is_fine(self) -> bool {
+        matches!(self, ActorState::Running | ActorState::Unconfigured)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum ReportKind {
-    State { state: ActorState, queue_depth: usize },
+    State {
+        state: ActorState,
+        queue_depth: usize,
+    },
     Failure(String),
     Restarted,
+    /// `Some`: degraded or not configured; `None`: recovered.
+    Condition(Option<WorkCondition>),
 }
 
 /// A status message from an actor.
@@ -55,6 +97,22 @@ impl Report {
     pub fn restarted(actor: &'static str) -> Report {
         Report { actor, kind: ReportKind::Restarted }
     }
+    /// The subsystem's work is failing, or it is not configured (`condition.code` says which).
+    pub fn condition(actor: &'static str, condition: WorkCondition) -> Report {
+        Report { actor, kind: ReportKind::Condition(Some(condition)) }
+    }
+    /// The subsystem's work succeeds again (nothing happens when it had no condition).
+    pub fn recovered(actor: &'static str) -> Report {
+        Report { actor, kind: ReportKind::Condition(None) }
+    }
+}
+
+/// A condition as the dashboard shows it: code, reason (redacted, bounded), counts, and since when.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ConditionHealth {
+    #[serde(flatten)]
+    pub condition: WorkCondition,
+    pub since: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -69,6 +127,8 @@ pub struct ActorHealth {
     /// Largest queue depth per 20 s bucket over the last 10 minutes, oldest first (`null`: no
     /// report in that bucket).
     pub queue_history: Vec<Option<usize>>,
+    /// Why the subsystem is degraded or not configured (`null` while its work succeeds).
+    pub condition: Option<ConditionHealth>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -110,6 +170,19 @@ struct Entry {
     last_error: Option<(String, i64)>,
     last_report_ms: i64,
     history: QueueHistory,
+    /// The reported condition (reason already redacted and bounded) and since when.
+    condition: Option<(WorkCondition, i64)>,
+}
+
+impl Entry {
+    /// The state shown: a running actor with a condition is degraded or unconfigured.
+    fn shown_state(&self) -> ActorState {
+        match (&self.state, &self.condition) {
+            (ActorState::Running, Some((c, _))) if c.is_degraded() => ActorState::Degraded,
+            (ActorState::Running, Some(_)) => ActorState::Unconfigured,
+            (state, _) => *state,
+        }
+    }
 }
 
 pub struct HealthActor {
@@ -133,6 +206,30 @@ impl HealthActor {
         }
         out
     }
+
+    /// Stores `condition` for `entry`, keeping `since` while the code stays the same; logs a
+    /// change of code (or recovery) once.
+    fn set_condition(actor: &'static str, entry: &mut Entry, condition: Option<WorkCondition>, now: i64) {
+        let condition = condition.map(|c| WorkCondition { reason: Self::bounded_error(&c.reason), ..c });
+        let before = entry.condition.as_ref().map(|(c, _)| c.code);
+        match (&condition, before) {
+            (Some(c), b) if b != Some(c.code) && c.is_degraded() => {
+                tracing::warn!(actor, condition = c.code.as_str(), reason = %c.reason, "subsystem degraded");
+            }
+            (Some(c), b) if b != Some(c.code) => {
+                tracing::info!(actor, condition = c.code.as_str(), reason = %c.reason, "subsystem not configured");
+            }
+            (None, Some(code)) => tracing::info!(actor, was = code.as_str(), "subsystem recovered"),
+            _ => {}
+        }
+        entry.condition = condition.map(|c| {
+            let since = match &entry.condition {
+                Some((old, since)) if old.code == c.code => *since,
+                _ => now,
+            };
+            (c, since)
+        });
+    }
 }
 
 impl Actor for HealthActor {
@@ -150,6 +247,7 @@ impl Handler<Report> for HealthActor {
             last_error: None,
             last_report_ms: now,
             history: QueueHistory::default(),
+            condition: None,
         });
         entry.last_report_ms = now;
         match msg.kind {
@@ -163,6 +261,7 @@ impl Handler<Report> for HealthActor {
                 entry.restarts += 1;
                 entry.state = ActorState::Restarting;
             }
+            ReportKind::Condition(condition) => Self::set_condition(msg.actor, entry, condition, now),
         }
     }
 }
@@ -176,7 +275,7 @@ impl Handler<GetHealth> for HealthActor {
             .iter()
             .map(|(name, e)| {
                 let ago = now - e.last_report_ms;
-                let state = if ago > STALE_AFTER_MS { ActorState::Unresponsive } else { e.state };
+                let state = if ago > STALE_AFTER_MS { ActorState::Unresponsive } else { e.shown_state() };
                 let health = ActorHealth {
                     state,
                     restarts: e.restarts,
@@ -185,11 +284,15 @@ impl Handler<GetHealth> for HealthActor {
                     last_error_at: e.last_error.as_ref().map(|(_, at)| domain::time::format_ms(*at)),
                     last_report_ms_ago: ago,
                     queue_history: e.history.series(now),
+                    condition: e.condition.as_ref().map(|(condition, since)| ConditionHealth {
+                        condition: condition.clone(),
+                        since: domain::time::format_ms(*since),
+                    }),
                 };
                 (*name, health)
             })
             .collect();
-        let healthy = actors.values().all(|a| a.state == ActorState::Running);
+        let healthy = actors.values().all(|a| a.state.is_fine());
         MessageResult(HealthSnapshot {
             status: if healthy { "ok" } else { "degraded" },
             version: env!("CARGO_PKG_VERSION"),
@@ -252,6 +355,62 @@ mod tests {
         health.send(Report::failure("store", long)).await.unwrap();
         let snap = health.send(GetHealth).await.unwrap();
         assert!(snap.actors["store"].last_error.as_ref().unwrap().chars().count() <= MAX_ERROR_LEN + 1);
+    }
+
+    #[actix_rt::test]
+    async fn a_degraded_condition_outlives_running_reports_until_recovered_and_keeps_its_since() {
+        use domain::work_condition::{ConditionCode, WorkCondition};
+        let t = crate::testkit::TestCtx::new();
+        t.health.send(Report::state("status_feeds", ActorState::Running, 0)).await.unwrap();
+        let reason =
+            "14 of 17 feeds failing: cannot connect to https://status.example.com/x?token=s3cr3t for ops@example.com";
+        let failing = WorkCondition::new(ConditionCode::FeedsFailing, reason).counting(14, 17);
+        t.health.send(Report::condition("status_feeds", failing)).await.unwrap();
+        let began = domain::time::format_ms(infra::clock::Clock::now_ms(&*t.clock));
+        t.clock.advance_ms(60_000);
+        // The periodic liveness report does not hide the condition; a new count keeps "since".
+        t.health.send(Report::state("status_feeds", ActorState::Running, 0)).await.unwrap();
+        let fewer = WorkCondition::new(ConditionCode::FeedsFailing, "3 of 17 feeds failing: HTTP 503").counting(3, 17);
+        t.health.send(Report::condition("status_feeds", fewer)).await.unwrap();
+        let snap = t.health.send(GetHealth).await.unwrap();
+        let feeds = &snap.actors["status_feeds"];
+        assert_eq!((feeds.state, snap.status), (ActorState::Degraded, "degraded"));
+        let condition = feeds.condition.as_ref().unwrap();
+        assert_eq!((condition.condition.failing, condition.condition.total), (Some(3), Some(17)));
+        assert_eq!(condition.since, began, "the same condition since the first report");
+
+        t.clock.advance_ms(60_000);
+        t.health.send(Report::recovered("status_feeds")).await.unwrap();
+        let snap = t.health.send(GetHealth).await.unwrap();
+        assert_eq!((snap.actors["status_feeds"].state, snap.status), (ActorState::Running, "ok"));
+        assert!(snap.actors["status_feeds"].condition.is_none());
+
+        // Reasons are redacted and bounded like errors.
+        t.health
+            .send(Report::condition("status_feeds", WorkCondition::new(ConditionCode::FeedsFailing, reason)))
+            .await
+            .unwrap();
+        let json = serde_json::to_value(t.health.send(GetHealth).await.unwrap()).unwrap();
+        let shown = json["actors"]["status_feeds"]["condition"]["reason"].as_str().unwrap();
+        assert!(!shown.contains("s3cr3t") && !shown.contains("ops@example.com") && !shown.contains("/x?"), "{shown}");
+        assert!(shown.contains("https://status.example.com"), "the origin stays: {shown}");
+    }
+
+    #[actix_rt::test]
+    async fn not_configured_is_not_in_use_and_leaves_the_overall_status_ok() {
+        use domain::work_condition::{ConditionCode, WorkCondition};
+        let t = crate::testkit::TestCtx::new();
+        t.health.send(Report::state("dynatrace", ActorState::Running, 0)).await.unwrap();
+        let unset = WorkCondition::new(ConditionCode::NotConfigured, "Dynatrace is not configured.");
+        t.health.send(Report::condition("dynatrace", unset)).await.unwrap();
+        let snap = t.health.send(GetHealth).await.unwrap();
+        assert_eq!((snap.actors["dynatrace"].state, snap.status), (ActorState::Unconfigured, "ok"));
+        let json = serde_json::to_value(&snap).unwrap();
+        assert_eq!(json["actors"]["dynatrace"]["state"], "unconfigured");
+        assert_eq!(json["actors"]["dynatrace"]["condition"]["code"], "not_configured");
+        // A restart still shows as restarting, whatever the condition.
+        t.health.send(Report::restarted("dynatrace")).await.unwrap();
+        assert_eq!(t.health_of("dynatrace").await.unwrap().state, ActorState::Restarting);
     }
 
     #[actix_rt::test]

@@ -6,7 +6,9 @@
 //! periodic health report on start, the restart report after a panic. Handler bodies that may
 //! panic run inside [`guarded`], which turns the panic into an error for the caller, records it
 //! with the health actor and stops the actor so its supervisor restarts it with fresh state.
-//! [`start_supervised`] starts such an actor under an actix `Supervisor` on its own arbiter. The
+//! [`start_supervised`] starts such an actor under an actix `Supervisor` on its own arbiter. A
+//! subsystem whose work fails says so through its [`SubsystemCtx`]: [`SubsystemCtx::report_degraded`]
+//! (or "not configured"), then [`SubsystemCtx::report_recovered`]. The
 //! kit holds no subsystem rules and never reads the wall clock itself. [`PersistedLimits`] is the
 //! shared way to keep authoritative rate limits across restarts; [`BoundedWork`] runs CPU work on
 //! untrusted input one job at a time with a bounded wait list.
@@ -25,6 +27,7 @@ use std::time::Duration;
 
 use actix::prelude::*;
 
+use domain::work_condition::WorkCondition;
 use infra::clock::SharedClock;
 
 use crate::health::{ActorState, HealthActor, Report};
@@ -54,6 +57,28 @@ impl SubsystemCtx {
     /// bounded there).
     pub fn report_failure(&self, actor: &'static str, error: impl Into<String>) {
         self.health.do_send(Report::failure(actor, error));
+    }
+
+    /// `actor`'s work is failing (or, with `ConditionCode::NotConfigured`, it is not in use):
+    /// the health view shows it with the reason (redacted and bounded there) until
+    /// [`report_recovered`](Self::report_recovered). Reporting the same condition again is cheap
+    /// and keeps its "since".
+    pub fn report_degraded(&self, actor: &'static str, condition: WorkCondition) {
+        self.health.do_send(Report::condition(actor, condition));
+    }
+
+    /// `actor`'s work succeeds again.
+    pub fn report_recovered(&self, actor: &'static str) {
+        self.health.do_send(Report::recovered(actor));
+    }
+
+    /// [`report_degraded`](Self::report_degraded) with `Some`, [`report_recovered`](Self::report_recovered)
+    /// with `None`: for a subsystem that works its condition out after each round of work.
+    pub fn report_condition(&self, actor: &'static str, condition: Option<WorkCondition>) {
+        match condition {
+            Some(condition) => self.report_degraded(actor, condition),
+            None => self.report_recovered(actor),
+        }
     }
 }
 

@@ -1,6 +1,7 @@
 //! Kit tests: a trivial actor built only from the kit (defined here, started with one call)
 //! reports to health, survives a panic in a guarded handler through its supervisor (restart
-//! counted, state reset, last error redacted) and keeps serving afterwards.
+//! counted, state reset, last error redacted) and keeps serving afterwards, and reports a
+//! degraded condition with a redacted reason, then its recovery, through its context.
 
 use actix::prelude::*;
 
@@ -85,4 +86,26 @@ fn panic_messages_are_read_from_str_and_string_payloads() {
     assert_eq!(panic_message(from_str.as_ref()), "plain");
     let from_string = std::panic::catch_unwind(|| panic!("{}", String::from("formatted"))).unwrap_err();
     assert_eq!(panic_message(from_string.as_ref()), "formatted");
+}
+
+#[actix_rt::test]
+async fn a_kit_actor_reports_degraded_with_a_reason_and_recovered_through_its_ctx() {
+    use domain::work_condition::{ConditionCode, WorkCondition};
+    let t = TestCtx::new();
+    let ctx = t.ctx();
+    let counter = start_supervised({
+        let ctx = ctx.clone();
+        move |_| Counter { subsystem: ctx, count: 0, resets: 0 }
+    });
+    counter.send(Read).await.unwrap(); // started, so its first report is in the health mailbox
+    assert_eq!(t.health_of(Counter::NAME).await.map(|h| h.state), Some(ActorState::Running));
+    let failing = WorkCondition::new(ConditionCode::ReadsFailing, "reads failing: token=hunter2 timed out");
+    ctx.report_condition(Counter::NAME, Some(failing));
+    let degraded = t.health_of(Counter::NAME).await.unwrap();
+    assert_eq!(degraded.state, ActorState::Degraded);
+    let reason = degraded.condition.unwrap().condition.reason;
+    assert!(reason.contains("timed out") && !reason.contains("hunter2"), "redacted: {reason}");
+    ctx.report_recovered(Counter::NAME);
+    let recovered = t.health_of(Counter::NAME).await.unwrap();
+    assert_eq!((recovered.state, recovered.condition), (ActorState::Running, None));
 }

@@ -5,8 +5,11 @@
 //! the store for their current numbers, folds them in and encodes the registry in the
 //! Prometheus text exposition format (0.0.4) with the official `prometheus-client` crate. It
 //! never sees a raw path, an id, a token or a record; route labels are bounded (see
-//! [`MetricsConfig::max_routes`]). Who may read the output is decided by the web layer
-//! (loopback only, `docs/security.md`).
+//! [`MetricsConfig::max_routes`]). Each subsystem's state is a gauge per state name (six fixed
+//! values, degraded included), its condition a gauge per condition code (a fixed set) with the
+//! failing and total units where it counts them; the free-text reason is never a label (it is in
+//! `GET /api/relay/health`). Who may read the output is decided by the web layer (loopback only,
+//! `docs/security.md`).
 
 use std::collections::HashSet;
 use std::time::Duration;
@@ -19,10 +22,11 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::Registry;
 
-use crate::health::{ActorState, GetHealth, HealthSnapshot};
+use crate::health::{ActorHealth, ActorState, GetHealth, HealthSnapshot};
 use crate::kit::{Subsystem, SubsystemCtx};
 use crate::realtime::{GetStats, RealtimeActor, RealtimeStats};
 use crate::store::{DatabaseSize, StoreActor};
+use domain::work_condition::ConditionCode;
 
 pub const NAME: &str = "metrics";
 
@@ -158,6 +162,18 @@ struct ActorLabels {
     actor: String,
 }
 
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct ActorStateLabels {
+    actor: String,
+    state: &'static str,
+}
+
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct ActorConditionLabels {
+    actor: String,
+    code: &'static str,
+}
+
 fn latency_histogram() -> Histogram {
     Histogram::new(LATENCY_BUCKETS)
 }
@@ -170,6 +186,10 @@ struct Metrics {
     queue_depth: Family<ActorLabels, Gauge>,
     restarts: Family<ActorLabels, Counter>,
     running: Family<ActorLabels, Gauge>,
+    state: Family<ActorStateLabels, Gauge>,
+    condition: Family<ActorConditionLabels, Gauge>,
+    failing_units: Family<ActorLabels, Gauge>,
+    units: Family<ActorLabels, Gauge>,
     database_bytes: Gauge,
     uptime: Gauge,
 }
@@ -183,6 +203,10 @@ fn build_registry() -> (Registry, Metrics) {
         queue_depth: Family::default(),
         restarts: Family::default(),
         running: Family::default(),
+        state: Family::default(),
+        condition: Family::default(),
+        failing_units: Family::default(),
+        units: Family::default(),
         database_bytes: Gauge::default(),
         uptime: Gauge::default(),
     };
@@ -193,6 +217,18 @@ fn build_registry() -> (Registry, Metrics) {
     r.register("actor_queue_depth", "Work queued in each subsystem actor (last report)", m.queue_depth.clone());
     r.register("actor_restarts", "Supervisor restarts of each subsystem actor", m.restarts.clone());
     r.register("actor_running", "1 when the subsystem actor reports running, else 0", m.running.clone());
+    r.register("actor_state", "1 for the subsystem's current state (degraded: its work is failing)", m.state.clone());
+    r.register(
+        "actor_condition",
+        "1 for the subsystem's current condition code, 0 for the others",
+        m.condition.clone(),
+    );
+    r.register(
+        "actor_failing_units",
+        "Units of the subsystem's work failing (status feeds: feeds)",
+        m.failing_units.clone(),
+    );
+    r.register("actor_units", "Units of work the failing count is out of (status feeds: feeds)", m.units.clone());
     r.register("database_size_bytes", "SQLite database pages plus write-ahead log", m.database_bytes.clone());
     r.register("uptime_seconds", "Seconds since the server started", m.uptime.clone());
     (registry, m)
@@ -206,6 +242,8 @@ pub struct MetricsActor {
     registry: Registry,
     metrics: Metrics,
     routes: HashSet<String>,
+    /// Subsystems that have ever reported a condition: only they get condition and unit series.
+    conditioned: HashSet<String>,
     rendering: usize,
 }
 
@@ -217,7 +255,17 @@ impl MetricsActor {
         store: Addr<StoreActor>,
     ) -> MetricsActor {
         let (registry, metrics) = build_registry();
-        MetricsActor { subsystem, config, realtime, store, registry, metrics, routes: HashSet::new(), rendering: 0 }
+        MetricsActor {
+            subsystem,
+            config,
+            realtime,
+            store,
+            registry,
+            metrics,
+            routes: HashSet::new(),
+            conditioned: HashSet::new(),
+            rendering: 0,
+        }
     }
 
     fn record(&mut self, msg: RecordRequest) {
@@ -237,6 +285,10 @@ impl MetricsActor {
             let labels = ActorLabels { actor: (*name).to_string() };
             m.queue_depth.get_or_create(&labels).set(actor.queue_depth as i64);
             m.running.get_or_create(&labels).set(i64::from(actor.state == ActorState::Running));
+            for state in ActorState::ALL {
+                let series = ActorStateLabels { actor: labels.actor.clone(), state: state.as_str() };
+                m.state.get_or_create(&series).set(i64::from(actor.state == state));
+            }
             // The health actor's count only grows; the counter catches up to it.
             let restarts = m.restarts.get_or_create(&labels);
             let seen = restarts.get();
@@ -244,9 +296,31 @@ impl MetricsActor {
                 restarts.inc_by(u64::from(actor.restarts) - seen);
             }
         }
+        for (name, actor) in &health.actors {
+            self.observe_condition(name, actor);
+        }
+        let m = &self.metrics;
         if let Some(bytes) = db_bytes {
             m.database_bytes.set(i64::try_from(bytes).unwrap_or(i64::MAX));
         }
+    }
+
+    /// The condition gauges of one subsystem, from its first condition on (a recovered one keeps
+    /// its series at 0).
+    fn observe_condition(&mut self, name: &str, actor: &ActorHealth) {
+        let current = actor.condition.as_ref().map(|c| &c.condition);
+        if current.is_none() && !self.conditioned.contains(name) {
+            return;
+        }
+        self.conditioned.insert(name.to_string());
+        let m = &self.metrics;
+        for code in ConditionCode::ALL {
+            let series = ActorConditionLabels { actor: name.to_string(), code: code.as_str() };
+            m.condition.get_or_create(&series).set(i64::from(current.is_some_and(|c| c.code == code)));
+        }
+        let labels = ActorLabels { actor: name.to_string() };
+        m.failing_units.get_or_create(&labels).set(current.and_then(|c| c.failing).map_or(0, i64::from));
+        m.units.get_or_create(&labels).set(current.and_then(|c| c.total).map_or(0, i64::from));
     }
 
     fn encode(&self) -> Result<String, MetricsError> {

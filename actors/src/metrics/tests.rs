@@ -1,7 +1,8 @@
 //! Metrics tests: the pure label rules (status classes, methods, bounded route labels) and the
 //! actor over a real server start: recorded requests render as Prometheus text by route pattern,
 //! with latency histograms, realtime clients, per-actor queue depth and restarts and the
-//! database size folded in at render time.
+//! database size folded in at render time; a degraded subsystem's state, condition code and
+//! failing units as bounded series, never its reason.
 
 use std::collections::HashSet;
 use std::time::Duration;
@@ -98,4 +99,34 @@ async fn a_flood_of_distinct_patterns_stays_within_the_route_limit() {
     let series = text.lines().filter(|l| l.starts_with("relay_http_requests_total{")).count();
     assert_eq!(series, 4, "three named patterns plus `other`: {text}");
     assert_eq!(sample(&text, "relay_http_requests_total", &["route=\"other\""]), Some(47.0));
+}
+
+#[actix_rt::test]
+async fn a_degraded_subsystem_renders_its_state_condition_and_counts_without_its_reason() {
+    use domain::work_condition::{ConditionCode, WorkCondition};
+    let tmp = tempfile::tempdir().unwrap();
+    let h = start_server(relay_config(tmp.path())).unwrap();
+    h.health.do_send(Report::state("status_feeds", ActorState::Running, 0));
+    let reason = "14 of 17 feeds failing: connection refused";
+    h.health.do_send(Report::condition(
+        "status_feeds",
+        WorkCondition::new(ConditionCode::FeedsFailing, reason).counting(14, 17),
+    ));
+    let text = h.metrics.send(RenderMetrics).await.unwrap().unwrap();
+    let feeds = "actor=\"status_feeds\"";
+    assert_eq!(sample(&text, "relay_actor_state", &[feeds, "state=\"degraded\""]), Some(1.0), "{text}");
+    assert_eq!(sample(&text, "relay_actor_state", &[feeds, "state=\"running\""]), Some(0.0), "{text}");
+    assert_eq!(sample(&text, "relay_actor_running", &[feeds]), Some(0.0), "{text}");
+    assert_eq!(sample(&text, "relay_actor_condition", &[feeds, "code=\"feeds_failing\""]), Some(1.0), "{text}");
+    assert_eq!(sample(&text, "relay_actor_condition", &[feeds, "code=\"sign_in_needed\""]), Some(0.0), "{text}");
+    assert_eq!(sample(&text, "relay_actor_failing_units", &[feeds]), Some(14.0), "{text}");
+    assert_eq!(sample(&text, "relay_actor_units", &[feeds]), Some(17.0), "{text}");
+    assert!(!text.contains("connection refused"), "the reason is never a label: {text}");
+    assert!(sample(&text, "relay_actor_condition", &["actor=\"store\""]).is_none(), "no condition series for the rest");
+
+    h.health.do_send(Report::recovered("status_feeds"));
+    let text = h.metrics.send(RenderMetrics).await.unwrap().unwrap();
+    assert_eq!(sample(&text, "relay_actor_state", &[feeds, "state=\"running\""]), Some(1.0), "{text}");
+    assert_eq!(sample(&text, "relay_actor_condition", &[feeds, "code=\"feeds_failing\""]), Some(0.0), "{text}");
+    assert_eq!(sample(&text, "relay_actor_failing_units", &[feeds]), Some(0.0), "{text}");
 }

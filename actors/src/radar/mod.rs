@@ -3,8 +3,10 @@
 //! server PC's stored Radar session; no session, no request) every 60 s, and on demand;
 //! scheduled and manual refreshes share one read in flight. A board replaces the snapshot; a
 //! failure keeps the previous one marked stale; a sign-in page keeps it with `signInRequired`;
-//! a page without signal is an error (`domain::radar`). Manual refreshes are limited to 12 per
-//! logical session per minute. Clients only ever receive the validated snapshot.
+//! a page without signal is an error (`domain::radar`). After every read the subsystem reports
+//! its condition to the health view: degraded while a sign-in is needed or reads fail
+//! (`RadarSnapshot::condition`), recovered once a board is read. Manual refreshes are limited to
+//! 12 per logical session per minute. Clients only ever receive the validated snapshot.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -140,6 +142,7 @@ impl RadarActor {
         let read = self.source.read(cancel);
         ctx.spawn(read.into_actor(self).map(|read, act, _| {
             act.snapshot = next_snapshot(&act.snapshot, read, act.subsystem.now_ms());
+            act.subsystem.report_condition(NAME, act.snapshot.condition());
             if let Some(error) = &act.snapshot.error {
                 tracing::info!(sign_in_required = act.snapshot.sign_in_required, error = %error, "radar read did not update the board");
             }

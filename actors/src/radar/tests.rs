@@ -1,6 +1,7 @@
 //! Radar actor tests with a scripted source and a manual clock: boards replace the snapshot,
 //! failures and sign-in pages keep the previous board, no session means sign-in without a
-//! request, manual refreshes are limited per logical session, concurrent reads are shared.
+//! request, manual refreshes are limited per logical session, concurrent reads are shared;
+//! failing reads and a missing session show as degraded with the reason until a board is read.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -119,4 +120,35 @@ async fn a_session_set_on_the_server_pc_is_stored_then_read_and_a_bad_one_is_ref
     assert_eq!(script.session.lock().unwrap().as_deref(), Some(".ASPXAUTH=abc"), "the stored session is kept");
     radar.send(SetRadarSession { cookie: None }).await.unwrap().unwrap();
     assert_eq!(*script.session.lock().unwrap(), None);
+}
+
+/// `(state, condition code, reason)` of the radar in the health snapshot, as served in JSON.
+async fn radar_health(t: &TestCtx) -> (String, Option<String>, String) {
+    let snapshot = t.health.send(crate::health::GetHealth).await.unwrap();
+    let radar = &serde_json::to_value(&snapshot).unwrap()["actors"][NAME];
+    let text = |v: &serde_json::Value| v.as_str().unwrap_or_default().to_string();
+    (
+        text(&radar["state"]),
+        radar["condition"]["code"].as_str().map(str::to_string),
+        text(&radar["condition"]["reason"]),
+    )
+}
+
+#[actix_rt::test]
+async fn failing_reads_and_no_session_are_degraded_with_the_reason_and_a_board_recovers() {
+    let t = TestCtx::new();
+    let (radar, _) =
+        actor(&t, vec![RadarRead::Failed("timed out".into()), RadarRead::NoSession, board(StatusColor::Green)]);
+    radar.send(ReadRadarNow).await.unwrap().unwrap();
+    let (state, code, reason) = radar_health(&t).await;
+    assert_eq!((state.as_str(), code.as_deref()), ("degraded", Some("reads_failing")));
+    assert!(reason.contains("timed out"), "{reason}");
+    t.clock.advance_ms(60_000);
+    radar.send(ReadRadarNow).await.unwrap().unwrap();
+    let (state, code, reason) = radar_health(&t).await;
+    assert_eq!((state.as_str(), code.as_deref()), ("degraded", Some("sign_in_needed")));
+    assert!(reason.contains("relay radar") && reason.contains("sign-in"), "names the way out: {reason}");
+    t.clock.advance_ms(60_000);
+    radar.send(ReadRadarNow).await.unwrap().unwrap();
+    assert_eq!(radar_health(&t).await, ("running".to_string(), None, String::new()));
 }

@@ -6,8 +6,11 @@
 //! its content hash changed, so quiet polls write nothing; realtime carries the changes. The toast
 //! rule (`domain::status_feeds::notify`) decides which incidents notify; each toasted episode is a
 //! `cloud_status_notices` record (created when it toasts, deleted when it ends) and the tracker is
-//! seeded from those records at start, so a restart never toasts twice. Operator refreshes are
-//! limited server-wide. The actor never reads a URL, cookie or credential from a client.
+//! seeded from those records at start, so a restart never toasts twice. After every poll the
+//! subsystem reports its condition to the health view: degraded while any feed fails ("14 of 17
+//! feeds failing: <error>", `state::feeds_condition`), recovered once all are read. Operator
+//! refreshes are limited server-wide. The actor never reads a URL, cookie or credential from a
+//! client.
 
 pub mod state;
 
@@ -30,7 +33,7 @@ use infra::status_feeds::{FeedPoller, ProviderPoll};
 
 use crate::kit::{SharedRun, Subsystem, SubsystemCtx};
 use crate::store::{DeleteWhere, ListRecords, StoreActor, UpsertByKey};
-use state::{apply_polls, state_from_record, ProviderState, StatusWrite};
+use state::{apply_polls, feeds_condition, state_from_record, ProviderState, StatusWrite};
 
 pub const NAME: &str = "status_feeds";
 pub const STATUS_COLLECTION: &str = "cloud_status";
@@ -231,6 +234,8 @@ impl StatusFeedsActor {
     fn finish_poll(&mut self, polls: Vec<ProviderPoll>, ctx: &mut Context<Self>) {
         let now = self.subsystem.now_ms();
         let (fresh, writes) = apply_polls(&mut self.states, polls, now);
+        // Before the poll's waiters are answered, so they read the health this poll left.
+        self.subsystem.report_condition(NAME, feeds_condition(&self.states));
         let decision = self.tracker.observe(now, &self.snapshots(), &fresh);
         let failed: Vec<ProviderId> =
             self.states.values().filter(|s| s.snapshot.error.is_some()).map(|s| s.snapshot.provider).collect();

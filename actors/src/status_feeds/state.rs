@@ -1,7 +1,9 @@
 //! The status-feeds actor's pure bookkeeping: folding one poll's results into each provider's
 //! state (a failed feed keeps its last good items and records the error), deciding which
-//! `cloud_status` records must be written (only those whose content hash changed), and reading
-//! the stored records back at start. No actor, no IO: the actor calls these and sends the writes.
+//! `cloud_status` records must be written (only those whose content hash changed), the
+//! subsystem's condition (degraded while any feed fails: "14 of 17 feeds failing: <error>"), and
+//! reading the stored records back at start. No actor, no IO: the actor calls these and sends the
+//! writes.
 
 use std::collections::{BTreeMap, HashSet};
 
@@ -9,6 +11,7 @@ use serde_json::{json, Value};
 
 use domain::status_feeds::{feed_error_message, ProviderId, ProviderSnapshot, StatusItem};
 use domain::time::{format_ms, parse_datetime};
+use domain::work_condition::{ConditionCode, WorkCondition};
 use infra::status_feeds::ProviderPoll;
 
 /// What the actor knows of one provider.
@@ -75,6 +78,19 @@ pub fn apply_polls(
         }
     }
     (fresh, writes)
+}
+
+/// Degraded while any known feed fails: how many of how many, with the first failing feed's
+/// error (in provider order; the health actor redacts and bounds the reason). `None` when all
+/// feeds were read.
+pub fn feeds_condition(states: &BTreeMap<ProviderId, ProviderState>) -> Option<WorkCondition> {
+    let mut errors = states.values().filter_map(|s| s.snapshot.error.as_deref());
+    let first = errors.next()?;
+    let failing = 1 + errors.count();
+    let total = states.len();
+    let reason = format!("{failing} of {total} feeds failing: {first}");
+    let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+    Some(WorkCondition::new(ConditionCode::FeedsFailing, &reason).counting(count(failing), count(total)))
 }
 
 /// What changed in a provider's health, if anything worth a log line: failures are logged once
@@ -181,6 +197,28 @@ mod tests {
         store(&mut states, &writes);
         let (_, writes) = apply_polls(&mut states, vec![failed(&"timed out ".repeat(100))], 30);
         assert!(writes.is_empty(), "the same failure again writes nothing");
+    }
+
+    #[test]
+    fn the_condition_counts_failing_feeds_with_the_first_error_and_clears_when_all_are_read() {
+        let mut states = BTreeMap::new();
+        let polls = |outcome: fn(ProviderId) -> Result<Vec<StatusItem>, String>| {
+            [ProviderId::Aws, ProviderId::Github, ProviderId::Jira]
+                .into_iter()
+                .map(|provider| ProviderPoll { provider, outcome: outcome(provider) })
+                .collect::<Vec<_>>()
+        };
+        apply_polls(
+            &mut states,
+            polls(|p| if p == ProviderId::Jira { Ok(vec![]) } else { Err("connection refused".into()) }),
+            10,
+        );
+        let condition = feeds_condition(&states).unwrap();
+        assert_eq!(condition.code, ConditionCode::FeedsFailing);
+        assert_eq!((condition.failing, condition.total), (Some(2), Some(3)));
+        assert_eq!(condition.reason, "2 of 3 feeds failing: connection refused");
+        apply_polls(&mut states, polls(|_| Ok(vec![])), 20);
+        assert_eq!(feeds_condition(&states), None);
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! Status-feeds actor tests over a real store with a scripted poller and a manual clock: quiet
 //! polls write nothing, a failed feed keeps its last items, outages toast once and their notice
 //! goes when they end, degradations wait for three observations over two minutes, a restart
-//! does not re-toast, operator refreshes are limited and concurrent polls are shared.
+//! does not re-toast, operator refreshes are limited and concurrent polls are shared; failing
+//! feeds make the subsystem degraded with the count and error in the health view until they recover.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -245,4 +246,39 @@ async fn concurrent_polls_share_the_one_in_flight() {
     assert!(a.unwrap().is_ok() && b.unwrap().is_ok());
     assert_eq!(refresh.unwrap().unwrap(), RefreshOutcome { started: false, in_flight: true });
     assert_eq!(env.poller.calls.load(Ordering::SeqCst), 1);
+}
+
+/// The health view of `actor` as `GET /api/relay/health` serves it.
+async fn health_json(env: &Env, actor: &str) -> (Value, Value) {
+    let snapshot = env.handles.health.send(crate::health::GetHealth).await.unwrap();
+    let json = serde_json::to_value(&snapshot).unwrap();
+    (json["actors"][actor].clone(), json["status"].clone())
+}
+
+#[actix_rt::test]
+async fn failing_feeds_make_the_subsystem_degraded_with_the_count_and_error_until_they_recover() {
+    let env = Env::new();
+    let refused = "cannot connect to https://status.example.com/feed?token=s3cr3t: connection refused";
+    let failing: Vec<ProviderPoll> =
+        PROVIDERS.iter().take(14).map(|p| ProviderPoll { provider: p.id, outcome: Err(refused.into()) }).collect();
+    env.poller.push(round(failing));
+    env.poller.push(round(vec![]));
+    let actor = env.actor().await;
+    // Polls resolve after their outcome was reported (the health actor reads its mailbox in order).
+    assert_eq!(actor.send(PollNow).await.unwrap().unwrap().failed.len(), 14);
+    let (feeds, overall) = health_json(&env, NAME).await;
+    assert_eq!(feeds["state"], "degraded", "{feeds}");
+    assert_eq!(overall, "degraded");
+    let condition = &feeds["condition"];
+    assert_eq!((condition["code"].as_str(), condition["failing"].as_u64()), (Some("feeds_failing"), Some(14)));
+    assert_eq!(condition["total"].as_u64(), Some(PROVIDERS.len() as u64));
+    let reason = condition["reason"].as_str().unwrap();
+    assert!(reason.starts_with(&format!("14 of {} feeds failing: ", PROVIDERS.len())), "{reason}");
+    assert!(reason.contains("connection refused") && !reason.contains("s3cr3t"), "redacted: {reason}");
+
+    env.clock.advance_ms(MIN);
+    assert!(actor.send(PollNow).await.unwrap().unwrap().failed.is_empty());
+    let (feeds, _) = health_json(&env, NAME).await;
+    assert_eq!(feeds["state"], "running", "{feeds}");
+    assert!(feeds["condition"].is_null(), "recovered: {feeds}");
 }

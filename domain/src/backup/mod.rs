@@ -1,12 +1,14 @@
 //! Backup rules (issue #12), pure and deterministic: what a Relay archive is called
 //! ([`names`]), which entry names and sizes an archive may hold ([`entries`]), the manifest
 //! inside it ([`manifest`]), when the next backup cycle runs ([`schedule`]), the operator-owned
-//! `backup-health.json` ([`health`]), when destructive retention is allowed and which archives
+//! `backup-health.json` ([`health`]), when backups make the subsystem degraded ([`condition`]),
+//! when destructive retention is allowed and which archives
 //! are pruned ([`retention`]), what a cold start does with a restore journal ([`journal`]), and the status values the
 //! server-local interfaces show ([`status`]).
 //! Nothing here reads a file or the clock: callers pass bytes, observed file fingerprints and
 //! `now_ms`, and carry out the decisions (`infra::backup` for the archive IO).
 
+pub mod condition;
 pub mod entries;
 pub mod health;
 pub mod journal;
