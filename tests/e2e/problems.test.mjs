@@ -1,7 +1,8 @@
 // End-to-end: the Problems tab in Debian Chromium against the real relay binary and a fake
 // Dynatrace (a loopback server speaking Grail's query:execute / query:poll JSON, reached through
 // the debug-only RELAY_TEST_UPSTREAM_DYNATRACE override). Before any configuration the tab shows
-// the "not configured" empty state. The Owner configures the environment and the platform token
+// the "not configured" empty state, naming the `relay dynatrace` commands on the server PC (a
+// browser has no Administration screen). The Owner configures the environment and the platform token
 // with `relay dynatrace` (server-local, password and token on stdin) and `relay dynatrace sync`
 // fills the problems: the open problem appears live (no reload) with its severity, root cause and
 // entities; the Addressed checkbox writes `dynatrace_problem_states` (a second client sees it
@@ -38,7 +39,10 @@ describe('Problems tab against a fake Dynatrace', { timeout: 180_000 }, () => {
     assert.equal(await view.locator('h1').count(), 1);
     assert.equal(await view.locator('h1').innerText(), 'Problems');
     await page.getByTestId('problems-not-configured').waitFor({ timeout: 15_000 });
-    assert.match(await page.getByTestId('problems-not-configured').innerText(), /Dynatrace is not configured/);
+    const empty = await page.getByTestId('problems-not-configured').innerText();
+    assert.match(empty, /Dynatrace is not configured/);
+    // A browser has no Settings → Administration: it names the command on the server PC.
+    assert.match(empty, /Ask the administrator of the Relay server to run relay dynatrace --data-dir DATA configure and relay dynatrace --data-dir DATA set-token on the server PC/);
   });
 
   test('configured and synced: the open problem appears live with its details', async () => {

@@ -55,7 +55,28 @@ export interface PresenceSnapshot {
   computedAt: string;
 }
 
-export type ActorState = 'starting' | 'running' | 'restarting' | 'degraded' | 'unresponsive';
+/** 'degraded': alive, but its work is failing (see `condition`); 'unconfigured': not set up, so not in use. */
+export type ActorState = 'starting' | 'running' | 'restarting' | 'degraded' | 'unresponsive' | 'unconfigured';
+
+/** Why a subsystem is degraded or not in use (a bounded set; the server's `ConditionCode`). */
+export type ConditionCode =
+  | 'feeds_failing'
+  | 'sign_in_needed'
+  | 'reads_failing'
+  | 'not_configured'
+  | 'sync_failing'
+  | 'backup_failing'
+  | 'backup_overdue';
+
+/** A subsystem's condition: the reason in words (redacted, bounded), units failing of total where it counts them. */
+export interface ActorCondition {
+  code: ConditionCode;
+  reason: string;
+  failing?: number | null;
+  total?: number | null;
+  /** When this condition began (server time). */
+  since: string;
+}
 
 /** One subsystem in GET /api/relay/health. `lastError` is redacted and bounded by the server. */
 export interface ActorHealth {
@@ -67,6 +88,8 @@ export interface ActorHealth {
   lastReportMsAgo: number;
   /** Largest queue depth per bucket (`queueHistoryBucketSecs`), oldest first; null = no report. */
   queueHistory: (number | null)[];
+  /** Degraded or not configured: why (absent from older servers; null when working). */
+  condition?: ActorCondition | null;
 }
 
 /** GET /api/relay/health (the operator dashboard; read-only). */

@@ -13,6 +13,9 @@ import { errorMessage, useToast } from '../../components/Toasts';
 import { useCollection } from '../../data/store';
 import { useNow } from '../../lib/useNow';
 import { useTransport } from '../../transport/context';
+import { CommandText } from '../settings/CommandText';
+import type { ServerPlace } from '../settings/serverPlace';
+import { useServerPlace } from '../settings/useServerPlace';
 import { formatAgo, parseStamp } from '../status/status';
 import {
   addNote,
@@ -198,7 +201,7 @@ function Banner({ banner }: { banner: SyncBanner }) {
       <p className="problems-banner-title">{banner.title}</p>
       {banner.details.map((d) => (
         <p key={d} className="small">
-          {d}
+          <CommandText text={d} />
         </p>
       ))}
     </div>
@@ -332,6 +335,8 @@ export interface ProblemsBoardProps {
   onAddressed: (p: DynatraceProblem, next: boolean) => void;
   onNotes: (problemId: string) => void;
   renderNotes: (p: DynatraceProblem) => ReactNode;
+  /** Where this renderer runs: the "not configured" text names the path that exists here. */
+  place?: ServerPlace;
 }
 
 /** Rows rendered at first and added by each "Show more" (the list stays quick at 10,000 problems). */
@@ -364,8 +369,8 @@ function applyFocus(root: HTMLElement, want: FocusRequest): boolean {
 }
 
 export function ProblemsBoard(props: ProblemsBoardProps) {
-  const { status, error, problems, states, sync, syncLoaded, now, filter, query } = props;
-  const banner = syncLoaded ? syncBanner(sync, now) : null;
+  const { status, error, problems, states, sync, syncLoaded, now, filter, query, place = 'direct' } = props;
+  const banner = syncLoaded ? syncBanner(sync, now, place) : null;
   const counts = statusCounts(problems);
   const matching = filterProblems(problems, filter, query);
   const [limit, setLimit] = useState(ROWS_PER_STEP);
@@ -435,7 +440,7 @@ export function ProblemsBoard(props: ProblemsBoardProps) {
           <h2>{banner.title}</h2>
           {banner.details.map((d) => (
             <p key={d} className="muted">
-              {d}
+              <CommandText text={d} />
             </p>
           ))}
         </div>
@@ -511,6 +516,7 @@ export default function ProblemsView() {
   const states = useCollection<ProblemState>(PROBLEM_STATES);
   const sync = useCollection<ProblemSync>(PROBLEM_SYNC);
   const transport = useTransport();
+  const place = useServerPlace();
   const toast = useToast();
   const now = useNow(TICK_MS);
   const [filter, setFilter] = useState<StatusFilter>('open');
@@ -549,6 +555,7 @@ export default function ProblemsView() {
       states={stateMap}
       sync={syncRecord(sync.items)}
       syncLoaded={sync.status !== 'loading'}
+      place={place}
       now={now}
       filter={filter}
       query={query}

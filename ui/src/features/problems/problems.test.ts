@@ -104,18 +104,26 @@ describe('sync banner', () => {
     expect(syncRecord([sync({ id: 'x', key: 'other' }), sync({ id: 'y' })])?.id).toBe('y');
   });
   it('no record yet: waiting for the first check', () => {
-    expect(syncBanner(null, NOW)).toMatchObject({ tone: 'info', title: 'Waiting for the first Dynatrace check', notConfigured: false });
+    expect(syncBanner(null, NOW, 'direct')).toMatchObject({ tone: 'info', title: 'Waiting for the first Dynatrace check', notConfigured: false });
   });
   it('disabled: the not-configured empty state', () => {
-    const b = syncBanner(sync({ state: 'disabled' }), NOW);
+    const b = syncBanner(sync({ state: 'disabled' }), NOW, 'server-pc');
     expect(b.notConfigured).toBe(true);
     expect(b.title).toBe('Dynatrace is not configured');
-    expect(b.details[0]).toMatch(/Settings → Administration → Dynatrace/);
+    expect(b.details[0]).toMatch(/on this PC: Settings → Administration → Dynatrace/);
+  });
+  it('disabled, away from the server PC: the command on the server PC, never a screen this place lacks', () => {
+    for (const place of ['direct', 'relay-web', 'laptop'] as const) {
+      const [detail] = syncBanner(sync({ state: 'disabled' }), NOW, place).details;
+      expect(detail).toMatch(/^Ask the administrator of the Relay server to run `relay dynatrace --data-dir DATA configure` and `relay dynatrace --data-dir DATA set-token` on the server PC/);
+      expect(detail).not.toMatch(/^An Administrator sets/);
+    }
   });
   it('error: the error in plain words, stale since, next retry, repeated failures', () => {
     const b = syncBanner(
       sync({ state: 'error', error: 'Dynatrace rejected the token.', staleSince: stamp(NOW - 12 * MIN), nextRetryAt: stamp(NOW + 4 * MIN), consecutiveFailures: 3 }),
       NOW,
+      'direct',
     );
     expect(b.tone).toBe('error');
     expect(b.title).toBe('Dynatrace problems are not up to date');
@@ -125,18 +133,18 @@ describe('sync banner', () => {
       'Next retry in 4 min.',
       '3 checks in a row have failed.',
     ]);
-    expect(syncBanner(sync({ state: 'error', consecutiveFailures: 1 }), NOW).details).toEqual(['The last check failed.', 'Last successful check 2 min ago.']);
+    expect(syncBanner(sync({ state: 'error', consecutiveFailures: 1 }), NOW, 'direct').details).toEqual(['The last check failed.', 'Last successful check 2 min ago.']);
   });
   it('truncated result: a warning (bool or 1)', () => {
     for (const resultTruncated of [true, 1]) {
-      const b = syncBanner(sync({ resultTruncated }), NOW);
+      const b = syncBanner(sync({ resultTruncated }), NOW, 'relay-web');
       expect(b.tone).toBe('warning');
-      expect(b.details[0]).toMatch(/10,000-result limit/);
+      expect(b.details[0]).toMatch(/10,000-result limit[^]*Ask the administrator of the Relay server to narrow the scope/);
     }
   });
   it('ok: up to date with the last check; syncing says so', () => {
-    expect(syncBanner(sync(), NOW)).toMatchObject({ tone: 'ok', title: 'Up to date — checked 2 min ago', details: [] });
-    expect(syncBanner(sync({ state: 'syncing' }), NOW)).toMatchObject({ tone: 'info', title: 'Checking Dynatrace…' });
+    expect(syncBanner(sync(), NOW, 'direct')).toMatchObject({ tone: 'ok', title: 'Up to date — checked 2 min ago', details: [] });
+    expect(syncBanner(sync({ state: 'syncing' }), NOW, 'direct')).toMatchObject({ tone: 'info', title: 'Checking Dynatrace…' });
   });
 });
 

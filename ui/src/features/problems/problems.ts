@@ -1,9 +1,11 @@
 // Problems tab logic (no React, no transport): the four Dynatrace collection names, defensive
 // readers for the server-owned `dynatrace_problems` and `dynatrace_problem_sync` records, the
 // list order (open first, newest start first), the Open/Closed/All filter and text search, the
-// severity words and tone, durations and ages, and the sync banner in plain words. It refuses
+// severity words and tone, durations and ages, and the sync banner in plain words (naming the way
+// to configure Dynatrace that exists where this renderer runs: ../settings/serverPlace). It refuses
 // to decide anything about writes: the addressed state and notes live in ./problemActions.
 import type { BaseRecord } from '../../transport/types';
+import { dynatraceScopePath, dynatraceSetupPath, type ServerPlace } from '../settings/serverPlace';
 import { formatAgo, parseStamp } from '../status/status';
 
 /** Server-owned problems (read-only for clients). */
@@ -261,11 +263,10 @@ export function syncRecord(list: readonly ProblemSync[]): ProblemSync | null {
   return list.find((r) => r.key === SYNC_KEY) ?? list[0] ?? null;
 }
 
-const TRUNCATED_TEXT =
-  "The last full check hit Dynatrace's 10,000-result limit, so some problems may be missing and none were removed. Narrow the scope in Administration → Dynatrace.";
+const TRUNCATED_TEXT = "The last full check hit Dynatrace's 10,000-result limit, so some problems may be missing and none were removed.";
 
-/** The banner for the sync record in plain words (times relative to `nowMs`). */
-export function syncBanner(sync: ProblemSync | null, nowMs: number): SyncBanner {
+/** The banner for the sync record in plain words (times relative to `nowMs`; paths from `place`). */
+export function syncBanner(sync: ProblemSync | null, nowMs: number, place: ServerPlace): SyncBanner {
   if (!sync) {
     return { tone: 'info', title: 'Waiting for the first Dynatrace check', details: ['The Relay server has not checked Dynatrace yet.'], notConfigured: false };
   }
@@ -279,7 +280,7 @@ export function syncBanner(sync: ProblemSync | null, nowMs: number): SyncBanner 
       return {
         tone: 'info',
         title: 'Dynatrace is not configured',
-        details: ['An Administrator sets the environment URL and the platform token on the server PC: Settings → Administration → Dynatrace.'],
+        details: [dynatraceSetupPath(place)],
         notConfigured: true,
       };
     case 'error': {
@@ -296,7 +297,7 @@ export function syncBanner(sync: ProblemSync | null, nowMs: number): SyncBanner 
     default: {
       if (truncated) {
         if (success !== null) details.push(`Last check ${formatAgo(success, nowMs)}.`);
-        return { tone: 'warning', title: 'Some problems may be missing', details: [TRUNCATED_TEXT, ...details], notConfigured: false };
+        return { tone: 'warning', title: 'Some problems may be missing', details: [`${TRUNCATED_TEXT} ${dynatraceScopePath(place)}`, ...details], notConfigured: false };
       }
       return { tone: 'ok', title: success !== null ? `Up to date — checked ${formatAgo(success, nowMs)}` : 'Up to date', details: [], notConfigured: false };
     }

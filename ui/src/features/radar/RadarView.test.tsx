@@ -99,6 +99,16 @@ describe('RadarBoard', () => {
     expect(render(state({ data: neverRead({ signInRequired: true }) }))).not.toContain('radar-signin-open');
   });
 
+  it('sign-in needed names the way to sign in from here: the window on the server PC, the command elsewhere', () => {
+    const at = (place: 'server-pc' | 'relay-web' | 'direct' | 'laptop') =>
+      renderToStaticMarkup(<RadarBoard state={state({ data: neverRead({ signInRequired: true }) })} now={NOW} onRefresh={() => {}} onRetry={() => {}} place={place} />);
+    for (const place of ['relay-web', 'direct', 'laptop'] as const) {
+      expect(at(place)).toMatch(/data-testid="radar-signin-path">Ask the administrator of the Relay server to run <code>relay radar --data-dir DATA sign-in<\/code> on the server PC/);
+    }
+    expect(at('server-pc')).toMatch(/data-testid="radar-signin-path">Use “Open the Radar sign-in window” below/);
+    expect(at('server-pc')).not.toContain('relay radar');
+  });
+
   it('an error with data shows the last board, marked stale', () => {
     const html = render(state({ data: board({ error: 'Unrecognised Radar page' }) }));
     expect(html).toMatch(/data-testid="radar-stale"[^]*Showing the last board: Unrecognised Radar page/);

@@ -1,6 +1,8 @@
 // Radar tab (Dispatcher Radar): the CW Dashboard board the Relay server reads, over the
 // app-level RadarFeed. Header (overall colour in words, the page's own time, Updated <ago>,
-// Refresh), the sign-in-needed and stale panels (the last board stays below), an empty state
+// Refresh), the sign-in-needed panel (naming the way to sign in that exists where this renderer
+// runs: the sign-in window on the desktop server PC, `relay radar … sign-in` elsewhere) and the
+// stale panel (the last board stays below), an empty state
 // before the first read, then the board: metrics, dispatcher cards with their queue tables,
 // PAPA, XCenter counts. Deep queues are marked in words, not only colour. Rules live in ./radar.
 import { useState, type ReactNode } from 'react';
@@ -8,6 +10,9 @@ import { LoadErrorPanel, RefreshHeader, type FeedBoardProps } from '../../compon
 import { useNowSince } from '../../lib/useNow';
 import { useTransport } from '../../transport/context';
 import type { RadarColor, RadarQueue } from '../../transport/types';
+import { CommandText } from '../settings/CommandText';
+import { radarSignInPath, type ServerPlace } from '../settings/serverPlace';
+import { useServerPlace } from '../settings/useServerPlace';
 import { COLOR_LABELS, countText, hasBoard, isLargeDepth, neverRead, QUEUE_WARNING_DEPTH, radarUpdatedText } from './radar';
 import type { RadarFeedState } from './radarFeed';
 import { useRadarFeed } from './useRadarFeed';
@@ -71,10 +76,12 @@ function QueueTable({ caption, nameHeader, rows, testId }: { caption: string; na
 export type RadarBoardProps = FeedBoardProps<RadarFeedState> & {
   /** Desktop main window: the sign-in window's two steps (absent elsewhere). */
   signIn?: { onOpen: () => void; onFinish: () => void; busy: boolean; message: string | null };
+  /** Where this renderer runs (default: a browser), for the way to sign in from here. */
+  place?: ServerPlace;
 };
 
 /** The board itself (props in, markup out), so it renders in tests without a feed. */
-export function RadarBoard({ state, now, onRefresh, onRetry, signIn }: RadarBoardProps) {
+export function RadarBoard({ state, now, onRefresh, onRetry, signIn, place = 'direct' }: RadarBoardProps) {
   const { data, loading, error } = state;
   const board = hasBoard(data);
   const stale = board && (!!data?.error || !!error || !!data?.signInRequired);
@@ -116,6 +123,7 @@ export function RadarBoard({ state, now, onRefresh, onRetry, signIn }: RadarBoar
       {data?.signInRequired && (
         <div className="panel radar-signin" role="alert" data-testid="radar-signin">
           <p className="radar-signin-text">Radar sign-in needed: sign in to the CW Dashboard on the Relay server PC.</p>
+          <p className="muted small" data-testid="radar-signin-path"><CommandText text={radarSignInPath(place)} /></p>
           {signIn && (
             <div className="admin-actions">
               <button type="button" className="button small" disabled={signIn.busy} data-testid="radar-signin-open" onClick={signIn.onOpen}>
@@ -229,6 +237,7 @@ export default function RadarView() {
   // Re-render "ago" right after new data arrives, not only on the next tick.
   const now = useNowSince(state.data, TICK_MS);
   const transport = useTransport();
+  const place = useServerPlace();
   const [busy, setBusy] = useState(false);
   const [message, setMessage] = useState<string | null>(null);
   const open = transport.openRadarSignIn;
@@ -254,7 +263,7 @@ export default function RadarView() {
             ),
         }
       : undefined;
-  return <RadarBoard state={state} now={now} onRefresh={() => void feed.refresh()} onRetry={() => void feed.load()} signIn={signIn} />;
+  return <RadarBoard state={state} now={now} onRefresh={() => void feed.refresh()} onRetry={() => void feed.load()} signIn={signIn} place={place} />;
 }
 
 /** One titled board section (`radar-<name>`, labelled by its heading `radar-<name>-title`). */

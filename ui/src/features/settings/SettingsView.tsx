@@ -1,7 +1,8 @@
 // Settings: connection info, About (desktop: this version and the update state), System health (read-only operator dashboard), Data administration
 // (backups; desktop server mode only) and Administration (accounts, devices, authority on the
 // server-mode desktop; the Wiki and read-only accounts through the protected sign-in on Relay Web
-// and, once paired, on a client-mode desktop),
+// and, once paired, on a client-mode desktop; a browser on the data API port has none, and is
+// told where administration is instead),
 // appearance (accent colors), this device's alarm sound, this device's Dynatrace dashboards, Data Manager.
 import { useState } from 'react';
 import { ACCENTS, ACCENT_KEY, applyAccent, readAccent } from '../../lib/accent';
@@ -11,12 +12,24 @@ import { DashboardsSettings } from '../dynatrace/DashboardsSettings';
 import { AboutPanel } from '../update/AboutPanel';
 import { CONNECTION_LABELS } from '../shell/connectionLabel';
 import { AlarmSoundPanel } from './AlarmSoundPanel';
+import { CommandText } from './CommandText';
 import { DataAdministration } from './DataAdministration';
 import { DataManager } from './DataManager';
 import { DesktopConnection } from './DesktopConnection';
+import { DIRECT_ADMINISTRATION_POINTER } from './serverPlace';
 import { SystemHealthPanel } from './SystemHealthView';
 
 const MODE_LABELS = { desktop: 'Desktop app', 'relay-web': 'Relay Web (browser)', direct: 'Web client (browser)' } as const;
+
+/** Where Administration would be, in a browser on the data API port: where it is instead. */
+export function AdministrationPointer() {
+  return (
+    <section className="panel card" data-testid="administration-pointer" aria-labelledby="administration-pointer-title">
+      <h2 id="administration-pointer-title">Administration</h2>
+      <p className="muted"><CommandText text={DIRECT_ADMINISTRATION_POINTER} /></p>
+    </section>
+  );
+}
 
 export default function SettingsView() {
   const transport = useTransport();
@@ -43,7 +56,7 @@ export default function SettingsView() {
       {transport.mode === 'desktop' && <AboutPanel />}
       <SystemHealthPanel />
       {transport.mode === 'desktop' && <DataAdministration />}
-      {(transport.mode === 'desktop' || transport.mode === 'relay-web') && <Administration />}
+      {transport.mode === 'desktop' || transport.mode === 'relay-web' ? <Administration /> : <AdministrationPointer />}
       <div className="panel card">
         <h2>Appearance</h2>
         <div className="row-wrap" role="radiogroup" aria-label="Accent color">

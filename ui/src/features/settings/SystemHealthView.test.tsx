@@ -47,6 +47,37 @@ describe('SystemHealthTable', () => {
     expect(html).toMatch(/<path class="sparkline-line" d="M[^"]+"/);
     expect(html).toMatch(/data-testid="health-db-size">5\.0 MiB</);
     expect(html).toMatch(/data-testid="health-uptime">1 h 02 min</);
-    expect(html).toContain('Some subsystems need attention');
+    expect(html).toContain('1 subsystem restarting or unresponsive: auth');
+  });
+});
+
+describe('SystemHealthTable: degraded and not configured', () => {
+  const feeds = actor({
+    state: 'degraded',
+    condition: { code: 'feeds_failing', reason: '17 of 17 feeds failing: cannot connect to http://127.0.0.1:9', failing: 17, total: 17, since: '2026-12-02 12:00:00.000Z' },
+  });
+  const dynatrace = actor({ state: 'unconfigured', condition: { code: 'not_configured', reason: 'Dynatrace is not configured (no environment URL and platform token).', since: '2026-12-02 11:00:00.000Z' } });
+  const radar = actor({ state: 'degraded', condition: { code: 'sign_in_needed', reason: 'Sign-in needed: the server has no working Radar session.', since: '2026-12-02 11:00:00.000Z' } });
+  const snapshot: SystemHealth = { ...health, status: 'degraded', actors: { store: actor(), status_feeds: feeds, dynatrace, radar } };
+
+  it('never says all running while one is degraded; names them instead', () => {
+    const html = renderToStaticMarkup(<SystemHealthTable health={snapshot} place="direct" />);
+    expect(html).not.toContain('All subsystems running');
+    expect(html).toMatch(/data-testid="health-overall" data-attention="true"[^>]*>⚠ 2 subsystems degraded: radar, status_feeds</);
+  });
+
+  it('a degraded row says so in words with its reason, since when, and what to do from here', () => {
+    const html = renderToStaticMarkup(<SystemHealthTable health={snapshot} place="relay-web" />);
+    expect(html).toMatch(/data-testid="health-row-status_feeds"[^]*?data-state="degraded"[^]*?Degraded<\/span>[^]*?data-code="feeds_failing">17 of 17 feeds failing: cannot connect to http:\/\/127\.0\.0\.1:9[^]*?since 2026-12-02 12:00:00\.000Z[^]*?data-testid="health-hint">The server PC needs outbound HTTPS/);
+    expect(html).toMatch(/data-testid="health-row-radar"[^]*?Sign-in needed[^]*?data-testid="health-hint">Ask the administrator of the Relay server to run <code>relay radar --data-dir DATA sign-in<\/code> on the server PC/);
+  });
+
+  it('not configured is not in use: no check mark, the reason and the path that exists here', () => {
+    const away = renderToStaticMarkup(<SystemHealthTable health={snapshot} place="direct" />);
+    expect(away).toMatch(/data-testid="health-row-dynatrace"[^]*?data-state="unconfigured"><span class="pill health-off"><span aria-hidden="true">– <\/span>Not configured<\/span>[^]*?Dynatrace is not configured[^]*?<code>relay dynatrace --data-dir DATA configure<\/code>/);
+    const here = renderToStaticMarkup(<SystemHealthTable health={snapshot} place="server-pc" />);
+    expect(here).toMatch(/data-testid="health-row-dynatrace"[^]*?on this PC: Settings → Administration → Dynatrace/);
+    const onlyUnconfigured = renderToStaticMarkup(<SystemHealthTable health={{ ...health, status: 'ok', actors: { store: actor(), dynatrace } }} />);
+    expect(onlyUnconfigured).toMatch(/data-testid="health-overall" data-attention="false">✓ All subsystems in use are running; not configured: dynatrace</);
   });
 });

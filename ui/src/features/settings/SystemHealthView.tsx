@@ -1,24 +1,33 @@
 // Settings → System health: the operator dashboard (GET /api/relay/health through the
 // Transport), read-only in every mode. While the panel is open and the Settings tab is showing,
 // it asks again every HEALTH_REFRESH_MS (one request at a time). Each subsystem shows its state
-// as text and symbol (never colour alone), restarts, the redacted last error, and its queue
+// as text and symbol (never colour alone) with, when degraded or not configured, the reason and
+// what to do from this place (./serverPlace), restarts, the redacted last error, and its queue
 // depth with a sparkline of the last 10 minutes; plus database size, uptime, realtime clients and
-// backups (restore point age and verification, or the last failure).
-import { useContext, useEffect, useState } from 'react';
+// backups (restore point age and verification, or the last failure). The status bar's notice
+// opens it (./openSystemHealth).
+import { useContext, useEffect, useRef, useState } from 'react';
 import { errorMessage } from '../../components/Toasts';
 import { useTransport } from '../../transport/context';
 import type { SystemHealth } from '../../transport/types';
 import { ShellContext } from '../shell/ShellContext';
+import { CommandText } from './CommandText';
+import { publishHealth } from './healthUpdates';
+import { onSystemHealthRequest } from './openSystemHealth';
+import { conditionHint, type ServerPlace } from './serverPlace';
 import {
   HEALTH_REFRESH_MS,
   backupLine,
   formatBytes,
   formatUptime,
+  overallLine,
   sparklinePath,
   sparklineSummary,
   stateLabel,
   subsystemRows,
+  type SubsystemRow,
 } from './systemHealth';
+import { useServerPlace } from './useServerPlace';
 
 const SPARK_W = 120;
 const SPARK_H = 24;
@@ -34,14 +43,34 @@ function Sparkline({ values, bucketSecs }: { values: (number | null)[]; bucketSe
   );
 }
 
+/** A subsystem's state: the pill, then (degraded or not configured) the reason and what to do from here. */
+function StateCell({ row, place }: { row: SubsystemRow; place: ServerPlace }) {
+  const state = stateLabel(row.state);
+  const condition = row.state === 'degraded' || row.state === 'unconfigured' ? row.condition : null;
+  const hint = condition ? conditionHint(condition.code, place) : null;
+  return (
+    <td data-testid="health-state" data-state={row.state}>
+      <span className={`pill health-${state.tone}`}><span aria-hidden="true">{state.symbol} </span>{state.text}</span>
+      {condition && (
+        <p className="health-reason" data-testid="health-reason" data-code={condition.code}>
+          {condition.reason}
+          {row.state === 'degraded' && condition.since && <span className="muted small"> (since {condition.since})</span>}
+        </p>
+      )}
+      {hint && <p className="health-reason muted" data-testid="health-hint"><CommandText text={hint} /></p>}
+    </td>
+  );
+}
+
 /** The dashboard for one snapshot (pure rendering; the markup test renders it directly). */
-export function SystemHealthTable({ health, updatedAt }: { health: SystemHealth; updatedAt?: string }) {
+export function SystemHealthTable({ health, updatedAt, place = 'direct' }: { health: SystemHealth; updatedAt?: string; place?: ServerPlace }) {
   const bucketSecs = health.queueHistoryBucketSecs || 20;
+  const overall = overallLine(health);
   return (
     <>
       <dl className="kv" data-testid="health-summary">
         <dt>Overall</dt>
-        <dd data-testid="health-overall">{health.status === 'ok' ? '✓ All subsystems running' : '! Some subsystems need attention'}</dd>
+        <dd data-testid="health-overall" data-attention={overall.attention} className={overall.attention ? 'health-attention' : undefined}>{overall.text}</dd>
         <dt>Uptime</dt>
         <dd data-testid="health-uptime">{formatUptime(health.uptimeSecs)}</dd>
         <dt>Database size</dt>
@@ -70,13 +99,10 @@ export function SystemHealthTable({ health, updatedAt }: { health: SystemHealth;
           </thead>
           <tbody>
             {subsystemRows(health).map((row) => {
-              const state = stateLabel(row.state);
               return (
                 <tr key={row.name} data-testid={`health-row-${row.name}`}>
                   <th scope="row"><code>{row.name}</code></th>
-                  <td data-testid="health-state" data-state={row.state}>
-                    <span className={`pill health-${state.tone}`}><span aria-hidden="true">{state.symbol} </span>{state.text}</span>
-                  </td>
+                  <StateCell row={row} place={place} />
                   <td data-testid="health-restarts">{row.restarts}</td>
                   <td className="health-error">
                     {row.lastError ? (
@@ -99,6 +125,7 @@ export function SystemHealthTable({ health, updatedAt }: { health: SystemHealth;
 
 function LiveHealth({ active }: { active: boolean }) {
   const transport = useTransport();
+  const place = useServerPlace();
   const [health, setHealth] = useState<SystemHealth | null>(null);
   const [updatedAt, setUpdatedAt] = useState<string | undefined>();
   const [error, setError] = useState<string | null>(null);
@@ -111,6 +138,7 @@ function LiveHealth({ active }: { active: boolean }) {
       try {
         const h = await transport.health();
         if (stopped) return;
+        publishHealth(h);
         setHealth(h);
         setUpdatedAt(new Date().toLocaleTimeString());
         setError(null);
@@ -130,7 +158,7 @@ function LiveHealth({ active }: { active: boolean }) {
   return (
     <div aria-busy={health === null && error === null}>
       {error && <p className="error-text" role="alert" data-testid="health-error">{error}</p>}
-      {health ? <SystemHealthTable health={health} updatedAt={updatedAt} /> : !error && <p className="muted" role="status">Loading…</p>}
+      {health ? <SystemHealthTable health={health} updatedAt={updatedAt} place={place} /> : !error && <p className="muted" role="status">Loading…</p>}
     </div>
   );
 }
@@ -138,9 +166,19 @@ function LiveHealth({ active }: { active: boolean }) {
 export function SystemHealthPanel() {
   const shell = useContext(ShellContext);
   const [open, setOpen] = useState(false);
+  const section = useRef<HTMLElement>(null);
   const visible = shell === null || shell.tab === 'settings';
+  useEffect(
+    () =>
+      onSystemHealthRequest(() => {
+        setOpen(true);
+        // After the Settings tab is shown (the request also switched tabs).
+        setTimeout(() => section.current?.scrollIntoView?.({ block: 'start' }), 0);
+      }),
+    [],
+  );
   return (
-    <section className="panel card" data-testid="system-health" aria-labelledby="system-health-title">
+    <section ref={section} className="panel card" data-testid="system-health" aria-labelledby="system-health-title">
       <div className="panel-head">
         <h2 id="system-health-title">System health</h2>
         <button type="button" className="button button-ghost" data-testid="system-health-toggle"

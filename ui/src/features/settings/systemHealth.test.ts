@@ -2,7 +2,7 @@
 // colour, the subsystem order, and the sparkline path and summary.
 import { describe, expect, it } from 'vitest';
 import type { ActorHealth } from '../../transport/types';
-import { BACKUP_STALE_MS, backupLine, formatBytes, formatUptime, sparklinePath, sparklineSummary, stateLabel, subsystemRows } from './systemHealth';
+import { BACKUP_STALE_MS, backupLine, formatBytes, formatUptime, healthNotice, overallLine, sparklinePath, sparklineSummary, stateLabel, subsystemRows } from './systemHealth';
 
 describe('formatBytes', () => {
   it('uses binary units with at most one decimal', () => {
@@ -97,5 +97,39 @@ describe('backupLine', () => {
     expect(backupLine({ ...fine, restorePointAgeMs: null })?.text).toBe('! No backup yet');
     const stale = backupLine({ ...fine, restorePointAgeMs: BACKUP_STALE_MS + 1, lastVerifiedAgeMs: null, busy: true });
     expect(stale).toEqual({ text: '! Restore point 26 h 0 min old, not verified; a backup operation is running', attention: true });
+  });
+});
+
+describe('overall line and status bar notice', () => {
+  const a = (state: ActorHealth['state'], reason?: string): ActorHealth => ({
+    state, restarts: 0, queueDepth: 0, lastError: null, lastErrorAt: null, lastReportMsAgo: 0, queueHistory: [],
+    condition: reason ? { code: state === 'unconfigured' ? 'not_configured' : 'feeds_failing', reason, since: '' } : null,
+  });
+
+  it('all running only when every subsystem in use runs', () => {
+    expect(overallLine({ status: 'ok', actors: { store: a('running') } })).toEqual({ text: '✓ All subsystems running', attention: false });
+    expect(overallLine({ status: 'ok', actors: { store: a('running'), dynatrace: a('unconfigured', 'not configured') } }).text).toBe(
+      '✓ All subsystems in use are running; not configured: dynatrace',
+    );
+  });
+
+  it('degraded and failing subsystems are named, even if an old server said ok', () => {
+    const line = overallLine({ status: 'ok', actors: { store: a('running'), status_feeds: a('degraded', 'x'), auth: a('unresponsive') } });
+    expect(line).toEqual({ text: '⚠ 1 subsystem degraded: status_feeds; 1 subsystem restarting or unresponsive: auth', attention: true });
+    expect(overallLine({ status: 'ok', actors: { store: a('starting') } }).text).toBe('… Starting: store');
+    expect(overallLine({ status: 'degraded', actors: {} }).text).toBe('! Some subsystems need attention');
+  });
+
+  it('the status bar counts degraded subsystems and carries each reason; nothing when all is well', () => {
+    expect(healthNotice({ actors: { store: a('running'), dynatrace: a('unconfigured', 'not configured') } })).toBeNull();
+    const two = healthNotice({ actors: { radar: a('degraded', 'Sign-in needed'), status_feeds: a('degraded', '17 of 17 feeds failing') } });
+    expect(two).toEqual({ text: '⚠ 2 subsystems degraded', detail: 'radar: Sign-in needed\nstatus_feeds: 17 of 17 feeds failing' });
+    expect(healthNotice({ actors: { status_feeds: a('degraded', 'x') } })?.text).toBe('⚠ 1 subsystem degraded');
+    expect(healthNotice({ actors: { auth: a('restarting'), status_feeds: a('degraded', 'x') } })?.text).toBe('⚠ 2 subsystems need attention');
+  });
+
+  it('not configured is labelled in words without a check mark', () => {
+    expect(stateLabel('unconfigured')).toEqual({ text: 'Not configured', symbol: '–', tone: 'off' });
+    expect(stateLabel('degraded')).toMatchObject({ text: 'Degraded', symbol: '⚠' });
   });
 });

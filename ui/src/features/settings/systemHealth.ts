@@ -1,7 +1,8 @@
 // System health view logic (pure): formatting bytes and uptime, the state labels (text and a
-// symbol, never colour alone), subsystem rows in a stable order, and the SVG sparkline path and
-// its spoken summary for the last 10 minutes of queue depth, and the backup line (restore point
-// age, verification, the last failure's fixed text).
+// symbol, never colour alone), subsystem rows in a stable order, the overall line (never "all
+// running" while one is degraded) and the status bar's notice, the SVG sparkline path and its
+// spoken summary for the last 10 minutes of queue depth, and the backup line (restore point age,
+// verification, the last failure's fixed text).
 import type { ActorHealth, ActorState, BackupHealthSummary, SystemHealth } from '../../transport/types';
 
 /** How often the open System health panel asks the server again. */
@@ -43,13 +44,16 @@ const STATE_LABELS: Record<ActorState, string> = {
   restarting: 'Restarting',
   degraded: 'Degraded',
   unresponsive: 'Unresponsive',
+  unconfigured: 'Not configured',
 };
 
 /** Text (and symbol) for a state, so it never depends on colour. */
-export function stateLabel(state: ActorState): { text: string; symbol: string; tone: 'ok' | 'warn' | 'bad' } {
+export function stateLabel(state: ActorState): { text: string; symbol: string; tone: 'ok' | 'warn' | 'bad' | 'off' } {
   const text = STATE_LABELS[state] ?? String(state);
   if (state === 'running') return { text, symbol: '✓', tone: 'ok' };
+  if (state === 'unconfigured') return { text, symbol: '–', tone: 'off' };
   if (state === 'starting' || state === 'restarting') return { text, symbol: '…', tone: 'warn' };
+  if (state === 'degraded') return { text, symbol: '⚠', tone: 'warn' };
   return { text, symbol: '!', tone: 'bad' };
 }
 
@@ -66,6 +70,43 @@ export function subsystemRows(snapshot: Pick<SystemHealth, 'actors'>): Subsystem
   return Object.entries(snapshot.actors ?? {})
     .map(([name, a]) => ({ ...a, name }))
     .sort((a, b) => rank(a.name) - rank(b.name) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+const namesIn = (rows: readonly SubsystemRow[], states: readonly ActorState[]) => rows.filter((r) => states.includes(r.state)).map((r) => r.name);
+
+/**
+ * The summary line above the table: degraded and failing subsystems by name, else starting ones,
+ * else "all running" (naming what is not configured, which is not in use rather than running).
+ */
+export function overallLine(health: Pick<SystemHealth, 'status' | 'actors'>): { text: string; attention: boolean } {
+  const rows = subsystemRows(health);
+  const degraded = namesIn(rows, ['degraded']);
+  const failing = namesIn(rows, ['restarting', 'unresponsive']);
+  if (degraded.length > 0 || failing.length > 0) {
+    const parts: string[] = [];
+    if (degraded.length > 0) parts.push(`${plural(degraded.length, 'subsystem', 'subsystems')} degraded: ${degraded.join(', ')}`);
+    if (failing.length > 0) parts.push(`${plural(failing.length, 'subsystem', 'subsystems')} restarting or unresponsive: ${failing.join(', ')}`);
+    return { text: `⚠ ${parts.join('; ')}`, attention: true };
+  }
+  const starting = namesIn(rows, ['starting']);
+  if (starting.length > 0) return { text: `… Starting: ${starting.join(', ')}`, attention: false };
+  if (health.status !== 'ok') return { text: '! Some subsystems need attention', attention: true };
+  const unconfigured = namesIn(rows, ['unconfigured']);
+  if (unconfigured.length > 0) return { text: `✓ All subsystems in use are running; not configured: ${unconfigured.join(', ')}`, attention: false };
+  return { text: '✓ All subsystems running', attention: false };
+}
+
+/** The status bar's notice (null when nothing needs attention): a count, and each reason for the tooltip. */
+export function healthNotice(health: Pick<SystemHealth, 'actors'>): { text: string; detail: string } | null {
+  const rows = subsystemRows(health).filter((r) => r.state === 'degraded' || r.state === 'restarting' || r.state === 'unresponsive');
+  if (rows.length === 0) return null;
+  const onlyDegraded = rows.every((r) => r.state === 'degraded');
+  const text = onlyDegraded
+    ? `⚠ ${plural(rows.length, 'subsystem', 'subsystems')} degraded`
+    : `⚠ ${plural(rows.length, 'subsystem needs', 'subsystems need')} attention`;
+  const detail = rows.map((r) => `${r.name}: ${r.condition?.reason ?? STATE_LABELS[r.state]}`).join('\n');
+  return { text, detail };
 }
 
 const num = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(1));

@@ -4,13 +4,15 @@
 // the offline cache's data is, or that nothing was cached yet. The Alerts count is pending alarms only.
 // Two always-present live regions announce connection changes: assertive when it is lost,
 // polite when it comes back (connectionAnnouncement). Desktop client mode adds the offline
-// queue (pending changes, replay progress, notices; QueueStatus).
+// queue (pending changes, replay progress, notices; QueueStatus). Every mode shows a notice while
+// a server subsystem is degraded, which opens Settings → System health (HealthNotice).
 import { useEffect, useRef, useState } from 'react';
 import { useCollection } from '../../data/store';
 import { useConnectionState, useTransport } from '../../transport/context';
 import type { BaseRecord, ConnectionState } from '../../transport/types';
 import { QueueStatus } from '../offline/QueueStatus';
 import { CleartextWarning } from './CleartextWarning';
+import { HealthNotice } from './HealthNotice';
 import { connectionAnnouncement, connectionLabel, connectionTone, countLabel, type Announcement, type CacheMark } from './connectionLabel';
 import { StabilityWarning } from './StabilityWarning';
 import type { TabId } from './tabs';
@@ -88,6 +90,7 @@ export function StatusBar({ tab, onReviewChanges }: { tab?: TabId; onReviewChang
       <ConnectionAnnouncer state={state} />
       <span className={`status-dot tone-${connectionTone(state)}`} aria-hidden="true" />
       {counted ? <CountedStatus key={counted.collection} state={state} counted={counted} /> : <ConnectionText state={state} status={null} />}
+      <HealthNotice />
       {web && <CleartextWarning testId="cleartext-warning" />}
       {mode === 'desktop' && <QueueStatus onOpen={onReviewChanges} />}
       {mode === 'desktop' && <StabilityWarning />}
