@@ -314,3 +314,84 @@ fn the_data_api_and_the_gateway_send_without_nagle_delay() {
         assert_eq!(server_end_nodelay(pid, &client), Some(true), "TCP_NODELAY on the server's end for {base}");
     }
 }
+
+/// A raw SSE stream from `127.0.0.<host>` with a small receive buffer: reads up to `PB_CONNECT`
+/// and returns the socket (to be left unread) and the client id.
+async fn stalled_stream(relay: &Relay, host: u8) -> (tokio::net::TcpStream, String) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let server: std::net::SocketAddr = relay.url("").trim_start_matches("http://").parse().unwrap();
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.set_recv_buffer_size(4096).unwrap();
+    socket.bind(std::net::SocketAddr::from(([127, 0, 0, host], 0))).unwrap();
+    let mut stream = socket.connect(server).await.unwrap();
+    stream.write_all(format!("GET /api/realtime HTTP/1.1\r\nHost: {server}\r\n\r\n").as_bytes()).await.unwrap();
+    let mut seen = Vec::new();
+    let mut buf = [0u8; 1024];
+    let id = tokio::time::timeout(Duration::from_secs(5), async {
+        loop {
+            let n = stream.read(&mut buf).await.unwrap();
+            assert!(n > 0, "the stream ended before PB_CONNECT");
+            seen.extend_from_slice(&buf[..n]);
+            let text = String::from_utf8_lossy(&seen);
+            if let Some(at) = text.find("\"clientId\":\"") {
+                let rest = &text[at + 12..];
+                if let Some(end) = rest.find('"') {
+                    return rest[..end].to_string();
+                }
+            }
+        }
+    })
+    .await
+    .expect("PB_CONNECT within 5 s");
+    (stream, id)
+}
+
+fn rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let field = status.lines().find_map(|l| l.strip_prefix("VmRSS:")).unwrap();
+    field.split_whitespace().next().unwrap().parse().unwrap()
+}
+
+/// Issue #39.4, the review's scenario at a third of its size: 288 streams (9 sources x 32) that
+/// read `PB_CONNECT`, subscribe and then never read again, and 5 alert bodies of ~700 KB. Each
+/// writer used to copy every frame whole (896 streams: 69 -> 756 MB); frames now go out in
+/// 16 KiB slices of the one shared copy, and a stream holding a frame it cannot write counts it
+/// against its byte bound. The server's resident memory may grow by at most 64 MiB, and a
+/// subscriber that reads still gets every event.
+#[tokio::test]
+async fn stalled_streams_cannot_grow_memory_with_large_records() {
+    let relay = Relay::start();
+    let token = relay.token().await;
+    let pid = relay.pid().unwrap();
+    let mut stalled = Vec::new();
+    for host in 2..11u8 {
+        for _ in 0..MAX_PER_SOURCE {
+            let (stream, id) = stalled_stream(&relay, host).await;
+            assert_eq!(subscribe(&relay, Some(&token), &id, &["alert_history/*"]).await, 204);
+            stalled.push(stream);
+        }
+    }
+    let mut reader = SseReader::open(&relay).await;
+    let reader_id = reader.client_id().await;
+    assert_eq!(subscribe(&relay, Some(&token), &reader_id, &["alert_history/*"]).await, 204);
+    let before = rss_kib(pid);
+    for n in 0..5 {
+        let body = format!("<p>{}</p>", "x".repeat(690_000));
+        let record = json!({"severity": "ISSUE", "subject": format!("Large {n}"), "bodyHtml": body});
+        let res = client()
+            .post(relay.url("/api/collections/alert_history/records"))
+            .header("Authorization", &token)
+            .json(&record)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), 200);
+        let event = reader.next(Duration::from_secs(20)).await.expect("the reading subscriber gets the event");
+        assert_eq!(event.data["record"]["subject"], format!("Large {n}"));
+    }
+    // Every write and delivery above has been answered; the writers have done what they can.
+    let after = rss_kib(pid);
+    let grown_mib = after.saturating_sub(before) / 1024;
+    assert!(grown_mib <= 64, "resident memory grew by {grown_mib} MiB ({before} -> {after} KiB)");
+    drop(stalled);
+}

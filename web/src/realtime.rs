@@ -1,7 +1,8 @@
 //! PocketBase's realtime transport over HTTP. `GET /api/realtime` opens an SSE stream from the
 //! TCP peer's address (never a forwarded header; the actor caps streams per source) whose
 //! frames come from the bounded queue the realtime actor hands out (the first frame is
-//! `PB_CONNECT`; each frame goes out as its per-client head and its shared body); dropping the
+//! `PB_CONNECT`; each frame goes out as its per-client head and its shared body, in 16 KiB
+//! zero-copy slices so a stalled peer cannot make the writer copy a whole large frame); dropping the
 //! stream unregisters the client, and the actor ending the queue ends the response. An idle
 //! stream writes a one-line SSE comment every second so a vanished peer is noticed promptly. `POST /api/realtime` sets the
 //! client's subscriptions and requires a valid token, so unauthenticated streams never see data.
@@ -26,6 +27,19 @@ use crate::error::ApiResult;
 /// a write fails (actix/actix-web#1313), so without it a closed stream would hold its slot until
 /// the next realtime ping; with it the slot is freed within a few seconds.
 const LIVENESS_INTERVAL: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// A frame's shared data goes to the writer in slices of at most this many bytes. The writer
+/// copies each chunk into its own buffer and asks for the next only once that buffer is under
+/// 32 KiB, so a peer that stops reading pins at most about this much more per stream; the rest
+/// stays in the one copy every subscriber shares (a 700 KB record to 896 stalled streams: about
+/// 50 MB instead of 630 MB).
+const WRITE_SLICE_BYTES: usize = 16 * 1024;
+
+/// `body` as zero-copy slices of at most [`WRITE_SLICE_BYTES`].
+fn write_slices(body: Bytes) -> impl Iterator<Item = Bytes> {
+    let len = body.len();
+    (0..len).step_by(WRITE_SLICE_BYTES).map(move |start| body.slice(start..(start + WRITE_SLICE_BYTES).min(len)))
+}
 
 /// Unregisters the client when the response stream is dropped (the peer went away).
 struct DisconnectOnDrop {
@@ -60,8 +74,7 @@ async fn connect(req: HttpRequest, handles: web::Data<Handles>) -> ApiResult<Htt
             _ = session_ended(&mut ended) => return None,
         };
         let chunks = match next {
-            Ok(Some(frame)) if frame.body.is_empty() => vec![frame.head],
-            Ok(Some(frame)) => vec![frame.head, frame.body],
+            Ok(Some(frame)) => std::iter::once(frame.head).chain(write_slices(frame.body)).collect(),
             Ok(None) => return None,
             Err(_idle) => vec![Bytes::from_static(b":\n\n")],
         };
@@ -96,4 +109,22 @@ async fn set_subscriptions(
 
 pub fn routes(cfg: &mut web::ServiceConfig) {
     cfg.service(web::resource("/realtime").route(web::get().to(connect)).route(web::post().to(set_subscriptions)));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_body_goes_out_in_zero_copy_slices_that_add_up_to_it() {
+        let body = Bytes::from(vec![7u8; 3 * WRITE_SLICE_BYTES + 5]);
+        let slices: Vec<Bytes> = write_slices(body.clone()).collect();
+        assert_eq!(
+            slices.iter().map(Bytes::len).collect::<Vec<_>>(),
+            [WRITE_SLICE_BYTES, WRITE_SLICE_BYTES, WRITE_SLICE_BYTES, 5]
+        );
+        assert_eq!(slices.concat(), body.to_vec());
+        assert_eq!(slices[1].as_ptr(), body[WRITE_SLICE_BYTES..].as_ptr(), "slices share the body's memory");
+        assert_eq!(write_slices(Bytes::new()).count(), 0);
+    }
 }

@@ -13,22 +13,24 @@
 //! would exceed its frame or byte bound is dropped, so a slow reader cannot block writers or
 //! grow memory. Closed streams are forgotten at the next sweep (about a second) or sooner.
 
+mod queue;
 mod topics;
 
 use std::collections::HashMap;
 use std::net::IpAddr;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
 use actix::prelude::*;
 use bytes::Bytes;
 use serde_json::Value;
-use tokio::sync::mpsc::{self, error::TryRecvError, error::TrySendError};
+use tokio::sync::mpsc::{self, error::TrySendError};
 
 use domain::record::{Action, RecordError};
 
 use crate::kit::{Subsystem, SubsystemCtx};
+pub use queue::FrameReceiver;
+use queue::PendingBytes;
 pub use topics::{parse_subscriptions, ParsedSubscriptions, Subscription, MAX_SUBSCRIPTIONS};
 
 pub const NAME: &str = "realtime";
@@ -51,7 +53,8 @@ pub struct RealtimeLimits {
     pub buffer_frames: usize,
     /// Bytes queued per subscriber before it counts as slow and is dropped (default 4 MiB:
     /// room for a maximal 512 KiB record on several subscriptions). Counted per frame as written
-    /// to the wire, although the data part is shared between subscribers.
+    /// to the wire, although the data part is shared between subscribers, and including the
+    /// frame its writer holds until the writer asks for the next ([`queue`]).
     pub buffer_bytes: usize,
     /// How often closed streams are forgotten and the deadline is checked (default 1 s).
     pub sweep_interval: Duration,
@@ -79,39 +82,13 @@ pub struct Frame {
 }
 
 impl Frame {
-    fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.head.len() + self.body.len()
     }
 
     /// The frame as one contiguous buffer (tests and small frames).
     pub fn to_vec(&self) -> Vec<u8> {
         [&self.head[..], &self.body[..]].concat()
-    }
-}
-
-/// The receiving end of a client's frame queue; the web layer turns it into the SSE body.
-/// Dropping it ends the stream and, at the next sweep, frees the client's slot.
-pub struct FrameReceiver {
-    rx: mpsc::Receiver<Frame>,
-    queued_bytes: Arc<AtomicUsize>,
-}
-
-impl FrameReceiver {
-    pub async fn recv(&mut self) -> Option<Frame> {
-        let frame = self.rx.recv().await?;
-        self.queued_bytes.fetch_sub(frame.len(), Ordering::AcqRel);
-        Some(frame)
-    }
-
-    pub fn try_recv(&mut self) -> Result<Frame, TryRecvError> {
-        let frame = self.rx.try_recv()?;
-        self.queued_bytes.fetch_sub(frame.len(), Ordering::AcqRel);
-        Ok(frame)
-    }
-
-    /// Bytes queued and not yet received.
-    pub fn queued_bytes(&self) -> usize {
-        self.queued_bytes.load(Ordering::Acquire)
     }
 }
 
@@ -178,7 +155,7 @@ pub struct RealtimeStats {
 
 struct Client {
     frames: mpsc::Sender<Frame>,
-    queued_bytes: Arc<AtomicUsize>,
+    pending: PendingBytes,
     source: IpAddr,
     connected_at_ms: i64,
     authenticated: bool,
@@ -266,15 +243,15 @@ impl RealtimeActor {
         }
     }
 
-    /// Queues without waiting; drops the client when its frame or byte bound would be exceeded
-    /// or it went away.
+    /// Queues without waiting; drops the client when its frame or byte bound (queued plus the
+    /// frame its writer holds, [`queue`]) would be exceeded, or when it went away.
     fn deliver(&mut self, client_id: &str, frame: Frame) {
         let Some(client) = self.clients.get(client_id) else {
             return;
         };
         let len = frame.len();
-        let queued_bytes = client.queued_bytes.clone();
-        let queued = queued_bytes.fetch_add(len, Ordering::AcqRel);
+        let pending = client.pending.clone();
+        let queued = pending.add(len);
         let result = if queued + len > self.limits.buffer_bytes {
             Err(TrySendError::Full(frame))
         } else {
@@ -283,13 +260,13 @@ impl RealtimeActor {
         match result {
             Ok(()) => {}
             Err(TrySendError::Full(_)) => {
-                queued_bytes.fetch_sub(len, Ordering::AcqRel);
+                pending.release(len);
                 self.dropped_slow += 1;
                 tracing::warn!(client = %short(client_id), "dropping slow realtime subscriber");
                 self.clients.remove(client_id);
             }
             Err(TrySendError::Closed(_)) => {
-                queued_bytes.fetch_sub(len, Ordering::AcqRel);
+                pending.release(len);
                 self.clients.remove(client_id);
             }
         }
@@ -327,11 +304,11 @@ impl Handler<Connect> for RealtimeActor {
     fn handle(&mut self, msg: Connect, _: &mut Context<Self>) -> Self::Result {
         self.admit(msg.source)?;
         let (tx, rx) = mpsc::channel(self.limits.buffer_frames.max(1));
-        let queued_bytes = Arc::new(AtomicUsize::new(0));
+        let pending = PendingBytes::default();
         let client_id = infra::ids::client_id();
         let client = Client {
             frames: tx,
-            queued_bytes: queued_bytes.clone(),
+            pending: pending.clone(),
             source: msg.source,
             connected_at_ms: self.subsystem.now_ms(),
             authenticated: false,
@@ -340,7 +317,7 @@ impl Handler<Connect> for RealtimeActor {
         self.clients.insert(client_id.clone(), client);
         let hello = frame(&client_id, "PB_CONNECT", &serde_json::json!({ "clientId": client_id }).to_string());
         self.deliver(&client_id, hello);
-        Ok(Connected { client_id, frames: FrameReceiver { rx, queued_bytes } })
+        Ok(Connected { client_id, frames: FrameReceiver::new(rx, pending) })
     }
 }
 

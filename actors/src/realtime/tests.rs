@@ -6,6 +6,7 @@ use std::net::{IpAddr, Ipv4Addr};
 
 use super::*;
 use crate::testkit::TestCtx;
+use tokio::sync::mpsc::error::TryRecvError;
 
 fn record(id: &str) -> Arc<Value> {
     Arc::new(serde_json::json!({"id": id, "collectionName": "contacts", "name": "Ada"}))
@@ -258,4 +259,62 @@ async fn a_record_hidden_by_the_read_rule_is_delivered_as_an_id_only_deletion() 
         !hidden.contains("Core router runbook") && !hidden.contains("trashed"),
         "no field of a hidden record: {hidden}"
     );
+}
+
+fn big_event(id: &str, bytes: usize) -> Publish {
+    let record = Arc::new(serde_json::json!({"id": id, "message": "x".repeat(bytes)}));
+    Publish { collection: "alert_history", action: Action::Create, record }
+}
+
+/// Issue #39.4: a stream whose writer took a frame and stalled (the peer stopped reading) still
+/// holds that frame; it counts against the subscriber's byte bound, so the stalled subscriber is
+/// dropped once it would hold more, while one that asks for each next frame gets every event.
+#[actix_rt::test]
+async fn a_frame_held_by_a_stalled_writer_counts_against_the_byte_bound() {
+    let limits = RealtimeLimits { buffer_bytes: 300_000, ..RealtimeLimits::default() };
+    let rt = RealtimeActor::new(TestCtx::at(0).ctx(), limits).start();
+    let (stalled_id, mut stalled) = connect_from(&rt, ip(1)).await.unwrap();
+    let (healthy_id, mut healthy) = connect_from(&rt, ip(2)).await.unwrap();
+    for id in [&stalled_id, &healthy_id] {
+        subscribe(&rt, id, &["alert_history/*"]).await.unwrap();
+    }
+    rt.send(big_event("abcdefghij00001", 200_000)).await.unwrap();
+    // The stalled writer takes the first frame and never asks for another.
+    let held = stalled.recv().await.unwrap().len();
+    assert_eq!(stalled.queued_bytes(), held, "the frame being written stays counted");
+    let mut received = 0;
+    while healthy.try_recv().is_ok() {
+        received += 1;
+    }
+    for n in 2..=4 {
+        rt.send(big_event(&format!("abcdefghij0000{n}"), 200_000)).await.unwrap();
+        while healthy.try_recv().is_ok() {
+            received += 1;
+        }
+    }
+    assert_eq!(received, 4, "the subscriber that asks for each next frame gets every event");
+    assert_eq!(rt.send(GetStats).await.unwrap(), RealtimeStats { clients: 1, dropped_slow: 1 });
+    assert!(ended(&mut stalled), "the stalled stream is ended");
+}
+
+/// A frame handed to the writer stays counted until the writer asks for the next one, and a
+/// receiver that is dropped gives back what it held.
+#[actix_rt::test]
+async fn a_frame_being_written_stays_counted_until_the_next_is_asked_for() {
+    let rt = RealtimeActor::new(TestCtx::at(0).ctx(), limits(8)).start();
+    let (id, mut rx) = connect(&rt).await;
+    subscribe(&rt, &id, &["alert_history/*"]).await.unwrap();
+    assert!(rx.try_recv().is_err());
+    assert_eq!(rx.queued_bytes(), 0);
+    rt.send(big_event("abcdefghij12345", 50_000)).await.unwrap();
+    let frame = rx.recv().await.unwrap();
+    assert_eq!(rx.queued_bytes(), frame.len(), "still being written");
+    assert!(rx.try_recv().is_err());
+    assert_eq!(rx.queued_bytes(), 0);
+    rt.send(big_event("abcdefghij12346", 50_000)).await.unwrap();
+    rt.send(big_event("abcdefghij12347", 50_000)).await.unwrap();
+    let counter = rx.pending.clone();
+    assert!(counter.get() > 100_000);
+    drop(rx);
+    assert_eq!(counter.get(), 0, "a dropped receiver gives back queued and in-flight bytes");
 }
