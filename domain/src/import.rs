@@ -1,12 +1,18 @@
 //! Bulk import rules (Data Manager): which collections accept imports, their upsert keys, the
 //! metadata keys stripped from incoming rows, the coercion of CSV-shaped values (JSON arrays and
 //! objects that arrive as strings), and per-row validation. Planning is all-or-nothing: the
-//! store applies a plan only when no row has an error, in a single transaction.
+//! store applies a plan only when no row has an error, in a single transaction. Also the bounds
+//! an import body is read against before any record becomes a `Value` (body size, record count,
+//! bytes per record) and their typed refusals; planning takes one record at a time, so at most
+//! one is held as a `Value`.
+
+use std::borrow::Borrow;
 
 use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::collections::{collection, CollectionSpec, FieldKind};
+use crate::problem::HttpProblem;
 use crate::record::RecordError;
 use crate::validation::{validate_write, ValidatedWrite, WriteMode};
 
@@ -14,6 +20,9 @@ pub const MAX_IMPORT_RECORDS: usize = 10_000;
 /// Largest import request body: a 25 MB file's rows as JSON, with room for the column names
 /// every row repeats.
 pub const MAX_IMPORT_BODY_BYTES: usize = 32 * 1024 * 1024;
+/// Largest record in an import body, as JSON: what the record API takes for one create (an
+/// alert's HTML body of up to 750,000 characters with its other fields).
+pub const MAX_IMPORT_RECORD_BYTES: usize = 1024 * 1024;
 /// Keys removed from every incoming row before validation.
 pub const STRIPPED_KEYS: &[&str] =
     &["id", "created", "updated", "createdAt", "updatedAt", "collectionId", "collectionName", "expand", "revision"];
@@ -108,6 +117,16 @@ fn row_errors(row: usize, err: RecordError) -> Vec<RowError> {
 
 /// Validates every row of an import; collects all row errors instead of stopping at the first.
 pub fn plan_import(collection_name: &str, records: &[Value]) -> Result<ImportPlan, RecordError> {
+    plan_import_each(collection_name, records.iter().map(Ok))
+}
+
+/// `plan_import` over records produced one at a time (each a `Value`, or why it could not be
+/// read as one), so a caller holding the records as JSON text never has them all as `Value`s.
+pub fn plan_import_each<R, I>(collection_name: &str, records: I) -> Result<ImportPlan, RecordError>
+where
+    R: Borrow<Value>,
+    I: ExactSizeIterator<Item = Result<R, String>>,
+{
     let (spec, key) = import_target(collection_name)
         .ok_or_else(|| RecordError::BadRequest(format!("{collection_name:?} does not accept imports.")))?;
     if records.len() > MAX_IMPORT_RECORDS {
@@ -115,15 +134,18 @@ pub fn plan_import(collection_name: &str, records: &[Value]) -> Result<ImportPla
     }
     let mut rows = Vec::with_capacity(records.len());
     let mut errors = Vec::new();
-    for (i, record) in records.iter().enumerate() {
+    for (i, record) in records.enumerate() {
         let row = i + 1;
-        let Some(map) = record.as_object() else {
-            errors.push(RowError {
-                row,
-                field: None,
-                code: "validation_invalid_row",
-                message: "Each record must be an object.".into(),
-            });
+        let invalid = |message: String| RowError { row, field: None, code: "validation_invalid_row", message };
+        let record = match record {
+            Ok(record) => record,
+            Err(message) => {
+                errors.push(invalid(message));
+                continue;
+            }
+        };
+        let Some(map) = record.borrow().as_object() else {
+            errors.push(invalid("Each record must be an object.".into()));
             continue;
         };
         let body = clean_row(spec, map);
@@ -138,6 +160,57 @@ pub fn plan_import(collection_name: &str, records: &[Value]) -> Result<ImportPla
         }
     }
     Ok(ImportPlan { spec, key, rows, errors })
+}
+
+/// Why an import request was refused before planning, or the store's own refusal. Nothing is
+/// stored when any of these is answered.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ImportError {
+    #[error("At most {MAX_IMPORT_RECORDS} records can be imported at once.")]
+    TooManyRecords,
+    #[error("Record {row} is larger than {} KiB of JSON, the most one imported record may hold.", MAX_IMPORT_RECORD_BYTES / 1024)]
+    RecordTooLarge { row: usize },
+    /// Not `{records: [...], apply?: bool}` JSON (the record API's 400 for malformed bodies).
+    #[error("Failed to load the submitted data due to invalid formatting.")]
+    Malformed,
+    #[error(transparent)]
+    Record(#[from] RecordError),
+}
+
+impl HttpProblem for ImportError {
+    fn status(&self) -> u16 {
+        match self {
+            ImportError::TooManyRecords | ImportError::RecordTooLarge { .. } => 413,
+            ImportError::Malformed => 400,
+            ImportError::Record(e) => e.status(),
+        }
+    }
+
+    fn code(&self) -> &'static str {
+        match self {
+            ImportError::TooManyRecords => "too_many_records",
+            ImportError::RecordTooLarge { .. } => "record_too_large",
+            ImportError::Malformed => "bad_request",
+            ImportError::Record(e) => e.code(),
+        }
+    }
+
+    fn retry_after_secs(&self) -> Option<u64> {
+        match self {
+            ImportError::Record(e) => e.retry_after_secs(),
+            _ => None,
+        }
+    }
+
+    /// `{code}` for the size refusals; the record family's own `data` (`{}` or the field map)
+    /// otherwise, as the route answered before these bounds existed.
+    fn data(&self) -> Value {
+        match self {
+            ImportError::Malformed => serde_json::json!({}),
+            ImportError::Record(e) => e.data(),
+            _ => serde_json::json!({ "code": self.code() }),
+        }
+    }
 }
 
 /// The outcome reported to the Data Manager (for a preview or an applied import).
@@ -208,5 +281,32 @@ mod tests {
         );
         let too_many = vec![json!({"name": "x"}); MAX_IMPORT_RECORDS + 1];
         assert!(matches!(plan_import("contacts", &too_many), Err(RecordError::BadRequest(_))));
+    }
+
+    #[test]
+    fn records_planned_one_at_a_time_report_unreadable_ones_by_row() {
+        let records = vec![Ok(json!({"name": "ok"})), Err("The record could not be read: depth.".to_string())];
+        let plan = plan_import_each("contacts", records.into_iter()).unwrap();
+        assert_eq!(plan.rows.len(), 1);
+        assert_eq!((plan.errors[0].row, plan.errors[0].code), (2, "validation_invalid_row"));
+        assert_eq!(plan.errors[0].message, "The record could not be read: depth.");
+    }
+
+    #[test]
+    fn import_refusals_name_their_limit_and_keep_the_record_familys_shape() {
+        assert_eq!(
+            (ImportError::TooManyRecords.status(), ImportError::TooManyRecords.code()),
+            (413, "too_many_records")
+        );
+        let large = ImportError::RecordTooLarge { row: 7 };
+        assert_eq!((large.status(), large.code()), (413, "record_too_large"));
+        assert_eq!(
+            large.to_string(),
+            "Record 7 is larger than 1024 KiB of JSON, the most one imported record may hold."
+        );
+        assert_eq!(large.data(), json!({"code": "record_too_large"}));
+        assert_eq!((ImportError::Malformed.status(), ImportError::Malformed.data()), (400, json!({})));
+        let unavailable = ImportError::from(RecordError::Unavailable);
+        assert_eq!((unavailable.status(), unavailable.data()), (503, json!({})));
     }
 }

@@ -27,6 +27,7 @@ pub mod http;
 pub mod ids;
 pub mod images;
 pub mod import;
+pub mod import_body;
 pub mod logging;
 pub mod offline_store;
 pub mod password;

@@ -1,43 +1,56 @@
 //! `POST /api/relay/import/{collection}`: the Data Manager's bulk import. The body is
-//! `{records, apply}`; the store actor plans, validates and (when asked and every row is valid)
-//! applies it in one transaction. A preview answers 200; an apply that was refused because rows
-//! failed answers 400 with the same report, so clients cannot mistake it for success.
+//! `{records, apply}` (at most 32 MiB), read by `infra::import_body` without building it: more
+//! than 10,000 records or one record over 1 MiB is 413 where it is reached, and the records go to
+//! the store actor as JSON text that it plans, validates and (when asked and every row is valid)
+//! applies in one transaction, parsing one record at a time. A preview answers 200; an apply that
+//! was refused because rows failed answers 400 with the same report, so clients cannot mistake
+//! it for success.
 //! `POST /api/relay/spreadsheet/rows?sheet=<name>`: the raw bytes of an `.xlsx` workbook (at
 //! most 25 MB) read by the spreadsheet actor into `{sheet, columns, rows}` (every cell as text),
 //! so Excel files reach the same parsing as CSV without a spreadsheet library in the renderer.
 //! Both need a signed-in client and are mounted on the data API and the Relay Web gateway.
 
-use actix_web::{web, HttpResponse};
+use actix_web::{web, HttpMessage, HttpRequest, HttpResponse};
 use serde::Deserialize;
-use serde_json::Value;
 
 use actors::spreadsheet::{ReadSheet, ReadSheetError};
 use actors::store::ImportRecords;
 use actors::Handles;
+use domain::import::ImportError;
+use domain::record::RecordError;
 use domain::spreadsheet::MAX_WORKBOOK_BYTES;
+use infra::import_body::read_import_body;
 
 use crate::auth::Authenticated;
-use crate::error::{json_config, ApiResult, Problem, RawBody};
+use crate::error::{Problem, RawBody};
 
-#[derive(Deserialize)]
-struct ImportBody {
-    records: Vec<Value>,
-    #[serde(default)]
-    apply: bool,
-}
-
+/// The import body (a body past `MAX_IMPORT_BODY` is refused with 413 before it is read to the
+/// end); it must be declared JSON, as the JSON extractor required before.
 async fn import(
     _: Authenticated,
+    req: HttpRequest,
     handles: web::Data<Handles>,
     collection: web::Path<String>,
-    body: web::Json<ImportBody>,
-) -> ApiResult<HttpResponse> {
-    let body = body.into_inner();
+    RawBody(body): RawBody,
+) -> Result<HttpResponse, Problem<ImportError>> {
+    if !declared_json(&req) {
+        return Err(Problem(RecordError::BadRequest("The request body must be application/json.".into()).into()));
+    }
+    let body = read_import_body(body)?;
     let requested = body.apply;
     let msg = ImportRecords { collection: collection.into_inner(), records: body.records, apply: requested };
-    let report = handles.store.send(msg).await??;
+    let planned = handles.store.send(msg).await.map_err(|_| RecordError::Unavailable);
+    let report = planned.and_then(|report| report).map_err(ImportError::from)?;
     let mut res = if requested && !report.applied { HttpResponse::BadRequest() } else { HttpResponse::Ok() };
     Ok(res.json(report))
+}
+
+/// `application/json` or a `+json` type, as actix's JSON extractor accepts.
+fn declared_json(req: &HttpRequest) -> bool {
+    match req.mime_type() {
+        Ok(Some(mime)) => mime.subtype().as_str() == "json" || mime.suffix().is_some_and(|s| s.as_str() == "json"),
+        _ => false,
+    }
 }
 
 #[derive(Deserialize)]
@@ -61,7 +74,7 @@ async fn spreadsheet_rows(
 pub fn routes(cfg: &mut web::ServiceConfig) {
     cfg.service(
         web::resource("/relay/import/{collection}")
-            .app_data(json_config(crate::MAX_IMPORT_BODY))
+            .app_data(web::PayloadConfig::new(crate::MAX_IMPORT_BODY))
             .route(web::post().to(import)),
     )
     .service(

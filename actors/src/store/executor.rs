@@ -12,7 +12,7 @@ use actix::prelude::*;
 use serde_json::Value;
 
 use domain::collections::{collection, CollectionSpec, WriteOp};
-use domain::import::{plan_import, ImportReport};
+use domain::import::{plan_import_each, ImportReport};
 use domain::record::{Action, ListPage, ListQuery, RecordError};
 use domain::validation::{validate_write, WriteMode};
 use infra::store::RecordStore;
@@ -166,7 +166,7 @@ impl Handler<ImportRecords> for StoreExecutor {
     type Result = Result<ImportReport, RecordError>;
     fn handle(&mut self, msg: ImportRecords, _: &mut SyncContext<Self>) -> Self::Result {
         self.run(|s| {
-            let plan = plan_import(&msg.collection, &msg.records)?;
+            let plan = plan_import_each(&msg.collection, msg.records.values())?;
             let apply = msg.apply && plan.errors.is_empty();
             let outcome = s.store.import(&plan, apply, s.subsystem.now_ms())?;
             if apply {

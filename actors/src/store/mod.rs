@@ -107,12 +107,13 @@ pub struct UpdateByKey {
     pub body: Value,
 }
 
-/// Data Manager import: preview (`apply: false`) or apply all-or-nothing.
+/// Data Manager import: preview (`apply: false`) or apply all-or-nothing. The records stay JSON
+/// text until planning parses them one at a time.
 #[derive(Debug, Clone, Message)]
 #[rtype(result = "Result<domain::import::ImportReport, RecordError>")]
 pub struct ImportRecords {
     pub collection: String,
-    pub records: Vec<Value>,
+    pub records: infra::import_body::RawRecords,
     pub apply: bool,
 }
 

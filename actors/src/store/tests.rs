@@ -5,6 +5,7 @@ use serde_json::json;
 
 use domain::record::RawListParams;
 use domain::search_merge::MergePolicy;
+use infra::import_body::RawRecords;
 
 use super::*;
 use crate::realtime::{Connect, Connected, FrameReceiver, RealtimeActor, SetSubscriptions};
@@ -82,6 +83,7 @@ async fn large_imports_publish_one_reload_event() {
     let records: Vec<Value> = (0..MAX_PER_RECORD_IMPORT_EVENTS + 50)
         .map(|i| json!({"name": format!("P{i}"), "email": format!("p{i}@x.io")}))
         .collect();
+    let records = RawRecords::from_values(&records);
     let report =
         h.store.send(ImportRecords { collection: "contacts".into(), records, apply: true }).await.unwrap().unwrap();
     assert_eq!((report.applied, report.creates), (true, MAX_PER_RECORD_IMPORT_EVENTS + 50));
@@ -90,7 +92,7 @@ async fn large_imports_publish_one_reload_event() {
     tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     assert!(rx.try_recv().is_err(), "exactly one event for the whole import");
 
-    let small = vec![json!({"name": "Solo", "email": "solo@x.io"})];
+    let small = RawRecords::from_values(&[json!({"name": "Solo", "email": "solo@x.io"})]);
     h.store.send(ImportRecords { collection: "contacts".into(), records: small, apply: true }).await.unwrap().unwrap();
     let frame = String::from_utf8(rx.recv().await.unwrap().to_vec()).unwrap();
     assert!(frame.contains("\"action\":\"create\"") && frame.contains("Solo"), "{frame}");
