@@ -408,21 +408,24 @@ export default function AlertsView() {
           </div>
           {timesError && <p className="error-text" data-testid="alert-times-error">{timesError}</p>}
         </div>
-        <div className="alert-preview" data-testid="alert-preview" aria-label="Preview" ref={cardRef}>
-          <div className="alert-card-head" style={{ background: color, color: severityText(draft.severity) }}>
-            {companyLogo && <img className="alert-card-logo" src={companyLogo} alt="Company logo" data-testid="alert-card-company-logo" />}
-            <span className="alert-sev">{draft.severity}</span>
-            <h3 data-testid="alert-preview-heading">{card.heading || 'Subject'}</h3>
-          </div>
-          {card.times.length > 0 && (
-            <div className="alert-card-times" data-testid="alert-preview-times">
-              {card.times.map((t) => <div key={t.label}><strong>{t.label}:</strong> {t.text}</div>)}
+        {/* The preview pane stays in view (sticky) while the form scrolls, e.g. through step 3. */}
+        <div className="alert-preview-pane" data-testid="alert-preview-pane">
+          <div className="alert-preview" data-testid="alert-preview" aria-label="Preview" ref={cardRef}>
+            <div className="alert-card-head" style={{ background: color, color: severityText(draft.severity) }}>
+              {companyLogo && <img className="alert-card-logo" src={companyLogo} alt="Company logo" data-testid="alert-card-company-logo" />}
+              <span className="alert-sev">{draft.severity}</span>
+              <h3 data-testid="alert-preview-heading">{card.heading || 'Subject'}</h3>
             </div>
-          )}
-          <div className="alert-card-body pre" data-testid="alert-preview-body">{draft.body ? <RichBodyPreview body={draft.body} images={draft.images} /> : 'Message body…'}</div>
-          <div className="alert-card-foot muted small">
-            From {draft.sender || 'IT'} · To {draft.recipient || 'All Employees'}
-            {footerLogo && <img className="alert-card-footer-logo" src={footerLogo} alt="Footer logo" data-testid="alert-card-footer-logo" />}
+            {card.times.length > 0 && (
+              <div className="alert-card-times" data-testid="alert-preview-times">
+                {card.times.map((t) => <div key={t.label}><strong>{t.label}:</strong> {t.text}</div>)}
+              </div>
+            )}
+            <div className="alert-card-body pre" data-testid="alert-preview-body">{draft.body ? <RichBodyPreview body={draft.body} images={draft.images} /> : 'Message body…'}</div>
+            <div className="alert-card-foot muted small">
+              From {draft.sender || 'IT'} · To {draft.recipient || 'All Employees'}
+              {footerLogo && <img className="alert-card-footer-logo" src={footerLogo} alt="Footer logo" data-testid="alert-card-footer-logo" />}
+            </div>
           </div>
         </div>
       </div>

@@ -196,7 +196,7 @@ export function ComposeView() {
           </p>
         </aside>
         <div className="panel recipients-panel">
-          <div className="toolbar">
+          <div className="toolbar compose-toolbar">
             <div className="picker">
               <input
                 className="input"
@@ -224,11 +224,14 @@ export function ComposeView() {
                 </ul>
               )}
             </div>
-            <button type="button" className="button button-ghost" onClick={() => composeDispatch({ type: 'undo' })} disabled={compose.undo.length === 0}>Undo</button>
-            <button type="button" className="button button-ghost" onClick={() => composeDispatch({ type: 'reset' })}>Reset</button>
-            <button type="button" className="button button-ghost" data-testid="compose-history" onClick={() => setModal({ kind: 'history' })}>History</button>
-            <BridgeActions attendees={recipients.map((r) => ({ email: r.email, name: byEmail.get(r.email.toLowerCase())?.name }))} onStarted={saveHistory} />
-            <button type="button" className="button button-primary" data-testid="compose-copy" onClick={copy}>Copy All ({recipients.length})</button>
+            <div className="toolbar-actions" data-testid="compose-actions">
+              <button type="button" className="button button-ghost" onClick={() => composeDispatch({ type: 'undo' })} disabled={compose.undo.length === 0}>Undo</button>
+              <button type="button" className="button button-ghost" onClick={() => composeDispatch({ type: 'reset' })}>Reset</button>
+              <button type="button" className="button button-ghost" data-testid="compose-history" onClick={() => setModal({ kind: 'history' })}>History</button>
+              <span className="push-right" aria-hidden="true" />
+              <BridgeActions attendees={recipients.map((r) => ({ email: r.email, name: byEmail.get(r.email.toLowerCase())?.name }))} onStarted={saveHistory} />
+              <button type="button" className="button button-primary" data-testid="compose-copy" onClick={copy}>Copy All ({recipients.length})</button>
+            </div>
           </div>
           <div className="sort-bar muted small">
             Sort:

@@ -217,14 +217,18 @@ export default function OnCallView({ readOnly = false }: { readOnly?: boolean })
   return (
     <section className={`view view-wide${readOnly ? ' popout' : ''}${kiosk ? ' kiosk' : ''}`} data-testid="oncall-view" aria-label={kiosk ? 'On-call wallboard' : undefined}>
       <header className="view-header">
-        <h1 className="view-title">On-Call Board</h1>
-        <span className="muted" data-testid="board-state">{view === 'unavailable' ? OFFLINE_NO_CACHE : loading ? 'Loading…' : plural(cards.length, 'team')}</span>
-        <span className="muted small" data-testid="board-week">
-          Week of {weekRange(now).start.toLocaleDateString(undefined, { month: 'short', day: 'numeric' })} –{' '}
-          {weekRange(now).end.toLocaleDateString(undefined, { month: 'short', day: 'numeric' })}
-          {rowsCol.items.length > 0 && ` · Last updated ${formatDateTime(rowsCol.items.reduce((m, r) => (r.updated > m ? r.updated : m), ''))}`}
-        </span>
-        <div className="row-wrap push-right">
+        <div className="view-heading">
+          <div className="view-heading-line">
+            <h1 className="view-title">On-Call Board</h1>
+            <span className="muted" data-testid="board-state">{view === 'unavailable' ? OFFLINE_NO_CACHE : loading ? 'Loading…' : plural(cards.length, 'team')}</span>
+          </div>
+          <span className="muted small" data-testid="board-week">
+            Week of {weekRange(now).start.toLocaleDateString(undefined, { month: 'short', day: 'numeric' })} –{' '}
+            {weekRange(now).end.toLocaleDateString(undefined, { month: 'short', day: 'numeric' })}
+            {rowsCol.items.length > 0 && ` · Last updated ${formatDateTime(rowsCol.items.reduce((m, r) => (r.updated > m ? r.updated : m), ''))}`}
+          </span>
+        </div>
+        <div className="row-wrap push-right" data-testid="board-actions">
           {kiosk ? (
             <button type="button" className="button button-primary" data-testid="kiosk-exit" autoFocus onClick={() => setKiosk(false)}>Exit kiosk</button>
           ) : (
