@@ -1,7 +1,8 @@
 // A text input with a list of suggestions (the ARIA 1.2 combobox pattern, list autocomplete): the
 // input is role=combobox with aria-expanded, aria-controls and aria-activedescendant; the list is
 // role=listbox of role=option. Typing opens the list; ArrowDown/ArrowUp move through it (opening
-// it when closed), Enter picks the active option, Esc closes the list (and only the list: the
+// it when closed), Enter picks the active option (with none active, the caller's onEnter runs:
+// e.g. "add what was typed"), Esc closes the list (and only the list: the
 // dialog around it stays open), Tab and leaving the field close it. A pointer pick works too. The
 // caller owns the text and the options; a pick hands over the option itself, so the caller acts
 // on its id, never on its label.
@@ -13,7 +14,7 @@ export interface ComboOption {
   detail?: string;
 }
 
-export function Combobox({ value, onChange, options, onPick, label, testId, onBlur, describedBy, invalid, placeholder }: {
+export function Combobox({ value, onChange, options, onPick, label, testId, listTestId, onBlur, onEnter, describedBy, invalid, placeholder }: {
   value: string;
   onChange: (text: string) => void;
   options: readonly ComboOption[];
@@ -21,7 +22,11 @@ export function Combobox({ value, onChange, options, onPick, label, testId, onBl
   /** The input's accessible name. */
   label: string;
   testId?: string;
+  /** The listbox's test id (default: `${testId}-options`). */
+  listTestId?: string;
   onBlur?: () => void;
+  /** Enter with no option active. */
+  onEnter?: () => void;
   describedBy?: string;
   invalid?: boolean;
   placeholder?: string;
@@ -79,6 +84,9 @@ export function Combobox({ value, onChange, options, onPick, label, testId, onBl
           } else if (e.key === 'Enter' && activeOption) {
             e.preventDefault();
             pick(activeOption);
+          } else if (e.key === 'Enter' && onEnter) {
+            e.preventDefault();
+            onEnter();
           } else if (e.key === 'Escape' && shown) {
             // Closes the list only: the shell's Esc (close the dialog) sees a handled key.
             e.preventDefault();
@@ -91,7 +99,7 @@ export function Combobox({ value, onChange, options, onPick, label, testId, onBl
         }}
       />
       {shown && (
-        <ul id={listId} className="search-results combobox-list" role="listbox" aria-label={`${label} suggestions`} data-testid={testId ? `${testId}-options` : undefined}>
+        <ul id={listId} className="search-results combobox-list" role="listbox" aria-label={`${label} suggestions`} data-testid={listTestId ?? (testId ? `${testId}-options` : undefined)}>
           {options.map((o, i) => (
             <li key={o.id} id={optionId(i)} role="option" aria-selected={i === active} className={i === active ? 'search-item search-item-sel' : 'search-item'}
               data-testid={testId ? `${testId}-option` : undefined}

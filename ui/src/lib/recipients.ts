@@ -1,6 +1,6 @@
 // Compose recipient set algebra: (group emails ∪ manual adds) − manual removes,
-// case-insensitive on email, plus group-name validation and the shape check of a stored
-// per-window Compose draft (lib/windowDrafts).
+// case-insensitive on email, plus group-name validation, the shape check of a stored per-window
+// Compose draft (lib/windowDrafts), and what the add box says when Enter adds nothing.
 import { isRecord, stringList } from './windowDrafts';
 
 export interface GroupLike {
@@ -141,4 +141,9 @@ export function sortRecipients<C extends { name?: string; title?: string; phone?
   };
   const sign = dir === 'asc' ? 1 : -1;
   return [...list].sort((a, b) => sign * (val(a).localeCompare(val(b)) || a.email.localeCompare(b.email)));
+}
+
+/** The add box's inline message for an entry that is neither an address nor a contact with one. */
+export function addBoxRefusal(typed: string): string {
+  return `“${typed.trim()}” is not an email address, and no contact with an email matches it. Type a full address (name@example.com) or pick a contact from the list.`;
 }

@@ -2,12 +2,14 @@
 // removes; Copy (emails joined by "; ") and Start Bridge (Teams draft, ./BridgeActions) save a
 // bridge_history row (and, sent, drop this window's stored recipients draft: the Shell keeps it
 // through lib/windowDrafts until then); Schedule Bridge saves an .ics invitation; history;
-// manage groups.
+// manage groups. The add box is a combobox of contacts with an email: Enter adds an address as
+// typed or the best match, and says inline why when the entry is neither.
 // Context menus (right-click, Shift+F10 or the ContextMenu key; rules in ./recipientMenu): a
 // recipient offers Save to Contacts (unknown addresses: the Add contact form, prefilled), Manage
 // Groups (./ManageGroupsModal) and Remove from List; a bridge history entry offers Use again,
 // Copy recipients, Save as Group and Delete (confirmed).
 import { useMemo, useState } from 'react';
+import { Combobox } from '../../components/Combobox';
 import { ContextMenu } from '../../components/ContextMenu';
 import { menuTrigger, type MenuAt } from '../../components/menuTrigger';
 import { Confirm, Modal } from '../../components/Modal';
@@ -17,7 +19,7 @@ import { useCollection } from '../../data/store';
 import { copyText } from '../../lib/clipboard';
 import { formatDateTime } from '../../lib/dates';
 import { formatPhone } from '../../lib/phone';
-import { COMPOSE_DRAFT, computeRecipients, recipientsText, sortRecipients, validateGroupName, type RecipientSortKey } from '../../lib/recipients';
+import { addBoxRefusal, COMPOSE_DRAFT, computeRecipients, recipientsText, sortRecipients, validateGroupName, type RecipientSortKey } from '../../lib/recipients';
 import { EMAIL_RE, rankSearch } from '../../lib/search';
 import { plural } from '../../lib/text';
 import { clearDraft } from '../../lib/windowDrafts';
@@ -85,6 +87,8 @@ export function ComposeView() {
   const history = historyCol.items;
   const historyStore = historyCol.store;
   const [pick, setPick] = useState('');
+  // Why Enter added nothing (neither an address nor a contact with one), until the text changes.
+  const [addError, setAddError] = useState<string | null>(null);
   const [modal, setModal] = useState<
     | null
     | { kind: 'new'; emails?: string[] }
@@ -122,6 +126,15 @@ export function ComposeView() {
   function addEmail(email: string) {
     composeDispatch({ type: 'add', email });
     setPick('');
+    setAddError(null);
+  }
+  /** Enter in the add box: an address as typed, else the best matching contact, else why neither. */
+  function addTyped() {
+    const typed = pick.trim();
+    if (!typed) return;
+    if (EMAIL_RE.test(typed)) return addEmail(typed);
+    if (suggestions[0]?.detail) return addEmail(suggestions[0].detail);
+    setAddError(addBoxRefusal(typed));
   }
 
   async function copy() {
@@ -198,31 +211,13 @@ export function ComposeView() {
         <div className="panel recipients-panel">
           <div className="toolbar compose-toolbar">
             <div className="picker">
-              <input
-                className="input"
-                data-testid="compose-add-input"
-                placeholder="Add a contact or email…"
-                aria-label="Add recipient"
-                value={pick}
-                onChange={(e) => setPick(e.target.value)}
-                onKeyDown={(e) => {
-                  if (e.key !== 'Enter') return;
-                  e.preventDefault();
-                  const first = suggestions[0];
-                  if (EMAIL_RE.test(pick.trim())) addEmail(pick.trim());
-                  else if (first?.detail) addEmail(first.detail);
-                }}
-              />
-              {suggestions.length > 0 && (
-                <ul className="search-results" role="listbox" data-testid="compose-suggestions">
-                  {suggestions.map((s) => (
-                    <li key={s.id} role="option" aria-selected={false} className="search-item" onMouseDown={(e) => { e.preventDefault(); addEmail(s.detail!); }}>
-                      <span className="search-label">{s.label}</span>
-                      <span className="muted search-detail">{s.detail}</span>
-                    </li>
-                  ))}
-                </ul>
-              )}
+              <Combobox label="Add recipient" testId="compose-add-input" listTestId="compose-suggestions" placeholder="Add a contact or email…"
+                value={pick} invalid={addError !== null} describedBy={addError ? 'compose-add-error' : undefined}
+                options={suggestions.map((s) => ({ id: s.id, label: s.label, detail: s.detail }))}
+                onChange={(text) => { setPick(text); setAddError(null); }}
+                onPick={(o) => o.detail && addEmail(o.detail)}
+                onEnter={addTyped} />
+              {addError && <p id="compose-add-error" className="error-text small" role="alert" data-testid="compose-add-error">{addError}</p>}
             </div>
             <div className="toolbar-actions" data-testid="compose-actions">
               <button type="button" className="button button-ghost" onClick={() => composeDispatch({ type: 'undo' })} disabled={compose.undo.length === 0}>Undo</button>
