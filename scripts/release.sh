@@ -8,9 +8,12 @@
 # enters the repository); an encrypted key asks for its password on the terminal, as minisign
 # does. Packaging and signing are done by the workspace's relay-release-tool, so no system
 # minisign or zip is needed.
+# Releases are the hardened `packaged` variant (remembered secrets, the Dynatrace token and device
+# keys never fall back to plaintext files): both binaries are built with `--features packaged`
+# and every binary that is packaged must say so in its version line, or nothing is signed.
 #
 # usage: scripts/release.sh [--binary PATH] [--version X.Y.Z] [--commit SHA] [--out-dir DIR] [--tool PATH]
-#   --binary   package this relay-desktop instead of building it (and relay) in release mode
+#   --binary   package this relay-desktop (a packaged build) instead of building it (and relay)
 #   --version  the release version (default: the workspace version in Cargo.toml)
 #   --commit   the full commit the binary was built from (default: HEAD of a clean work tree)
 #   --out-dir  where the assets go (default: dist/)
@@ -19,8 +22,14 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
+CARGO="${CARGO:-cargo}"
+# What a `packaged` build's version line says (`relay --version`, `relay-desktop --version`).
+PACKAGED_MARK=" (packaged build)"
 
 die() { echo "release.sh: $*" >&2; exit 1; }
+require_packaged() {
+  grep -aqF "$PACKAGED_MARK" "$1" || die "$1 is not a packaged build (cargo build --release --features packaged)"
+}
 
 binary="" version="" commit="" out_dir="$ROOT/dist" tool=""
 while [ "$#" -gt 0 ]; do
@@ -51,13 +60,15 @@ if [ -z "$commit" ]; then
 fi
 
 if [ -z "$binary" ]; then
-  echo "==> cargo build --release (relay-desktop, relay)"
-  cargo build --release --locked -p relay-desktop --bin relay-desktop
-  cargo build --release --locked -p relay --bin relay
+  echo "==> cargo build --release --features packaged (relay-desktop, relay)"
+  "$CARGO" build --release --locked -p relay-desktop --bin relay-desktop --features packaged
+  "$CARGO" build --release --locked -p relay --bin relay --features packaged
   binary="$TARGET_DIR/release/relay-desktop"
+  require_packaged "$TARGET_DIR/release/relay"
 fi
+require_packaged "$binary"
 if [ -z "$tool" ]; then
-  cargo build --release --locked -p relay-release-tool
+  "$CARGO" build --release --locked -p relay-release-tool
   tool="$TARGET_DIR/release/relay-release-tool"
 fi
 

@@ -5,10 +5,18 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
+/// `relay --version`: the version and which variant this is. A `packaged` (release-channel) build
+/// never keeps device keys in plaintext; `scripts/release.sh` refuses to sign a binary whose
+/// version line does not say "(packaged build)".
+#[cfg(feature = "packaged")]
+pub const VERSION_LINE: &str = concat!(env!("CARGO_PKG_VERSION"), " (packaged build)");
+#[cfg(not(feature = "packaged"))]
+pub const VERSION_LINE: &str = concat!(env!("CARGO_PKG_VERSION"), " (development build)");
+
 /// Relay: the NOC command center. One Relay PC runs `relay serve`; desktops, paired laptops and
 /// LAN browsers connect to it.
 #[derive(Debug, Parser)]
-#[command(name = "relay", version, about, long_about = None)]
+#[command(name = "relay", version = VERSION_LINE, about, long_about = None)]
 pub struct Cli {
     /// Log level filter (error, warn, info, debug, trace). `RELAY_LOG` overrides it.
     #[arg(long, global = true, default_value = "info")]

@@ -3,7 +3,8 @@
 //! keyring is never touched) the signing key goes to the keyring and the key file holds no
 //! secret, and `send` signs with the key read back from it; with no secret store, `pair`
 //! refuses before contacting the server unless `--plaintext-key` asks for the development
-//! fallback (an owner-only file).
+//! fallback (an owner-only file). `relay --version` names the build kind (development or
+//! packaged).
 
 #[path = "../support/mod.rs"]
 mod support;
@@ -105,4 +106,16 @@ fn without_a_secret_store_pairing_needs_the_explicit_development_fallback() {
     let (ok, out) =
         device(&[], &envs, &key_file, &["send", "--command", "privileged.probe"], &format!("{PASSPHRASE}\n"));
     assert!(ok && out.contains("\"role\": \"owner\""), "{out}");
+}
+
+/// `relay --version` names the variant: the development build refuses plaintext device keys only
+/// without `--plaintext-key`, a packaged build always; `scripts/release.sh` signs only a binary
+/// whose version line says "(packaged build)".
+#[test]
+fn the_version_line_names_the_build_kind() {
+    let out = Command::new(relay_bin()).arg("--version").output().unwrap();
+    assert!(out.status.success());
+    let line = String::from_utf8(out.stdout).unwrap();
+    let kind = if cfg!(feature = "packaged") { "(packaged build)" } else { "(development build)" };
+    assert_eq!(line.trim(), format!("relay {} {kind}", env!("CARGO_PKG_VERSION")));
 }

@@ -10,8 +10,16 @@ use std::path::PathBuf;
 use clap::Parser;
 use domain::desktop_setup::{resolve_launch, DesktopSetup, Launch};
 
+/// `relay-desktop --version`: the version and which variant this is. A `packaged`
+/// (release-channel) build never keeps remembered secrets in plaintext; `scripts/release.sh`
+/// refuses to sign a binary whose version line does not say "(packaged build)".
+#[cfg(feature = "packaged")]
+pub const VERSION_LINE: &str = concat!(env!("CARGO_PKG_VERSION"), " (packaged build)");
+#[cfg(not(feature = "packaged"))]
+pub const VERSION_LINE: &str = concat!(env!("CARGO_PKG_VERSION"), " (development build)");
+
 #[derive(Debug, Parser)]
-#[command(name = "relay-desktop", version, about = "Relay desktop shell")]
+#[command(name = "relay-desktop", version = VERSION_LINE, about = "Relay desktop shell")]
 #[command(group(clap::ArgGroup::new("mode").args(["server_mode", "client"]).multiple(false)))]
 pub struct Cli {
     /// Data directory (created owner-only if missing).

@@ -3,7 +3,10 @@
 //! named and shaped as `docs/updater.md` says, the ZIP holds exactly `relay-desktop` with mode
 //! 0755 and the fixed timestamp, the checksum line and the signature pass the updater's own
 //! domain rules with the matching public key and fail with another key, the same input gives
-//! the same archive, and a missing key or an existing output is refused.
+//! the same archive, and a missing key or an existing output is refused. Releases are the
+//! hardened `packaged` variant: with a stand-in `cargo` (the `CARGO` variable) the script builds
+//! both binaries with `--features packaged`, and a binary whose version line does not say
+//! "(packaged build)" is never signed.
 
 use std::io::Read;
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
@@ -29,8 +32,18 @@ fn commit() -> CommitSha {
     CommitSha::parse_hex(COMMIT).unwrap()
 }
 
-/// A 64-bit little-endian x86-64 ELF header and some bytes.
+/// What the version line of a `packaged` build says (`relay --version`), as the script checks it.
+const PACKAGED_MARK: &str = " (packaged build)";
+
+/// A 64-bit little-endian x86-64 ELF header and some bytes, with a packaged build's version line.
 fn fake_elf() -> Vec<u8> {
+    let mut elf = development_elf();
+    elf.extend_from_slice(format!("1.3.0{PACKAGED_MARK}").as_bytes());
+    elf
+}
+
+/// The same without the packaged build's mark (a development build's version line instead).
+fn development_elf() -> Vec<u8> {
     let mut elf = vec![0u8; 64];
     elf[..4].copy_from_slice(b"\x7fELF");
     elf[4] = 2;
@@ -39,6 +52,7 @@ fn fake_elf() -> Vec<u8> {
     elf[16] = 2;
     elf[18] = 62;
     elf.extend((0..20_000u32).map(|i| (i % 251) as u8));
+    elf.extend_from_slice(b"1.3.0 (development build)");
     elf
 }
 
@@ -208,4 +222,78 @@ fn keygen_makes_the_publisher_pair_whose_public_line_verifies_the_release() {
         verify_release_signature(&archive, &signature, &version(), &commit(), &fixture.public_key),
         Err(SignatureError::KeyIdMismatch)
     );
+}
+
+/// A stand-in for `cargo`: logs each invocation to `cargo.log` and, for `build --bin NAME`,
+/// writes `NAME` into `$CARGO_TARGET_DIR/release` from the development ELF, with the packaged
+/// build's version line appended only when `--features packaged` was asked for.
+fn fake_cargo(fixture: &Fixture) -> PathBuf {
+    let development = fixture.tmp.path().join("development.elf");
+    std::fs::write(&development, development_elf()).unwrap();
+    let script = format!(
+        r#"#!/usr/bin/env bash
+set -euo pipefail
+echo "$*" >> "{log}"
+bin="" packaged=0
+while [ "$#" -gt 0 ]; do
+  case "$1" in
+    --bin) bin="$2"; shift ;;
+    --features) [ "$2" = packaged ] && packaged=1; shift ;;
+  esac
+  shift
+done
+[ -n "$bin" ] || exit 0
+mkdir -p "$CARGO_TARGET_DIR/release"
+out="$CARGO_TARGET_DIR/release/$bin"
+cp "{development}" "$out"
+[ "$packaged" = 1 ] && printf '%s' '1.3.0{PACKAGED_MARK}' >> "$out"
+chmod 0755 "$out"
+"#,
+        log = fixture.tmp.path().join("cargo.log").display(),
+        development = development.display(),
+    );
+    let path = fixture.tmp.path().join("cargo");
+    std::fs::write(&path, script).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+#[test]
+fn releases_build_and_sign_only_the_packaged_variant() {
+    let fixture = fixture();
+    let target = fixture.tmp.path().join("target");
+    let dist = fixture.tmp.path().join("dist");
+    let output = Command::new("bash")
+        .arg(script())
+        .args(["--version", "1.3.0", "--commit", COMMIT])
+        .args(["--out-dir".as_ref(), dist.as_os_str()])
+        .args(["--tool", env!("CARGO_BIN_EXE_relay-release-tool")])
+        .env("RELAY_RELEASE_MINISIGN_KEY", &fixture.key_file)
+        .env("CARGO", fake_cargo(&fixture))
+        .env("CARGO_TARGET_DIR", &target)
+        .output()
+        .unwrap();
+    let log = std::fs::read_to_string(fixture.tmp.path().join("cargo.log")).unwrap_or_default();
+    assert!(output.status.success(), "{}\ncargo: {log}", String::from_utf8_lossy(&output.stderr));
+    let builds: Vec<&str> = log.lines().filter(|l| l.starts_with("build ")).collect();
+    assert_eq!(builds.len(), 2, "{log}");
+    for (build, bin) in builds.iter().zip(["relay-desktop", "relay"]) {
+        assert!(build.contains(&format!("--bin {bin}")) && build.contains("--release"), "{build}");
+        assert!(build.contains("--features packaged"), "the release builds the hardened variant: {build}");
+    }
+    let (archive, _, signature) = assets(&dist);
+    assert_eq!(verify_release_signature(&archive, &signature, &version(), &commit(), &fixture.public_key), Ok(()));
+    let mut zip = zip::ZipArchive::new(std::io::Cursor::new(archive)).unwrap();
+    let mut packaged = Vec::new();
+    zip.by_index(0).unwrap().read_to_end(&mut packaged).unwrap();
+    assert_eq!(packaged, std::fs::read(target.join("release/relay-desktop")).unwrap());
+    assert!(packaged.ends_with(format!("1.3.0{PACKAGED_MARK}").as_bytes()), "the packaged variant was signed");
+
+    // A development build is never signed, whether built here or handed in.
+    std::fs::write(&fixture.binary, development_elf()).unwrap();
+    let refused = fixture.tmp.path().join("refused");
+    let output = run(&fixture, &refused, Some(&fixture.key_file));
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("not a packaged build"), "{output:?}");
+    assert!(!refused.exists(), "nothing is written for a development build");
 }
