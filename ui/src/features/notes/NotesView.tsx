@@ -1,14 +1,17 @@
 // Notes tab: standalone tagged color cards, swap-reorder (drag a card onto another, or the
-// arrow buttons), tag filter, font density S/M/L, editor modal. Live via realtime.
+// arrow buttons), tag filter, font density S/M/L, editor modal, and on each card when it was last
+// updated ("Updated 5 min ago", the exact time in its title: ./noteStamp). Live via realtime.
 import { useMemo, useState } from 'react';
 import { Confirm, Modal } from '../../components/Modal';
 import { errorMessage, useToast } from '../../components/Toasts';
 import { useCollection } from '../../data/store';
 import { copyText } from '../../lib/clipboard';
 import { NOTE_COLORS, noteColor, parseTags, sortNotes, swapNotes, type StandaloneNote } from '../../lib/notes';
+import { useNow } from '../../lib/useNow';
 import { useTransport } from '../../transport/context';
 import type { BaseRecord } from '../../transport/types';
 import { useShell } from '../shell/ShellContext';
+import { noteStamp } from './noteStamp';
 
 type Note = StandaloneNote & BaseRecord;
 const SIZES = ['S', 'M', 'L'] as const;
@@ -74,6 +77,7 @@ export default function NotesView() {
   const [editing, setEditing] = useState<Note | 'new' | null>(null);
   const [deleting, setDeleting] = useState<Note | null>(null);
   const [dragId, setDragId] = useState<string | null>(null);
+  const now = useNow(30_000);
   const notes = useMemo(() => sortNotes(col.items), [col.items]);
   const allTags = useMemo(() => [...new Set(notes.flatMap((n) => n.tags ?? []))].sort(), [notes]);
   const q = shell.listQuery.trim().toLowerCase();
@@ -143,6 +147,10 @@ export default function NotesView() {
               <h2 className="note-title">{n.title || 'Untitled'}</h2>
             </header>
             <NoteBody text={n.content ?? ''} />
+            {(() => {
+              const stamp = noteStamp(n.updated, now);
+              return stamp && <time className="note-updated muted small" dateTime={stamp.iso} title={stamp.exact} data-testid="note-updated">{stamp.text}</time>;
+            })()}
             <footer className="note-foot">
               <span className="pills">{(n.tags ?? []).slice(0, 3).map((t) => <span key={t} className="pill">#{t}</span>)}</span>
               <span className="note-actions">
