@@ -1,5 +1,6 @@
 // CSV parse (RFC 4180-ish: quotes, escaped quotes, CRLF) and export with the
 // formula-injection guard (values starting with = + - @ TAB CR get a leading ').
+import { plural } from './text';
 
 export interface CsvParseResult {
   rows: Record<string, string>[];
@@ -72,7 +73,7 @@ export function parseCsv(text: string): CsvParseResult {
   const rows: Record<string, string>[] = [];
   nonBlank.slice(1).forEach((r, idx) => {
     if (r.length > headers.length && r.slice(headers.length).some((c) => c.trim() !== '')) {
-      errors.push(`Row ${idx + 1}: ${r.length} cells but ${headers.length} headers.`);
+      errors.push(`Row ${idx + 1}: ${plural(r.length, 'cell')} but ${plural(headers.length, 'header')}.`);
     }
     const rec: Record<string, string> = {};
     headers.forEach((h, j) => {

@@ -5,6 +5,7 @@
 // Uncategorized cannot be deleted); and their dialogs.
 import { useState, type FormEvent } from 'react';
 import { Confirm, Modal } from '../../components/Modal';
+import { plural } from '../../lib/text';
 import type { WikiDialog, WikiState } from './wikiController';
 import type { WikiPanelController } from './WikiSection';
 import { DOCUMENT_TYPES, UNCATEGORIZED_KEY, categoryName, typeLabel, type DocumentType, type WikiLibrary } from './wikiModel';
@@ -76,7 +77,7 @@ function Categories({ library, busy, ctl }: { library: WikiLibrary; busy: boolea
         {cats.map((c, i) => (
           <li key={c.id} className="row-wrap" data-testid="admin-wiki-category" data-category={c.id}>
             <span data-testid="admin-wiki-category-name">{c.name}</span>
-            <span className="muted small">{count(c.id)} documents</span>
+            <span className="muted small">{plural(count(c.id), 'document')}</span>
             <button type="button" className="button button-ghost small" disabled={busy || i === 0} aria-label={`Move ${c.name} up`}
               data-testid="admin-wiki-category-up" onClick={() => void ctl.moveCategory(c.id, -1)}>↑</button>
             <button type="button" className="button button-ghost small" disabled={busy || i === cats.length - 1} aria-label={`Move ${c.name} down`}

@@ -2,6 +2,7 @@
 // sends (command, payload, expected authority revision), the confirmation a destructive one asks
 // for first, and the notice shown when it succeeds. Setting a password is not here: its secret
 // never becomes data (the controller reads it from the field when the form is submitted).
+import { plural } from '../../lib/text';
 import type { AdminAccount, AdminCommandName, AdminSnapshot } from '../../transport/desktop';
 import { accountById, accountName, devicesOf } from './adminModel';
 
@@ -125,8 +126,8 @@ export function noticeFor(action: AdminAction, result: unknown, snapshot: AdminS
     case 'auditVerify': {
       const entries = typeof r.entries === 'number' ? r.entries : 0;
       return r.ok === true
-        ? { text: `Audit log: ${entries} entries, chain verified.`, error: false }
-        : { text: `Audit log: ${entries} entries, chain verification FAILED. Keep the data directory as it is and report it.`, error: true };
+        ? { text: `Audit log: ${plural(entries, 'entry', 'entries')}, chain verified.`, error: false }
+        : { text: `Audit log: ${plural(entries, 'entry', 'entries')}, chain verification FAILED. Keep the data directory as it is and report it.`, error: true };
     }
     case 'resetPassword':
       return { text: '', error: false };

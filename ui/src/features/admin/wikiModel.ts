@@ -4,6 +4,7 @@
 // file name) and its `wiki.publish` payload, the categories' new order for a move, the labels of
 // types, states and failure reasons, and the sentence for a refused Wiki call (a stale revision
 // says the library was reloaded).
+import { formatFileSize } from '../../lib/fileSize';
 import type { WikiUploadEvent } from '../../transport/desktop';
 import { describeFailure } from './adminModel';
 
@@ -250,8 +251,7 @@ export function wikiFailure(e: unknown): string {
   return isStale(e) ? STALE_TEXT : describeFailure(e);
 }
 
-/** "12.4 MB" / "830 KB" for a file size. */
+/** "9 B" / "830 KB" / "5.3 MB" for a file size (lib/fileSize: bytes are never rounded up to 1 KB). */
 export function formatSize(bytes: number): string {
-  if (bytes >= 1024 * 1024) return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
-  return `${Math.max(1, Math.round(bytes / 1024))} KB`;
+  return formatFileSize(bytes);
 }

@@ -5,6 +5,7 @@
 // trashed document reaches clients as a realtime delete carrying only its id, which the generic
 // collection reducer (data/collection) drops like any delete. No network and no React here.
 import { parseDate } from '../../lib/dates';
+import { formatFileSize } from '../../lib/fileSize';
 import type { BaseRecord, WikiDocumentType } from '../../transport/types';
 
 export const WIKI_CATEGORIES = 'wiki_categories';
@@ -70,12 +71,8 @@ export function pagesText(n: number): string {
   return pages === 1 ? '1 page' : `${pages} pages`;
 }
 
-export function sizeText(bytes: number): string {
-  if (!Number.isFinite(bytes) || bytes < 0) return '—';
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${Math.round(bytes / 1024)} KB`;
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
-}
+/** A document's size, as every file size is said (lib/fileSize). */
+export const sizeText = formatFileSize;
 
 /** "Updated 5 Mar 2027" from the record's `updated` (its last change: publish, replace, retitle). */
 export function updatedText(doc: Pick<WikiDocument, 'updated'>): string {

@@ -183,7 +183,7 @@ export function ServerSyncDialog({ onClose }: { onClose: () => void }) {
           <progress className="sync-progress" aria-label="Servers sync progress" data-testid="sync-progress"
             max={phase.progress?.total ?? changes} value={phase.progress?.processed ?? 0} />
           <p className="muted" role="status">
-            {phase.progress?.stage === 'removing' ? 'Removing servers' : 'Saving servers'}… {phase.progress?.processed ?? 0} of {changes} changes
+            {phase.progress?.stage === 'removing' ? 'Removing servers' : 'Saving servers'}… {phase.progress?.processed ?? 0} of {plural(changes, 'change')}
           </p>
         </div>
       )}

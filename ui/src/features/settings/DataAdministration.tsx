@@ -8,6 +8,7 @@
 // through the typed desktop bridge to the in-process backup actor; browsers never see this panel.
 import { useCallback, useEffect, useState } from 'react';
 import { Modal } from '../../components/Modal';
+import { plural } from '../../lib/text';
 import { DesktopBridge, type BackupArchive, type BackupStatus, type FinishedRestore } from '../../transport/desktop';
 import { formatAgeMs, formatBytes } from './systemHealth';
 
@@ -99,7 +100,7 @@ export function BackupPanel({ status, archives, busy, message, onBackup, onVerif
           <span className="muted small">
             {' '}{op ? PHASES[op.phase] : 'Starting'}
             {op && op.bytesTotal > 0 && ` — ${formatBytes(op.bytesDone)} of ${formatBytes(op.bytesTotal)}`}
-            {op && op.entriesTotal > 0 && `, ${op.entriesDone} of ${op.entriesTotal} entries`}
+            {op && op.entriesTotal > 0 && `, ${op.entriesDone} of ${plural(op.entriesTotal, 'entry', 'entries')}`}
           </span>
         </div>
       )}
@@ -250,7 +251,7 @@ export function DataAdministration({ w = globalThis }: { w?: unknown }) {
         busy={busy}
         message={message}
         onBackup={() => void run(async () => { const b = await bridge.backupCreate(); return `Backup ${b.name} written and verified.`; })}
-        onVerify={(name) => void run(async () => { const v = await bridge.backupVerify(name); return `Backup ${v.name} verified (${v.tables} tables read).`; })}
+        onVerify={(name) => void run(async () => { const v = await bridge.backupVerify(name); return `Backup ${v.name} verified (${plural(v.tables, 'table')} read).`; })}
         onRestore={setConfirming}
       />
       {confirming && (
