@@ -68,7 +68,7 @@ describe('Relay attention signals and Compose context menus', { timeout: 200_000
     assert.equal(made.status, 200, made.text);
     const popup = page.getByTestId('due-popup');
     await popup.waitFor({ timeout: 35_000 });
-    await until(async () => (await title()) === '⏰ Alarm due — Relay', 'alarm title');
+    await until(async () => (await title()) === 'Alarm due — Relay', 'alarm title');
     const href = await favicon();
     assert.match(href, /^data:image\/svg\+xml,/);
     assert.match(decodeURIComponent(href), /<circle[^>]*fill="#e5383b"/);

@@ -7,6 +7,7 @@
 // unsent changes it first asks, in the popup (the dialog's name and focus move to the question),
 // whether to replace that draft: Keep my draft goes back and leaves the alarm as it was.
 import { useRef, useState } from 'react';
+import { AlarmClockIcon } from '../../components/Icons';
 import { errorMessage, useToast } from '../../components/Toasts';
 import { useCollection } from '../../data/store';
 import { dismissPatch, donePatch, effectiveDue, snoozePatch } from '../../lib/alarms';
@@ -89,7 +90,7 @@ function DueDialog({ a, more }: { a: AlarmRec; more: number }) {
           </>
         ) : (
           <>
-            <span className="pill pill-due">Due now</span>
+            <span className="pill pill-due"><AlarmClockIcon /> Due now</span>
             <h2 id="due-title">{a.title}</h2>
             <p className="muted">Due {formatDateTime(effectiveDue(a))}{more > 0 ? ` · ${more} more waiting` : ''}</p>
             {a.note && <p className="pre">{a.note}</p>}

@@ -1,6 +1,8 @@
 // The visible attention controls: the connection-loss banner (role=alert, with the time the
 // connection was lost; gone once it is back) and the header's "Sound on/off" toggle
-// (aria-pressed, per device; its hint says when the browser still waits for a gesture).
+// (aria-pressed, per device; its hint says when the browser still waits for a gesture), its bell
+// an inline SVG (components/Icons: no emoji font needed).
+import { BellIcon, BellOffIcon } from '../../components/Icons';
 import { CONNECTION_LABELS, cachedAt } from '../shell/connectionLabel';
 import { useAttention } from './AttentionContext';
 import { soundLabel } from './sound';
@@ -25,7 +27,7 @@ export function SoundToggle({ testId = 'sound-toggle' }: { testId?: string }) {
   return (
     <button type="button" className="button button-ghost sound-toggle" data-testid={testId} data-armed={sound.armed}
       aria-pressed={sound.enabled} title={hint} onClick={toggleSound}>
-      <span aria-hidden="true">{sound.enabled ? '🔔' : '🔕'}</span> {text}
+      {sound.enabled ? <BellIcon /> : <BellOffIcon />} {text}
     </button>
   );
 }

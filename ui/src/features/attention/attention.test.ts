@@ -34,7 +34,7 @@ describe('attentionFor', () => {
 describe('attentionTitle', () => {
   it('prefixes and restores', () => {
     const t = attentionTitle('Relay', attentionFor({ due: 1, connection: 'connected' }));
-    expect(t).toBe('⏰ Alarm due — Relay');
+    expect(t).toBe('Alarm due — Relay');
     expect(attentionTitle(t, attentionFor({ due: 0, connection: 'connected' }))).toBe('Relay');
   });
   it('never stacks prefixes', () => {

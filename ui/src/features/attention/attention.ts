@@ -4,7 +4,8 @@
 // reads no DOM and no clock (the caller passes `now`); ./useAttention applies the result.
 import type { ConnectionState } from '../../transport/types';
 
-export const ALARM_PREFIX = '⏰ Alarm due — ';
+/** Words only: a window title cannot draw the app's icons, and an emoji needs a font Debian lacks. */
+export const ALARM_PREFIX = 'Alarm due — ';
 export const LOST_PREFIX = 'Connection lost — ';
 
 /** States in which the operator has lost the server (the status bar's "lost" set). */
