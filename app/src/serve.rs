@@ -91,6 +91,10 @@ fn run_generation(
         port: args.port,
         ui_dir: Some(args.ui_dir.clone().unwrap_or_else(default_ui_dir)),
         workers: args.workers,
+        relay_web: listeners.gateway.as_ref().and_then(|l| l.local_addr().ok()).map(|a| web::RelayWebAccess {
+            port: a.port(),
+            host: format!("{}.local", gateway_hostname().to_ascii_lowercase()),
+        }),
     };
     let (restart_tx, mut restart_rx) = tokio::sync::mpsc::unbounded_channel();
     let system = actix::System::new();
@@ -177,6 +181,11 @@ fn gateway_listener(args: &ServeArgs, bind: IpAddr) -> Result<Option<std::net::T
     Ok(Some(std::net::TcpListener::bind((bind, args.web_port))?))
 }
 
+/// This machine's host name, the one Relay Web's Host allowlist is built from.
+fn gateway_hostname() -> String {
+    hostname::get().ok().and_then(|h| h.into_string().ok()).unwrap_or_default()
+}
+
 /// Starts Relay Web on its listener.
 fn start_gateway(
     listener: std::net::TcpListener,
@@ -186,7 +195,7 @@ fn start_gateway(
 ) -> Result<actix_web::dev::Server, BoxError> {
     let interfaces: Vec<IpAddr> =
         if_addrs::get_if_addrs().map(|v| v.into_iter().map(|i| i.ip()).collect()).unwrap_or_default();
-    let hostname = hostname::get().ok().and_then(|h| h.into_string().ok()).unwrap_or_default();
+    let hostname = gateway_hostname();
     let config = web::gateway::GatewayConfig { hostname, interface_addresses: interfaces, ui_dir, workers };
     let (server, addr) = web::gateway::build_gateway(handles.clone(), listener, config)?;
     announce!("Relay Web listening on http://127.0.0.1:{}", addr.port());

@@ -477,3 +477,17 @@ async fn the_opener_policy_is_sent_only_where_browsers_honour_it() {
     assert!(direct.headers().get("cross-origin-opener-policy").is_none(), "nor on the data API by name");
     assert!(direct.headers().get("content-security-policy").is_some());
 }
+
+/// Issue #38.5: a browser on the data API is told where Relay Web is (its sign-in does not
+/// survive a reload there; Relay Web's does), and that there is none when it is off.
+#[tokio::test]
+async fn the_data_api_tells_browsers_where_relay_web_is() {
+    let relay = Relay::start_web();
+    let web_port: u16 = relay.web.clone().unwrap().rsplit(':').next().unwrap().parse().unwrap();
+    let body: Value = reqwest::get(relay.url("/api/relay/access")).await.unwrap().json().await.unwrap();
+    let hostname = hostname::get().unwrap().into_string().unwrap().to_ascii_lowercase();
+    assert_eq!(body, json!({"relayWeb": {"port": web_port, "host": format!("{hostname}.local")}}));
+    let without = Relay::start();
+    let body: Value = reqwest::get(without.url("/api/relay/access")).await.unwrap().json().await.unwrap();
+    assert_eq!(body, json!({"relayWeb": null}));
+}

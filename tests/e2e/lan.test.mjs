@@ -7,7 +7,8 @@
 // (`<hostname>.local`): sign in, every tab, presence, Copy (plain text through the fallback, read
 // back from a secure page of the same browser), Save PNG, Copy for Outlook (a clear message, not
 // an error), On-Call and data exports, a Dynatrace dashboard (its id is made without randomUUID),
-// the Knowledge PDF viewer (its checksum without crypto.subtle) and the on-call pop-out.
+// the Knowledge PDF viewer (its checksum without crypto.subtle), the on-call pop-out (signed in
+// with its opener's session), and a reload on the data API that links to Relay Web.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -209,17 +210,33 @@ describe('LAN pass: Relay by name over plain HTTP (not a secure context)', { tim
     assert.deepEqual(direct.lanErrors, []);
   });
 
-  test('data API by name: the on-call pop-out opens by name and shows the board', async () => {
-    const pop = await direct.context().newPage();
+  test('data API by name: Pop out opens the board signed in with the opener\'s session', async () => {
+    await direct.getByTestId('nav-oncall').click();
+    const [pop] = await Promise.all([direct.context().waitForEvent('page', { timeout: 15_000 }), direct.getByTestId('board-popout').click()]);
     watchErrors(pop);
-    await pop.goto(`${relay.lanUrl}/?popout=board`);
+    await pop.waitForLoadState('domcontentloaded');
     await assertLanPage(pop, relay.lanUrl);
-    await pop.getByTestId('signin-passphrase').fill(relay.passphrase);
-    await pop.getByTestId('signin-submit').click();
+    // No passphrase asked: the opener lent its in-memory session (lib/sessionHandoff).
     await pop.locator('[data-team="network"]').waitFor({ timeout: 15_000 });
+    assert.equal(await pop.getByTestId('signin-passphrase').count(), 0);
     assert.equal(await pop.getByTestId('board-add').count(), 0, 'the pop-out is read-only');
     assert.deepEqual(pop.lanErrors, []);
     await pop.close();
+  });
+
+  test('data API by name: a reload explains itself and links to Relay Web by a name it accepts', async () => {
+    await direct.reload();
+    await assertLanPage(direct, relay.lanUrl);
+    const note = direct.getByTestId('signin-direct-note');
+    await note.waitFor();
+    assert.match(await note.innerText(), /reload/);
+    const link = direct.getByTestId('signin-relay-web-link');
+    assert.equal(await link.getAttribute('href'), `${relay.lanWebUrl}/`);
+    await link.click();
+    await direct.waitForURL(`${relay.lanWebUrl}/`);
+    await direct.getByTestId('signin-passphrase').waitFor();
+    await assertLanPage(direct, relay.lanWebUrl);
+    assert.deepEqual(direct.lanErrors, []);
   });
 
   test('Relay Web by <hostname>.local: sign in, every tab, a reload resumes', async () => {

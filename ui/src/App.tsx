@@ -3,12 +3,14 @@
 // on-call popout at ?popout=board). On Relay Web a reload first tries to resume the session
 // from its HttpOnly cookie, and the desktop main window after a reload signs in with the shell's
 // saved passphrase (./features/signin/resume), so the passphrase is asked only when neither works.
+// A pop-out of a browser on the data API borrows its opener's in-memory session (lib/sessionHandoff).
 import { lazy, Suspense, useEffect, useState } from 'react';
 import { ToastProvider } from './components/Toasts';
 import { DataProvider } from './data/store';
 import { Shell } from './features/shell/Shell';
 import { navigationType, resumeOnStart } from './features/signin/resume';
 import { SignIn } from './features/signin/SignIn';
+import { borrowSessionFromOpener, lendSessionToPopouts } from './lib/sessionHandoff';
 import { clearAllDrafts } from './lib/windowDrafts';
 import { TransportProvider } from './transport/context';
 import type { Transport } from './transport/types';
@@ -31,6 +33,9 @@ export function App({ transport, search = '' }: { transport: Transport; search?:
   // A window that starts signed out resumes its session without the passphrase (./features/signin/resume).
   const [resume] = useState(() => (signedIn ? null : resumeOnStart({ mode: transport.mode, navigation: navigationType(), popout: popout !== null })));
   const [resuming, setResuming] = useState(() => resume === 'cookie' && transport.resumeSession !== undefined);
+  // A browser on the data API: a pop-out borrows the session of the window that opened it.
+  const direct = transport.mode === 'direct' || transport.mode === undefined;
+  const [borrowing, setBorrowing] = useState(() => !signedIn && direct && popout !== null && transport.adoptSession !== undefined);
   // Desktop main window after a reload: SignIn uses the shell's saved passphrase once, not again after a sign-out in this page.
   const [autoSaved, setAutoSaved] = useState(resume === 'saved-passphrase');
 
@@ -48,6 +53,26 @@ export function App({ transport, search = '' }: { transport: Transport; search?:
       live = false;
     };
   }, [transport, resuming]);
+  useEffect(() => {
+    if (!borrowing) return;
+    let live = true;
+    void borrowSessionFromOpener().then((token) => {
+      if (!live) return;
+      if (token) {
+        transport.adoptSession!(token);
+        setSignedIn(true);
+      }
+      setBorrowing(false);
+    });
+    return () => {
+      live = false;
+    };
+  }, [transport, borrowing]);
+  // ...and the signed-in window lends it to the pop-outs it opened (lib/sessionHandoff).
+  useEffect(() => {
+    if (!signedIn || !direct || !transport.sessionToken) return;
+    return lendSessionToPopouts(() => transport.sessionToken?.() ?? null);
+  }, [transport, signedIn, direct]);
   // A desktop auxiliary window runs on a borrowed token that can be revoked or expire.
   const borrowed = transport.mode === 'desktop' && new URLSearchParams(search).has('popout');
 
@@ -75,7 +100,7 @@ export function App({ transport, search = '' }: { transport: Transport; search?:
   return (
     <TransportProvider transport={transport}>
       <ToastProvider>
-        {resuming ? (
+        {resuming || borrowing ? (
           <main className="signin">
             <h1 className="signin-title">Relay</h1>
             <p className="muted" role="status" data-testid="session-resuming">

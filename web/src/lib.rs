@@ -6,6 +6,7 @@
 //! every rule lives in the actors and the domain. Every error answer, including extractor
 //! refusals, goes out through `error::Problem`.
 
+mod access;
 mod access_log;
 mod auth;
 mod branding;
@@ -49,7 +50,10 @@ pub struct WebConfig {
     /// Folder holding the built UI (`ui/dist`); a placeholder page is served when absent.
     pub ui_dir: Option<PathBuf>,
     pub workers: usize,
+    /// Where Relay Web runs when this server runs it (`GET /api/relay/access` tells browsers).
+    pub relay_web: Option<RelayWebAccess>,
 }
+pub use access::RelayWebAccess;
 
 /// The peer address rate limits are keyed by (never a forwarded-for header, which a client could
 /// forge).
@@ -69,6 +73,7 @@ pub fn configure(cfg: &mut web::ServiceConfig, ui_dir: Option<PathBuf>) {
                 .configure(records::routes)
                 .configure(realtime::routes)
                 .configure(relay::routes)
+                .configure(access::routes)
                 .configure(status_feeds::routes)
                 .configure(radar::routes)
                 .configure(branding::routes)
@@ -115,9 +120,11 @@ pub fn build_server_on(
     config: WebConfig,
 ) -> std::io::Result<(Server, Vec<SocketAddr>)> {
     let ui_dir = config.ui_dir.clone();
+    let relay_web = web::Data::new(config.relay_web.clone());
     let server = HttpServer::new(move || {
         App::new()
             .app_data(web::Data::new(handles.clone()))
+            .app_data(relay_web.clone())
             .wrap(headers::desktop_cors())
             .wrap(headers::security_headers())
             .wrap(from_fn(headers::opener_policy))

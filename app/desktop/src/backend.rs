@@ -119,6 +119,8 @@ pub fn start_server(data_dir: &DataDir, settings: ServerSettings, store: &Secret
         port: settings.port,
         ui_dir: settings.ui_dir.clone(),
         workers: settings.workers.max(1),
+        // The desktop's server mode runs no Relay Web gateway.
+        relay_web: None,
     };
     let advertise = domain::discovery::should_advertise(settings.bind) && settings.mdns;
     if domain::discovery::should_advertise(settings.bind) && !settings.mdns {

@@ -22,6 +22,7 @@ import type {
   DynatraceBridge,
   OfflineBridge,
   RadarSnapshot,
+  RelayAccess,
   RealtimeEvent,
   ServerSyncEntry,
   ServerSyncOperation,
@@ -48,6 +49,7 @@ export const STATUS_PATH = '/api/relay/status';
 export const STATUS_REFRESH_PATH = '/api/relay/status/refresh';
 export const RADAR_PATH = '/api/relay/radar';
 export const RADAR_REFRESH_PATH = '/api/relay/radar/refresh';
+export const RELAY_ACCESS_PATH = '/api/relay/access';
 export const BRANDING_LOGO_PATH = '/api/relay/branding/logo/';
 export const SERVERS_SYNC_PATH = '/api/relay/servers/sync';
 export const SPREADSHEET_ROWS_PATH = '/api/relay/spreadsheet/rows';
@@ -456,6 +458,21 @@ export class PocketBaseTransport implements Transport {
     const body: unknown = await res.json().catch(() => ({}));
     const retry = res.status === 429 ? { [RETRY_AFTER_FIELD]: parseRetryAfter(res.headers.get('Retry-After'), this.now()) } : {};
     throw toTransportError({ status: res.status, response: { ...(body && typeof body === 'object' ? body : {}), ...retry } });
+  }
+
+  /** GET /api/relay/access (public): Relay Web's port on this server, if it runs. */
+  async relayAccess(): Promise<RelayAccess> {
+    const body: unknown = await (await this.getRaw(RELAY_ACCESS_PATH, [])).json();
+    const web = (body as { relayWeb?: { port?: unknown; host?: unknown } | null } | null)?.relayWeb;
+    const port = web?.port;
+    const host = web?.host;
+    const valid = typeof port === 'number' && Number.isInteger(port) && port > 0 && port < 65536 && typeof host === 'string' && /^[a-z0-9.-]{1,253}$/i.test(host);
+    return { relayWeb: valid ? { port, host } : null };
+  }
+
+  /** The in-memory app token (a browser on the data API lends it to its own pop-outs). */
+  sessionToken(): string | null {
+    return this.pb.authStore.token === '' ? null : this.pb.authStore.token;
   }
 
   /** A write: through the gateway it carries the CSRF token (beforeSend); a 429 keeps Retry-After. */

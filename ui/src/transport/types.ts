@@ -447,6 +447,23 @@ export interface Transport {
    * server-mode desktop (never offline from itself).
    */
   readonly offline?: OfflineBridge | null;
+  /**
+   * A browser on the data API only (mode 'direct'): whether this server also runs Relay Web and
+   * on which port (`GET /api/relay/access`, public). Absent in the desktop and on Relay Web.
+   */
+  relayAccess?(): Promise<RelayAccess>;
+  /**
+   * A browser on the data API only: the in-memory app token, handed to a pop-out this window
+   * opened (lib/sessionHandoff) so it does not ask for the passphrase again; null when signed out.
+   */
+  sessionToken?(): string | null;
+  /** Adopts a token handed over by the window that opened this one (desktop popouts and pop-outs). */
+  adoptSession?(token: string): void;
+}
+
+/** `GET /api/relay/access`: Relay Web's port and a host name it accepts, or null when it does not run. */
+export interface RelayAccess {
+  relayWeb: { port: number; host: string } | null;
 }
 
 export type TransportMode = 'direct' | 'desktop' | 'relay-web';

@@ -6,6 +6,7 @@
 // controls, Esc or Exit kiosk leaves). `readOnly` is the ?popout=board view. Edit team: ./EditTeam.
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent, type MouseEvent } from 'react';
 import { ContextMenu } from '../../components/ContextMenu';
+import { openPopout } from '../../lib/sessionHandoff';
 import { Confirm, Modal } from '../../components/Modal';
 import { errorMessage, useToast } from '../../components/Toasts';
 import { useCollection } from '../../data/store';
@@ -240,7 +241,7 @@ export default function OnCallView({ readOnly = false }: { readOnly?: boolean })
           )}
           {!viewOnly && (
             <>
-              <button type="button" className="button button-ghost" data-testid="board-popout" onClick={() => window.open('/?popout=board', 'relay-board', 'width=960,height=800')}>Pop out</button>
+              <button type="button" className="button button-ghost" data-testid="board-popout" onClick={() => openPopout('/?popout=board', 'relay-board', 'width=960,height=800')}>Pop out</button>
               <button type="button" className="button button-ghost" data-testid="board-lock" aria-pressed={locked} disabled={loading}
                 onClick={() => settings && transport.update<BoardSettings>('oncall_board_settings', settings.id, { locked: !settings.locked }).then((r) => settingsCol.store.upsertLocal(r)).catch((e) => toast('error', errorMessage(e)))}>
                 {locked ? 'Locked' : 'Unlocked'}

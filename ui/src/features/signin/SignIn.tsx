@@ -1,9 +1,11 @@
 // Sign-in screen: passphrase field with show/hide, submit, and the error line
 // (wrong passphrase, unreachable server, 429 countdown). On the desktop after a reload it signs in
-// by itself with the shell's saved passphrase (App decides when: ./resume).
+// by itself with the shell's saved passphrase (App decides when: ./resume). A browser on the data
+// API is told that its sign-in does not survive a reload, and where Relay Web is (./DirectAccessNote).
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { useTransport } from '../../transport/context';
 import { CleartextWarning } from '../shell/CleartextWarning';
+import { DirectAccessNote } from './DirectAccessNote';
 import { EMPTY_PASSPHRASE, describeSignInError, formatRetryMessage, secondsLeft } from './messages';
 import { useDesktopPassphrase } from './useDesktopPassphrase';
 
@@ -173,6 +175,7 @@ export function SignIn({ onSignedIn, notice, autoSignInWithSaved = false }: {
             {shownError}
           </p>
         )}
+        <DirectAccessNote />
       </form>
     </main>
   );
