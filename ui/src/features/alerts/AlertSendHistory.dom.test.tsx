@@ -56,7 +56,8 @@ describe('alert sends and history rows', () => {
     await click('alert-copy');
     expect(historyRows()).toHaveLength(1);
     expect(historyRows()[0][1]).toMatchObject({ subject: 'VPN outage', pinned: false });
-    expect(toasts()).toContain(`Alert copied (${ALREADY_IN_HISTORY}).`);
+    // Both later sends say so (one toast, counted: "×2").
+    expect(toasts()).toContain(`Alert copied (${ALREADY_IN_HISTORY}). ×2 (2 times)`);
   });
 
   it('an edited alert is another send; after Reset the same text is a new send', async () => {
