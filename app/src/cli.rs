@@ -35,8 +35,12 @@ impl Cli {
 pub enum Command {
     /// Run server mode: embedded SQLite store, record API, realtime and the web UI.
     ///
-    /// On first start a connection passphrase is created (random, or RELAY_BOOTSTRAP_PASSPHRASE
-    /// when set) and stored owner-only under DATA_DIR/secrets, outside the database.
+    /// The connection passphrase comes from the systemd credential relay-passphrase when
+    /// $CREDENTIALS_DIRECTORY holds it (read in place, never copied). Otherwise it is created on
+    /// first start (random, or RELAY_BOOTSTRAP_PASSPHRASE when set) and kept in the OS secret
+    /// store, or without one owner-only under DATA_DIR/secrets, outside the database. The
+    /// Dynatrace token follows the same order (credential relay-dynatrace-token); one start-up
+    /// line says where each is kept.
     Serve(ServeArgs),
     /// Print the server URL and the connection passphrase for the local operator.
     ///

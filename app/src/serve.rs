@@ -8,6 +8,8 @@
 use std::net::IpAddr;
 
 use infra::datadir::{DataDir, RuntimeInfo};
+use infra::headless_secrets::ServerSecrets;
+use infra::systemd_credentials::Credentials;
 
 use crate::cli::{ConnectionInfoArgs, ServeArgs};
 
@@ -31,11 +33,7 @@ pub fn run(args: ServeArgs) -> Result<(), BoxError> {
     let data_dir = DataDir::open(&args.data_dir)?;
     // Held for the whole process, across the restarts a restore makes.
     let _lock = infra::dir_lock::lock(data_dir.root())?;
-    let bootstrap = DataDir::bootstrap_passphrase();
-    let (passphrase, created) = data_dir.load_or_create_passphrase(bootstrap.as_deref())?;
-    if created {
-        tracing::info!("created the connection passphrase; see `relay connection-info`");
-    }
+    let secrets = open_secrets(&data_dir)?;
     // Bound once: a restart for a restore serves on the same ports.
     let listeners = Listeners {
         data_api: web::bind_listener(&bind.to_string(), args.port)?,
@@ -43,7 +41,7 @@ pub fn run(args: ServeArgs) -> Result<(), BoxError> {
     };
     let mut last_restore = None;
     loop {
-        match run_generation(&args, bind, &data_dir, &passphrase, &listeners, last_restore.take())? {
+        match run_generation(&args, bind, &data_dir, &secrets, &listeners, last_restore.take())? {
             GenerationEnd::Shutdown => break,
             GenerationEnd::Restore(staged) => {
                 announce!(
@@ -60,6 +58,29 @@ pub fn run(args: ServeArgs) -> Result<(), BoxError> {
     }
     infra::control_socket::remove(data_dir.root());
     Ok(())
+}
+
+/// The connection passphrase and the Dynatrace token's vault, each from the service's systemd
+/// credential, else the OS secret store, else an owner-only file (`infra::headless_secrets`);
+/// one line says where, a warning when a plaintext file is used.
+fn open_secrets(data_dir: &DataDir) -> Result<ServerSecrets, BoxError> {
+    let credentials = Credentials::from_env()?;
+    let bootstrap = DataDir::bootstrap_passphrase();
+    let secrets = ServerSecrets::open(
+        data_dir,
+        credentials.as_ref(),
+        infra::secret_store::os_store_available,
+        bootstrap.as_deref(),
+    )?;
+    if secrets.keeps_plaintext() {
+        tracing::warn!(target: "relay::keystore", "{}", secrets.placement());
+    } else {
+        tracing::info!(target: "relay::keystore", "{}", secrets.placement());
+    }
+    if secrets.passphrase_created {
+        tracing::info!("created the connection passphrase; see `relay connection-info`");
+    }
+    Ok(secrets)
 }
 
 /// The listening sockets, bound once per process.
@@ -82,7 +103,7 @@ fn run_generation(
     args: &ServeArgs,
     bind: IpAddr,
     data_dir: &DataDir,
-    passphrase: &str,
+    secrets: &ServerSecrets,
     listeners: &Listeners,
     last_restore: Option<domain::backup::status::FinishedRestore>,
 ) -> Result<GenerationEnd, BoxError> {
@@ -103,7 +124,8 @@ fn run_generation(
         let realtime_auth_deadline_ms = i64::from(args.realtime_auth_deadline_secs) * 1000;
         let (realtime_max_clients, realtime_max_per_source) =
             (args.realtime_max_clients as usize, args.realtime_max_per_source as usize);
-        let handles = actors::start_from_data_dir(data_dir, passphrase.to_string(), |config| {
+        let token_vault = secrets.token_vault.clone();
+        let handles = actors::start_from_data_dir(data_dir, secrets.passphrase.clone(), |config| {
             config.token_ttl_secs = token_ttl_secs;
             config.reader_threads = readers;
             config.realtime.auth_deadline_ms = realtime_auth_deadline_ms;
@@ -112,6 +134,9 @@ fn run_generation(
             if let Some(backup) = config.backup.as_mut() {
                 backup.restart = Some(restart_tx);
                 backup.last_restore = last_restore;
+            }
+            if let Some(dynatrace) = config.dynatrace.as_mut() {
+                dynatrace.vault = token_vault;
             }
         })?;
         let stopping = handles.clone();
@@ -243,7 +268,12 @@ pub fn connection_info(args: ConnectionInfoArgs) -> Result<(), BoxError> {
         return Err(format!("no data directory at {}", args.data_dir.display()).into());
     }
     let data_dir = DataDir::open(&args.data_dir)?;
-    let passphrase = data_dir.read_passphrase()?;
+    let credentials = Credentials::from_env()?;
+    let found = infra::headless_secrets::find_passphrase(
+        &data_dir,
+        credentials.as_ref(),
+        infra::secret_store::os_store_available,
+    )?;
     match data_dir.read_runtime_info() {
         Some(info) => {
             let host = if info.bind == "0.0.0.0" || info.bind == "::" { hostname_or_loopback() } else { info.bind };
@@ -251,8 +281,16 @@ pub fn connection_info(args: ConnectionInfoArgs) -> Result<(), BoxError> {
         }
         None => announce!("Server URL: unknown (the server has not been started yet)"),
     }
-    announce!("Passphrase: {passphrase}");
-    announce!("Treat the passphrase as sensitive: it grants access to all Relay data.");
+    match found {
+        Some((passphrase, _)) => {
+            announce!("Passphrase: {passphrase}");
+            announce!("Treat the passphrase as sensitive: it grants access to all Relay data.");
+        }
+        None => announce!(
+            "Passphrase: not found here (a server with the systemd credential {} keeps it there only)",
+            infra::systemd_credentials::PASSPHRASE_CREDENTIAL
+        ),
+    }
     Ok(())
 }
 

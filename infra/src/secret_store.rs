@@ -52,6 +52,10 @@ pub enum SecretStoreError {
     OsStore(String),
     #[error("invalid secret entry or value")]
     Invalid,
+    #[error(
+        "the token is the service's systemd credential relay-dynatrace-token: enter that same token to use it, or change the credential"
+    )]
+    HeldByCredential,
     #[error(transparent)]
     File(#[from] DataDirError),
 }

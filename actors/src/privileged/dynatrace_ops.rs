@@ -45,6 +45,7 @@ fn vault_error(e: SecretStoreError) -> PrivError {
             "this packaged build keeps the token only in the OS secret store, which is unavailable".into(),
         ),
         SecretStoreError::Timeout => PrivError::Invalid("the OS secret store did not answer in time".into()),
+        SecretStoreError::HeldByCredential => PrivError::Invalid(e.to_string()),
         _ => {
             tracing::error!(error = %e, "the Dynatrace token could not be stored");
             PrivError::Internal
