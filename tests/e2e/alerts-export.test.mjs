@@ -1,6 +1,8 @@
 // End-to-end: the alert card's exports (issue #19, Alerts) in Debian Chromium against the real relay
 // binary. An alert marked as UPDATE #2 with event start/end on the Chicago DST night shows
-// "UPDATE #2 — <subject>" and both times with their own abbreviation and offset; Save PNG downloads
+// "UPDATE #2 — <subject>" and one "Scheduled:" line (the MAINTENANCE label) with both times in the
+// device's card zone (Central Time by default, where the entry zone starts too), each with its own
+// abbreviation and offset; Save PNG downloads
 // `alert-<date>.png` whose IHDR says 1280 px wide (640 px at 2x); Copy for Outlook puts image/png
 // (also 1280 wide), text/html styled by attributes (bgcolor, <font>; a style attribute would be
 // reported against the CSP when Chromium parses the HTML on write) and text/plain on the clipboard; the
@@ -27,6 +29,7 @@ function pngSize(buf) {
 
 const START = 'Sun 8 Mar 2026, 01:00 CST (UTC-06:00)';
 const END = 'Sun 8 Mar 2026, 04:00 CDT (UTC-05:00)';
+const TIMES = `Scheduled: ${START} – ${END}`;
 const REFUSED = 'The clipboard refused the card (this browser or its permissions do not allow copying an image). Use Save PNG instead.';
 
 describe('Alert card exports: UPDATE #N, event times, Save PNG, Copy for Outlook', { timeout: 120_000 }, () => {
@@ -41,9 +44,8 @@ describe('Alert card exports: UPDATE #N, event times, Save PNG, Copy for Outlook
     await page.getByTestId('alert-body').waitFor();
   });
 
-  test('the draft shows UPDATE #2 and zoned times; the zone select starts on the browser zone', async () => {
-    const browserZone = await page.evaluate(() => Intl.DateTimeFormat().resolvedOptions().timeZone);
-    assert.equal(await page.getByLabel('Time zone').inputValue(), browserZone);
+  test('the draft shows UPDATE #2 and the Scheduled times in Central Time; the zone select starts on the card zone', async () => {
+    assert.equal(await page.getByLabel('Time zone').inputValue(), 'America/Chicago');
     await page.getByTestId('sev-MAINTENANCE').click();
     await page.getByTestId('alert-subject').fill('Core switch upgrade');
     await page.getByTestId('alert-body').fill('Network maintenance in the data centre.\nExpect short drops.');
@@ -51,9 +53,8 @@ describe('Alert card exports: UPDATE #N, event times, Save PNG, Copy for Outlook
     await page.getByLabel('Update number').fill('2');
     await page.getByLabel('Event start').fill('2026-03-08T01:00');
     await page.getByLabel('Event end').fill('2026-03-08T04:00');
-    await page.getByLabel('Time zone').selectOption('America/Chicago');
     await until(async () => (await page.getByTestId('alert-preview-heading').innerText()) === 'UPDATE #2 — Core switch upgrade', 'the UPDATE #2 heading');
-    assert.equal(await page.getByTestId('alert-preview-times').innerText(), `Start: ${START}\nEnd: ${END}`);
+    assert.equal(await page.getByTestId('alert-preview-times').innerText(), TIMES);
     assert.equal(await page.getByTestId('alert-times-error').count(), 0);
     await screenshot(page, 'alerts-export');
   });
@@ -86,10 +87,10 @@ describe('Alert card exports: UPDATE #N, event times, Save PNG, Copy for Outlook
     assert.deepEqual(clip.types, ['image/png', 'text/html', 'text/plain']);
     assert.equal(pngSize(Buffer.from(clip.png, 'base64')).width, 1280);
     assert.ok(clip.html.includes('UPDATE #2 — Core switch upgrade'), 'heading in the HTML');
-    assert.ok(clip.html.includes(`<b>Start:</b> ${START}`), 'start time in the HTML');
+    assert.ok(clip.html.includes(`<b>Scheduled:</b> ${START} – ${END}`), 'the times in the HTML');
     assert.ok(clip.html.includes('<td bgcolor="#f9a825">'), 'severity colour on the heading band');
     assert.doesNotMatch(clip.html, /\sstyle=|class="(?!alert-body-image)|<style|<script/);
-    assert.ok(clip.text.startsWith(`[MAINTENANCE] UPDATE #2 — Core switch upgrade\nStart: ${START}\nEnd: ${END}\n\n`), clip.text);
+    assert.ok(clip.text.startsWith(`[MAINTENANCE] UPDATE #2 — Core switch upgrade\n${TIMES}\n\n`), clip.text);
 
     const rows = (await api(client.relay, token, 'GET', '/api/collections/alert_history/records?perPage=50')).json.items;
     assert.equal(rows.length, 1, 'Save PNG and Copy for Outlook of the same alert: one alert_history row');

@@ -23,9 +23,10 @@ import type { BaseRecord } from '../../transport/types';
 import { InsertImage, type InsertImageHandle } from './AlertBodyImages';
 import { ALERT_DRAFT, draftSendKey, isEmptyAlertDraft, isUnsentDraft, provideUnsentProbe, restoreAlertDraft } from './alertDraftStore';
 import { useBrandLogo } from './brandLogos';
-import { bodyHtmlError, bodyText, bodyToHtml, emptyDraft, htmlToBody, INPUT_MAX, onAlertLoad, SEVERITIES, severityColor, severityText, SUBJECT_WARN, type AlertDraft, type AlertHistory } from './alerts';
+import { bodyHtmlError, bodyText, bodyToHtml, htmlToBody, INPUT_MAX, newDraft, onAlertLoad, SEVERITIES, severityColor, severityText, SUBJECT_WARN, type AlertDraft, type AlertHistory } from './alerts';
 import { escapeHtml, imageToken, type BodyImage } from './bodyImages';
 import { cardContent, cardPlainText, copyForOutlook, imageDataUrl, pngFileName, renderCardPng } from './cardExport';
+import { useCardZone } from './cardZone';
 import { clampUpdate, eventTimesError, UPDATE_MAX, zoneOptions } from './eventTimes';
 import { mailBodyHtml, nextImageNumber, textToRich } from './richBody';
 import { RichBodyEditor, type RichBodyEditorHandle } from './RichBodyEditor';
@@ -175,7 +176,7 @@ export default function AlertsView() {
   const transport = useTransport();
   const toast = useToast();
   // The draft survives a reload of this window until it is sent (./alertDraftStore).
-  const [draft, setDraft] = useState<AlertDraft>(() => loadDraft(ALERT_DRAFT, restoreAlertDraft) ?? emptyDraft);
+  const [draft, setDraft] = useState<AlertDraft>(() => loadDraft(ALERT_DRAFT, restoreAlertDraft) ?? newDraft());
   useWindowDraft(ALERT_DRAFT, draft, isEmptyAlertDraft);
   const [modal, setModal] = useState<null | 'history' | 'alarms' | 'schedule' | 'pin' | { edit: AlarmRec }>(null);
   const [pinLabel, setPinLabel] = useState('');
@@ -231,7 +232,7 @@ export default function AlertsView() {
     setDraft((d) => ({ ...d, body, images: { ...d.images, [n]: image } }));
   };
   const load = (h: AlertHistory) => {
-    replaceDraft({ ...emptyDraft, severity: h.severity ?? 'INFO', subject: h.subject ?? '', ...htmlToBody(h.bodyHtml), sender: h.sender ?? '', recipient: h.recipient ?? '' });
+    replaceDraft({ ...newDraft(), severity: h.severity ?? 'INFO', subject: h.subject ?? '', ...htmlToBody(h.bodyHtml), sender: h.sender ?? '', recipient: h.recipient ?? '' });
     setModal(null);
   };
   async function saveHistory(extra: Partial<AlertHistory> = {}): Promise<AlertHistory> {
@@ -254,8 +255,10 @@ export default function AlertsView() {
     clearDraft(ALERT_DRAFT);
     return saved;
   }
+  // The device's zone for the card's times (Settings → Alert card).
+  const cardZone = useCardZone();
   async function copyAlert() {
-    const card = cardContent(draft);
+    const card = cardContent(draft, cardZone);
     const head = `[${draft.severity}] ${card.heading}`;
     const text = cardPlainText(card);
     try {
@@ -288,7 +291,7 @@ export default function AlertsView() {
       if (kind === 'png') downloadBlob(pngFileName(new Date()), await renderCardPng(node));
       else {
         const logos = { company: await imageDataUrl(companyLogo), footer: await imageDataUrl(footerLogo) };
-        const copied = await copyForOutlook(cardContent(draft), logos, () => renderCardPng(node));
+        const copied = await copyForOutlook(cardContent(draft, cardZone), logos, () => renderCardPng(node));
         if (!copied.picture) {
           summary = copied.summary;
           setOutlookNotice(copied.notice);
@@ -306,9 +309,9 @@ export default function AlertsView() {
       toast('error', `${done}, not saved to history: ${errorMessage(e)}`);
     }
   }
-  const card = cardContent(draft);
+  const card = cardContent(draft, cardZone);
   const timesError = eventTimesError(draft);
-  const zones = useMemo(() => zoneOptions(emptyDraft.timeZone), []);
+  const zones = useMemo(() => zoneOptions(cardZone), [cardZone]);
   const color = severityColor(draft.severity);
   const companyLogo = useBrandLogo('company');
   const footerLogo = useBrandLogo('footer');
@@ -318,7 +321,7 @@ export default function AlertsView() {
       <header className="view-header">
         <h1 className="view-title">Alerts</h1>
         <div className="row-wrap push-right">
-          <button type="button" className="button button-ghost" onClick={() => replaceDraft(emptyDraft)}>Reset</button>
+          <button type="button" className="button button-ghost" onClick={() => replaceDraft(newDraft())}>Reset</button>
           <button type="button" className="button button-ghost" data-testid="alert-history-open" onClick={() => setModal('history')}>History</button>
           <button type="button" className="button button-ghost" data-testid="alarms-open" onClick={() => setModal('alarms')}>Alarms ({pending.length})</button>
           <button type="button" className="button button-ghost" data-testid="alarm-schedule" onClick={() => setModal('schedule')}>Schedule alert alarm</button>
@@ -407,6 +410,7 @@ export default function AlertsView() {
             </div>
           </div>
           {timesError && <p className="error-text" data-testid="alert-times-error">{timesError}</p>}
+          <p className="muted small" data-testid="alert-card-zone-note">The card shows these times in {cardZone.replace(/_/g, ' ')} (Settings → Alert card, this device).</p>
         </div>
         {/* The preview pane stays in view (sticky) while the form scrolls, e.g. through step 3. */}
         <div className="alert-preview-pane" data-testid="alert-preview-pane">

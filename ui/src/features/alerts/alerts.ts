@@ -2,11 +2,12 @@
 // record shapes, the rich body ⇄ stored HTML conversion (./richBody, images as in ./bodyImages), and
 // a tiny hand-off so the due popup can load an alarm's snapshot into the composer. The draft also
 // holds the "UPDATE #N" counter and the event times (./eventTimes), which are never stored: the
-// alert collections have no fields for them.
+// alert collections have no fields for them. A new draft's times are entered in the device's card
+// zone (./cardZone) until another is chosen.
 import { fieldError, LIMITS } from '../../lib/limits';
 import { SEVERITY_COLORS } from '../../lib/palette';
 import type { BaseRecord } from '../../transport/types';
-import { browserTimeZone } from './eventTimes';
+import { readCardZone } from './cardZone';
 import type { BodyImages } from './bodyImages';
 import { bodyHasImages, richLength, richToStored, richToText, storedToRich } from './richBody';
 
@@ -42,8 +43,13 @@ export interface AlertDraft {
 }
 
 export const emptyDraft: AlertDraft = {
-  severity: DEFAULT_SEVERITY, subject: '', body: '', images: {}, sender: '', recipient: '', update: 0, start: '', end: '', timeZone: browserTimeZone(),
+  severity: DEFAULT_SEVERITY, subject: '', body: '', images: {}, sender: '', recipient: '', update: 0, start: '', end: '', timeZone: readCardZone(),
 };
+
+/** A fresh draft, its entry zone the device's card zone as it is now (Settings may have changed it). */
+export function newDraft(): AlertDraft {
+  return { ...emptyDraft, timeZone: readCardZone() };
+}
 
 export interface AlertHistory extends BaseRecord {
   severity?: Severity;

@@ -34,12 +34,16 @@ describe('cardContent and cardPlainText', () => {
   test('the heading carries UPDATE #N and the times their zone', () => {
     const c = cardContent(draft());
     expect(c.heading).toBe('UPDATE #2 — Email <outage>');
-    expect(c.times.map((t) => t.text)).toEqual(['Sun 8 Mar 2026, 01:00 CST (UTC-06:00)', 'Sun 8 Mar 2026, 04:00 CDT (UTC-05:00)']);
+    expect(c.times).toEqual([{ label: 'Started', text: 'Sun 8 Mar 2026, 01:00 CST (UTC-06:00) – Sun 8 Mar 2026, 04:00 CDT (UTC-05:00)' }]);
     expect(c.sender).toBe('IT');
     expect(c.recipient).toBe('All Employees');
     expect(cardPlainText(c)).toBe(
-      '[ISSUE] UPDATE #2 — Email <outage>\nStart: Sun 8 Mar 2026, 01:00 CST (UTC-06:00)\nEnd: Sun 8 Mar 2026, 04:00 CDT (UTC-05:00)\n\nMail is down.\n[image 1]',
+      '[ISSUE] UPDATE #2 — Email <outage>\nStarted: Sun 8 Mar 2026, 01:00 CST (UTC-06:00) – Sun 8 Mar 2026, 04:00 CDT (UTC-05:00)\n\nMail is down.\n[image 1]',
     );
+  });
+  test('the times in the zone asked for (the device setting), Central Time by default', () => {
+    expect(cardContent(draft({ severity: 'INFO', end: '' }), 'Europe/London').times).toEqual([{ label: 'When', text: 'Sun 8 Mar 2026, 07:00 GMT (UTC+00:00)' }]);
+    expect(cardContent(draft({ severity: 'INFO', end: '', timeZone: 'Europe/London', start: '2026-03-08T07:00' })).times[0].text).toBe('Sun 8 Mar 2026, 01:00 CST (UTC-06:00)');
   });
   test('without update or times, the old "[SEV] subject" text', () => {
     expect(cardPlainText(cardContent(draft({ update: 0, start: '', end: '', body: 'x', images: {} })))).toBe('[ISSUE] Email <outage>\n\nx');
@@ -50,7 +54,7 @@ describe('cardInlineHtml', () => {
   test('styled by attributes only (no style attribute: the CSP), text escaped, body image kept as its data URL', () => {
     const html = cardInlineHtml(cardContent(draft()));
     expect(html).toContain('UPDATE #2 — Email &lt;outage&gt;');
-    expect(html).toContain('<b>Start:</b> Sun 8 Mar 2026, 01:00 CST (UTC-06:00)<br><b>End:</b> Sun 8 Mar 2026, 04:00 CDT (UTC-05:00)');
+    expect(html).toContain('<b>Started:</b> Sun 8 Mar 2026, 01:00 CST (UTC-06:00) – Sun 8 Mar 2026, 04:00 CDT (UTC-05:00)');
     expect(html).toContain(`Mail is down.<br><img src="${PNG}" alt="graph" class="alert-body-image">`);
     expect(html).toContain('<td bgcolor="#d32f2f">');
     expect(html).toContain('color="#ffffff"');

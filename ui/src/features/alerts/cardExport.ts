@@ -1,5 +1,5 @@
 // Exports of the alert card: the content shared by the preview and every export (heading with
-// "UPDATE #N", event time lines, sanitized rich body), the plain text, an HTML copy for Outlook styled
+// "UPDATE #N", the event time line in the device's card zone, sanitized rich body), the plain text, an HTML copy for Outlook styled
 // by presentational attributes (no style attributes: see cardInlineHtml), the clipboard payload (image/png + text/html + text/plain), the PNG file name, and
 // the PNG itself: the card rendered at 640 px wide at 2x by html-to-image. Only sanitized content
 // goes out: the body through bodyToHtml (text escaped, images only as checked data: URLs) and the
@@ -14,6 +14,7 @@ import { localDateKey } from '../../lib/dates';
 import { isSecurePage } from '../../lib/secureContext';
 import { bodyText, bodyToHtml, severityColor, severityText, type AlertDraft } from './alerts';
 import { escapeHtml, isSafeImageSrc } from './bodyImages';
+import { DEFAULT_CARD_ZONE } from './cardZone';
 import { alertHeading, eventLines, type EventLine } from './eventTimes';
 import { mailBodyHtml } from './richBody';
 
@@ -52,11 +53,12 @@ export interface CardContent {
   recipient: string;
 }
 
-export function cardContent(draft: AlertDraft): CardContent {
+/** The card for `draft`, its times shown in `zone` (the device's card zone, ./cardZone). */
+export function cardContent(draft: AlertDraft, zone: string = DEFAULT_CARD_ZONE): CardContent {
   return {
     severity: draft.severity,
     heading: alertHeading(draft.subject, draft.update),
-    times: eventLines(draft),
+    times: eventLines(draft, draft.severity, zone),
     body: bodyText(draft.body),
     bodyHtml: bodyToHtml(draft.body, draft.images),
     sender: draft.sender.trim() || DEFAULT_SENDER,

@@ -1,7 +1,7 @@
 // UPDATE #N heading and event times: the heading text, wall time in a zone to an instant (DST gap
 // and overlap in America/Chicago), the fixed rendering with abbreviation and offset, and errors.
 import { describe, expect, test } from 'vitest';
-import { alertHeading, clampUpdate, eventLines, eventTimesError, formatZoned, offsetLabel, zonedInstant, zoneOffsetMinutes, zoneOptions } from './eventTimes';
+import { alertHeading, clampUpdate, eventLines, eventTimesError, formatZoned, formatZonedRange, offsetLabel, TIME_LABELS, zonedInstant, zoneOffsetMinutes, zoneOptions } from './eventTimes';
 
 describe('alertHeading', () => {
   test('an update reads UPDATE #N — subject, as the features doc says', () => {
@@ -67,16 +67,30 @@ describe('formatZoned', () => {
 
 describe('eventLines and eventTimesError', () => {
   const t = { start: '2026-03-08T01:00', end: '2026-03-08T04:00', timeZone: 'America/Chicago' };
-  test('start and end, each with its own offset on the DST night', () => {
-    expect(eventLines(t)).toEqual([
-      { label: 'Start', text: 'Sun 8 Mar 2026, 01:00 CST (UTC-06:00)' },
-      { label: 'End', text: 'Sun 8 Mar 2026, 04:00 CDT (UTC-05:00)' },
+  test('one line, labelled by severity as the original did: Started, Scheduled, When, Duration', () => {
+    expect(TIME_LABELS).toEqual({ ISSUE: 'Started', MAINTENANCE: 'Scheduled', INFO: 'When', RESOLVED: 'Duration' });
+    for (const [sev, label] of Object.entries(TIME_LABELS)) expect(eventLines(t, sev, 'America/Chicago')[0].label).toBe(label);
+  });
+  test('start and end as one range, each with its own offset on the DST night', () => {
+    expect(eventLines(t, 'MAINTENANCE', 'America/Chicago')).toEqual([
+      { label: 'Scheduled', text: 'Sun 8 Mar 2026, 01:00 CST (UTC-06:00) – Sun 8 Mar 2026, 04:00 CDT (UTC-05:00)' },
     ]);
     expect(eventTimesError(t)).toBeNull();
   });
-  test('only the times set are shown', () => {
-    expect(eventLines({ ...t, end: '' })).toHaveLength(1);
-    expect(eventLines({ ...t, start: '', end: '' })).toEqual([]);
+  test('the card shows the times in the device zone, whatever zone they were entered in', () => {
+    const london = { start: '2026-07-01T15:00', end: '2026-07-01T16:30', timeZone: 'Europe/London' };
+    expect(eventLines(london, 'ISSUE', 'America/Chicago')).toEqual([{ label: 'Started', text: 'Wed 1 Jul 2026, 09:00 – 10:30 CDT (UTC-05:00)' }]);
+    expect(eventLines(london, 'ISSUE', 'Europe/London')[0].text).toBe('Wed 1 Jul 2026, 15:00 – 16:30 (UTC+01:00)');
+  });
+  test('only the times set are shown: the start alone, or until the end', () => {
+    expect(eventLines({ ...t, end: '' }, 'INFO', 'America/Chicago')).toEqual([{ label: 'When', text: 'Sun 8 Mar 2026, 01:00 CST (UTC-06:00)' }]);
+    expect(eventLines({ ...t, start: '' }, 'RESOLVED', 'America/Chicago')).toEqual([{ label: 'Duration', text: 'until Sun 8 Mar 2026, 04:00 CDT (UTC-05:00)' }]);
+    expect(eventLines({ ...t, start: '', end: '' }, 'INFO', 'America/Chicago')).toEqual([]);
+  });
+  test('a range across days is written in full', () => {
+    const a = new Date(Date.UTC(2026, 6, 1, 22, 0));
+    const b = new Date(Date.UTC(2026, 6, 2, 9, 0));
+    expect(formatZonedRange(a, b, 'UTC')).toBe('Wed 1 Jul 2026, 22:00 UTC (UTC+00:00) – Thu 2 Jul 2026, 09:00 UTC (UTC+00:00)');
   });
   test('an end before the start, or no zone, is said', () => {
     expect(eventTimesError({ ...t, end: '2026-03-07T23:00' })).toBe('The end time is before the start time.');

@@ -1,9 +1,12 @@
 // The alert card's "UPDATE #N" heading and its event start/end times: the heading text, the
-// conversion of a datetime-local wall time in a chosen IANA time zone to an instant (DST gaps and
-// overlaps included), and one fixed, unambiguous rendering with the zone's abbreviation and UTC
-// offset. These live in the composer draft and the rendered card/text only: alert_history and
-// alert_reminders have no fields for them (domain/src/collections.rs), so they are never sent to
-// the server. Pure: no clock, no DOM; the browser's zone is passed in or read by `browserTimeZone`.
+// conversion of a datetime-local wall time in the zone it was entered in (an IANA zone) to an
+// instant (DST gaps and overlaps included), and one fixed, unambiguous rendering with the zone's
+// abbreviation and UTC offset. The card shows the times in the device's card zone (./cardZone,
+// Central Time unless changed) on one line labelled by severity, as the original did: Started
+// (ISSUE), Scheduled (MAINTENANCE), When (INFO), Duration (RESOLVED); the start alone, the range
+// start – end, or "until" the end. These live in the composer draft and the rendered card/text
+// only: alert_history and alert_reminders have no fields for them (domain/src/collections.rs), so
+// they are never sent to the server. Pure: no clock, no DOM.
 
 /** Largest update counter the stepper offers. */
 export const UPDATE_MAX = 99;
@@ -117,18 +120,40 @@ export interface EventTimes {
 }
 
 export interface EventLine {
-  label: 'Start' | 'End';
+  /** Started, Scheduled, When or Duration (by severity: TIME_LABELS). */
+  label: string;
   text: string;
 }
 
-/** The card's time lines (only the ones set and valid), each in the entered zone. */
-export function eventLines(t: EventTimes): EventLine[] {
-  const out: EventLine[] = [];
-  for (const [label, v] of [['Start', t.start], ['End', t.end]] as const) {
-    const at = v ? zonedInstant(v, t.timeZone) : null;
-    if (at) out.push({ label, text: formatZoned(at, t.timeZone) });
-  }
-  return out;
+/** The card's label for the event times, by severity (features doc: "labelled Scheduled/Started/When/Duration according to severity"). */
+export const TIME_LABELS: Readonly<Record<string, string>> = { ISSUE: 'Started', MAINTENANCE: 'Scheduled', INFO: 'When', RESOLVED: 'Duration' };
+
+/**
+ * `start` to `end` in zone `tz`: the day written once when both fall on the same day with the same
+ * offset (`Sat 7 Mar 2026, 22:00 – 23:30 CST (UTC-06:00)`), else both in full.
+ */
+export function formatZonedRange(start: Date, end: Date, tz: string): string {
+  const a = formatZoned(start, tz);
+  const b = formatZoned(end, tz);
+  const split = (s: string) => /^(.*), (\d{2}:\d{2})(.*)$/.exec(s);
+  const [sa, sb] = [split(a), split(b)];
+  if (sa && sb && sa[1] === sb[1] && sa[3] === sb[3]) return `${sa[1]}, ${sa[2]} – ${sb[2]}${sa[3]}`;
+  return `${a} – ${b}`;
+}
+
+/**
+ * The card's time line: the times set and valid, entered in `t.timeZone`, shown in `showIn`
+ * (the device's card zone), labelled by `severity`; none when neither time is set.
+ */
+export function eventLines(t: EventTimes, severity: string, showIn: string): EventLine[] {
+  const zone = isTimeZone(showIn) ? showIn : t.timeZone;
+  const start = t.start ? zonedInstant(t.start, t.timeZone) : null;
+  const end = t.end ? zonedInstant(t.end, t.timeZone) : null;
+  const label = TIME_LABELS[severity] ?? 'When';
+  if (start && end) return [{ label, text: formatZonedRange(start, end, zone) }];
+  if (start) return [{ label, text: formatZoned(start, zone) }];
+  if (end) return [{ label, text: `until ${formatZoned(end, zone)}` }];
+  return [];
 }
 
 /** Why the times cannot be shown as entered, or null. */

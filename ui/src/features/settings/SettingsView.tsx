@@ -3,12 +3,14 @@
 // server-mode desktop; the Wiki and read-only accounts through the protected sign-in on Relay Web
 // and, once paired, on a client-mode desktop; a browser on the data API port has none, and is
 // told where administration is instead),
-// appearance (accent colors), this device's alarm sound, this device's Dynatrace dashboards, Data Manager.
+// appearance (accent colors), this device's alarm sound, this device's alert card time zone, this
+// device's Dynatrace dashboards, Data Manager.
 import { useState } from 'react';
 import { ACCENTS, ACCENT_KEY, applyAccent, readAccent } from '../../lib/accent';
 import { useConnectionState, useTransport } from '../../transport/context';
 import { Administration } from '../admin/AdministrationPanel';
 import { DashboardsSettings } from '../dynatrace/DashboardsSettings';
+import { CardZoneSetting } from '../alerts/CardZoneSetting';
 import { AboutPanel } from '../update/AboutPanel';
 import { CONNECTION_LABELS } from '../shell/connectionLabel';
 import { AlarmSoundPanel } from './AlarmSoundPanel';
@@ -70,6 +72,7 @@ export default function SettingsView() {
         </div>
       </div>
       <AlarmSoundPanel />
+      <CardZoneSetting />
       <DashboardsSettings />
       <DataManager />
     </section>
