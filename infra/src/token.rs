@@ -5,6 +5,10 @@
 //! to a Relay Web browser also carries its web session's binding (`webSession`, a random value
 //! that is neither the cookie nor the logical id): such a token verifies only where that binding
 //! is expected (the gateway, beside that session's cookie), never where none is (the data API).
+//! A token from a password sign-in carries that sign-in's id (`signIn`, random), and every
+//! refresh of it carries the same id: the sign-in id and the web-session binding are the
+//! token's logical session (`Claims::logical_session`), which per-session limits and presence
+//! key on, so minting a new token never starts a new session (only signing in again does).
 //! Signatures are compared in constant time; anything malformed is simply invalid.
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
@@ -37,6 +41,69 @@ pub struct Claims {
     /// The Relay Web session this token is bound to; absent on data-API tokens.
     #[serde(default, rename = "webSession", skip_serializing_if = "Option::is_none")]
     pub web_session: Option<String>,
+    /// The password sign-in this token descends from (random per sign-in, kept by refresh);
+    /// absent on web-session tokens, whose binding identifies their session.
+    #[serde(default, rename = "signIn", skip_serializing_if = "Option::is_none")]
+    pub sign_in: Option<String>,
+}
+
+/// Which logical session a token belongs to, as an opaque digest (never the binding or
+/// sign-in id itself): a Relay Web session (every token `/web/api/connection` hands out beside
+/// it) or a password sign-in (every token refreshed from it). Limits and presence key on it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct LogicalSession(String);
+
+impl LogicalSession {
+    fn digest(kind: &str, value: &str) -> LogicalSession {
+        let digest = Sha256::digest(format!("relay-logical-session:{kind}:{value}").as_bytes());
+        LogicalSession(hex(&digest[..16]))
+    }
+
+    /// The session of every token bound to this Relay Web session binding.
+    pub fn of_web_session(binding: &str) -> LogicalSession {
+        LogicalSession::digest("web", binding)
+    }
+
+    /// The session of every token descending from this password sign-in.
+    pub fn of_sign_in(sign_in: &str) -> LogicalSession {
+        LogicalSession::digest("sign-in", sign_in)
+    }
+
+    /// A token issued before tokens carried their sign-in: it is its own session.
+    pub fn of_token(token: &str) -> LogicalSession {
+        LogicalSession::digest("token", token)
+    }
+
+    /// The digest as text (32 hex digits).
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for LogicalSession {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl Claims {
+    /// The token's logical session: its web session, else its sign-in; `None` for a token
+    /// issued before tokens carried a sign-in (the caller then uses [`LogicalSession::of_token`]).
+    pub fn logical_session(&self) -> Option<LogicalSession> {
+        match (self.web_session.as_deref(), self.sign_in.as_deref()) {
+            (Some(binding), _) => Some(LogicalSession::of_web_session(binding)),
+            (None, Some(sign_in)) => Some(LogicalSession::of_sign_in(sign_in)),
+            (None, None) => None,
+        }
+    }
+}
+
+/// What a token is issued for: a password sign-in (the data API; refreshes keep its id) or a
+/// Relay Web session (its binding; valid only beside that session's cookie).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TokenLineage<'a> {
+    SignIn(&'a str),
+    WebSession(&'a str),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -86,9 +153,13 @@ impl TokenSigner {
         mac
     }
 
-    /// Issues a token for the app user that expires `ttl_secs` after `now_ms`, bound to a Relay
-    /// Web session when `web_session` is given.
-    pub fn issue(&self, now_ms: i64, ttl_secs: i64, cgen: &str, web_session: Option<&str>) -> String {
+    /// Issues a token for the app user that expires `ttl_secs` after `now_ms`, carrying its
+    /// sign-in id or bound to a Relay Web session (`lineage`).
+    pub fn issue(&self, now_ms: i64, ttl_secs: i64, cgen: &str, lineage: TokenLineage<'_>) -> String {
+        let (web_session, sign_in) = match lineage {
+            TokenLineage::SignIn(id) => (None, Some(id.to_string())),
+            TokenLineage::WebSession(binding) => (Some(binding.to_string()), None),
+        };
         let iat = now_ms / 1000;
         let claims = Claims {
             id: APP_USER_ID.into(),
@@ -98,7 +169,8 @@ impl TokenSigner {
             iat,
             refreshable: true,
             cgen: cgen.into(),
-            web_session: web_session.map(String::from),
+            web_session,
+            sign_in,
         };
         let payload = serde_json::to_vec(&claims).unwrap_or_default();
         let input = format!("{}.{}", B64.encode(HEADER), B64.encode(payload));
@@ -159,7 +231,7 @@ mod tests {
     fn issued_tokens_verify_until_expiry() {
         let signer = TokenSigner::new(vec![7; 32]);
         let g = credential_generation("passphrase-1");
-        let t = signer.issue(1_000_000, 60, &g, None);
+        let t = signer.issue(1_000_000, 60, &g, TokenLineage::SignIn("sign-in-1"));
         assert_eq!(t.split('.').count(), 3);
         let c = signer.verify(&t, 1_000_000 + 59_999, &g, None).unwrap();
         assert_eq!((c.exp, c.id.as_str()), (1_060, APP_USER_ID));
@@ -170,7 +242,7 @@ mod tests {
     fn tampering_other_keys_and_old_credentials_fail() {
         let signer = TokenSigner::new(vec![7; 32]);
         let g = credential_generation("passphrase-1");
-        let t = signer.issue(0, 600, &g, None);
+        let t = signer.issue(0, 600, &g, TokenLineage::SignIn("sign-in-1"));
         assert_eq!(TokenSigner::new(vec![8; 32]).verify(&t, 0, &g, None), Err(TokenError::BadSignature));
         assert_eq!(
             signer.verify(&t, 0, &credential_generation("passphrase-2"), None),
@@ -192,8 +264,8 @@ mod tests {
     fn web_session_tokens_verify_only_beside_their_own_binding() {
         let signer = TokenSigner::new(vec![7; 32]);
         let g = credential_generation("passphrase-1");
-        let web = signer.issue(0, 600, &g, Some("binding-a"));
-        let data_api = signer.issue(0, 600, &g, None);
+        let web = signer.issue(0, 600, &g, TokenLineage::WebSession("binding-a"));
+        let data_api = signer.issue(0, 600, &g, TokenLineage::SignIn("sign-in-1"));
         assert_eq!(signer.verify(&web, 0, &g, Some("binding-a")).unwrap().web_session.as_deref(), Some("binding-a"));
         assert_eq!(signer.verify(&web, 0, &g, None), Err(TokenError::WrongSurface), "web token on the data API");
         assert_eq!(signer.verify(&web, 0, &g, Some("binding-b")), Err(TokenError::WrongSurface), "another session");
@@ -209,5 +281,32 @@ mod tests {
             .map(|p| String::from_utf8(B64.decode(p).unwrap()).unwrap())
             .unwrap()
             .contains("webSession"));
+    }
+
+    #[test]
+    fn the_logical_session_survives_new_tokens_but_not_a_new_sign_in() {
+        let signer = TokenSigner::new(vec![7; 32]);
+        let g = credential_generation("passphrase-1");
+        let session_of = |lineage, now_ms| {
+            let token = signer.issue(now_ms, 600, &g, lineage);
+            let binding = match lineage {
+                TokenLineage::WebSession(binding) => Some(binding),
+                TokenLineage::SignIn(_) => None,
+            };
+            signer.verify(&token, now_ms, &g, binding).unwrap().logical_session().unwrap()
+        };
+        let first = session_of(TokenLineage::SignIn("sign-in-1"), 0);
+        assert_eq!(session_of(TokenLineage::SignIn("sign-in-1"), 5_000), first, "a refreshed token");
+        assert_ne!(session_of(TokenLineage::SignIn("sign-in-2"), 5_000), first, "a new sign-in");
+        let web = session_of(TokenLineage::WebSession("binding-a"), 0);
+        assert_eq!(session_of(TokenLineage::WebSession("binding-a"), 9_000), web, "a new connection token");
+        assert_ne!(session_of(TokenLineage::WebSession("binding-b"), 0), web, "another web session");
+        assert_ne!(LogicalSession::of_web_session("x"), LogicalSession::of_sign_in("x"), "kinds never collide");
+        assert_eq!(first.as_str().len(), 32);
+        assert!(!first.as_str().contains("sign-in-1") && !web.to_string().contains("binding-a"), "digests only");
+        let legacy: Claims = serde_json::from_value(serde_json::json!({"id": APP_USER_ID, "type": "auth",
+            "collectionId": USERS_COLLECTION_ID, "exp": 1, "iat": 0, "refreshable": true, "cgen": "00"}))
+        .unwrap();
+        assert_eq!(legacy.logical_session(), None, "older tokens fall back to their own digest");
     }
 }

@@ -3,7 +3,9 @@
 //! requested and the snapshot asks for sign-in; `relay radar sign-in` (cookie on stdin, over the
 //! control socket) stores the session owner-only and the board is read with that cookie only;
 //! a malformed cookie is refused and the stored one kept; the cookie never reaches the logs or
-//! any answer; `sign-out` forgets it; manual refreshes stop at 12 per session per minute.
+//! any answer; `sign-out` forgets it; manual refreshes stop at 12 per logical session per
+//! minute, however many tokens that session mints (a new Relay Web connection token, a
+//! refreshed data-API token).
 
 #[path = "../support/mod.rs"]
 mod support;
@@ -76,4 +78,78 @@ async fn a_session_signed_in_on_the_server_pc_reads_the_board_with_its_cookie_on
     assert_eq!((after["signInRequired"].clone(), after["color"].clone()), (Value::Bool(true), Value::from("yellow")));
     relay.stop();
     assert!(!relay.output().contains("radar-secret"), "the cookie is never logged");
+}
+
+/// Issue #39.7: the manual-refresh budget belongs to the logical session, not to a token. Relay
+/// Web: a new app token from `/web/api/connection` beside the same session cookie gets the same
+/// exhausted budget; only another web session (a new sign-in) has its own.
+#[tokio::test]
+async fn the_gateway_refresh_budget_is_not_reset_by_a_new_connection_token() {
+    let relay = Relay::start_web();
+    let base = relay.web.clone().unwrap().replace("127.0.0.1", "localhost");
+    let session = support::web_session(&base).await;
+    let refresh = |token: String, cookie: String, csrf: String| {
+        client()
+            .post(format!("{base}/api/relay/radar/refresh"))
+            .header("Origin", &base)
+            .header("Cookie", cookie)
+            .header("X-Relay-CSRF", csrf)
+            .header("Authorization", token)
+            .send()
+    };
+    let mine = || refresh(session.token.clone(), session.cookie.clone(), session.csrf.clone());
+    for n in 0..12 {
+        assert_eq!(mine().await.unwrap().status(), 200, "refresh {n}");
+    }
+    assert_eq!(mine().await.unwrap().status(), 429, "the 13th in a minute");
+
+    // Tokens are stamped in whole seconds: let the clock tick so the new token differs.
+    tokio::time::sleep(std::time::Duration::from_millis(1_100)).await;
+    let connection = client()
+        .post(format!("{base}/web/api/connection"))
+        .header("Origin", &base)
+        .header("Cookie", &session.cookie)
+        .header("X-Relay-CSRF", &session.csrf)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(connection.status(), 200);
+    let new_token = connection.json::<Value>().await.unwrap()["token"].as_str().unwrap().to_string();
+    assert_ne!(new_token, session.token);
+    let res = refresh(new_token, session.cookie.clone(), session.csrf.clone()).await.unwrap();
+    assert_eq!(res.status(), 429, "a new token on the same web session does not restart the budget");
+    assert!(res.headers().contains_key("retry-after"));
+
+    let other = support::web_session(&base).await;
+    let res = refresh(other.token, other.cookie, other.csrf).await.unwrap();
+    assert_eq!(res.status(), 200, "another web session has its own budget");
+}
+
+/// Issue #39.7, data API: `auth-refresh` hands out a token of the same sign-in, so the budget
+/// carries over; signing in again (the passphrase, not a token) starts a new logical session.
+#[tokio::test]
+async fn the_data_api_refresh_budget_is_not_reset_by_refreshing_the_token() {
+    let relay = Relay::start();
+    let token = relay.token().await;
+    let refresh =
+        |token: String| client().post(relay.url("/api/relay/radar/refresh")).header("Authorization", token).send();
+    for n in 0..12 {
+        assert_eq!(refresh(token.clone()).await.unwrap().status(), 200, "refresh {n}");
+    }
+    assert_eq!(refresh(token.clone()).await.unwrap().status(), 429, "the 13th in a minute");
+
+    // Tokens are stamped in whole seconds: let the clock tick so the refreshed token differs.
+    tokio::time::sleep(std::time::Duration::from_millis(1_100)).await;
+    let res = client()
+        .post(relay.url("/api/collections/users/auth-refresh"))
+        .header("Authorization", &token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    let refreshed = res.json::<Value>().await.unwrap()["token"].as_str().unwrap().to_string();
+    assert_ne!(refreshed, token);
+    assert_eq!(refresh(refreshed).await.unwrap().status(), 429, "a refreshed token keeps the spent budget");
+
+    assert_eq!(refresh(relay.token().await).await.unwrap().status(), 200, "a new sign-in is a new session");
 }

@@ -5,7 +5,9 @@
 //! gateway the request carries its web session's grant (put there by the session check), and
 //! only a token bound to that session verifies; on the data API no grant is present, so tokens
 //! bound to any web session are refused there (and by `auth-refresh`, which only the data API
-//! mounts).
+//! mounts). A verified request knows its logical session (`Authenticated::session`: the Relay
+//! Web session, or the password sign-in its token descends from), which stays the same across
+//! every token minted for it.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -18,12 +20,15 @@ use actors::auth::{Login, RefreshToken, VerifyToken};
 use actors::web_sessions::WebGrant;
 use actors::Handles;
 use domain::record::RecordError;
+use infra::token::LogicalSession;
 
 use crate::error::{ApiError, ApiResult, Problem};
 
-/// Proof that the request carried a valid app-user token.
-#[derive(Debug, Clone, Copy)]
-pub struct Authenticated;
+/// Proof that the request carried a valid app-user token, and the logical session it belongs to.
+#[derive(Debug, Clone)]
+pub struct Authenticated {
+    pub session: LogicalSession,
+}
 
 /// The request's app token (`Authorization: Bearer <t>` or the bare token), if any.
 pub(crate) fn bearer(req: &HttpRequest) -> Option<String> {
@@ -44,8 +49,8 @@ impl FromRequest for Authenticated {
             let (Some(token), Some(handles)) = (token, handles) else {
                 return Err(Problem(RecordError::Unauthorized));
             };
-            handles.auth.send(VerifyToken { token, web_session }).await??;
-            Ok(Authenticated)
+            let session = handles.auth.send(VerifyToken { token, web_session }).await??;
+            Ok(Authenticated { session })
         })
     }
 }

@@ -4,7 +4,10 @@
 //! only failing sources are held back by the shared ones): a source the guard holds back gets
 //! `RateLimited` with a retry time before its guess is even checked, and each failed attempt is
 //! counted. Refusal log lines are throttled per source with a count of the suppressed ones.
-//! Passphrase comparison is constant-time over SHA-256 digests.
+//! Passphrase comparison is constant-time over SHA-256 digests. Each password sign-in gets a
+//! random sign-in id that its token and every refresh of it carry; verifying a token answers
+//! its logical session (`infra::token::LogicalSession`: that sign-in, or the Relay Web session
+//! the token is bound to), which per-session limits and presence key on.
 
 use std::net::IpAddr;
 
@@ -18,7 +21,9 @@ use domain::ratelimit::LimiterSnapshot;
 use domain::record::RecordError;
 use domain::signin_guard::{LogThrottle, SignInGuard, SignInLimits, SignInSnapshot};
 use infra::rate_limits::{RateLimitStore, ScopeSnapshot};
-use infra::token::{credential_generation, TokenSigner, APP_USER_ID, USERS_COLLECTION_ID};
+use infra::token::{
+    credential_generation, Claims, LogicalSession, TokenLineage, TokenSigner, APP_USER_ID, USERS_COLLECTION_ID,
+};
 
 use crate::kit::{guarded, PersistedLimits, Subsystem, SubsystemCtx, FLUSH_INTERVAL};
 
@@ -52,16 +57,17 @@ pub struct Login {
 
 /// Checks an `Authorization` token. `web_session` is the binding of the Relay Web session whose
 /// cookie came with the request (gateway), or `None` on the data API: a token verifies only on
-/// the surface it was issued for.
+/// the surface it was issued for. Answers the token's logical session.
 #[derive(Message)]
-#[rtype(result = "Result<(), RecordError>")]
+#[rtype(result = "Result<LogicalSession, RecordError>")]
 pub struct VerifyToken {
     pub token: String,
     pub web_session: Option<String>,
 }
 
 /// `POST /api/collections/users/auth-refresh` (data API only): a valid data-API token buys a
-/// fresh one; a web-session token is refused (its browser re-fetches through its session).
+/// fresh one of the same sign-in; a web-session token is refused (its browser re-fetches
+/// through its session).
 #[derive(Message)]
 #[rtype(result = "Result<Value, RecordError>")]
 pub struct RefreshToken {
@@ -169,12 +175,12 @@ impl AuthActor {
         self.subsystem.now_ms()
     }
 
-    fn auth_response(&self) -> Value {
-        self.auth_response_with(self.settings.token_ttl_secs, None)
+    fn auth_response(&self, sign_in: &str) -> Value {
+        self.auth_response_with(self.settings.token_ttl_secs, TokenLineage::SignIn(sign_in))
     }
 
-    fn auth_response_with(&self, ttl_secs: i64, web_session: Option<&str>) -> Value {
-        let token = self.signer.issue(self.now(), ttl_secs, &self.cgen, web_session);
+    fn auth_response_with(&self, ttl_secs: i64, lineage: TokenLineage<'_>) -> Value {
+        let token = self.signer.issue(self.now(), ttl_secs, &self.cgen, lineage);
         json!({
             "token": token,
             "record": {
@@ -210,7 +216,7 @@ impl AuthActor {
         self.persisted.mark_dirty();
         if identity_ok && password_ok {
             self.guard.record_success(msg.source);
-            return Ok(self.auth_response());
+            return Ok(self.auth_response(&infra::ids::client_id()));
         }
         self.guard.record_failure(msg.source, now);
         if let Some(suppressed) = self.failure_log.admit(msg.source, now) {
@@ -219,12 +225,14 @@ impl AuthActor {
         Err(RecordError::InvalidCredentials)
     }
 
-    fn verify(&self, token: &str, web_session: Option<&str>) -> Result<(), RecordError> {
+    fn verify(&self, token: &str, web_session: Option<&str>) -> Result<Claims, RecordError> {
         let token = token.strip_prefix("Bearer ").unwrap_or(token).trim();
-        self.signer
-            .verify(token, self.now(), &self.cgen, web_session)
-            .map(|_| ())
-            .map_err(|_| RecordError::Unauthorized)
+        self.signer.verify(token, self.now(), &self.cgen, web_session).map_err(|_| RecordError::Unauthorized)
+    }
+
+    fn logical_session(&self, token: &str, web_session: Option<&str>) -> Result<LogicalSession, RecordError> {
+        let claims = self.verify(token, web_session)?;
+        Ok(claims.logical_session().unwrap_or_else(|| LogicalSession::of_token(token.trim())))
     }
 }
 
@@ -248,17 +256,19 @@ impl Handler<Login> for AuthActor {
 }
 
 impl Handler<VerifyToken> for AuthActor {
-    type Result = Result<(), RecordError>;
+    type Result = Result<LogicalSession, RecordError>;
     fn handle(&mut self, msg: VerifyToken, _: &mut Context<Self>) -> Self::Result {
-        self.verify(&msg.token, msg.web_session.as_deref())
+        self.logical_session(&msg.token, msg.web_session.as_deref())
     }
 }
 
 impl Handler<RefreshToken> for AuthActor {
     type Result = Result<Value, RecordError>;
     fn handle(&mut self, msg: RefreshToken, _: &mut Context<Self>) -> Self::Result {
-        self.verify(&msg.token, None)?;
-        Ok(self.auth_response())
+        let claims = self.verify(&msg.token, None)?;
+        // A token from before tokens carried their sign-in starts one here.
+        let sign_in = claims.sign_in.unwrap_or_else(infra::ids::client_id);
+        Ok(self.auth_response(&sign_in))
     }
 }
 
@@ -266,7 +276,7 @@ impl Handler<IssueToken> for AuthActor {
     type Result = MessageResult<IssueToken>;
     fn handle(&mut self, msg: IssueToken, _: &mut Context<Self>) -> Self::Result {
         let ttl_secs = msg.ttl_secs.clamp(1, self.settings.token_ttl_secs);
-        MessageResult(self.auth_response_with(ttl_secs, Some(&msg.web_session)))
+        MessageResult(self.auth_response_with(ttl_secs, TokenLineage::WebSession(&msg.web_session)))
     }
 }
 

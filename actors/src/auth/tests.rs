@@ -1,5 +1,5 @@
-//! Auth actor tests with an injected clock: sign-in, expiry, refresh, passphrase rotation and
-//! the per-source and global failed-login limits.
+//! Auth actor tests with an injected clock: sign-in, expiry, refresh, passphrase rotation, the
+//! per-source and global failed-login limits, and the logical session tokens answer to.
 
 use super::*;
 use crate::testkit::TestCtx;
@@ -28,8 +28,8 @@ async fn sign_in_issues_tokens_that_expire() {
     let ok = auth.send(login("relay", PASS, [127, 0, 0, 1])).await.unwrap().unwrap();
     assert_eq!(ok["record"]["collectionName"], "users");
     let token = ok["token"].as_str().unwrap().to_string();
-    assert_eq!(auth.send(VerifyToken { token: token.clone(), web_session: None }).await.unwrap(), Ok(()));
-    assert_eq!(auth.send(VerifyToken { token: format!("Bearer {token}"), web_session: None }).await.unwrap(), Ok(()));
+    assert!(auth.send(VerifyToken { token: token.clone(), web_session: None }).await.unwrap().is_ok());
+    assert!(auth.send(VerifyToken { token: format!("Bearer {token}"), web_session: None }).await.unwrap().is_ok());
     let refreshed = auth.send(RefreshToken { token: token.clone() }).await.unwrap().unwrap();
     clock.advance_ms(60_000);
     assert_eq!(auth.send(VerifyToken { token, web_session: None }).await.unwrap(), Err(RecordError::Unauthorized));
@@ -103,9 +103,39 @@ async fn web_session_tokens_are_refused_on_the_data_api_and_by_its_refresh() {
     let token = issued["token"].as_str().unwrap().to_string();
     let verify =
         |web_session: Option<&str>| VerifyToken { token: token.clone(), web_session: web_session.map(String::from) };
-    assert_eq!(auth.send(verify(Some("binding-a"))).await.unwrap(), Ok(()), "beside its own session");
+    assert!(auth.send(verify(Some("binding-a"))).await.unwrap().is_ok(), "beside its own session");
     assert_eq!(auth.send(verify(None)).await.unwrap(), Err(RecordError::Unauthorized), "data API");
     assert_eq!(auth.send(verify(Some("binding-b"))).await.unwrap(), Err(RecordError::Unauthorized), "other session");
     let refreshed = auth.send(RefreshToken { token: token.clone() }).await.unwrap();
     assert_eq!(refreshed.unwrap_err(), RecordError::Unauthorized, "no indefinite renewal on the data API");
+}
+
+/// Issue #39.7: refreshing a token or fetching a new one through the same web session keeps the
+/// logical session (per-session limits key on it); only a new sign-in starts another.
+#[actix_rt::test]
+async fn new_tokens_keep_their_logical_session_and_only_a_new_sign_in_starts_one() {
+    let (clock, auth) = start(SignInLimits::default());
+    let token = |reply: Value| reply["token"].as_str().unwrap().to_string();
+    let session_of = |token: String, web_session: Option<&str>| {
+        auth.send(VerifyToken { token, web_session: web_session.map(String::from) })
+    };
+    let first = token(auth.send(login("relay", PASS, [127, 0, 0, 1])).await.unwrap().unwrap());
+    let session = session_of(first.clone(), None).await.unwrap().unwrap();
+    clock.advance_ms(2_000);
+    let refreshed = token(auth.send(RefreshToken { token: first.clone() }).await.unwrap().unwrap());
+    assert_ne!(refreshed, first);
+    assert_eq!(session_of(refreshed.clone(), None).await.unwrap().unwrap(), session, "refresh keeps the session");
+    let again = token(auth.send(RefreshToken { token: refreshed }).await.unwrap().unwrap());
+    assert_eq!(session_of(again, None).await.unwrap().unwrap(), session, "and so does a refresh of a refresh");
+    let other = token(auth.send(login("relay", PASS, [127, 0, 0, 1])).await.unwrap().unwrap());
+    assert_ne!(session_of(other, None).await.unwrap().unwrap(), session, "a new sign-in is a new session");
+
+    let issue = || auth.send(IssueToken { ttl_secs: 600, web_session: "binding-a".into() });
+    let web_first = token(issue().await.unwrap());
+    clock.advance_ms(2_000);
+    let web_second = token(issue().await.unwrap());
+    assert_ne!(web_first, web_second);
+    let web = session_of(web_first, Some("binding-a")).await.unwrap().unwrap();
+    assert_eq!(session_of(web_second, Some("binding-a")).await.unwrap().unwrap(), web, "same web session");
+    assert_ne!(web, session);
 }

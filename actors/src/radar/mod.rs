@@ -6,7 +6,9 @@
 //! a page without signal is an error (`domain::radar`). After every read the subsystem reports
 //! its condition to the health view: degraded while a sign-in is needed or reads fail
 //! (`RadarSnapshot::condition`), recovered once a board is read. Manual refreshes are limited to
-//! 12 per logical session per minute. Clients only ever receive the validated snapshot.
+//! 12 per logical session per minute (`infra::token::LogicalSession`: a Relay Web session or a
+//! password sign-in, however many tokens were minted for it). Clients only ever receive the
+//! validated snapshot.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -18,6 +20,7 @@ use domain::problem::HttpProblem;
 use domain::radar::{RadarSnapshot, MANUAL_REFRESHES_PER_MINUTE, REFRESH_INTERVAL_MS};
 use domain::ratelimit::{BucketConfig, Decision, KeyedLimiter};
 use infra::radar::{RadarPage, RadarRead, RadarSource};
+use infra::token::LogicalSession;
 
 use crate::kit::{SharedRun, Subsystem, SubsystemCtx};
 
@@ -55,12 +58,13 @@ impl Default for RadarConfig {
 #[rtype(result = "RadarSnapshot")]
 pub struct GetRadar;
 
-/// `POST /api/relay/radar/refresh`: a manual refresh for one logical session (an opaque key
-/// the web layer derives; never a URL or cookie). Resolves with the snapshot after the read.
+/// `POST /api/relay/radar/refresh`: a manual refresh counted against the caller's logical
+/// session (what its verified token belongs to; never a URL or cookie). Resolves with the
+/// snapshot after the read.
 #[derive(Debug, Clone, Message)]
 #[rtype(result = "Result<RadarSnapshot, RadarError>")]
 pub struct RefreshRadar {
-    pub session_key: String,
+    pub session: LogicalSession,
 }
 
 /// `relay radar sign-in` / `sign-out` (control socket, server PC only): stores or forgets the
@@ -125,7 +129,7 @@ pub struct RadarActor {
     config: RadarConfig,
     source: Arc<dyn RadarSource>,
     snapshot: RadarSnapshot,
-    limiter: KeyedLimiter<String>,
+    limiter: KeyedLimiter<LogicalSession>,
     run: SharedRun<RadarSnapshot>,
 }
 
@@ -189,7 +193,7 @@ impl Handler<RefreshRadar> for RadarActor {
     type Result = ResponseFuture<Result<RadarSnapshot, RadarError>>;
     fn handle(&mut self, msg: RefreshRadar, ctx: &mut Context<Self>) -> Self::Result {
         let now = self.subsystem.now_ms().max(0) as u64;
-        if let decision @ Decision::Denied { .. } = self.limiter.try_take(&msg.session_key, now) {
+        if let decision @ Decision::Denied { .. } = self.limiter.try_take(&msg.session, now) {
             let retry_after_secs = decision.retry_after_secs();
             return Box::pin(async move { Err(RadarError::TooManyRefreshes { retry_after_secs }) });
         }

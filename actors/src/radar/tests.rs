@@ -78,7 +78,7 @@ async fn reads_replace_or_keep_the_board() {
 async fn manual_refreshes_are_limited_per_logical_session() {
     let t = TestCtx::new();
     let (radar, _) = actor(&t, vec![board(StatusColor::Green)]);
-    let refresh = |key: &str| radar.send(RefreshRadar { session_key: key.into() });
+    let refresh = |sign_in: &str| radar.send(RefreshRadar { session: LogicalSession::of_sign_in(sign_in) });
     for n in 0..MANUAL_REFRESHES_PER_MINUTE {
         assert!(refresh("a").await.unwrap().is_ok(), "refresh {n}");
     }
@@ -98,8 +98,8 @@ async fn concurrent_reads_share_one_request() {
     let (radar, script) = actor(&t, vec![board(StatusColor::Yellow)]);
     let (a, b, c) = tokio::join!(
         radar.send(ReadRadarNow),
-        radar.send(RefreshRadar { session_key: "x".into() }),
-        radar.send(RefreshRadar { session_key: "y".into() })
+        radar.send(RefreshRadar { session: LogicalSession::of_sign_in("x") }),
+        radar.send(RefreshRadar { session: LogicalSession::of_web_session("y") })
     );
     for r in [a, b, c] {
         assert_eq!(r.unwrap().unwrap().color, StatusColor::Yellow);
