@@ -4,19 +4,23 @@
 //! needs the password confirmed on the server, once per command; the role and the browser
 //! allowlist are enforced by the server whatever the page asks for; the session needs the web
 //! session's CSRF token, ends with the web session's logout, and no answer carries the password,
-//! a key, a token or a proof.
+//! a key, a token or a proof. Wrong passwords from other addresses never lock out the Owner's
+//! sign-in from a clean address nor the server PC's own password checks, while the guesses they
+//! get checked stay bounded.
 
 #[path = "../support/mod.rs"]
 mod support;
 
+use std::net::IpAddr;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 use support::wiki::{activate_administrator, sha256};
-use support::{admin_cli, client, Relay, PASSPHRASE};
+use support::{admin_cli, client, relay_cli, Relay, PASSPHRASE};
 
 const PUBLISHER_PW: &str = "publisher-password-0001";
+const OWNER_PW: &str = "owner-password-0001";
 
 struct Browser {
     http: reqwest::Client,
@@ -27,11 +31,32 @@ struct Browser {
 
 impl Browser {
     fn new(relay: &Relay) -> Browser {
+        Browser::connecting_from(relay, None)
+    }
+
+    /// A browser whose connections come from `127.0.0.<host>` (as `support::client_from`).
+    fn from(relay: &Relay, host: u8) -> Browser {
+        Browser::connecting_from(relay, Some(IpAddr::from([127, 0, 0, host])))
+    }
+
+    fn connecting_from(relay: &Relay, source: Option<IpAddr>) -> Browser {
         let base = relay.web.clone().unwrap().replace("127.0.0.1", "localhost").replace("0.0.0.0", "localhost");
         let port = base.rsplit(':').next().unwrap().to_string();
         let jar = Arc::new(reqwest::cookie::Jar::default());
-        let http = reqwest::Client::builder().cookie_provider(jar).timeout(Duration::from_secs(30)).build().unwrap();
+        let http = reqwest::Client::builder()
+            .cookie_provider(jar)
+            .timeout(Duration::from_secs(30))
+            .local_address(source)
+            .build()
+            .unwrap();
         Browser { http, base, origin: format!("http://localhost:{port}"), csrf: None }
+    }
+
+    /// A protected sign-in; the status and the refusal code (empty on success).
+    async fn protected_sign_in(&self, username: &str, password: &str) -> (u16, String) {
+        let (status, body) =
+            self.post("/web/api/protected/sign-in", json!({"username": username, "password": password})).await;
+        (status, code(&body).to_string())
     }
 
     async fn sign_in(&mut self) {
@@ -257,4 +282,104 @@ async fn a_password_change_or_a_lock_ends_a_browser_session_and_the_owner_only_r
     assert!(ok, "{out}");
     let (status, body) = publisher.command("wiki.library", json!({}), None).await;
     assert_eq!((status, code(&body)), (403, "locked"), "a new password ends the browser session: {body}");
+}
+
+/// Gives the Owner `ryan` its password and activates it (server-local, as on the server PC).
+fn with_owner(relay: &Relay) {
+    for (step, stdin) in [("set-password", format!("{OWNER_PW}\n")), ("activate", String::new())] {
+        let (ok, out) = admin_cli(&relay.data_dir, &[step, "--username", "ryan"], &stdin);
+        assert!(ok, "{out}");
+    }
+}
+
+/// A browser from `127.0.0.<host>` with a Relay Web session.
+async fn signed_in_browser(relay: &Relay, host: u8) -> Browser {
+    let mut browser = Browser::from(relay, host);
+    browser.sign_in().await;
+    browser
+}
+
+/// A wrong protected sign-in as the Owner: true when the server checked the password (401),
+/// false when the budgets refused it first (429).
+async fn wrong_guess(browser: &Browser) -> bool {
+    match browser.protected_sign_in("ryan", "wrong-password-1").await {
+        (401, code) if code == "rejected" => true,
+        (429, code) if code == "rate_limited" => false,
+        other => panic!("unexpected answer {other:?}"),
+    }
+}
+
+/// 4 browsers (127.0.0.2-5) with 5 wrong protected sign-ins each.
+async fn four_addresses_guess_five_times(relay: &Relay) -> Vec<Browser> {
+    let mut attackers = Vec::new();
+    for host in 2..6 {
+        let attacker = signed_in_browser(relay, host).await;
+        for _ in 0..5 {
+            wrong_guess(&attacker).await;
+        }
+        attackers.push(attacker);
+    }
+    attackers
+}
+
+/// Issue #39.1, the review's reproduction: 4 addresses x 5 wrong protected sign-ins locked the
+/// Owner out of Relay Web.
+#[tokio::test]
+async fn other_addresses_failures_never_lock_out_the_owner() {
+    let relay = Relay::start_web();
+    with_owner(&relay);
+    let attackers = four_addresses_guess_five_times(&relay).await;
+    assert_eq!(
+        attackers[0].protected_sign_in("ryan", OWNER_PW).await,
+        (429, "rate_limited".to_string()),
+        "a failing address waits, even with the right password"
+    );
+    let owner = signed_in_browser(&relay, 50).await;
+    let (status, body) =
+        owner.post("/web/api/protected/sign-in", json!({"username": "ryan", "password": OWNER_PW})).await;
+    assert_eq!((status, body["session"]["role"].as_str()), (200, Some("owner")), "a clean address: {body}");
+}
+
+/// Issue #39.1: the same LAN failures locked the server PC out of its own privileged CLI
+/// commands (control socket); its budget is now apart from the LAN's.
+#[tokio::test]
+async fn lan_failures_never_lock_the_server_pc_out_of_its_cli() {
+    let relay = Relay::start_web();
+    with_owner(&relay);
+    four_addresses_guess_five_times(&relay).await;
+    let (ok, out) = relay_cli("dynatrace", &relay.data_dir, &["status", "--as", "ryan"], &format!("{OWNER_PW}\n"));
+    assert!(ok, "relay dynatrace status on the server PC: {out}");
+}
+
+/// Issue #39.1, the review's second reproduction: 12 addresses guessing round-robin left the
+/// Owner 0 of 20 sign-ins. Now every sign-in of the Owner, from a clean address in the same /24,
+/// succeeds, the guesses checked stay bounded and the refusals are logged in a few lines.
+#[tokio::test]
+async fn guessing_from_twelve_addresses_never_locks_out_the_owner_and_stays_bounded() {
+    let relay = Relay::start_web();
+    with_owner(&relay);
+    let mut attackers = Vec::new();
+    for host in 2..14 {
+        attackers.push(signed_in_browser(&relay, host).await);
+    }
+    let owner = signed_in_browser(&relay, 60).await;
+    let started = Instant::now();
+    let (mut checked, mut refused) = (0, 0);
+    for round in 0..10 {
+        for attacker in &attackers {
+            if wrong_guess(attacker).await {
+                checked += 1;
+            } else {
+                refused += 1;
+            }
+        }
+        assert_eq!(owner.protected_sign_in("ryan", OWNER_PW).await, (200, String::new()), "round {round}");
+    }
+    // One guess per address whenever its own budget is full again (at the start, then 30 s after
+    // its guess) plus the /24 budget's refill (one per 10 s; its 10 went to the first guesses).
+    let secs = started.elapsed().as_secs() as usize;
+    let bound = 12 * (1 + secs / 30) + secs / 10 + 1;
+    assert!((12..=bound).contains(&checked), "guesses checked: {checked} in {secs} s (at most {bound})");
+    let lines = relay.stderr().lines().filter(|l| l.contains("protected password check refused")).count();
+    assert!((1..=12).contains(&lines), "{refused} refusals from 12 addresses, {lines} log lines");
 }

@@ -8,8 +8,8 @@
 //! 15 minutes, end with their web session (the gateway sends `EndBrowserSession` when the web
 //! session's `ended` signal fires: logout, replacement, expiry) and when the account's
 //! credential changes. Destructive approvals need a password confirmed on the server within 5
-//! minutes, and one confirmation approves one such command. Sign-ins and confirmations share the
-//! reauthentication limiter, keyed by the browser's address.
+//! minutes, and one confirmation approves one such command. Sign-ins and confirmations go through
+//! the LAN budgets of `reauth_guard`, keyed by the browser's address.
 
 use std::collections::HashMap;
 use std::net::IpAddr;
@@ -21,7 +21,7 @@ use domain::privileged_command::PrivilegedCommand;
 use domain::roles::Capability;
 
 use super::sessions::{LocalSession, Sessions, FRESH_PASSWORD_MS};
-use super::{limited, service, FollowUp, LocalSessionView, PrivError, PrivilegedActor};
+use super::{service, FollowUp, LocalSessionView, PrivError, PrivilegedActor};
 
 /// The sessions and their single-use approvals, by web-session binding.
 #[derive(Debug, Default)]
@@ -261,7 +261,7 @@ impl PrivilegedActor {
         }
     }
 
-    /// A password check from a browser, behind the reauthentication limiter keyed by its address.
+    /// A password check from a browser, behind the LAN budgets keyed by its address.
     fn authenticate_from(
         &mut self,
         source: IpAddr,
@@ -271,13 +271,7 @@ impl PrivilegedActor {
         let now = self.now();
         self.persisted.mark_dirty();
         let service = &self.service;
-        limited(
-            &mut self.reauth_limiter,
-            source,
-            now,
-            |e| matches!(e, PrivError::InvalidCredentials),
-            || service.authenticate(username, password),
-        )
+        self.reauth_guard.check_from_lan(source, now, || service.authenticate(username, password))
     }
 }
 

@@ -1,8 +1,10 @@
 //! The privileged-commands actor: the server's door to protected identity. It wraps
 //! `PrivilegedService` (bootstrap, pairing, reauthentication proofs, the signed-envelope
-//! pipeline, server-local sessions) and owns the dedicated rate limiters for reauthentication
-//! and pairing attempts (kept in the store across restarts, `kit::PersistedLimits`). It runs on its own arbiter, so its blocking database work never stalls
-//! other actors. Signed bodies are processed in memory and never stored or published.
+//! pipeline, server-local sessions) and owns the budgets of password checks (`reauth_guard`: LAN
+//! sources under the sign-in guard's rule, the server PC apart) and the pairing limiter, all kept
+//! in the store across restarts (`kit::PersistedLimits`). It runs on its own arbiter, so its
+//! blocking database work never stalls other actors. Signed bodies are processed in memory and
+//! never stored or published.
 
 pub mod admin_ops;
 pub mod browser_sessions;
@@ -11,6 +13,7 @@ pub mod commands;
 pub mod dynatrace_ops;
 pub mod error;
 pub mod pairing;
+mod reauth_guard;
 pub mod service;
 pub mod sessions;
 pub mod wiki_ops;
@@ -26,6 +29,7 @@ use domain::envelope::PublicJwk;
 use domain::privileged_command::PrivilegedCommand;
 use domain::problem::HttpProblem;
 use domain::ratelimit::{BucketConfig, KeyedLimiter};
+use domain::signin_guard::SignInLimits;
 
 use crate::kit::{guarded, PersistedLimits, Subsystem, SubsystemCtx, FLUSH_INTERVAL};
 pub use admin_ops::AdminOpError;
@@ -33,6 +37,7 @@ pub use cli_ops::{AuthorizeWikiFeed, RunAdmin, RunDynatrace, RunWiki};
 pub use dynatrace_ops::DynatraceHooks;
 pub use error::PrivError;
 use infra::rate_limits::{RateLimitStore, ScopeSnapshot};
+use reauth_guard::ReauthGuard;
 pub use service::{CommandOutcome, FollowUp, PrivilegedService, Readiness};
 use sessions::{Sessions, FRESH_PASSWORD_MS};
 pub use wiki_ops::WikiHooks;
@@ -41,18 +46,30 @@ pub const NAME: &str = "privileged";
 /// Largest accepted reauthentication body.
 pub const MAX_REAUTH_BODY: usize = 4 * 1024;
 
+/// The failure budgets of password checks and pairing codes. `Default`: from LAN addresses 5
+/// wrong passwords per source (IPv4 address or IPv6 /64), then one per 30 s; 10 per network
+/// (/24 or /48), then one per 10 s; 20 in all, then one per 5 s, the shared budgets holding back
+/// only failing sources. On the server PC 5, then one per 30 s. Pairing codes 10 per source,
+/// then one per 30 s.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PrivilegedLimits {
-    pub reauth_per_source: BucketConfig,
-    pub reauth_global: BucketConfig,
+    /// Relay Web protected sign-in and confirmation, paired laptops' reauthentication.
+    pub reauth: SignInLimits,
+    /// The server PC's Administration screen and the control socket's CLI commands.
+    pub local: BucketConfig,
     pub pairing_per_source: BucketConfig,
 }
 
 impl Default for PrivilegedLimits {
     fn default() -> Self {
         PrivilegedLimits {
-            reauth_per_source: BucketConfig { capacity: 5.0, refill_per_sec: 1.0 / 30.0 },
-            reauth_global: BucketConfig { capacity: 20.0, refill_per_sec: 0.2 },
+            reauth: SignInLimits {
+                per_source: BucketConfig { capacity: 5.0, refill_per_sec: 1.0 / 30.0 },
+                per_network: BucketConfig { capacity: 10.0, refill_per_sec: 0.1 },
+                global: BucketConfig { capacity: 20.0, refill_per_sec: 0.2 },
+                max_tracked: 4096,
+            },
+            local: BucketConfig { capacity: 5.0, refill_per_sec: 1.0 / 30.0 },
             pairing_per_source: BucketConfig { capacity: 10.0, refill_per_sec: 1.0 / 30.0 },
         }
     }
@@ -167,10 +184,6 @@ impl LocalSessionView {
     }
 }
 
-/// The limiter key of server-local password checks (sign-in and reconfirmation on the server
-/// PC): one budget for the local Administration screen, beside the per-address ones.
-const LOCAL_SOURCE: IpAddr = IpAddr::V6(std::net::Ipv6Addr::LOCALHOST);
-
 #[derive(Message)]
 #[rtype(result = "()")]
 pub struct LockLocalSession {
@@ -185,7 +198,7 @@ pub struct ClearLocalSessions;
 
 pub struct PrivilegedActor {
     service: PrivilegedService,
-    reauth_limiter: KeyedLimiter<IpAddr>,
+    reauth_guard: ReauthGuard,
     pairing_limiter: KeyedLimiter<IpAddr>,
     persisted: PersistedLimits,
     sessions: Sessions,
@@ -202,7 +215,7 @@ impl PrivilegedActor {
     pub fn new(subsystem: SubsystemCtx, service: PrivilegedService, limits: PrivilegedLimits) -> Self {
         PrivilegedActor {
             service,
-            reauth_limiter: KeyedLimiter::new(limits.reauth_per_source, Some(limits.reauth_global), 4096),
+            reauth_guard: ReauthGuard::new(limits.reauth, limits.local),
             pairing_limiter: KeyedLimiter::new(limits.pairing_per_source, None, 4096),
             persisted: PersistedLimits::default(),
             sessions: Sessions::default(),
@@ -252,12 +265,11 @@ impl PrivilegedActor {
         self.subsystem.now_ms().max(0) as u64
     }
 
-    /// Keeps the reauthentication and pairing limiters in `store` across restarts.
+    /// Keeps the password-check budgets and the pairing limiter in `store` across restarts.
     pub fn persisting(mut self, store: RateLimitStore) -> PrivilegedActor {
         self.persisted = PersistedLimits::new(store);
-        let reauth = self.persisted.load(SCOPE_REAUTH, &self.subsystem, NAME);
+        self.reauth_guard.restore(&self.persisted, &self.subsystem, NAME);
         let pairing = self.persisted.load(SCOPE_PAIRING, &self.subsystem, NAME);
-        self.reauth_limiter.restore(reauth);
         self.pairing_limiter.restore(pairing);
         self
     }
@@ -265,12 +277,11 @@ impl PrivilegedActor {
     /// Writes the limiters' snapshots when they changed (taken only then: this runs every second).
     fn flush_limits(&mut self) {
         let now = self.now();
-        let (reauth, pairing) = (&self.reauth_limiter, &self.pairing_limiter);
+        let (reauth, pairing) = (&self.reauth_guard, &self.pairing_limiter);
         self.persisted.flush(&self.subsystem, NAME, || {
-            vec![
-                ScopeSnapshot::new(SCOPE_REAUTH, &reauth.snapshot(now)),
-                ScopeSnapshot::new(SCOPE_PAIRING, &pairing.snapshot(now)),
-            ]
+            let mut scopes = reauth.scopes(now);
+            scopes.push(ScopeSnapshot::new(SCOPE_PAIRING, &pairing.snapshot(now)));
+            scopes
         });
     }
 
@@ -289,12 +300,11 @@ impl PrivilegedActor {
     }
 }
 
-/// Runs `attempt` behind `limiter`: refused while the source's bucket is empty; failures of
-/// the kinds in `counted` take a token.
-/// Store scopes of the persisted limiters.
-const SCOPE_REAUTH: &str = "privileged.reauth";
+/// Store scope of the persisted pairing limiter (the password budgets' are `reauth_guard`'s).
 const SCOPE_PAIRING: &str = "privileged.pairing";
 
+/// Runs `attempt` behind `limiter`: refused while the source's bucket is empty; failures of
+/// the kinds in `counted` take a token.
 fn limited<T>(
     limiter: &mut KeyedLimiter<IpAddr>,
     source: IpAddr,
@@ -383,13 +393,8 @@ impl Handler<Reauth> for PrivilegedActor {
         self.persisted.mark_dirty();
         let result = guarded(self, ctx, |a| {
             let service = &a.service;
-            limited(
-                &mut a.reauth_limiter,
-                msg.source,
-                now,
-                |e| matches!(e, PrivError::InvalidCredentials),
-                || service.reauth(&msg.account_id, &msg.device_id, &msg.password),
-            )
+            a.reauth_guard
+                .check_from_lan(msg.source, now, || service.reauth(&msg.account_id, &msg.device_id, &msg.password))
         })
         .unwrap_or(Err(PrivError::Internal));
         if let Err(e) = &result {
@@ -424,18 +429,12 @@ impl Handler<ExecuteSigned> for PrivilegedActor {
 }
 
 impl PrivilegedActor {
-    /// A server-local password check behind the local sign-in budget.
+    /// A server-local password check behind the server PC's own budget.
     fn authenticate_locally(&mut self, username: &str, password: &str) -> Result<service::Principal, PrivError> {
         let now = self.now();
         self.persisted.mark_dirty();
         let service = &self.service;
-        limited(
-            &mut self.reauth_limiter,
-            LOCAL_SOURCE,
-            now,
-            |e| matches!(e, PrivError::InvalidCredentials),
-            || service.authenticate(username, password),
-        )
+        self.reauth_guard.check_on_server_pc(now, || service.authenticate(username, password))
     }
 }
 
@@ -555,5 +554,7 @@ impl Handler<ClearLocalSessions> for PrivilegedActor {
     }
 }
 
+#[cfg(test)]
+mod reauth_guard_tests;
 #[cfg(test)]
 mod tests;
