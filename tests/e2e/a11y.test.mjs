@@ -286,7 +286,9 @@ describe('Accessibility (WCAG 2.2 AA)', { timeout: 240_000 }, () => {
     await kb.keyboard.type(relay.passphrase);
     await kb.keyboard.press('Enter');
     await kb.locator('[data-testid="status-connection"][data-state="connected"]').waitFor();
-    // The nav is the first thing Tab reaches; arrows move along it, Enter opens a tab.
+    // The skip link is the first thing Tab reaches, the nav the next; arrows move along it, Enter opens a tab.
+    await kb.keyboard.press('Tab');
+    assert.equal(await focused(), 'skip-link');
     await kb.keyboard.press('Tab');
     assert.equal(await focused(), 'nav-compose');
     for (let i = 0; i < 5; i++) await kb.keyboard.press('ArrowDown');

@@ -6,6 +6,8 @@
 // dialog of the changes waiting to sync (opened from the status bar). On the desktop, the shell's
 // update controller (UpdateProvider) feeds the header's "Update · vX.Y.Z" action and Settings → About,
 // and the main window reports the shell's mount to the desktop shell once (useShellMounted).
+// Keyboard: a "Skip to main content" link comes first, and a tab change (Ctrl+1..7, search, a
+// record opened elsewhere) puts focus on the new tab's heading (./mainFocus).
 import { Component, lazy, Suspense, useCallback, useEffect, useMemo, useReducer, useRef, useState, type ReactNode } from 'react';
 import { Modal, closeTopModal } from '../../components/Modal';
 import { useToast } from '../../components/Toasts';
@@ -25,6 +27,7 @@ import { StatusFeedProvider } from '../status/useStatusFeed';
 import { UpdateProvider } from '../update/UpdateContext';
 import { UpdateHeaderAction } from '../update/UpdateHeaderAction';
 import { GlobalSearch, type SearchHandle } from './GlobalSearch';
+import { focusMain, focusMainWhenReady, shouldMoveFocus } from './mainFocus';
 import { ShellContext, type ShellApi } from './ShellContext';
 import { SHORTCUT_HELP, shortcutFor } from './shortcuts';
 import { Sidebar } from './Sidebar';
@@ -106,6 +109,8 @@ export function Shell({ onSignOut }: { onSignOut: () => void }) {
   const [reviewing, setReviewing] = useState(false);
   const offlineQueue = useStores().sync;
   const search = useRef<SearchHandle>(null);
+  const main = useRef<HTMLElement>(null);
+  const pane = (t: TabId) => main.current?.querySelector(`[data-testid="tab-${t}"]`) ?? null;
   const presence = usePresence((host) => toast('info', `${host} connected`));
   useShellMounted();
 
@@ -114,6 +119,14 @@ export function Shell({ onSignOut }: { onSignOut: () => void }) {
     setVisited((v) => (v.has(t) ? v : new Set(v).add(t)));
     setQuery(''); // switching tabs clears the query
   }, []);
+
+  // A tab change moves focus to the new tab's heading, unless it is in the nav or already in the tab.
+  const shownTab = useRef(tab);
+  useEffect(() => {
+    if (shownTab.current === tab) return;
+    shownTab.current = tab;
+    if (shouldMoveFocus(document.activeElement, document.querySelector('.sidebar'), pane(tab))) return focusMainWhenReady(() => pane(tab), main.current);
+  }, [tab]);
 
   useEffect(() => {
     const t = setTimeout(() => Object.values(LOADERS).forEach((load) => void load().catch(() => {})), PREFETCH_DELAY_MS);
@@ -166,6 +179,7 @@ export function Shell({ onSignOut }: { onSignOut: () => void }) {
         <StatusFeedProvider>
           <RadarFeedProvider>
             <div className="shell">
+              <a className="skip-link" href="#main" data-testid="skip-link" onClick={(e) => { e.preventDefault(); focusMain(pane(tab), main.current); }}>Skip to main content</a>
               <Sidebar active={tab} onSelect={go} onSignOut={onSignOut} presence={presence} indicators={NAV_INDICATORS} />
               <header className="topbar" aria-label="Relay toolbar">
                 <div className="breadcrumb">
@@ -179,7 +193,7 @@ export function Shell({ onSignOut }: { onSignOut: () => void }) {
                 </button>
                 <WorldClock tab={tab} />
               </header>
-              <main className="content" aria-label={tabLabel(tab)}>
+              <main className="content" id="main" ref={main} tabIndex={-1} aria-label={tabLabel(tab)}>
                 <ConnectionBanner />
                 <Suspense fallback={<p className="muted">Loading…</p>}>
                   {TABS.filter((t) => visited.has(t.id)).map((t) => (
