@@ -156,18 +156,25 @@ export async function launch() {
   };
 }
 
-/** Opens the UI and signs in; resolves once the status bar says Connected. */
-export async function signIn(ctx, relay, pathAndQuery = '/') {
-  const page = await ctx.newPage();
+/**
+ * Collects `page`'s uncaught errors and console errors into the returned array (live). The data
+ * API's 404 for the renderer's mode detection (GET /web/api/mode) is by design and left out.
+ */
+export function watchPageErrors(page) {
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));
   page.on('console', (m) => {
     if (m.type() !== 'error') return;
-    // The renderer's mode detection (GET /web/api/mode) is answered 404 by the data API by design.
     if (/Failed to load resource/.test(m.text()) && /\/web\/api\/mode$/.test(m.location()?.url ?? '')) return;
     errors.push(m.text());
   });
-  page.relayErrors = errors;
+  return errors;
+}
+
+/** Opens the UI and signs in; resolves once the status bar says Connected. */
+export async function signIn(ctx, relay, pathAndQuery = '/') {
+  const page = await ctx.newPage();
+  page.relayErrors = watchPageErrors(page);
   await page.goto(relay.url + pathAndQuery);
   await page.getByTestId('signin-passphrase').fill(relay.passphrase);
   await page.getByTestId('signin-submit').click();

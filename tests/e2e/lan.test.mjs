@@ -14,7 +14,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { api, apiToken, LAN_GATEWAY_NAME, LAN_SERVER_NAME, launch, screenshot, startRelay, until } from './harness.mjs';
+import { api, apiToken, LAN_GATEWAY_NAME, LAN_SERVER_NAME, launch, screenshot, startRelay, until, watchPageErrors } from './harness.mjs';
 import { cli } from './fakeGrail.mjs';
 import { buildPdf } from './pdf.mjs';
 
@@ -22,17 +22,10 @@ const TABS = ['compose', 'alerts', 'oncall', 'notes', 'status', 'people', 'serve
 const OWNER_PW = 'owner-password-e2e-lan-001';
 const RUNBOOK = buildPdf([['Page 1 LAN runbook: restart the edge collector'], ['Page 2 Then check the alarms']]);
 
-/** Collects uncaught page errors and console errors (the data API's 404 for /web/api/mode is by design). */
+/** Collects `page`'s uncaught errors and console errors in `page.lanErrors` (harness.mjs). */
 function watchErrors(page) {
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(`pageerror: ${e}`));
-  page.on('console', (m) => {
-    if (m.type() !== 'error') return;
-    if (/Failed to load resource/.test(m.text()) && /\/web\/api\/mode$/.test(m.location()?.url ?? '')) return;
-    errors.push(`console: ${m.text()}`);
-  });
-  page.lanErrors = errors;
-  return errors;
+  page.lanErrors = watchPageErrors(page);
+  return page.lanErrors;
 }
 
 /** The page is on `origin` by its LAN name, and not a secure context. */
@@ -232,6 +225,7 @@ describe('LAN pass: Relay by name over plain HTTP (not a secure context)', { tim
     assert.match(await note.innerText(), /reload/);
     const link = direct.getByTestId('signin-relay-web-link');
     assert.equal(await link.getAttribute('href'), `${relay.lanWebUrl}/`);
+    await screenshot(direct, 'lan-direct-reload');
     await link.click();
     await direct.waitForURL(`${relay.lanWebUrl}/`);
     await direct.getByTestId('signin-passphrase').waitFor();
