@@ -6,7 +6,8 @@
 //! search query and category rules (`wiki`), the desktop updater's release, download, archive,
 //! publisher-signature, state-machine and recovery rules (`updater`), and `problem`, the one
 //! trait every error answered over HTTP implements; `rich_html` is the alert-body HTML allowlist;
-//! `work_condition` is the shape of a subsystem's "degraded: <reason>" / "not configured".
+//! `work_condition` is the shape of a subsystem's "degraded: <reason>" / "not configured";
+//! `presence` says who owns a presence row and how many rows a caller may hold.
 //! Nothing in this crate performs IO or async work; callers pass time in as milliseconds so every
 //! rule is deterministic under test.
 
@@ -25,6 +26,7 @@ pub mod images;
 pub mod import;
 pub mod migration;
 pub mod offline;
+pub mod presence;
 pub mod privileged_command;
 pub mod problem;
 pub mod radar;

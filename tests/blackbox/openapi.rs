@@ -32,7 +32,7 @@ fn body_for(path: &str) -> Value {
         "/api/collections/{collection}/records" => json!({"name": "OpenAPI probe"}),
         "/api/collections/{collection}/records/{id}" => json!({"title": "probe"}),
         "/api/realtime" => json!({"clientId": "unknown-client", "subscriptions": []}),
-        "/api/relay/presence/heartbeat" => json!({"sessionId": "openapi", "hostname": "probe"}),
+        "/api/relay/presence/heartbeat" => json!({"tabId": "openapi", "hostname": "probe"}),
         "/api/relay/import/{collection}" => json!({"records": [{"name": "x"}]}),
         "/web/api/session" => json!({"passphrase": PASSPHRASE}),
         "/web/api/logs" => json!({"level": "info", "message": "openapi probe"}),

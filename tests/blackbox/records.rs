@@ -397,7 +397,8 @@ async fn presence_is_server_owned_and_cannot_be_forged() {
     let page = list_json(&relay, &token, "client_presence", &[]).await;
     let items = page["items"].as_array().unwrap();
     assert_eq!(items.len(), 1, "readable, and only the real client: {page}");
-    assert_eq!((items[0]["sessionId"].as_str(), items[0]["hostname"].as_str()), (Some("real-1"), Some("noc-1")));
+    assert_eq!((&items[0]["sessionId"], items[0]["hostname"].as_str()), (&row["sessionId"], Some("noc-1")));
+    assert_ne!(items[0]["sessionId"], "real-1", "keyed by the server's presence id, never the client's tab id");
 }
 
 /// A wire timestamp `secs` seconds from now (a forged "future" heartbeat).

@@ -1,20 +1,22 @@
 //! Relay-specific endpoints: the public liveness probe `GET /api/health` (PocketBase's shape,
 //! no details), the authenticated operator health dashboard `GET /api/relay/health` (actor
 //! states and queue history, uptime, realtime clients, and the database size the store reports),
-//! and presence (`GET /api/relay/presence`, `POST /api/relay/presence/heartbeat`).
+//! and presence (`GET /api/relay/presence`, `POST /api/relay/presence/heartbeat`: the caller's
+//! tab id and its logical session go to the presence actor, which owns the rows).
 
 use actix_web::{web, HttpRequest, HttpResponse};
 use serde::Deserialize;
 use serde_json::json;
 
 use actors::health::GetHealth;
-use actors::presence::{GetPresence, Heartbeat};
+use actors::presence::{GetPresence, Heartbeat, PresenceError};
 use actors::realtime::GetStats;
 use actors::store::DatabaseSize;
 use actors::Handles;
 
 use crate::auth::Authenticated;
-use crate::error::ApiResult;
+use crate::error::{ApiResult, Problem};
+use domain::record::RecordError;
 
 async fn liveness() -> HttpResponse {
     HttpResponse::Ok().json(json!({ "code": 200, "message": "API is healthy.", "data": {} }))
@@ -38,23 +40,26 @@ async fn presence(_: Authenticated, handles: web::Data<Handles>) -> ApiResult<Ht
     Ok(HttpResponse::Ok().json(handles.presence.send(GetPresence).await?))
 }
 
+/// `{tabId, hostname}`; renderers before #39.6 send the tab id as `sessionId`.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct HeartbeatBody {
-    session_id: String,
+    #[serde(alias = "sessionId")]
+    tab_id: String,
     #[serde(default)]
     hostname: String,
 }
 
 async fn heartbeat(
-    _: Authenticated,
+    caller: Authenticated,
     req: HttpRequest,
     handles: web::Data<Handles>,
     body: web::Json<HeartbeatBody>,
-) -> ApiResult<HttpResponse> {
+) -> Result<HttpResponse, Problem<PresenceError>> {
     let body = body.into_inner();
     let peer = req.peer_addr().map(|a| a.ip());
-    let row = handles.presence.send(Heartbeat { session_id: body.session_id, hostname: body.hostname, peer }).await??;
+    let beat = Heartbeat { session: caller.session, tab_id: body.tab_id, hostname: body.hostname, peer };
+    let row = handles.presence.send(beat).await.map_err(|_| PresenceError::Store(RecordError::Unavailable))??;
     Ok(HttpResponse::Ok().json(row))
 }
 

@@ -14,6 +14,7 @@ import {
   type ImportReport,
   type OfflineBridge,
   type OfflineMutation,
+  type PresenceHeartbeat,
   type RealtimeEvent,
   type ServerSyncEntry,
   type ServerSyncOperation,
@@ -367,9 +368,9 @@ export function gatedTransport(t: Transport, gate: WriteGate, queue: ((m: Offlin
     onStateChange: (cb) => t.onStateChange(cb),
     onClientReset: t.onClientReset ? (cb) => t.onClientReset!(cb) : undefined,
     health: () => t.health(),
-    async heartbeat(id: string, host: string): Promise<void> {
+    async heartbeat(tabId: string, host: string): Promise<PresenceHeartbeat> {
       guard();
-      return t.heartbeat(id, host);
+      return t.heartbeat(tabId, host);
     },
     presence: () => t.presence(),
     // Not a record write: the server polls its feeds; nothing to keep consistent locally.

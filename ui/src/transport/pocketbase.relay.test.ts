@@ -32,16 +32,17 @@ async function signedIn(extra: Record<string, () => Response>) {
 }
 
 describe('PocketBaseTransport Relay endpoints', () => {
-  it('posts the heartbeat with the token and reads the presence snapshot', async () => {
-    const snap = { activeCount: 1, active: [{ sessionId: 's1', hostname: 'browser', lastSeen: 'x' }], heartbeatIntervalMs: 15000, computedAt: 'x' };
+  it('posts the heartbeat (tab id and hostname) with the token, answers the presence id, and reads the snapshot', async () => {
+    const row = { id: 'p1', sessionId: '9f2c0a1b', hostname: 'Web · Browser · 10.0.0.7', mode: 'client', lastSeen: 'x' };
+    const snap = { activeCount: 1, active: [{ sessionId: '9f2c0a1b', hostname: 'Web · Browser · 10.0.0.7', lastSeen: 'x' }], heartbeatIntervalMs: 15000, computedAt: 'x' };
     const t = await signedIn({
-      'POST /api/relay/presence/heartbeat': () => json(200, { id: 'p1' }),
+      'POST /api/relay/presence/heartbeat': () => json(200, row),
       'GET /api/relay/presence': () => json(200, snap),
     });
-    await t.transport.heartbeat('s1', 'browser');
+    expect((await t.transport.heartbeat('tab-1', 'browser')).sessionId).toBe('9f2c0a1b');
     const hb = t.calls.find((c) => c.path === '/api/relay/presence/heartbeat')!;
     expect(hb.method).toBe('POST');
-    expect(hb.body).toEqual({ sessionId: 's1', hostname: 'browser' });
+    expect(hb.body).toEqual({ tabId: 'tab-1', hostname: 'browser' });
     expect(hb.headers.get('Authorization')).toBe('tok-123');
     expect(await t.transport.presence()).toEqual(snap);
   });

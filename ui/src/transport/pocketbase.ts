@@ -15,6 +15,7 @@ import type {
   TransportMode,
   FullListOptions,
   ImportReport,
+  PresenceHeartbeat,
   PresenceSnapshot,
   ListOptions,
   ListResult,
@@ -392,9 +393,9 @@ export class PocketBaseTransport implements Transport {
     return this.pb.baseURL;
   }
 
-  async heartbeat(sessionId: string, hostname: string): Promise<void> {
-    await this.call(() =>
-      this.pb.send(HEARTBEAT_PATH, { method: 'POST', body: { sessionId, hostname }, requestKey: null }),
+  heartbeat(tabId: string, hostname: string): Promise<PresenceHeartbeat> {
+    return this.call(() =>
+      this.pb.send<PresenceHeartbeat>(HEARTBEAT_PATH, { method: 'POST', body: { tabId, hostname }, requestKey: null }),
     );
   }
 

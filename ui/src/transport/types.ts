@@ -41,11 +41,18 @@ export interface ListResult<T> {
 /** 'reload' (record = {collectionName}) means "refetch this collection" (sent after bulk imports). */
 export type RealtimeAction = 'create' | 'update' | 'delete' | 'reload';
 
+/**
+ * One client in the presence list. `sessionId` is the server's presence id for that tab: opaque,
+ * derived from the tab's own id and its signed-in session, never the id a client sends (#39.6).
+ */
 export interface PresenceSession {
   sessionId: string;
   hostname: string;
   lastSeen: string;
 }
+
+/** POST /api/relay/presence/heartbeat answers this tab's row; its `sessionId` is this tab's presence id. */
+export type PresenceHeartbeat = PresenceSession;
 
 /** GET /api/relay/presence */
 export interface PresenceSnapshot {
@@ -319,8 +326,8 @@ export interface Transport {
   onStateChange(cb: (s: ConnectionState) => void): () => void;
   /** GET /api/relay/health: the System health dashboard (read-only; every mode, when signed in). */
   health(): Promise<SystemHealth>;
-  /** POST /api/relay/presence/heartbeat */
-  heartbeat(sessionId: string, hostname: string): Promise<void>;
+  /** POST /api/relay/presence/heartbeat `{tabId, hostname}`: this tab's row, with its presence id. */
+  heartbeat(tabId: string, hostname: string): Promise<PresenceHeartbeat>;
   /** GET /api/relay/presence */
   presence(): Promise<PresenceSnapshot>;
   /**

@@ -1,8 +1,8 @@
-// Presence: the hostname a window reports, and its session id on a page that is not a secure
+// Presence: the hostname a window reports, and its tab id on a page that is not a secure
 // context (Relay Web over http://, where crypto has no UUID generator): a v4 id, kept per tab.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { stubNonSecurePage } from '../../lib/nonSecureTest';
-import { reportedHostname, SESSION_KEY, sessionId } from './usePresence';
+import { reportedHostname, TAB_ID_KEY, tabId } from './usePresence';
 
 const V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -19,20 +19,20 @@ describe('presence hostname report', () => {
   });
 });
 
-describe('presence session id on a non-secure (http://) page', () => {
+describe('presence tab id on a non-secure (http://) page', () => {
   it('makes a v4 id without crypto.randomUUID and keeps it in sessionStorage', () => {
     const stored = new Map<string, string>();
     stubNonSecurePage();
     vi.stubGlobal('sessionStorage', { getItem: (k: string) => stored.get(k) ?? null, setItem: (k: string, v: string) => void stored.set(k, v) });
-    const id = sessionId();
+    const id = tabId();
     expect(id).toMatch(V4);
-    expect(stored.get(SESSION_KEY)).toBe(id);
-    expect(sessionId()).toBe(id);
+    expect(stored.get(TAB_ID_KEY)).toBe(id);
+    expect(tabId()).toBe(id);
   });
 
   it('where sessionStorage is refused too, the fallback in the catch still makes an id', () => {
     stubNonSecurePage();
     vi.stubGlobal('sessionStorage', { getItem: () => { throw new DOMException('denied', 'SecurityError'); }, setItem: () => {} });
-    expect(sessionId()).toMatch(V4);
+    expect(tabId()).toMatch(V4);
   });
 });
