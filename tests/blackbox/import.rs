@@ -11,6 +11,7 @@ mod support;
 use std::time::Duration;
 
 use serde_json::{json, Value};
+use support::hostile::import_body_of;
 use support::{client, Relay};
 
 const MIB: usize = 1024 * 1024;
@@ -19,20 +20,6 @@ const MIB: usize = 1024 * 1024;
 /// body itself (about 30 MiB, buffered whole by the route's 32 MiB limit) plus one record at a
 /// time.
 const MAX_PEAK_RISE_KIB: u64 = 64 * 1024;
-
-/// `{"records": [...], "apply": true}` with `count` copies of `record` (raw JSON).
-fn body_of(record: &str, count: usize) -> Vec<u8> {
-    let mut body = Vec::with_capacity(count * (record.len() + 1) + 32);
-    body.extend_from_slice(b"{\"apply\": true, \"records\": [");
-    for i in 0..count {
-        if i > 0 {
-            body.push(b',');
-        }
-        body.extend_from_slice(record.as_bytes());
-    }
-    body.extend_from_slice(b"]}");
-    body
-}
 
 async fn contact_count(relay: &Relay, token: &str) -> Value {
     relay.get_json(token, "/api/collections/contacts/records?perPage=1").await["totalItems"].clone()
@@ -58,12 +45,12 @@ async fn oversized_imports_are_refused_with_peak_memory_bounded_and_nothing_stor
     let preview = json!({"records": [{"name": "Warm", "email": "warm@example.com"}]});
     assert_eq!(post(serde_json::to_vec(&preview).unwrap()).await.unwrap().status(), 200, "warm-up preview");
 
-    let small_records = body_of(r#"{"name": "n", "email": "n@example.com"}"#, 10_001);
-    let one_large_record = body_of(&format!(r#"{{"name": "{}"}}"#, "a".repeat(MIB)), 1);
-    let tiny_records = body_of("{}", 30 * MIB / 3);
+    let small_records = import_body_of(r#"{"name": "n", "email": "n@example.com"}"#, 10_001);
+    let one_large_record = import_body_of(&format!(r#"{{"name": "{}"}}"#, "a".repeat(MIB)), 1);
+    let tiny_records = import_body_of("{}", 30 * MIB / 3);
     // 10,000 records of ~3 KiB, each an array of 1,550 zeros: every one a 32-byte `Value`.
     let dense = format!(r#"{{"name": "dense", "tags": [{}]}}"#, vec!["0"; 1_550].join(","));
-    let dense_records = body_of(&dense, 10_000);
+    let dense_records = import_body_of(&dense, 10_000);
     assert!(dense_records.len() > 29 * MIB && tiny_records.len() > 29 * MIB);
 
     let peak_before = relay.peak_rss_kib();

@@ -14,6 +14,7 @@ use std::time::Duration;
 
 use futures_util::StreamExt;
 use serde_json::{json, Value};
+use support::hostile::{large_alert, stalled_stream};
 use support::{client, sample, Relay};
 
 struct SseReader {
@@ -315,37 +316,6 @@ fn the_data_api_and_the_gateway_send_without_nagle_delay() {
     }
 }
 
-/// A raw SSE stream from `127.0.0.<host>` with a small receive buffer: reads up to `PB_CONNECT`
-/// and returns the socket (to be left unread) and the client id.
-async fn stalled_stream(relay: &Relay, host: u8) -> (tokio::net::TcpStream, String) {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let server: std::net::SocketAddr = relay.url("").trim_start_matches("http://").parse().unwrap();
-    let socket = tokio::net::TcpSocket::new_v4().unwrap();
-    socket.set_recv_buffer_size(4096).unwrap();
-    socket.bind(std::net::SocketAddr::from(([127, 0, 0, host], 0))).unwrap();
-    let mut stream = socket.connect(server).await.unwrap();
-    stream.write_all(format!("GET /api/realtime HTTP/1.1\r\nHost: {server}\r\n\r\n").as_bytes()).await.unwrap();
-    let mut seen = Vec::new();
-    let mut buf = [0u8; 1024];
-    let id = tokio::time::timeout(Duration::from_secs(5), async {
-        loop {
-            let n = stream.read(&mut buf).await.unwrap();
-            assert!(n > 0, "the stream ended before PB_CONNECT");
-            seen.extend_from_slice(&buf[..n]);
-            let text = String::from_utf8_lossy(&seen);
-            if let Some(at) = text.find("\"clientId\":\"") {
-                let rest = &text[at + 12..];
-                if let Some(end) = rest.find('"') {
-                    return rest[..end].to_string();
-                }
-            }
-        }
-    })
-    .await
-    .expect("PB_CONNECT within 5 s");
-    (stream, id)
-}
-
 fn rss_kib(pid: u32) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
     let field = status.lines().find_map(|l| l.strip_prefix("VmRSS:")).unwrap();
@@ -363,10 +333,11 @@ async fn stalled_streams_cannot_grow_memory_with_large_records() {
     let relay = Relay::start();
     let token = relay.token().await;
     let pid = relay.pid().unwrap();
+    let server: std::net::SocketAddr = relay.url("").trim_start_matches("http://").parse().unwrap();
     let mut stalled = Vec::new();
     for host in 2..11u8 {
         for _ in 0..MAX_PER_SOURCE {
-            let (stream, id) = stalled_stream(&relay, host).await;
+            let (stream, id) = stalled_stream(server, host).await;
             assert_eq!(subscribe(&relay, Some(&token), &id, &["alert_history/*"]).await, 204);
             stalled.push(stream);
         }
@@ -376,8 +347,7 @@ async fn stalled_streams_cannot_grow_memory_with_large_records() {
     assert_eq!(subscribe(&relay, Some(&token), &reader_id, &["alert_history/*"]).await, 204);
     let before = rss_kib(pid);
     for n in 0..5 {
-        let body = format!("<p>{}</p>", "x".repeat(690_000));
-        let record = json!({"severity": "ISSUE", "subject": format!("Large {n}"), "bodyHtml": body});
+        let record = large_alert(&format!("Large {n}"), 690_000);
         let res = client()
             .post(relay.url("/api/collections/alert_history/records"))
             .header("Authorization", &token)

@@ -10,10 +10,11 @@
 #[path = "../support/mod.rs"]
 mod support;
 
-use std::io::{Cursor, Read, Write};
+use std::io::{Cursor, Write};
 
 use rust_xlsxwriter::Workbook;
 use serde_json::{json, Value};
+use support::hostile::one_shared_string_read_by;
 use support::{client, Relay};
 
 fn servers_workbook() -> Vec<u8> {
@@ -40,32 +41,6 @@ fn zip_bomb() -> Vec<u8> {
     let chunk = vec![0u8; 1 << 20];
     for _ in 0..129 {
         out.write_all(&chunk).unwrap();
-    }
-    out.finish().unwrap().into_inner()
-}
-
-/// A one-column sheet ("name", then `cells` rows) whose body cells all read one shared string
-/// of `text_len` "x"s (written short with rust_xlsxwriter, then lengthened in
-/// `xl/sharedStrings.xml` with the zip crate; it deflates to almost nothing).
-fn one_shared_string_read_by(cells: u32, text_len: usize) -> Vec<u8> {
-    let mut book = Workbook::new();
-    let sheet = book.add_worksheet();
-    sheet.write_string(0, 0, "name").unwrap();
-    for row in 1..=cells {
-        sheet.write_string(row, 0, "SHARED").unwrap();
-    }
-    let bytes = book.save_to_buffer().unwrap();
-    let mut source = zip::ZipArchive::new(Cursor::new(bytes)).unwrap();
-    let mut out = zip::ZipWriter::new(Cursor::new(Vec::new()));
-    for i in 0..source.len() {
-        let mut entry = source.by_index(i).unwrap();
-        let mut content = String::new();
-        entry.read_to_string(&mut content).unwrap();
-        if entry.name() == "xl/sharedStrings.xml" {
-            content = content.replace("<t>SHARED</t>", &format!("<t>{}</t>", "x".repeat(text_len)));
-        }
-        out.start_file(entry.name(), zip::write::SimpleFileOptions::default()).unwrap();
-        out.write_all(content.as_bytes()).unwrap();
     }
     out.finish().unwrap().into_inner()
 }

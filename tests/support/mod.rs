@@ -17,6 +17,7 @@ use serde_json::{json, Value};
 use domain::envelope::{payload_hash, sign_envelope, Envelope};
 
 pub mod backup;
+pub mod hostile;
 pub mod wiki;
 
 pub const PASSPHRASE: &str = "blackbox-passphrase-42";
