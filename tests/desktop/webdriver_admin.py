@@ -15,7 +15,9 @@ server and its privileged actor:
 5. the Owner sets up charles; signed in as the Administrator charles, the screen offers no
    ownership transfer, and the bridge itself refuses ownership.transfer and a password change of
    the Owner sent directly (UI bypassed);
-6. the idle lock: the debug clock (RELAY_TEST_CLOCK_OFFSET_FILE) jumps 16 minutes and the
+6. a Relay sign-out ends the Administration session: signed in to Administration, signed out
+   of Relay and signed in again, the screen asks for the password again;
+7. the idle lock: the debug clock (RELAY_TEST_CLOCK_OFFSET_FILE) jumps 16 minutes and the
    screen's 30 s status poll returns to the sign-in form with the locked message.
 
 Run under Xvfb: xvfb-run -a python3 tests/desktop/webdriver_admin.py DESKTOP_BIN RELAY_BIN
@@ -150,6 +152,23 @@ def check_sign_in(sid):
     lock_at = texts(sid, "[data-testid=admin-lock-at]")[0]
     assert re.fullmatch(r"Locks at \d\d:\d\d", lock_at), lock_at
     print(f"ok   signed in: {who!r} ({lock_at}); the table lists ryan and charles")
+
+
+def check_sign_out_ends_administration(sid, data_dir):
+    """Signed in to Administration, a Relay sign-out and a new sign-in: Administration asks for
+    the password again (the sign-out ended every local session of the server PC)."""
+    assert invoke(sid, "admin_status")["ok"]["session"] is not None, "not signed in to Administration"
+    click(sid, "[data-testid=sign-out]")
+    wait_for("the app's sign-in screen", lambda: texts(sid, "[data-testid=signin-passphrase]"), timeout=20)
+    wait_for("the Administration session ended", lambda: invoke(sid, "admin_status")["ok"]["session"] is None,
+             timeout=10)
+    sign_in_app(sid, data_dir)
+    assert not texts(sid, "[data-testid=admin-session]"), "Administration stayed signed in after a Relay sign-out"
+    admin_sign_in(sid, "ryan", OWNER_PW)
+    who = wait_for("the Owner's session again", lambda: texts(sid, "[data-testid=admin-session] > span"), timeout=20)
+    assert "Signed in as ryan (Owner)" in who[0], who
+    print("ok   a Relay sign-out ended the Administration session; after signing in again it asked for the "
+          "password")
 
 
 def set_password(sid, acc, password, who):
@@ -367,6 +386,7 @@ def main():
         secret = sign_in_app(sid, data_dir)
         print("ok   Settings → Administration shows its sign-in form")
         check_sign_in(sid)
+        check_sign_out_ends_administration(sid, data_dir)
         pat = check_publisher(sid, data_dir)
         check_pairing(sid, pat, info["serverUrl"], secret)
         check_administrator(sid, data_dir)

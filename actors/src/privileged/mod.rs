@@ -196,6 +196,13 @@ pub struct LockLocalSession {
 #[rtype(result = "()")]
 pub struct ClearLocalSessions;
 
+/// A Relay sign-out on the server PC's desktop: ends every local session (the Administration
+/// screen's), so Administration asks for a password again. Relay Web protected sessions belong
+/// to other people's web sessions and stay.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct EndLocalSessions;
+
 pub struct PrivilegedActor {
     service: PrivilegedService,
     reauth_guard: ReauthGuard,
@@ -551,6 +558,13 @@ impl Handler<ClearLocalSessions> for PrivilegedActor {
     fn handle(&mut self, _: ClearLocalSessions, _: &mut Context<Self>) {
         self.sessions.clear();
         self.browser.clear();
+    }
+}
+
+impl Handler<EndLocalSessions> for PrivilegedActor {
+    type Result = ();
+    fn handle(&mut self, _: EndLocalSessions, _: &mut Context<Self>) {
+        self.sessions.clear();
     }
 }
 

@@ -82,6 +82,29 @@ async fn local_sessions_run_commands_lock_when_idle_and_clear() {
 }
 
 #[actix_rt::test]
+async fn a_relay_sign_out_ends_every_local_session_and_leaves_web_sessions_alone() {
+    let (_tmp, _clock, actor) = start().await;
+    let open = || OpenLocalSession { username: "ryan".into(), password: PW.into() };
+    let first = actor.send(open()).await.unwrap().unwrap();
+    let second = actor.send(open()).await.unwrap().unwrap();
+    let web = browser_sessions::OpenBrowserSession {
+        binding: "web-1".into(),
+        username: "ryan".into(),
+        password: PW.into(),
+        source: IpAddr::from([10, 0, 0, 7]),
+    };
+    actor.send(web).await.unwrap().unwrap();
+    actor.send(EndLocalSessions).await.unwrap();
+    for id in [first, second] {
+        assert_eq!(actor.send(probe(&id)).await.unwrap(), Err(PrivError::ReauthRequired), "ended on sign-out");
+        assert_eq!(actor.send(LocalSessionStatus { session_id: id }).await.unwrap(), None);
+    }
+    let status = browser_sessions::BrowserSessionStatus { binding: "web-1".into() };
+    assert!(actor.send(status).await.unwrap().is_some(), "a Relay Web protected session is someone else's");
+    assert!(actor.send(open()).await.unwrap().is_ok(), "signing in again opens a new session");
+}
+
+#[actix_rt::test]
 async fn authority_commands_need_a_fresh_local_password() {
     let (_tmp, clock, actor) = start().await;
     let id = actor.send(OpenLocalSession { username: "ryan".into(), password: PW.into() }).await.unwrap().unwrap();

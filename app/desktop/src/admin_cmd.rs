@@ -3,7 +3,8 @@
 //! API), the local privileged session it opens, and the allowlisted privileged commands run in
 //! it. The session id stays in this process: the renderer learns only who is signed in, the
 //! role and when the session idle-locks (15 minutes after the last privileged command; reading
-//! the status keeps nothing alive). Lock, a server restart (restore) and quitting end it; the
+//! the status keeps nothing alive). Lock, a Relay sign-out (`share_session` with `null`, which
+//! ends every local session of the server PC), a server restart (restore) and quitting end it; the
 //! command names and payloads are parsed and authorized by the actor (`PrivilegedCommand`, the
 //! one allowlist). Passwords pass through once and are never logged or kept.
 
@@ -11,8 +12,8 @@ use std::sync::Mutex;
 
 use actix::Addr;
 use actors::privileged::{
-    LocalCommand, LocalSessionStatus, LocalSessionView, LockLocalSession, OpenLocalSession, PrivError, PrivilegedActor,
-    ReconfirmLocalPassword,
+    EndLocalSessions, LocalCommand, LocalSessionStatus, LocalSessionView, LockLocalSession, OpenLocalSession,
+    PrivError, PrivilegedActor, ReconfirmLocalPassword,
 };
 use domain::privileged_command::PrivilegedCommand;
 use serde::Serialize;
@@ -37,11 +38,11 @@ pub struct AdminSession {
 }
 
 impl AdminSession {
-    fn get(&self) -> Option<String> {
+    pub(crate) fn get(&self) -> Option<String> {
         self.id.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
-    fn set(&self, id: Option<String>) -> Option<String> {
+    pub(crate) fn set(&self, id: Option<String>) -> Option<String> {
         std::mem::replace(&mut *self.id.lock().unwrap_or_else(|p| p.into_inner()), id)
     }
 }
@@ -119,6 +120,23 @@ fn forget(session: &AdminSession, id: &str) {
     let mut held = session.id.lock().unwrap_or_else(|p| p.into_inner());
     if held.as_deref() == Some(id) {
         *held = None;
+    }
+}
+
+/// A Relay sign-out in this window: forgets the held session and ends every local session of
+/// the server PC, so Administration asks for a password again.
+pub async fn end_on_relay_sign_out(bridge: &Bridge, session: &AdminSession) {
+    end_local_sessions(privileged_of(bridge), session).await;
+}
+
+/// Forgets the held session and has `privileged` (this desktop's server, if it runs one) end
+/// every local session. A server that is restarting (restore) keeps no session to end.
+async fn end_local_sessions(privileged: Option<Addr<PrivilegedActor>>, session: &AdminSession) {
+    session.set(None);
+    if let Some(actor) = privileged {
+        if actor.send(EndLocalSessions).await.is_err() {
+            tracing::debug!("the server is restarting; its local sessions end with it");
+        }
     }
 }
 
@@ -286,6 +304,39 @@ mod tests {
         assert!(check_credentials("ryan", "").is_err());
         assert!(check_credentials(&"u".repeat(MAX_USERNAME + 1), "a password").is_err());
         assert!(check_credentials("ryan", &"p".repeat(MAX_PASSWORD + 1)).is_err());
+    }
+
+    #[test]
+    fn a_relay_sign_out_ends_the_administration_session() {
+        const PW: &str = "local-owner-password";
+        let tmp = tempfile::tempdir().unwrap();
+        actix::System::new().block_on(async {
+            use actix::Actor;
+            let clock = infra::clock::system();
+            let (pool, _) = infra::db::open(&tmp.path().join("relay.db"), 2).unwrap();
+            let service = actors::privileged::PrivilegedService::new(pool, clock.clone());
+            service.ensure_ready().unwrap();
+            service.set_password("ryan", PW).unwrap();
+            service.set_active("ryan", true).unwrap();
+            let health = actors::health::HealthActor::new(clock.clone()).start();
+            let ctx = actors::kit::SubsystemCtx::new(clock, health);
+            let limits = actors::privileged::PrivilegedLimits::default();
+            let actor = PrivilegedActor::new(ctx, service, limits).start();
+            let open = || OpenLocalSession { username: "ryan".into(), password: PW.into() };
+            let held = actor.send(open()).await.unwrap().unwrap();
+            let other = actor.send(open()).await.unwrap().unwrap();
+            let session = AdminSession::default();
+            session.set(Some(held.clone()));
+
+            end_local_sessions(Some(actor.clone()), &session).await;
+
+            assert_eq!(session.get(), None, "the window forgot its session");
+            for id in [held, other] {
+                let status = actor.send(LocalSessionStatus { session_id: id }).await.unwrap();
+                assert_eq!(status, None, "every local session of the server PC ended");
+            }
+            assert!(actor.send(open()).await.unwrap().is_ok(), "Administration signs in again with the password");
+        });
     }
 
     #[test]

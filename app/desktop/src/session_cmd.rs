@@ -4,7 +4,8 @@
 //! the server URL, so a popout opens signed in instead of asking for the passphrase again. The
 //! token lives only in this process's memory, is shape-checked and bounded before it is kept,
 //! and is never logged. The passphrase itself never reaches an auxiliary window. The paired
-//! laptop (`laptop_cmd`) sends its requests with the same token, and a sign-out ends its session.
+//! laptop (`laptop_cmd`) sends its requests with the same token, and a sign-out ends its session
+//! and, on the server PC, every local Administration session (`admin_cmd`).
 
 use std::sync::Mutex;
 
@@ -81,12 +82,15 @@ mod commands {
         bridge: State<'_, Bridge>,
         shared: State<'_, SharedSession>,
         laptop: State<'_, std::sync::Arc<crate::laptop_cmd::LaptopState>>,
+        admin: State<'_, crate::admin_cmd::AdminSession>,
         token: Option<String>,
     ) -> Result<(), BridgeError> {
         caller(SHARE_SESSION, &webview, &bridge)?;
         if token.is_none() {
-            // Signing out of Relay (disconnecting) also ends the paired laptop's session.
+            // Signing out of Relay (disconnecting) also ends the paired laptop's session and the
+            // server PC's Administration sessions.
             laptop.end_session();
+            crate::admin_cmd::end_on_relay_sign_out(&bridge, &admin).await;
         }
         shared.share(token)
     }

@@ -1,7 +1,8 @@
 //! The registration lists agree with `COMMANDS` (the handler, build.rs's generated permissions,
 //! `permissions/relay-bridge.toml`, the UI's desktop transport), the default capability grants
 //! nothing else, and every registered command, driven through Tauri's mock runtime, refuses
-//! callers that are not its allowed bridge windows on the app origin.
+//! callers that are not its allowed bridge windows on the app origin; a Relay sign-out
+//! (`share_session` with `null`) ends the Administration session.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -356,4 +357,20 @@ fn every_registered_command_refuses_foreign_callers() {
             }
         }
     }
+}
+
+#[test]
+fn a_relay_sign_out_in_the_main_window_ends_the_administration_session() {
+    use tauri::Manager;
+    let tmp = tempfile::tempdir().unwrap();
+    let app = mock_app(&tmp);
+    let trusted = format!("{}/index.html", bridge::trusted_origin());
+    let main = WebviewWindowBuilder::new(&app, "main", WebviewUrl::External(trusted.parse().unwrap())).build().unwrap();
+    let admin = app.state::<admin_cmd::AdminSession>();
+    admin.set(Some("local-session".into()));
+    let token = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJyZWxheSJ9.c2lnbmF0dXJlLWJ5dGVz";
+    assert_eq!(invoke(&main, "share_session", &json!({ "token": token })), Ok(Value::Null));
+    assert_eq!(admin.get().as_deref(), Some("local-session"), "a new token is no sign-out");
+    assert_eq!(invoke(&main, "share_session", &json!({ "token": null })), Ok(Value::Null));
+    assert_eq!(admin.get(), None, "the Relay sign-out ended the Administration session");
 }
