@@ -1,9 +1,9 @@
-//! Server mode wiring: the data directory's lock and secrets, the listeners (bound once), and
-//! generations of the actor system with the HTTP servers, each on its own actix System: a
-//! generation ends on SIGINT/SIGTERM (graceful shutdown) or when the backup actor hands over a
-//! staged restore, which is installed between two generations (gateway and data API stopped
-//! and drained, every actor and store connection gone) before the next one starts and reports
-//! the outcome. Runtime info for `connection-info`.
+//! Server mode wiring: the open-file limit raised to the hard limit, the data directory's lock
+//! and secrets, the listeners (bound once), and generations of the actor system with the HTTP
+//! servers, each on its own actix System: a generation ends on SIGINT/SIGTERM (graceful
+//! shutdown) or when the backup actor hands over a staged restore, which is installed between
+//! two generations (gateway and data API stopped and drained, every actor and store connection
+//! gone) before the next one starts and reports the outcome. Runtime info for `connection-info`.
 
 use std::net::IpAddr;
 
@@ -29,6 +29,8 @@ fn default_ui_dir() -> std::path::PathBuf {
 }
 
 pub fn run(args: ServeArgs) -> Result<(), BoxError> {
+    // Before any listener or store connection: one descriptor per client and connection.
+    infra::process_limits::raise_open_files_limit_logged();
     let bind: IpAddr = args.bind.parse().map_err(|_| format!("--bind must be an IP address, got {:?}", args.bind))?;
     let data_dir = DataDir::open(&args.data_dir)?;
     // Held for the whole process, across the restarts a restore makes.

@@ -33,6 +33,7 @@ pub mod logging;
 pub mod offline_store;
 pub mod password;
 pub mod privileged;
+pub mod process_limits;
 pub mod radar;
 pub mod rate_limits;
 pub mod recovery;

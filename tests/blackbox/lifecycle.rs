@@ -4,7 +4,8 @@
 //! never contain the passphrase or tokens. The store lives in `DATA/store/` (a legacy layout is
 //! moved there at start), and an interrupted backup restore is recovered before the store opens,
 //! or, when its journal is unsafe, stops `relay serve` and `relay admin` with the data untouched.
-//! Fresh starts never log a locked database (WAL is switched on before the pool opens).
+//! Fresh starts never log a locked database (WAL is switched on before the pool opens), and a
+//! server started under a low soft open-file limit raises it to the hard limit.
 
 #[path = "../support/mod.rs"]
 mod support;
@@ -300,4 +301,48 @@ fn the_server_keeps_an_owner_only_log_file_in_its_data_directory() {
     assert!(!text.contains(PASSPHRASE), "the log is redacted like stderr");
     assert_eq!(std::fs::metadata(&log).unwrap().permissions().mode() & 0o777, 0o600);
     assert_eq!(std::fs::metadata(log.parent().unwrap()).unwrap().permissions().mode() & 0o777, 0o700);
+}
+
+/// The soft limit from a process's `/proc/<pid>/limits` "Max open files" line.
+fn soft_open_files_limit(pid: u32) -> u64 {
+    let limits = std::fs::read_to_string(format!("/proc/{pid}/limits")).unwrap();
+    let line = limits.lines().find(|l| l.starts_with("Max open files")).expect("Max open files");
+    line.split_whitespace().nth(3).and_then(|soft| soft.parse().ok()).expect("a numeric soft limit")
+}
+
+/// #39.12: `relay serve` started with a soft open-file limit of 1024 under a hard one of 4096
+/// (as systemd and login sessions start it) raises the soft limit to the hard one.
+#[cfg(target_os = "linux")]
+#[test]
+fn serve_raises_the_open_file_soft_limit_to_the_hard_limit() {
+    use std::io::BufRead;
+    use std::os::unix::process::CommandExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let mut command = std::process::Command::new(relay_bin());
+    command
+        .args(["serve", "--data-dir"])
+        .arg(tmp.path().join("data"))
+        .args(["--port", "0", "--bind", "127.0.0.1"])
+        .env("RELAY_BOOTSTRAP_PASSPHRASE", PASSPHRASE)
+        .env_remove("RELAY_LOG")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null());
+    // SAFETY: only setrlimit (async-signal-safe) runs between fork and exec.
+    unsafe {
+        command.pre_exec(|| {
+            let limit = libc::rlimit { rlim_cur: 1024, rlim_max: 4096 };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let mut child = command.spawn().unwrap();
+    let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let listening = stdout.lines().map_while(Result::ok).any(|line| line.starts_with("Relay listening on "));
+    let soft = soft_open_files_limit(child.id());
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(listening, "relay serve did not start");
+    assert_eq!(soft, 4096, "the soft limit is raised to the hard limit");
 }

@@ -303,3 +303,68 @@ async fn a_laptop_uploads_in_signed_chunks_that_are_bound_to_it_and_resumes_afte
         .unwrap();
     assert_eq!(res.bytes().await.unwrap().len(), pdf.len());
 }
+
+/// Runs `relay wiki upload --as ryan` on `paths` and returns (success, output).
+async fn upload_files(relay: &Relay, paths: Vec<std::path::PathBuf>) -> (bool, String) {
+    let data_dir = relay.data_dir.clone();
+    tokio::task::spawn_blocking(move || {
+        let names: Vec<String> = paths.iter().map(|p| p.to_string_lossy().into_owned()).collect();
+        let mut args = vec!["upload", "--as", "ryan"];
+        args.extend(names.iter().map(String::as_str));
+        relay_cli("wiki", &data_dir, &args, &format!("{OWNER_PW}\n"))
+    })
+    .await
+    .unwrap()
+}
+
+/// #39.12: file names with Unicode format characters or a Windows device name are refused at
+/// upload, and a name stored before that rule is neutralized in the download's
+/// `Content-Disposition`.
+#[tokio::test]
+async fn misleading_file_names_are_refused_and_stored_ones_are_neutralized_for_download() {
+    use diesel::connection::SimpleConnection;
+    let relay = Relay::start();
+    let token = relay.token().await;
+    owner(&relay);
+    let tmp = tempfile::tempdir().unwrap();
+    let pdf = infra::wiki::test_pdfs::multi_page_with_outline();
+    for (name, refusal) in
+        [("CON.pdf", "reserved device name"), ("invoice\u{202E}fdp.exe.pdf", "invisible formatting characters")]
+    {
+        let path = tmp.path().join(name);
+        std::fs::write(&path, &pdf).unwrap();
+        let (ok, out) = upload_files(&relay, vec![path]).await;
+        assert!(!ok && out.contains(refusal), "{name:?} must be refused: {out}");
+    }
+
+    let good = tmp.path().join("noc-runbook.pdf");
+    std::fs::write(&good, &pdf).unwrap();
+    let (ok, out) = upload_files(&relay, vec![good]).await;
+    assert!(ok, "{out}");
+    let id = upload_id(&out, "noc-runbook.pdf");
+    let (ok, out) = wiki_cli(&relay, &["publish", "--as", "ryan", &id, "--title", "NOC runbook"], OWNER_PW);
+    assert!(ok, "{out}");
+    let listed = relay.get_json(&token, "/api/collections/wiki_documents/records").await;
+    let doc_id = listed["items"][0]["id"].as_str().unwrap().to_string();
+    let download = relay.url(&format!("/api/relay/wiki/documents/{doc_id}/pdf?download=1"));
+    let disposition = || async {
+        let res = client().get(&download).header("Authorization", &token).send().await.unwrap();
+        assert_eq!(res.status(), 200);
+        let value = res.headers()["content-disposition"].as_bytes().to_vec();
+        String::from_utf8(value).unwrap()
+    };
+    assert_eq!(disposition().await, "attachment; filename=\"noc-runbook.pdf\"");
+
+    // Names stored before the rule (written straight into the store, as an older build could).
+    let (pool, _) = infra::db::open(&support::db_path(&relay.data_dir), 1).unwrap();
+    for (stored, shown) in [
+        ("CON.pdf", "_CON.pdf"),
+        ("lpt1.tar.pdf", "_lpt1.tar.pdf"),
+        ("report\u{202E}fdp.exe.pdf", "reportfdp.exe.pdf"),
+        ("\u{2066}a\u{200F}b\u{2069}.pdf", "ab.pdf"),
+    ] {
+        let sql = format!("UPDATE wiki_documents SET fileName = '{stored}' WHERE id = '{doc_id}'");
+        pool.get().unwrap().batch_execute(&sql).unwrap();
+        assert_eq!(disposition().await, format!("attachment; filename=\"{shown}\""), "stored as {stored:?}");
+    }
+}

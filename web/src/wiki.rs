@@ -3,7 +3,8 @@
 //! `{"items": [...]}` (passages with match kind, excerpt and highlight ranges); `GET
 //! /api/relay/wiki/documents/{id}/pdf` streams an active document's PDF with byte ranges,
 //! `Repr-Digest` (SHA-256) and `X-Relay-Checksum` so a reader can verify what it got (`?download=1`
-//! asks for an attachment under the authored file name); `GET
+//! asks for an attachment under the authored file name, neutralized by
+//! `domain::wiki::display_file_name`); `GET
 //! /api/relay/wiki/documents/{id}/cover` answers its cover PNG. A trashed or unknown document is
 //! 404. Mounted on the data API and on the Relay Web gateway alike. Publishing is the typed
 //! `wiki.*` privileged commands; a paired laptop sends an upload's chunks to `POST
@@ -78,7 +79,9 @@ async fn pdf(
         wiki(&handles)?.send(OpenDocument { document_id: id.into_inner() }).await.map_err(WikiError::from)??;
     let disposition = ContentDisposition {
         disposition: if params.download == Some(1) { DispositionType::Attachment } else { DispositionType::Inline },
-        parameters: vec![DispositionParam::Filename(opened.file_name.clone())],
+        // A name stored before the upload rules refused format characters and device names is
+        // neutralized here, so a download never saves as `CON.pdf` or reads reversed.
+        parameters: vec![DispositionParam::Filename(domain::wiki::display_file_name(&opened.file_name))],
     };
     let file = NamedFile::from_file(opened.file, format!("{}.pdf", opened.checksum))
         .map_err(WikiError::io)?

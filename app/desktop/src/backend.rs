@@ -106,6 +106,8 @@ fn shown_origin(bind: IpAddr, addr: SocketAddr) -> String {
 /// Starts Relay's actors and HTTP server on a dedicated actix thread. The connection passphrase
 /// is kept where `store`'s policy says (`infra::server_passphrase`).
 pub fn start_server(data_dir: &DataDir, settings: ServerSettings, store: &SecretStore) -> Result<Backend, BoxError> {
+    // Like `relay serve`: the soft open-file limit up to the hard one before anything is opened.
+    infra::process_limits::raise_open_files_limit_logged();
     let data_dir = data_dir.clone();
     let lock = infra::dir_lock::lock(data_dir.root())?;
     let bootstrap = DataDir::bootstrap_passphrase();

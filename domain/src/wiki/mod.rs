@@ -6,13 +6,15 @@
 //! index budgets ([`passages`]); how a checked query becomes a safe SQLite FTS5 `MATCH`
 //! expression, how a hit matched, its highlighted excerpt and the result limits
 //! ([`search_expr`]); how category names are normalized, which category may never be deleted
-//! and which document types exist ([`category`]); and the typed `wiki.*` privileged commands
+//! and which document types exist ([`category`]); which file names could mislead a reader and how
+//! a stored one is shown ([`file_name`]); and the typed `wiki.*` privileged commands
 //! ([`command`]). It refuses to perform IO, read a clock, parse PDFs, run searches or decide
 //! storage: the server's wiki actor does the file and index work and the writes, and passes
 //! every size, identifier, text and instant in.
 
 pub mod category;
 pub mod command;
+pub mod file_name;
 pub mod limits;
 pub mod passages;
 pub mod query;
@@ -22,6 +24,7 @@ pub mod upload;
 pub use category::{
     can_delete, check_delete, normalize_category_name, CategoryError, CategoryName, DocumentType, UNCATEGORIZED_KEY,
 };
+pub use file_name::{display_file_name, is_format_char, is_reserved_device_name};
 pub use passages::{
     build_document_passages, build_passages, heading_for_page, join_page_items, normalize_for_search, NormalizedSpan,
     NormalizedText, OutlineEntry, PageItems, Passage, PassageBudget, PassageError, PassageHeading, PassageLimits,

@@ -35,8 +35,10 @@ pub enum UploadError {
     NotPdfFileName,
     #[error("PDF file names must be at most 240 characters long.")]
     FileNameTooLong,
-    #[error("PDF file names must not contain path separators or control characters.")]
+    #[error("PDF file names must not contain path separators, control or invisible formatting characters.")]
     InvalidFileName,
+    #[error("PDF file names must not be a reserved device name such as CON, NUL, COM1 or LPT1.")]
+    ReservedFileName,
 }
 
 impl UploadError {
@@ -52,6 +54,7 @@ impl UploadError {
             UploadError::NotPdfFileName => "not_pdf_file_name",
             UploadError::FileNameTooLong => "file_name_too_long",
             UploadError::InvalidFileName => "invalid_file_name",
+            UploadError::ReservedFileName => "reserved_file_name",
         }
     }
 }
@@ -128,10 +131,12 @@ pub fn check_pdf_signature(first_bytes: &[u8]) -> Result<(), UploadError> {
 }
 
 /// Checks one file name: it ends in `.pdf` (any case) after a non-empty stem, is at most
-/// [`MAX_FILE_NAME_CHARS`] characters, and has no `/`, `\` or control character, so it can
-/// never name a path.
+/// [`MAX_FILE_NAME_CHARS`] characters, has no `/`, `\`, control or format character (so it can
+/// never name a path or read differently from what it is, `super::file_name`), and is no
+/// reserved device name (`CON.pdf`, `nul.pdf`, `COM1.pdf`).
 pub fn check_file_name(name: &str) -> Result<(), UploadError> {
-    if name.chars().any(|c| c == '/' || c == '\\' || super::is_forbidden_char(c)) {
+    let misleading = |c: char| c == '/' || c == '\\' || super::is_forbidden_char(c) || super::is_format_char(c);
+    if name.chars().any(misleading) {
         return Err(UploadError::InvalidFileName);
     }
     if name.chars().count() > MAX_FILE_NAME_CHARS {
@@ -140,6 +145,9 @@ pub fn check_file_name(name: &str) -> Result<(), UploadError> {
     let lower = name.to_lowercase();
     if lower.len() <= ".pdf".len() || !lower.ends_with(".pdf") {
         return Err(UploadError::NotPdfFileName);
+    }
+    if super::is_reserved_device_name(name) {
+        return Err(UploadError::ReservedFileName);
     }
     Ok(())
 }

@@ -211,6 +211,29 @@ fn file_names_must_be_plain_pdf_names() {
 }
 
 #[test]
+fn file_names_with_format_characters_or_reserved_device_names_are_refused() {
+    for name in [
+        "invoice\u{202E}fdp.exe.pdf",
+        "a\u{200E}.pdf",
+        "a\u{200F}.pdf",
+        "\u{2066}x\u{2069}.pdf",
+        "a\u{200B}b.pdf",
+        "a\u{FEFF}.pdf",
+        "a\u{00AD}.pdf",
+        "a\u{E0041}.pdf",
+    ] {
+        assert_eq!(check_file_name(name), Err(UploadError::InvalidFileName), "{name:?}");
+    }
+    for name in ["CON.pdf", "nul.pdf", "Com1.pdf", "LPT9.pdf", "aux.tar.pdf", "PRN .pdf", "com¹.pdf", "CONOUT$.pdf"] {
+        assert_eq!(check_file_name(name), Err(UploadError::ReservedFileName), "{name:?}");
+    }
+    for name in ["CONSOLE.pdf", "nullable.pdf", "COM10.pdf", "LPT.pdf", "my CON.pdf", "icon.pdf"] {
+        assert_eq!(check_file_name(name), Ok(()), "{name:?}");
+    }
+    assert_eq!(check_batch(&["ok.pdf", "NUL.pdf"]), Err(UploadError::ReservedFileName));
+}
+
+#[test]
 fn file_names_are_bounded_in_characters() {
     let at_limit = format!("{}.pdf", "é".repeat(236));
     assert_eq!(at_limit.chars().count(), 240);
@@ -255,6 +278,7 @@ fn upload_errors_have_stable_codes_and_do_not_echo_names() {
         (UploadError::NotPdfFileName, "not_pdf_file_name"),
         (UploadError::FileNameTooLong, "file_name_too_long"),
         (UploadError::InvalidFileName, "invalid_file_name"),
+        (UploadError::ReservedFileName, "reserved_file_name"),
     ];
     for (error, code) in all {
         assert_eq!(error.code(), code);
