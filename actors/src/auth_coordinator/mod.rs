@@ -80,6 +80,8 @@ pub struct CoordinatorStats {
     pub sign_ins_started: u64,
     pub cached: usize,
     pub in_flight: usize,
+    /// Sign-ins whose answer came back (used or, after a `Clear`, discarded).
+    pub sign_ins_finished: u64,
 }
 
 #[derive(Message)]
@@ -102,6 +104,7 @@ pub struct AuthCoordinator {
     /// Bumped by `Clear`, so results of sign-ins started before it are discarded.
     generation: u64,
     sign_ins_started: u64,
+    sign_ins_finished: u64,
 }
 
 impl AuthCoordinator {
@@ -120,6 +123,7 @@ impl AuthCoordinator {
             in_flight: HashMap::new(),
             generation: 0,
             sign_ins_started: 0,
+            sign_ins_finished: 0,
         }
     }
 
@@ -216,6 +220,7 @@ impl Handler<ObtainToken> for AuthCoordinator {
 impl Handler<Completed> for AuthCoordinator {
     type Result = ();
     fn handle(&mut self, msg: Completed, _: &mut Context<Self>) {
+        self.sign_ins_finished += 1;
         if msg.generation != self.generation {
             return;
         }
@@ -251,6 +256,7 @@ impl Handler<GetStats> for AuthCoordinator {
             sign_ins_started: self.sign_ins_started,
             cached: self.cached.len(),
             in_flight: self.in_flight.len(),
+            sign_ins_finished: self.sign_ins_finished,
         })
     }
 }

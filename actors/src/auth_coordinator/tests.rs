@@ -1,5 +1,7 @@
 //! Auth coordinator tests against a local HTTP server that counts sign-in requests and can be
-//! told to reject, fail or stall; the clock is injected so the 4 s snapshot expiry is exact.
+//! told to reject, fail or hold its answer until the test releases it; the clock is injected so
+//! the 4 s snapshot expiry is exact. No test proves an absence by sleeping: a held sign-in says
+//! when it arrived, and the coordinator's `sign_ins_finished` when a late answer was handled.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -12,12 +14,20 @@ use infra::clock::ManualClock;
 
 const START_MS: i64 = 1_800_000_000_000;
 
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 enum Behaviour {
     Accept,
     Reject,
     FailTwiceThenAccept,
-    Stall,
+    /// Says it arrived, then answers (a valid token) only once the test releases it.
+    Hold(Arc<Gate>),
+}
+
+/// The held sign-in's two signals.
+#[derive(Default)]
+struct Gate {
+    arrived: tokio::sync::Notify,
+    release: tokio::sync::Notify,
 }
 
 fn token(exp_secs: i64) -> String {
@@ -29,17 +39,19 @@ async fn server(behaviour: Behaviour) -> (String, Arc<AtomicUsize>) {
     let hits = Arc::new(AtomicUsize::new(0));
     let counter = hits.clone();
     let srv = HttpServer::new(move || {
-        let counter = counter.clone();
+        let (counter, behaviour) = (counter.clone(), behaviour.clone());
         App::new().route(
             "/api/collections/users/auth-with-password",
             web::post().to(move || {
                 let n = counter.fetch_add(1, Ordering::SeqCst);
+                let behaviour = behaviour.clone();
                 async move {
                     match behaviour {
                         Behaviour::Reject => HttpResponse::BadRequest().json(serde_json::json!({"status": 400})),
                         Behaviour::FailTwiceThenAccept if n < 2 => HttpResponse::ServiceUnavailable().finish(),
-                        Behaviour::Stall => {
-                            tokio::time::sleep(Duration::from_millis(300)).await;
+                        Behaviour::Hold(gate) if n == 0 => {
+                            gate.arrived.notify_one();
+                            gate.release.notified().await;
                             HttpResponse::Ok().json(serde_json::json!({"token": token(START_MS / 1000 + 3600)}))
                         }
                         _ => HttpResponse::Ok().json(serde_json::json!({"token": token(START_MS / 1000 + 3600)})),
@@ -112,19 +124,33 @@ async fn transient_failures_are_retried_within_the_policy() {
     assert_eq!(coord.send(dead).await.unwrap(), Err(CoordinatorError::Unreachable));
 }
 
+/// Polls (bounded: 500 looks, 10 ms apart) until `done` holds for the coordinator's stats.
+async fn stats_when(coord: &Addr<AuthCoordinator>, done: impl Fn(&CoordinatorStats) -> bool) -> CoordinatorStats {
+    for _ in 0..500 {
+        let stats = coord.send(GetStats).await.unwrap();
+        if done(&stats) {
+            return stats;
+        }
+        actix_rt::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("the coordinator never reached the awaited state");
+}
+
 #[actix_rt::test]
 async fn clear_cancels_in_flight_sign_ins_and_discards_their_results() {
-    let (url, hits) = server(Behaviour::Stall).await;
+    let gate = Arc::new(Gate::default());
+    let (url, hits) = server(Behaviour::Hold(gate.clone())).await;
     let (_clock, coord) = coordinator();
     let pending = coord.send(obtain(&url));
-    tokio::time::sleep(Duration::from_millis(50)).await;
+    gate.arrived.notified().await;
     coord.send(Clear).await.unwrap();
     assert_eq!(pending.await.unwrap(), Err(CoordinatorError::Cancelled));
-    tokio::time::sleep(Duration::from_millis(400)).await;
-    let stats = coord.send(GetStats).await.unwrap();
+    // The held answer now comes back late; wait until the coordinator has handled it.
+    gate.release.notify_one();
+    let stats = stats_when(&coord, |s| s.sign_ins_finished == 1).await;
     assert_eq!((stats.cached, stats.in_flight), (0, 0), "the late answer was discarded");
     assert!(coord.send(obtain(&url)).await.unwrap().is_ok());
-    assert_eq!(hits.load(Ordering::SeqCst), 2);
+    assert_eq!(hits.load(Ordering::SeqCst), 2, "a new sign-in, not the discarded answer");
 }
 
 #[test]

@@ -50,6 +50,32 @@ pub(super) struct MergeState {
     steps_this_round: u32,
     /// Writes sent to the writer so far (a step started before a write sees it changed).
     writes: u64,
+    /// The writer's answers so far, by outcome: what tests wait on instead of sleeping.
+    #[cfg(test)]
+    pub(super) answers: MergeAnswers,
+}
+
+/// How many merge steps the writer answered, by outcome (tests only).
+#[cfg(test)]
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct MergeAnswers {
+    pub merged: u64,
+    pub not_yet: u64,
+    pub clean: u64,
+}
+
+/// The merge answers the store actor has seen (tests only).
+#[cfg(test)]
+#[derive(Debug, Message)]
+#[rtype(result = "MergeAnswers")]
+pub(crate) struct GetMergeAnswers;
+
+#[cfg(test)]
+impl Handler<GetMergeAnswers> for StoreActor {
+    type Result = MessageResult<GetMergeAnswers>;
+    fn handle(&mut self, _: GetMergeAnswers, _: &mut Context<Self>) -> Self::Result {
+        MessageResult(self.merge.answers)
+    }
 }
 
 impl MergeState {
@@ -88,6 +114,13 @@ impl StoreActor {
             let m = &mut act.merge;
             m.step_at_writer = false;
             let written_meanwhile = m.writes != writes_before;
+            #[cfg(test)]
+            match &result {
+                Ok(Ok(MergeStep::Merged)) => m.answers.merged += 1,
+                Ok(Ok(MergeStep::NotYet)) => m.answers.not_yet += 1,
+                Ok(Ok(MergeStep::Clean)) => m.answers.clean += 1,
+                Ok(Err(_)) | Err(_) => {}
+            }
             match result {
                 Ok(Ok(MergeStep::Merged)) => {
                     m.in_round = true;

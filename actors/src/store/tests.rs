@@ -1,5 +1,7 @@
 //! Store actor tests over a real SQLite file: routing, validation leaving data untouched,
-//! realtime publication of committed writes, and upserts.
+//! realtime publication of committed writes, and upserts. No test proves an absence by sleeping:
+//! "nothing was published" is shown by a later write's event arriving next (events go out in
+//! commit order), "nothing was merged" by the writer's answers to the merge steps.
 
 use serde_json::json;
 
@@ -40,13 +42,14 @@ async fn writes_validate_persist_and_publish() {
     assert!(matches!(bad.await.unwrap(), Err(RecordError::Validation(_))));
     let stored = h.store.send(GetRecord { collection: "contacts".into(), id: id.clone() }).await.unwrap().unwrap();
     assert_eq!(stored, created, "a rejected update leaves the record untouched");
-    assert!(rx.try_recv().is_err(), "nothing is published for a rejected write");
 
     let unknown = h.store.send(ListRecords { collection: "users".into(), params: Default::default() }).await.unwrap();
     assert_eq!(unknown.unwrap_err(), RecordError::UnknownCollection);
+    // Events go out in commit order, so anything published for the rejected update would come
+    // before the delete's: the next frame being the delete proves nothing was.
     h.store.send(DeleteRecord { collection: "contacts".into(), id: id.clone() }).await.unwrap().unwrap();
     let frame = String::from_utf8(rx.recv().await.unwrap().to_vec()).unwrap();
-    assert!(frame.contains("\"action\":\"delete\""), "{frame}");
+    assert!(frame.contains("\"action\":\"delete\"") && frame.contains(&id), "nothing for a rejected write: {frame}");
 }
 
 #[actix_rt::test]
@@ -89,13 +92,15 @@ async fn large_imports_publish_one_reload_event() {
     assert_eq!((report.applied, report.creates), (true, MAX_PER_RECORD_IMPORT_EVENTS + 50));
     let frame = String::from_utf8(rx.recv().await.unwrap().to_vec()).unwrap();
     assert!(frame.contains("\"action\":\"reload\"") && frame.contains("\"collectionName\":\"contacts\""), "{frame}");
-    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    assert!(rx.try_recv().is_err(), "exactly one event for the whole import");
 
+    // In commit order: any further event of the large import would come before this write's.
     let small = RawRecords::from_values(&[json!({"name": "Solo", "email": "solo@x.io"})]);
     h.store.send(ImportRecords { collection: "contacts".into(), records: small, apply: true }).await.unwrap().unwrap();
     let frame = String::from_utf8(rx.recv().await.unwrap().to_vec()).unwrap();
-    assert!(frame.contains("\"action\":\"create\"") && frame.contains("Solo"), "{frame}");
+    assert!(
+        frame.contains("\"action\":\"create\"") && frame.contains("Solo"),
+        "exactly one event for the whole import: {frame}"
+    );
 }
 
 #[actix_rt::test]
@@ -164,8 +169,11 @@ async fn concurrent_writes_are_grouped_but_answered_and_published_one_by_one() {
     stored.sort();
     assert!(stored.windows(2).all(|w| w[1] == w[0] + 1), "refused writes leave no revision gaps: {stored:?}");
     assert_eq!(published, stored, "one event per accepted write, in commit order");
-    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    assert!(rx.try_recv().is_err(), "and none for a refused one");
+    // A later write's event is the next one: anything for a refused write would have come first.
+    let after = CreateRecord { collection: "contacts".into(), body: json!({"name": "After"}) };
+    let after = h.store.send(after).await.unwrap().unwrap();
+    let frame = String::from_utf8(rx.recv().await.unwrap().to_vec()).unwrap();
+    assert!(frame.contains(after["id"].as_str().unwrap()), "and none for a refused one: {frame}");
 }
 
 /// Segments of the contacts search index, read through a second pool on the same file.
@@ -220,7 +228,18 @@ async fn the_search_index_is_merged_when_writes_are_quiet_and_a_trickle_waits_fo
     // (a million ticks) has not passed, so they stay.
     h.store.send(create(200)).await.unwrap().unwrap();
     assert_eq!(contact_segments(&look), 2);
-    actix_rt::time::sleep(std::time::Duration::from_millis(300)).await;
+    // Two answered steps after the write: at least one was decided on the index as it is now.
+    let before = h.store.send(search_merge::GetMergeAnswers).await.unwrap();
+    let mut now = before;
+    for _ in 0..500 {
+        if now.merged + now.not_yet + now.clean >= before.merged + before.not_yet + before.clean + 2 {
+            break;
+        }
+        actix_rt::time::sleep(std::time::Duration::from_millis(20)).await;
+        now = h.store.send(search_merge::GetMergeAnswers).await.unwrap();
+    }
+    assert!(now.not_yet >= before.not_yet + 2, "the policy was asked and said not yet: {before:?} -> {now:?}");
+    assert_eq!(now.merged, before.merged, "nothing merged: {before:?} -> {now:?}");
     assert_eq!(contact_segments(&look), 2, "a trickle of writes waits for the interval");
 
     // A burst fragments the index past the mark: merged at the next quiet moment regardless.
