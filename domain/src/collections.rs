@@ -588,6 +588,7 @@ pub static MANAGED: &[&CollectionSpec] = &[
     &DYNATRACE_PROBLEM_NOTES,
     &WIKI_CATEGORIES,
     &WIKI_DOCUMENTS,
+    &crate::oncall_history::ONCALL_HISTORY,
 ];
 
 /// Looks up a managed collection by name; anything else is not reachable.

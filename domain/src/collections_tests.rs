@@ -4,7 +4,7 @@ use super::*;
 
 #[test]
 fn allowlist_contains_exactly_the_managed_collections() {
-    assert_eq!(MANAGED.len(), 21);
+    assert_eq!(MANAGED.len(), 22);
     assert!(collection("contacts").is_some());
     for name in ["users", "_superusers", "sqlite_master", "relay_meta", "Contacts", ""] {
         assert!(collection(name).is_none(), "{name}");

@@ -26,6 +26,7 @@ pub mod images;
 pub mod import;
 pub mod migration;
 pub mod offline;
+pub mod oncall_history;
 pub mod presence;
 pub mod privileged_command;
 pub mod problem;

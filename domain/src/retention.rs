@@ -4,7 +4,8 @@
 //! the newest 100; alert history drops unpinned entries older than 90 days, then keeps the
 //! newest 50 unpinned and 100 pinned; the conflict log keeps 90 days; on-call dismissals 7
 //! days; Dynatrace problems, their addressed states and notes keep 400 days (past the sync's
-//! 365-day reconciliation window, so nothing the sync still sees is dropped). Pure data and the
+//! 365-day reconciliation window, so nothing the sync still sees is dropped); on-call history
+//! keeps 400 days, then the newest 50,000 changes (`oncall_history`). Pure data and the
 //! cutoff arithmetic; the store executes it.
 
 const DAY_MS: i64 = 24 * 60 * 60 * 1000;
@@ -42,7 +43,7 @@ pub struct RetentionPlan {
 }
 
 /// The operational retention, in the order it runs.
-pub const OPERATIONAL_RETENTION: [RetentionPlan; 7] = [
+pub const OPERATIONAL_RETENTION: [RetentionPlan; 8] = [
     RetentionPlan {
         collection: "bridge_history",
         steps: &[
@@ -66,6 +67,13 @@ pub const OPERATIONAL_RETENTION: [RetentionPlan; 7] = [
     RetentionPlan { collection: "dynatrace_problems", steps: &[DYNATRACE_HISTORY] },
     RetentionPlan { collection: "dynatrace_problem_states", steps: &[DYNATRACE_HISTORY] },
     RetentionPlan { collection: "dynatrace_problem_notes", steps: &[DYNATRACE_HISTORY] },
+    RetentionPlan {
+        collection: "oncall_history",
+        steps: &[
+            RetentionStep::OlderThan { days: crate::oncall_history::RETENTION_DAYS, pinned: Pinned::Any },
+            RetentionStep::KeepNewest { keep: crate::oncall_history::RETENTION_MAX_ROWS, pinned: Pinned::Any },
+        ],
+    },
 ];
 
 /// Dynatrace problem history: longer than the 365-day reconciliation window.

@@ -358,6 +358,9 @@ pub fn sample(collection: &str) -> Value {
         "dynatrace_problem_notes" => {
             json!({"problemId": "-123_456V2", "note": "Called the DB team", "author": "noc-1"})
         }
+        "oncall_history" => {
+            json!({"recordId": "forged000000000", "action": "create", "team": "Network", "stateAfter": {"name": "Mallory"}})
+        }
         other => panic!("no sample for {other}"),
     }
 }
@@ -426,6 +429,7 @@ pub const SERVER_OWNED: &[&str] = &[
     "dynatrace_problem_sync",
     "wiki_categories",
     "wiki_documents",
+    "oncall_history",
 ];
 
 /// Collections clients write only partly: the Dynatrace addressed state (create and update,
