@@ -55,6 +55,11 @@ cargo deny --offline --locked check licenses bans sources
 echo "==> cargo test --workspace"
 cargo test --workspace --locked
 
+echo "==> docs/openapi.json: a valid OpenAPI 3.1 document (openapi-spec-validator)"
+python3 -c 'import importlib.metadata as m, sys; v = m.version("openapi-spec-validator").split("."); sys.exit(0 if (int(v[0]), int(v[1])) >= (0, 9) else 1)' 2>/dev/null \
+  || python3 -m pip install --quiet --disable-pip-version-check 'openapi-spec-validator>=0.9'
+python3 -m openapi_spec_validator --schema 3.1 --validation-errors all docs/openapi.json
+
 echo "==> signed envelopes: independent Python (cryptography) vectors"
 python3 -c 'import cryptography, sys; sys.exit(0 if int(cryptography.__version__.split(".")[0]) >= 43 else 1)' 2>/dev/null \
   || python3 -m pip install --quiet --disable-pip-version-check 'cryptography>=43'
