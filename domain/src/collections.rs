@@ -267,6 +267,13 @@ pub static ALERT_HISTORY: CollectionSpec = CollectionSpec {
         text("recipient", FIELD_LEN),
         boolean("pinned"),
         text("label", NAME_LEN),
+        // Alert threads (`crate::alert_threads`): the thread and the send's number in it are
+        // server-assigned on create; the event times (instants) and the zone they were entered in.
+        text("threadId", 15),
+        number("updateNumber", 0.0, crate::alert_threads::MAX_UPDATE_NUMBER as f64, true),
+        date("eventStart", false),
+        date("eventEnd", false),
+        text("timeZone", 100),
     ],
     unique: &[],
     writes: Writes::Clients,

@@ -11,6 +11,7 @@
 //! Nothing in this crate performs IO or async work; callers pass time in as milliseconds so every
 //! rule is deterministic under test.
 
+pub mod alert_threads;
 pub mod audit;
 pub mod backup;
 pub mod canonical;

@@ -28,6 +28,7 @@ use crate::db::{DbConn, DbPool};
 
 mod offline;
 pub use offline::{PreparedReplay, PreparedSync, ReplayOutcome};
+mod alert_threads;
 mod batch;
 mod cached;
 mod in_tx;
@@ -85,6 +86,10 @@ pub(crate) fn map_db_error(spec: &CollectionSpec, err: DieselError) -> RecordErr
             RecordError::field(&field, "validation_not_unique", "Value must be unique.")
         }
         DieselError::NotFound => RecordError::NotFound,
+        DieselError::SerializationError(e) if e.is::<domain::alert_threads::UnknownAlertThread>() => {
+            let refused = e.downcast_ref::<domain::alert_threads::UnknownAlertThread>().expect("checked by the guard");
+            RecordError::from(refused.clone())
+        }
         DieselError::SerializationError(e) if e.is::<crate::html::HtmlRefused>() => {
             let refused = e.downcast_ref::<crate::html::HtmlRefused>().expect("checked by the guard");
             RecordError::field(refused.field, refused.code, refused.message.clone())
@@ -108,7 +113,8 @@ pub(crate) fn single(rows: Vec<JsonRow>) -> Result<Value, DieselError> {
 }
 
 /// Inserts one validated record inside the caller's transaction, drawing the next revision.
-/// Rich-HTML fields are stored sanitized (`crate::html::clean_values`), as in [`update_row`].
+/// Rich-HTML fields are stored sanitized (`crate::html::clean_values`), as in [`update_row`]; an
+/// alert send is placed in its thread (`alert_threads`) in the same transaction.
 pub(crate) fn insert_row(
     conn: &mut SqliteConnection,
     spec: &CollectionSpec,
@@ -117,6 +123,7 @@ pub(crate) fn insert_row(
     now_ms: i64,
 ) -> Result<Value, DieselError> {
     let now = format_ms(now_ms);
+    let write = &*alert_threads::place_in_thread(conn, spec, id, write)?;
     let mut columns: Vec<String> = ["id", "created", "updated", "revision"].iter().map(|c| quote_ident(c)).collect();
     columns.extend(write.values.iter().map(|(name, _)| quote_ident(name)));
     let placeholders = vec!["?"; columns.len()].join(", ");
@@ -155,6 +162,7 @@ pub(crate) fn update_row(
     write: &ValidatedWrite,
     now_ms: i64,
 ) -> Result<Value, DieselError> {
+    let write = &*alert_threads::keep_server_owned(spec, write);
     let mut sets = vec!["\"updated\" = ?".to_string(), "\"revision\" = ?".to_string()];
     sets.extend(write.values.iter().map(|(name, _)| format!("{} = ?", quote_ident(name))));
     let sql = format!(
