@@ -4,10 +4,11 @@
 //! its own). The browser never holds a signing key, a protected token or a proof: it names
 //! commands, and this module runs them through the same typed pipeline as the server PC's local
 //! session (`PrivilegedService::execute_local`: role re-derived from the records, revision checks,
-//! audit), limited to the commands `PrivilegedCommand::on_the_web` allows. Sessions idle-lock after
-//! 15 minutes, end with their web session (the gateway sends `EndBrowserSession` when the web
-//! session's `ended` signal fires: logout, replacement, expiry) and when the account's
-//! credential changes. Destructive approvals need a password confirmed on the server within 5
+//! audit), limited to the commands `PrivilegedCommand::on_the_web` allows. Sessions follow
+//! `session_policy` like the server PC's (idle lock after 15 minutes, ended by a credential
+//! change or a role the records no longer give) and end with their web session (the gateway
+//! sends `EndBrowserSession` when the web session's `ended` signal fires: logout, replacement,
+//! expiry). Destructive approvals need a password confirmed on the server within 5
 //! minutes, and one confirmation approves one such command. Sign-ins and confirmations go through
 //! the LAN budgets of `reauth_guard`, keyed by the browser's address.
 
@@ -20,15 +21,14 @@ use serde_json::Value;
 use domain::privileged_command::PrivilegedCommand;
 use domain::roles::Capability;
 
-use super::sessions::{LocalSession, Sessions, FRESH_PASSWORD_MS};
+use super::session_policy::{is_fresh, SessionKind, SessionStore, SessionUse};
+use super::sessions::{LocalSession, Sessions};
 use super::{service, FollowUp, LocalSessionView, PrivError, PrivilegedActor};
 
 /// The sessions and their single-use approvals, by web-session binding.
 #[derive(Debug, Default)]
 pub struct BrowserSessions {
     sessions: Sessions,
-    /// The account's credential version when the session opened: a password change ends it.
-    credentials: HashMap<String, i64>,
     /// When the password was last confirmed for a destructive approval (consumed by one command).
     approvals: HashMap<String, i64>,
 }
@@ -42,10 +42,8 @@ impl BrowserSessions {
         now: i64,
     ) {
         self.end(binding);
-        self.sessions.open(binding.to_string(), account.id.clone(), account.username.clone(), role, now);
-        self.credentials.retain(|k, _| self.sessions.contains(k));
+        self.sessions.open(binding.to_string(), account, role, now);
         self.approvals.retain(|k, _| self.sessions.contains(k));
-        self.credentials.insert(binding.to_string(), account.credential_version);
     }
 
     /// The live session, marking privileged activity.
@@ -58,11 +56,6 @@ impl BrowserSessions {
         self.sessions.peek(binding, now)
     }
 
-    /// The credential version the session was opened with.
-    pub fn credential_version(&self, binding: &str) -> Option<i64> {
-        self.credentials.get(binding).copied()
-    }
-
     /// The password was confirmed again: one destructive command may run within 5 minutes.
     pub fn approve(&mut self, binding: &str, now: i64) -> Option<LocalSession> {
         let session = self.sessions.touch(binding, now)?;
@@ -72,18 +65,16 @@ impl BrowserSessions {
 
     /// Takes the session's approval: true when it was confirmed within the last 5 minutes.
     pub fn take_approval(&mut self, binding: &str, now: i64) -> bool {
-        self.approvals.remove(binding).is_some_and(|at| now - at < FRESH_PASSWORD_MS)
+        self.approvals.remove(binding).is_some_and(|at| is_fresh(at, now))
     }
 
     pub fn end(&mut self, binding: &str) -> bool {
-        self.credentials.remove(binding);
         self.approvals.remove(binding);
         self.sessions.lock(binding)
     }
 
     pub fn clear(&mut self) {
         self.sessions.clear();
-        self.credentials.clear();
         self.approvals.clear();
     }
 
@@ -93,6 +84,20 @@ impl BrowserSessions {
 
     pub fn is_empty(&self) -> bool {
         self.sessions.is_empty()
+    }
+}
+
+impl SessionStore for BrowserSessions {
+    fn touch(&mut self, binding: &str, now_ms: i64) -> Option<LocalSession> {
+        BrowserSessions::touch(self, binding, now_ms)
+    }
+
+    fn peek(&mut self, binding: &str, now_ms: i64) -> Option<LocalSession> {
+        BrowserSessions::peek(self, binding, now_ms)
+    }
+
+    fn end(&mut self, binding: &str) -> bool {
+        BrowserSessions::end(self, binding)
     }
 }
 
@@ -149,29 +154,13 @@ pub struct EndBrowserSession {
 }
 
 impl PrivilegedActor {
-    /// The live browser session for `binding` whose account still has the credential it signed
-    /// in with; a changed credential ends the session.
-    fn browser_session(&mut self, binding: &str) -> Result<(LocalSession, infra::privileged::AccountRow), PrivError> {
-        let now = self.subsystem.now_ms();
-        let session = self.browser.touch(binding, now).ok_or(PrivError::ReauthRequired)?;
-        let mut conn = self.service.conn()?;
-        let account = infra::privileged::load_account(&mut conn, &session.account_id)?;
-        match account {
-            Some(a) if Some(a.credential_version) == self.browser.credential_version(binding) => Ok((session, a)),
-            _ => {
-                self.browser.end(binding);
-                Err(PrivError::ReauthRequired)
-            }
-        }
-    }
-
     fn run_browser(&mut self, msg: BrowserCommand) -> Result<(Value, Option<FollowUp>), PrivError> {
         self.check_ready()?;
         let command = PrivilegedCommand::parse(&msg.command, &msg.payload)?;
         if !command.on_the_web() {
             return Err(PrivError::NotOnTheWeb);
         }
-        let (session, account) = self.browser_session(&msg.binding)?;
+        let (session, account) = self.current_session(SessionKind::Browser, &msg.binding, SessionUse::Activity)?;
         let mut conn = self.service.conn()?;
         let state = self.service.state(&mut conn)?;
         drop(conn);
@@ -179,7 +168,7 @@ impl PrivilegedActor {
         let now = self.subsystem.now_ms();
         let approved = command.needs_fresh_password() && self.browser.take_approval(&msg.binding, now);
         let result = self.service.execute_local(&principal, &command, msg.expected_revision, approved);
-        self.end_if_role_gone(&msg.binding, &result);
+        self.settle(SessionKind::Browser, &msg.binding, &result);
         Ok((result?, FollowUp::of(&command)))
     }
 }
@@ -201,7 +190,8 @@ impl Handler<OpenBrowserSession> for PrivilegedActor {
 impl Handler<BrowserSessionStatus> for PrivilegedActor {
     type Result = Option<LocalSessionView>;
     fn handle(&mut self, msg: BrowserSessionStatus, _: &mut Context<Self>) -> Self::Result {
-        self.browser.peek(&msg.binding, self.subsystem.now_ms()).as_ref().map(LocalSessionView::of)
+        let current = self.current_session(SessionKind::Browser, &msg.binding, SessionUse::Status);
+        current.ok().map(|(session, _)| LocalSessionView::of(&session))
     }
 }
 
@@ -209,7 +199,7 @@ impl Handler<ConfirmBrowserPassword> for PrivilegedActor {
     type Result = Result<LocalSessionView, PrivError>;
     fn handle(&mut self, msg: ConfirmBrowserPassword, _: &mut Context<Self>) -> Self::Result {
         self.check_ready()?;
-        let (session, _) = self.browser_session(&msg.binding)?;
+        let (session, _) = self.current_session(SessionKind::Browser, &msg.binding, SessionUse::Activity)?;
         let principal = self.authenticate_from(msg.source, &session.username, &msg.password)?;
         if principal.account.id != session.account_id {
             return Err(PrivError::InvalidCredentials);
@@ -231,11 +221,11 @@ impl Handler<AuthorizeBrowserWikiFeed> for PrivilegedActor {
     type Result = Result<String, PrivError>;
     fn handle(&mut self, msg: AuthorizeBrowserWikiFeed, _: &mut Context<Self>) -> Self::Result {
         self.check_ready()?;
-        let (session, _) = self.browser_session(&msg.binding)?;
+        let (session, _) = self.current_session(SessionKind::Browser, &msg.binding, SessionUse::Activity)?;
         let (id, role) = (&session.account_id, session.role);
         let result =
             self.service.authorize_local_action(id, role, Capability::WikiManage, "wiki.upload.feed", &msg.upload_id);
-        self.end_if_role_gone(&msg.binding, &result);
+        self.settle(SessionKind::Browser, &msg.binding, &result);
         match result {
             Ok(()) => Ok(session.account_id),
             Err(e) => {
@@ -254,13 +244,6 @@ impl Handler<EndBrowserSession> for PrivilegedActor {
 }
 
 impl PrivilegedActor {
-    /// Ends the session when the records no longer give its account the role it signed in with.
-    fn end_if_role_gone<T>(&mut self, binding: &str, result: &Result<T, PrivError>) {
-        if matches!(result, Err(PrivError::RoleChanged | PrivError::AccountUnavailable)) {
-            self.browser.end(binding);
-        }
-    }
-
     /// A password check from a browser, behind the LAN budgets keyed by its address.
     fn authenticate_from(
         &mut self,
@@ -277,6 +260,7 @@ impl PrivilegedActor {
 
 #[cfg(test)]
 mod tests {
+    use super::super::session_policy::FRESH_PASSWORD_MS;
     use super::*;
     use domain::roles::Role;
 
@@ -305,16 +289,16 @@ mod tests {
     }
 
     #[test]
-    fn ending_or_reopening_a_session_drops_its_approval_and_credential() {
+    fn ending_or_reopening_a_session_drops_its_approval_and_keeps_the_new_credential() {
         let mut s = BrowserSessions::default();
         s.open("b", &account(3), Role::Publisher, 0);
-        assert_eq!(s.credential_version("b"), Some(3));
+        assert_eq!(s.peek("b", 0).map(|x| x.credential_version), Some(3));
         s.approve("b", 1).unwrap();
         s.open("b", &account(4), Role::Publisher, 2);
         assert!(!s.take_approval("b", 3), "a new sign-in starts without an approval");
-        assert_eq!(s.credential_version("b"), Some(4));
+        assert_eq!(s.peek("b", 3).map(|x| x.credential_version), Some(4));
         assert!(s.end("b"));
-        assert!(s.touch("b", 4).is_none() && s.credential_version("b").is_none());
+        assert!(s.touch("b", 4).is_none());
         assert!(s.approve("b", 5).is_none(), "no approval without a session");
     }
 }

@@ -15,6 +15,7 @@ pub mod error;
 pub mod pairing;
 mod reauth_guard;
 pub mod service;
+pub mod session_policy;
 pub mod sessions;
 pub mod wiki_ops;
 pub mod wiki_publish_ops;
@@ -39,7 +40,8 @@ pub use error::PrivError;
 use infra::rate_limits::{RateLimitStore, ScopeSnapshot};
 use reauth_guard::ReauthGuard;
 pub use service::{CommandOutcome, FollowUp, PrivilegedService, Readiness};
-use sessions::{Sessions, FRESH_PASSWORD_MS};
+use session_policy::{is_fresh, SessionKind, SessionUse};
+use sessions::Sessions;
 pub use wiki_ops::WikiHooks;
 
 pub const NAME: &str = "privileged";
@@ -179,7 +181,7 @@ impl LocalSessionView {
         LocalSessionView {
             username: session.username.clone(),
             role: session.role.as_str(),
-            lock_at_ms: session.last_activity_ms + sessions::IDLE_LOCK_MS,
+            lock_at_ms: session.last_activity_ms + session_policy::IDLE_LOCK_MS,
         }
     }
 }
@@ -451,8 +453,7 @@ impl Handler<OpenLocalSession> for PrivilegedActor {
         self.check_ready()?;
         let principal = self.authenticate_locally(&msg.username, &msg.password)?;
         let id = infra::ids::client_id();
-        let account = principal.account;
-        self.sessions.open(id.clone(), account.id, account.username, principal.role, self.subsystem.now_ms());
+        self.sessions.open(id.clone(), &principal.account, principal.role, self.subsystem.now_ms());
         Ok(id)
     }
 }
@@ -460,7 +461,8 @@ impl Handler<OpenLocalSession> for PrivilegedActor {
 impl Handler<LocalSessionStatus> for PrivilegedActor {
     type Result = Option<LocalSessionView>;
     fn handle(&mut self, msg: LocalSessionStatus, _: &mut Context<Self>) -> Self::Result {
-        self.sessions.peek(&msg.session_id, self.subsystem.now_ms()).as_ref().map(LocalSessionView::of)
+        let current = self.current_session(SessionKind::Local, &msg.session_id, SessionUse::Status);
+        current.ok().map(|(session, _)| LocalSessionView::of(&session))
     }
 }
 
@@ -468,12 +470,12 @@ impl Handler<ReconfirmLocalPassword> for PrivilegedActor {
     type Result = Result<LocalSessionView, PrivError>;
     fn handle(&mut self, msg: ReconfirmLocalPassword, _: &mut Context<Self>) -> Self::Result {
         self.check_ready()?;
-        let now = self.subsystem.now_ms();
-        let session = self.sessions.peek(&msg.session_id, now).ok_or(PrivError::ReauthRequired)?;
+        let (session, _) = self.current_session(SessionKind::Local, &msg.session_id, SessionUse::Status)?;
         let principal = self.authenticate_locally(&session.username, &msg.password)?;
         if principal.account.id != session.account_id {
             return Err(PrivError::InvalidCredentials);
         }
+        let now = self.subsystem.now_ms();
         let confirmed = self.sessions.reconfirm(&msg.session_id, now).ok_or(PrivError::ReauthRequired)?;
         Ok(LocalSessionView::of(&confirmed))
     }
@@ -490,18 +492,16 @@ impl Handler<LocalCommand> for PrivilegedActor {
 impl PrivilegedActor {
     fn run_local(&mut self, msg: LocalCommand) -> Result<(Value, Option<FollowUp>), PrivError> {
         self.check_ready()?;
-        let now = self.subsystem.now_ms();
-        let session = self.sessions.touch(&msg.session_id, now).ok_or(PrivError::ReauthRequired)?;
+        let (session, account) = self.current_session(SessionKind::Local, &msg.session_id, SessionUse::Activity)?;
         let mut conn = self.service.conn()?;
-        let account =
-            infra::privileged::load_account(&mut conn, &session.account_id)?.ok_or(PrivError::AccountUnavailable)?;
         let state = self.service.state(&mut conn)?;
         drop(conn);
         let principal = service::Principal { account, role: session.role, state, device_id: None };
-        let fresh = now - session.authenticated_ms < FRESH_PASSWORD_MS;
+        let fresh = is_fresh(session.authenticated_ms, self.subsystem.now_ms());
         let command = PrivilegedCommand::parse(&msg.command, &msg.payload)?;
-        let result = self.service.execute_local(&principal, &command, msg.expected_revision, fresh)?;
-        Ok((result, FollowUp::of(&command)))
+        let result = self.service.execute_local(&principal, &command, msg.expected_revision, fresh);
+        self.settle(SessionKind::Local, &msg.session_id, &result);
+        Ok((result?, FollowUp::of(&command)))
     }
 }
 
@@ -509,9 +509,8 @@ impl Handler<AuthorizeLocalAction> for PrivilegedActor {
     type Result = Result<(), PrivError>;
     fn handle(&mut self, msg: AuthorizeLocalAction, _: &mut Context<Self>) -> Self::Result {
         self.check_ready()?;
-        let now = self.subsystem.now_ms();
-        let session = self.sessions.touch(&msg.session_id, now).ok_or(PrivError::ReauthRequired)?;
-        if msg.fresh_password && now - session.authenticated_ms >= FRESH_PASSWORD_MS {
+        let (session, _) = self.current_session(SessionKind::Local, &msg.session_id, SessionUse::Activity)?;
+        if msg.fresh_password && !is_fresh(session.authenticated_ms, self.subsystem.now_ms()) {
             return Err(PrivError::ReauthRequired);
         }
         let result = self.service.authorize_local_action(
@@ -521,6 +520,7 @@ impl Handler<AuthorizeLocalAction> for PrivilegedActor {
             msg.action,
             &msg.target,
         );
+        self.settle(SessionKind::Local, &msg.session_id, &result);
         if let Err(e) = &result {
             self.fail(e);
         }
@@ -532,10 +532,11 @@ impl Handler<AuthorizeLocalWikiFeed> for PrivilegedActor {
     type Result = Result<String, PrivError>;
     fn handle(&mut self, msg: AuthorizeLocalWikiFeed, _: &mut Context<Self>) -> Self::Result {
         self.check_ready()?;
-        let session = self.sessions.touch(&msg.session_id, self.subsystem.now_ms()).ok_or(PrivError::ReauthRequired)?;
+        let (session, _) = self.current_session(SessionKind::Local, &msg.session_id, SessionUse::Activity)?;
         let capability = domain::roles::Capability::WikiManage;
         let (id, role) = (&session.account_id, session.role);
         let result = self.service.authorize_local_action(id, role, capability, "wiki.upload.feed", &msg.upload_id);
+        self.settle(SessionKind::Local, &msg.session_id, &result);
         match result {
             Ok(()) => Ok(session.account_id),
             Err(e) => {

@@ -68,9 +68,9 @@ async fn local_sessions_run_commands_lock_when_idle_and_clear() {
     let id = actor.send(OpenLocalSession { username: "ryan".into(), password: PW.into() }).await.unwrap().unwrap();
     let out = actor.send(probe(&id)).await.unwrap().unwrap();
     assert_eq!(out["role"], "owner");
-    clock.advance_ms(sessions::IDLE_LOCK_MS - 1);
+    clock.advance_ms(session_policy::IDLE_LOCK_MS - 1);
     assert!(actor.send(probe(&id)).await.unwrap().is_ok(), "activity keeps it open");
-    clock.advance_ms(sessions::IDLE_LOCK_MS);
+    clock.advance_ms(session_policy::IDLE_LOCK_MS);
     assert_eq!(actor.send(probe(&id)).await.unwrap(), Err(PrivError::ReauthRequired), "locked after 15 min idle");
 
     let id = actor.send(OpenLocalSession { username: "ryan".into(), password: PW.into() }).await.unwrap().unwrap();
@@ -105,6 +105,76 @@ async fn a_relay_sign_out_ends_every_local_session_and_leaves_web_sessions_alone
 }
 
 #[actix_rt::test]
+async fn a_local_session_opened_before_relay_admin_set_password_is_refused_after_it() {
+    let (_tmp, _clock, actor) = start().await;
+    let id = actor.send(OpenLocalSession { username: "ryan".into(), password: PW.into() }).await.unwrap().unwrap();
+    assert!(actor.send(probe(&id)).await.unwrap().is_ok());
+    let new_password = domain::control::SecretText("a new owner password".into());
+    let set = domain::control::AdminOp::SetPassword { username: "ryan".into(), password: new_password };
+    actor.send(RunAdmin(set)).await.unwrap().unwrap();
+    let revive = ReconfirmLocalPassword { session_id: id.clone(), password: "a new owner password".into() };
+    assert_eq!(actor.send(revive).await.unwrap(), Err(PrivError::ReauthRequired), "the new password revives nothing");
+    assert_eq!(actor.send(probe(&id)).await.unwrap(), Err(PrivError::ReauthRequired), "ended by the password change");
+    assert_eq!(actor.send(LocalSessionStatus { session_id: id }).await.unwrap(), None);
+    let open = OpenLocalSession { username: "ryan".into(), password: "a new owner password".into() };
+    assert!(actor.send(open).await.unwrap().is_ok(), "signing in with the new password opens a session");
+}
+
+#[actix_rt::test]
+async fn a_password_change_ends_that_accounts_local_and_web_sessions_only() {
+    let (_tmp, _clock, actor) = start().await;
+    let owner = actor.send(OpenLocalSession { username: "ryan".into(), password: PW.into() }).await.unwrap().unwrap();
+    let snapshot = actor.send(local(&owner, "admin.snapshot", serde_json::json!({}))).await.unwrap().unwrap();
+    let charles =
+        snapshot["accounts"].as_array().unwrap().iter().find(|a| a["username"] == "charles").unwrap()["id"].clone();
+    let set = |password: &str| {
+        local(&owner, "accounts.setPassword", serde_json::json!({"accountId": charles, "password": password}))
+    };
+    actor.send(set("administrator password one")).await.unwrap().unwrap();
+    let activate = serde_json::json!({"accountId": charles, "active": true});
+    actor.send(local(&owner, "accounts.setActive", activate)).await.unwrap().unwrap();
+    let open = OpenLocalSession { username: "charles".into(), password: "administrator password one".into() };
+    let on_the_server_pc = actor.send(open).await.unwrap().unwrap();
+    let web = browser_sessions::OpenBrowserSession {
+        binding: "web-charles".into(),
+        username: "charles".into(),
+        password: "administrator password one".into(),
+        source: IpAddr::from([10, 0, 0, 7]),
+    };
+    actor.send(web).await.unwrap().unwrap();
+
+    actor.send(set("administrator password two")).await.unwrap().unwrap();
+
+    let status = LocalSessionStatus { session_id: on_the_server_pc.clone() };
+    assert_eq!(actor.send(status).await.unwrap(), None, "the local session ended");
+    assert_eq!(actor.send(probe(&on_the_server_pc)).await.unwrap(), Err(PrivError::ReauthRequired));
+    let web_status = browser_sessions::BrowserSessionStatus { binding: "web-charles".into() };
+    assert_eq!(actor.send(web_status).await.unwrap(), None, "the Relay Web protected session ended too");
+    assert!(actor.send(probe(&owner)).await.unwrap().is_ok(), "the Owner's own session is untouched");
+}
+
+#[actix_rt::test]
+async fn a_local_session_whose_role_is_gone_ends_at_its_next_command() {
+    let (_tmp, _clock, actor) = start().await;
+    let owner = actor.send(OpenLocalSession { username: "ryan".into(), password: PW.into() }).await.unwrap().unwrap();
+    let snapshot = actor.send(local(&owner, "admin.snapshot", serde_json::json!({}))).await.unwrap().unwrap();
+    let accounts = snapshot["accounts"].as_array().unwrap();
+    let charles = accounts.iter().find(|a| a["username"] == "charles").unwrap()["id"].clone();
+    let password = serde_json::json!({"accountId": charles, "password": "administrator password one"});
+    actor.send(local(&owner, "accounts.setPassword", password)).await.unwrap().unwrap();
+    let active =
+        |active: bool| local(&owner, "accounts.setActive", serde_json::json!({"accountId": charles, "active": active}));
+    actor.send(active(true)).await.unwrap().unwrap();
+    let open = OpenLocalSession { username: "charles".into(), password: "administrator password one".into() };
+    let id = actor.send(open).await.unwrap().unwrap();
+    actor.send(active(false)).await.unwrap().unwrap();
+    assert_eq!(actor.send(probe(&id)).await.unwrap(), Err(PrivError::AccountUnavailable), "the records give no role");
+    assert_eq!(actor.send(LocalSessionStatus { session_id: id.clone() }).await.unwrap(), None, "and it ended");
+    actor.send(active(true)).await.unwrap().unwrap();
+    assert_eq!(actor.send(probe(&id)).await.unwrap(), Err(PrivError::ReauthRequired), "reactivating revives nothing");
+}
+
+#[actix_rt::test]
 async fn authority_commands_need_a_fresh_local_password() {
     let (_tmp, clock, actor) = start().await;
     let id = actor.send(OpenLocalSession { username: "ryan".into(), password: PW.into() }).await.unwrap().unwrap();
@@ -123,7 +193,7 @@ async fn authority_commands_need_a_fresh_local_password() {
     };
     let first = actor.send(assign(1)).await.unwrap();
     assert!(first.is_ok(), "fresh password: {first:?}");
-    clock.advance_ms(sessions::FRESH_PASSWORD_MS + 1);
+    clock.advance_ms(session_policy::FRESH_PASSWORD_MS + 1);
     assert_eq!(actor.send(assign(2)).await.unwrap(), Err(PrivError::ReauthRequired), "password older than 5 minutes");
 }
 
@@ -160,9 +230,13 @@ async fn the_session_view_shows_who_and_when_it_locks_and_reading_it_keeps_nothi
     let view = actor.send(status()).await.unwrap().unwrap();
     assert_eq!(
         view,
-        LocalSessionView { username: "ryan".into(), role: "owner", lock_at_ms: opened_at + sessions::IDLE_LOCK_MS }
+        LocalSessionView {
+            username: "ryan".into(),
+            role: "owner",
+            lock_at_ms: opened_at + session_policy::IDLE_LOCK_MS
+        }
     );
-    clock.advance_ms(sessions::IDLE_LOCK_MS - 1);
+    clock.advance_ms(session_policy::IDLE_LOCK_MS - 1);
     assert!(actor.send(status()).await.unwrap().is_some());
     clock.advance_ms(1);
     assert_eq!(actor.send(status()).await.unwrap(), None, "status reads did not extend the session");
@@ -199,7 +273,7 @@ async fn passwords_are_set_from_the_server_pc_with_a_fresh_password_and_revoke_d
     let ticket = code.await.unwrap().unwrap();
     assert_eq!(ticket["code"].as_str().map(str::len), Some(9), "XXXX-XXXX: {ticket}");
 
-    clock.advance_ms(sessions::FRESH_PASSWORD_MS + 1);
+    clock.advance_ms(session_policy::FRESH_PASSWORD_MS + 1);
     assert_eq!(
         actor.send(set("publisher password two")).await.unwrap(),
         Err(PrivError::ReauthRequired),
@@ -281,7 +355,7 @@ async fn a_manual_rollback_needs_the_owner_with_a_fresh_password() {
         fresh_password: true,
     };
     assert_eq!(actor.send(rollback(&id)).await.unwrap(), Ok(()), "the Owner, just signed in");
-    clock.advance_ms(sessions::FRESH_PASSWORD_MS + 1);
+    clock.advance_ms(session_policy::FRESH_PASSWORD_MS + 1);
     assert_eq!(actor.send(rollback(&id)).await.unwrap(), Err(PrivError::ReauthRequired), "the password is stale");
     let logo = AuthorizeLocalAction {
         capability: domain::roles::Capability::BrandingManage,

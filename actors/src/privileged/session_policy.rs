@@ -1,0 +1,149 @@
+//! The one policy of privileged sessions, for the server PC's local sessions (`sessions`, the
+//! Administration screen) and Relay Web's protected sessions (`browser_sessions`) alike: a session
+//! idle-locks 15 minutes after its last privileged activity; a password check counts as fresh for
+//! 5 minutes; a session ends when its account's credential changes (the account's
+//! `credential_version` moved: a new password from `relay admin set-password` or the
+//! Administration screen) or the account is gone, checked against the records at every use, a
+//! status read included; and every command re-derives the session's role from the records, a
+//! refusal saying the role or the account is gone (`RoleChanged`, `AccountUnavailable`) ending the
+//! session. The actor applies it to either family through [`SessionStore`] and
+//! [`PrivilegedActor::current_session`] / [`PrivilegedActor::settle`], so the two cannot diverge.
+
+use infra::privileged::AccountRow;
+
+use super::sessions::LocalSession;
+use super::{PrivError, PrivilegedActor};
+
+/// A session locks this long after its last privileged activity.
+pub const IDLE_LOCK_MS: i64 = 15 * 60_000;
+/// A session's password check counts as "fresh" for authority commands this long.
+pub const FRESH_PASSWORD_MS: i64 = 5 * 60_000;
+
+/// Whether a session last active at `last_activity_ms` has idle-locked by `now_ms`.
+pub fn is_idle(last_activity_ms: i64, now_ms: i64) -> bool {
+    now_ms - last_activity_ms >= IDLE_LOCK_MS
+}
+
+/// Whether a password checked at `checked_ms` is still fresh at `now_ms`.
+pub fn is_fresh(checked_ms: i64, now_ms: i64) -> bool {
+    now_ms - checked_ms < FRESH_PASSWORD_MS
+}
+
+/// The account as the records hold it now, when it still carries `session`: it exists and its
+/// credential is the one the session signed in with. `None` ends the session.
+pub fn account_still_carrying(session: &LocalSession, account: Option<AccountRow>) -> Option<AccountRow> {
+    account.filter(|a| a.id == session.account_id && a.credential_version == session.credential_version)
+}
+
+/// Whether a command's refusal says the records no longer give the session its role (or its
+/// account): the session ends.
+pub fn ends_the_session(refusal: &PrivError) -> bool {
+    matches!(refusal, PrivError::RoleChanged | PrivError::AccountUnavailable)
+}
+
+/// A family of sessions the policy applies to.
+pub trait SessionStore {
+    /// The live session, marking privileged activity; `None` once idle-locked or gone.
+    fn touch(&mut self, id: &str, now_ms: i64) -> Option<LocalSession>;
+    /// The live session without marking activity.
+    fn peek(&mut self, id: &str, now_ms: i64) -> Option<LocalSession>;
+    /// Ends the session (and whatever the family keeps with it).
+    fn end(&mut self, id: &str) -> bool;
+}
+
+/// Which family a session id belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SessionKind {
+    /// The server PC's Administration screen.
+    Local,
+    /// Relay Web's protected sessions, by web-session binding.
+    Browser,
+}
+
+/// What a use of a session counts as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SessionUse {
+    /// A command or an authorization: restarts the idle timer.
+    Activity,
+    /// A status read: keeps nothing alive.
+    Status,
+}
+
+impl PrivilegedActor {
+    fn session_store(&mut self, kind: SessionKind) -> &mut dyn SessionStore {
+        match kind {
+            SessionKind::Local => &mut self.sessions,
+            SessionKind::Browser => &mut self.browser,
+        }
+    }
+
+    /// The live session `id` of `kind` with its account as the records hold it now; a session
+    /// whose account's credential changed, or whose account is gone, ends (`ReauthRequired`).
+    pub(super) fn current_session(
+        &mut self,
+        kind: SessionKind,
+        id: &str,
+        usage: SessionUse,
+    ) -> Result<(LocalSession, AccountRow), PrivError> {
+        let now = self.subsystem.now_ms();
+        let store = self.session_store(kind);
+        let session = match usage {
+            SessionUse::Activity => store.touch(id, now),
+            SessionUse::Status => store.peek(id, now),
+        };
+        let session = session.ok_or(PrivError::ReauthRequired)?;
+        let mut conn = self.service.conn()?;
+        let account = infra::privileged::load_account(&mut conn, &session.account_id)?;
+        drop(conn);
+        match account_still_carrying(&session, account) {
+            Some(account) => Ok((session, account)),
+            None => {
+                self.session_store(kind).end(id);
+                Err(PrivError::ReauthRequired)
+            }
+        }
+    }
+
+    /// Ends session `id` of `kind` when `result` says the records no longer give it its role.
+    pub(super) fn settle<T>(&mut self, kind: SessionKind, id: &str, result: &Result<T, PrivError>) {
+        if result.as_ref().err().is_some_and(ends_the_session) {
+            self.session_store(kind).end(id);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use domain::roles::{AccountKind, Role};
+
+    fn account(credential_version: i64) -> AccountRow {
+        let mut a = AccountRow::new("acct".into(), "pat".into(), "Pat".into(), AccountKind::Publisher, 0);
+        a.credential_version = credential_version;
+        a
+    }
+
+    fn session_of(account: &AccountRow) -> LocalSession {
+        let mut sessions = super::super::sessions::Sessions::default();
+        sessions.open("s".into(), account, Role::Publisher, 0);
+        sessions.peek("s", 0).unwrap()
+    }
+
+    #[test]
+    fn a_session_is_carried_only_by_its_account_with_the_credential_it_signed_in_with() {
+        let session = session_of(&account(3));
+        assert_eq!(account_still_carrying(&session, Some(account(3))), Some(account(3)));
+        assert_eq!(account_still_carrying(&session, Some(account(4))), None, "the password changed");
+        assert_eq!(account_still_carrying(&session, None), None, "the account is gone");
+        let other = AccountRow { id: "other".into(), ..account(3) };
+        assert_eq!(account_still_carrying(&session, Some(other)), None, "another account");
+    }
+
+    #[test]
+    fn idle_lock_fresh_password_and_role_refusals_have_one_definition() {
+        assert!(!is_idle(0, IDLE_LOCK_MS - 1) && is_idle(0, IDLE_LOCK_MS));
+        assert!(is_fresh(0, FRESH_PASSWORD_MS - 1) && !is_fresh(0, FRESH_PASSWORD_MS));
+        assert!(ends_the_session(&PrivError::RoleChanged) && ends_the_session(&PrivError::AccountUnavailable));
+        assert!(!ends_the_session(&PrivError::ReauthRequired) && !ends_the_session(&PrivError::InvalidCredentials));
+    }
+}
