@@ -4,6 +4,8 @@
 // lib/board and lib/csv); a card menu (right-click, Shift+F10 or the ContextMenu key: copy, edit,
 // rename, remove); a phone number copies itself; Kiosk (wallboard: large type, no editing
 // controls, Esc or Exit kiosk leaves). `readOnly` is the ?popout=board view. Edit team: ./EditTeam.
+// "Board as of" (./BoardHistory) shows the board at a past moment from the server's on-call
+// history, read-only and labelled as a past view; Export history writes a range of changes.
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent, type MouseEvent } from 'react';
 import { ContextMenu } from '../../components/ContextMenu';
 import { openPopout } from '../../lib/sessionHandoff';
@@ -36,6 +38,7 @@ import { plural } from '../../lib/text';
 import { useConnectionState, useTransport } from '../../transport/context';
 import { OFFLINE_NO_CACHE, dataView } from '../shell/connectionLabel';
 import type { BaseRecord } from '../../transport/types';
+import { BoardHistoryBar, PastViewBanner, usePastBoard } from './BoardHistory';
 import { EditTeam } from './EditTeam';
 
 type Row = OnCallRow & BaseRecord;
@@ -113,6 +116,7 @@ export default function OnCallView({ readOnly = false }: { readOnly?: boolean })
   const [modal, setModal] = useState<null | 'add' | { edit: TeamCard } | { remove: TeamCard } | { rename: TeamCard }>(null);
   const [menu, setMenu] = useState<{ x: number; y: number; card: TeamCard; from: HTMLElement } | null>(null);
   const [kiosk, setKiosk] = useState(false);
+  const [asOf, setAsOf] = useState<Date | null>(null);
   const kioskButton = useRef<HTMLButtonElement>(null);
   const wasKiosk = useRef(false);
   const [newTeam, setNewTeam] = useState('');
@@ -151,13 +155,16 @@ export default function OnCallView({ readOnly = false }: { readOnly?: boolean })
   }, [kiosk]);
 
   const order = localOrder ?? settings?.teamOrder ?? [];
-  const cards = useMemo(() => orderedCards(rowsCol.items, order), [rowsCol.items, order]);
+  const past = usePastBoard(asOf, rowsCol.items);
+  const shownRows = asOf ? past.rows ?? [] : rowsCol.items;
+  const boardTime = asOf ?? now;
+  const cards = useMemo(() => orderedCards(shownRows, order), [shownRows, order]);
   const connection = useConnectionState();
   // Offline before the first load (nothing cached) is "unavailable", never "Loading…" forever.
   const view = dataView([rowsCol.status, settingsCol.status], connection);
-  const loading = view !== 'ready' || !settings;
+  const loading = view !== 'ready' || !settings || (asOf !== null && !past.rows && !past.error);
   // Kiosk shows the board like the read-only popout: nothing on it edits.
-  const viewOnly = readOnly || kiosk;
+  const viewOnly = readOnly || kiosk || asOf !== null;
   const locked = viewOnly || loading || Boolean(settings?.locked);
   useEffect(() => setLocalOrder(null), [settings?.teamOrder]);
 
@@ -251,6 +258,8 @@ export default function OnCallView({ readOnly = false }: { readOnly?: boolean })
           )}
         </div>
       </header>
+      {!kiosk && <BoardHistoryBar asOf={asOf} onAsOf={setAsOf} />}
+      {asOf && <PastViewBanner asOf={asOf} error={past.error} onNow={() => setAsOf(null)} />}
       {(() => {
         // Until today's dismissals are known, a chip may already be dismissed: show none.
         if (dismissCol.status !== 'ready') return null;
@@ -301,7 +310,7 @@ export default function OnCallView({ readOnly = false }: { readOnly?: boolean })
           >
             <header className="team-head">
               <h2 className="team-name">{c.team}</h2>
-              <span className="pill" data-testid="team-health">{health(c, now)}</span>
+              <span className="pill" data-testid="team-health">{health(c, boardTime)}</span>
             </header>
             <ul className="team-rows">
               {c.rows.map((r) => (
@@ -309,7 +318,7 @@ export default function OnCallView({ readOnly = false }: { readOnly?: boolean })
                   <div className="grow">
                     <div>
                       <strong>{r.name || '—'}</strong> <span className="muted small">{r.role}</span>
-                      {isActiveNow(r.timeWindow, now) && <span className="pill pill-active" data-testid="active-now">ACTIVE NOW</span>}
+                      {isActiveNow(r.timeWindow, boardTime) && <span className="pill pill-active" data-testid="active-now">ACTIVE NOW</span>}
                     </div>
                     <div className="muted small">
                       {r.contact && (
