@@ -6,8 +6,8 @@
 // `alert-<date>.png` whose IHDR says 1280 px wide (640 px at 2x); Copy for Outlook puts image/png
 // (also 1280 wide), text/html styled by attributes (bgcolor, <font>; a style attribute would be
 // reported against the CSP when Chromium parses the HTML on write) and text/plain on the clipboard; the
-// first writes an alert_history row holding only the stored fields (the subject without the
-// prefix: the collection has no update or time fields), and the second, the same alert sent again
+// first writes an alert_history row with the plain subject (the UPDATE prefix is the thread's
+// numbering, see alert-threads.test.mjs, not part of the subject), and the second, the same alert sent again
 // in the same draft, writes none (one send, one row). With company and footer logos set on the server PC, both exports
 // work without a console error and the HTML carries the logos as data: URLs only. A clipboard that
 // refuses the write shows a clear error toast.

@@ -1,14 +1,15 @@
 // Alerts: severity cards, subject and rich body editor (./RichBodyEditor, with inline images from
 // ./AlertBodyImages, and the Compact/Enhance transforms of ./transforms), the
 // "UPDATE #N" toggle and event times in a chosen zone (./eventTimes, draft only), a live card
-// preview with Save PNG and Copy for Outlook (./cardExport), history with pinned templates (one
-// alert sent several ways in one draft session is one history row), and
+// preview with Save PNG and Copy for Outlook (./cardExport), history as alert threads with pinned
+// templates (./AlertHistoryModal; one alert sent several ways in one draft session is one history
+// row, and "Continue thread" makes the next send UPDATE #N+1 of the same thread), and
 // alarms (alert_reminders): schedule, list, edit, done/dismiss, snooze. The draft is kept per
 // window until sent (./alertDraftStore, which also says whether it has unsent changes: the due
 // popup asks before replacing those). On a page that is not a secure context (Relay Web on
 // http://) Copy for Outlook copies the card without its picture and says so beside the buttons.
 import { useEffect, useMemo, useRef, useState } from 'react';
-import { Confirm, Modal } from '../../components/Modal';
+import { Modal } from '../../components/Modal';
 import { errorMessage, useToast } from '../../components/Toasts';
 import { useCollection } from '../../data/store';
 import { defaultDue, dismissPatch, donePatch, effectiveDue, isOverdue, sortAlarms, TITLE_MAX, validateAlarm, type Alarm } from '../../lib/alarms';
@@ -16,14 +17,15 @@ import { copyRich, copyText } from '../../lib/clipboard';
 import { formatDateTime, toApiDate, toLocalInput } from '../../lib/dates';
 import { downloadBlob } from '../../lib/download';
 import { isSecurePage } from '../../lib/secureContext';
-import { plural } from '../../lib/text';
 import { clearDraft, loadDraft, useWindowDraft } from '../../lib/windowDrafts';
 import { useTransport } from '../../transport/context';
 import type { BaseRecord } from '../../transport/types';
 import { InsertImage, type InsertImageHandle } from './AlertBodyImages';
+import { AlertHistoryModal } from './AlertHistoryModal';
 import { ALERT_DRAFT, draftSendKey, isEmptyAlertDraft, isUnsentDraft, provideUnsentProbe, restoreAlertDraft } from './alertDraftStore';
+import { continueDraft, sendFields, threadFilter, type AlertThread } from './alertThreads';
 import { useBrandLogo } from './brandLogos';
-import { bodyHtmlError, bodyText, bodyToHtml, htmlToBody, INPUT_MAX, newDraft, onAlertLoad, SEVERITIES, severityColor, severityText, SUBJECT_WARN, type AlertDraft, type AlertHistory } from './alerts';
+import { bodyHtmlError, bodyToHtml, htmlToBody, INPUT_MAX, newDraft, onAlertLoad, SEVERITIES, severityColor, severityText, SUBJECT_WARN, type AlertDraft, type AlertHistory } from './alerts';
 import { escapeHtml, imageToken, type BodyImage } from './bodyImages';
 import { cardContent, cardPlainText, copyForOutlook, imageDataUrl, pngFileName, renderCardPng } from './cardExport';
 import { useCardZone } from './cardZone';
@@ -123,55 +125,6 @@ function AlarmManager({ onEdit, onClose }: { onEdit: (a: AlarmRec) => void; onCl
   );
 }
 
-function HistoryModal({ onLoad, onClose }: { onLoad: (h: AlertHistory) => void; onClose: () => void }) {
-  const transport = useTransport();
-  const toast = useToast();
-  const col = useCollection<AlertHistory>('alert_history');
-  const [q, setQ] = useState('');
-  const [clearing, setClearing] = useState(false);
-  const needle = q.trim().toLowerCase();
-  const match = (h: AlertHistory) => !needle || [h.label, h.subject, bodyText(htmlToBody(h.bodyHtml).body), h.severity, h.sender, h.recipient].some((f) => f?.toLowerCase().includes(needle));
-  const shown = col.items.filter(match);
-  const pinned = shown.filter((h) => h.pinned && h.label);
-  const recent = shown.filter((h) => !(h.pinned && h.label));
-  const row = (h: AlertHistory) => (
-    <li key={h.id} className="history-item" data-testid="alert-history-item">
-      <button type="button" className="history-load" onClick={() => onLoad(h)}>
-        <span className="sev-dot" style={{ background: severityColor(h.severity) }} />
-        <span>{h.pinned && h.label ? <strong>{h.label}</strong> : h.subject || '(no subject)'}</span>
-        <span className="muted small">{formatDateTime(h.created)}</span>
-      </button>
-      <button type="button" className="button button-ghost small" onClick={() => transport.update<AlertHistory>('alert_history', h.id, { pinned: !h.pinned, label: h.label || h.subject || 'Untitled Template' }).then((r) => col.store.upsertLocal(r)).catch((e) => toast('error', errorMessage(e)))}>
-        {h.pinned ? 'Unpin' : 'Pin'}
-      </button>
-      <button type="button" className="icon-btn" aria-label="Delete" onClick={() => transport.remove('alert_history', h.id).then(() => col.store.removeLocal(h)).catch((e) => toast('error', errorMessage(e)))}>✕</button>
-    </li>
-  );
-  return (
-    <Modal title="Alert history" onClose={onClose} wide testId="alert-history">
-      <input className="input" placeholder="Search history…" aria-label="Search history" value={q} onChange={(e) => setQ(e.target.value)} />
-      <div className="row-wrap">
-        <p className="muted small">{shown.length} of {col.items.length}</p>
-        {col.items.length > 0 && <button type="button" className="button button-danger small push-right" onClick={() => setClearing(true)}>Clear all</button>}
-      </div>
-      {clearing && (
-        <Confirm title="Clear alert history" message={`Delete all ${plural(col.items.length, 'entry', 'entries')}, pinned templates included?`} confirmLabel="Clear all"
-          onCancel={() => setClearing(false)}
-          onConfirm={async () => {
-            setClearing(false);
-            try {
-              for (const h of [...col.items]) { await transport.remove('alert_history', h.id); col.store.removeLocal(h); }
-            } catch (e) { toast('error', errorMessage(e)); }
-          }} />
-      )}
-      <h3 className="subhead">Pinned Templates</h3>
-      <ul className="history-list">{pinned.length ? pinned.map(row) : <li className="muted">None</li>}</ul>
-      <h3 className="subhead">Recent</h3>
-      <ul className="history-list">{recent.slice(0, 100).map(row)}</ul>
-    </Modal>
-  );
-}
-
 export default function AlertsView() {
   const transport = useTransport();
   const toast = useToast();
@@ -235,9 +188,22 @@ export default function AlertsView() {
     replaceDraft({ ...newDraft(), severity: h.severity ?? 'INFO', subject: h.subject ?? '', ...htmlToBody(h.bodyHtml), sender: h.sender ?? '', recipient: h.recipient ?? '' });
     setModal(null);
   };
+  /** Continues a thread from its last send as the server has it now (the synced copy when offline). */
+  async function continueThread(thread: AlertThread) {
+    let last = thread.last;
+    try {
+      const page = await transport.list<AlertHistory>('alert_history', { filter: threadFilter(thread.id), sort: '-updateNumber,-created', perPage: 1 });
+      if (page.items[0]) last = page.items[0];
+    } catch { /* keep the synced copy */ }
+    const next = continueDraft(last, newDraft());
+    replaceDraft(next);
+    setModal(null);
+    toast('success', `Continuing the thread as UPDATE #${next.update}.`);
+  }
   async function saveHistory(extra: Partial<AlertHistory> = {}): Promise<AlertHistory> {
     const rec = await transport.create<AlertHistory>('alert_history', {
-      severity: draft.severity, subject: draft.subject, bodyHtml: draftHtml(draft), sender: draft.sender, recipient: draft.recipient, pinned: false, label: '', ...extra,
+      severity: draft.severity, subject: draft.subject, bodyHtml: draftHtml(draft), sender: draft.sender, recipient: draft.recipient, pinned: false, label: '',
+      ...sendFields(draft), ...extra,
     });
     history.store.upsertLocal(rec);
     return rec;
@@ -251,7 +217,14 @@ export default function AlertsView() {
     const key = draftSendKey(draft);
     const last = sent.current;
     const saved = !(last && last.key === key && history.items.some((h) => h.id === last.id));
-    if (saved) sent.current = { key, id: (await saveHistory()).id };
+    if (saved) {
+      const rec = await saveHistory();
+      sent.current = { key, id: rec.id };
+      // The server numbers the send; another client may have updated the thread since it was loaded.
+      if (draft.threadId && rec.updateNumber !== undefined && rec.updateNumber !== draft.update) {
+        toast('error', `Saved to the thread as UPDATE #${rec.updateNumber}, not #${draft.update}: someone else updated it meanwhile.`);
+      }
+    }
     clearDraft(ALERT_DRAFT);
     return saved;
   }
@@ -393,6 +366,12 @@ export default function AlertsView() {
               </label>
             )}
           </div>
+          {draft.threadId && (
+            <p className="muted small row-wrap" data-testid="alert-thread-note">
+              <span>Continues an alert thread: the server numbers this send after the thread's last one.</span>
+              <button type="button" className="button button-ghost small" data-testid="alert-thread-leave" onClick={() => set({ threadId: '' })}>Send as a new alert</button>
+            </p>
+          )}
           <div className="alert-times">
             <div>
               <label className="field-label" htmlFor="alert-start">Event start</label>
@@ -433,7 +412,7 @@ export default function AlertsView() {
           </div>
         </div>
       </div>
-      {modal === 'history' && <HistoryModal onLoad={load} onClose={() => setModal(null)} />}
+      {modal === 'history' && <AlertHistoryModal onLoad={load} onContinue={continueThread} onClose={() => setModal(null)} />}
       {modal === 'alarms' && <AlarmManager onEdit={(a) => setModal({ edit: a })} onClose={() => setModal(null)} />}
       {modal === 'schedule' && <AlarmForm draft={draft} onClose={() => setModal(null)} />}
       {modal && typeof modal === 'object' && <AlarmForm draft={draft} editing={modal.edit} onClose={() => setModal(null)} />}
@@ -442,7 +421,7 @@ export default function AlertsView() {
           <div className="form">
             <input className="input" aria-label="Template name" data-testid="pin-label" value={pinLabel} onChange={(e) => setPinLabel(e.target.value)} />
             <div className="row-end">
-              <button type="button" className="button button-primary" data-testid="pin-save" onClick={() => saveHistory({ pinned: true, label: pinLabel.trim() || 'Untitled Template' }).then(() => { setModal(null); toast('success', 'Template pinned.'); }).catch((e) => toast('error', errorMessage(e)))}>Pin</button>
+              <button type="button" className="button button-primary" data-testid="pin-save" onClick={() => saveHistory({ pinned: true, label: pinLabel.trim() || 'Untitled Template', threadId: '' }).then(() => { setModal(null); toast('success', 'Template pinned.'); }).catch((e) => toast('error', errorMessage(e)))}>Pin</button>
             </div>
           </div>
         </Modal>

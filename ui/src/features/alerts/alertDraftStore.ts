@@ -49,7 +49,7 @@ export function isEmptyAlertDraft(d: AlertDraft): boolean {
 
 /** Every field a send puts out (the canonical body with its images): equal keys are the same alert. */
 export function draftSendKey(d: AlertDraft): string {
-  return JSON.stringify([d.severity, d.subject, d.body, d.images, d.sender, d.recipient, d.update, d.start, d.end, d.timeZone]);
+  return JSON.stringify([d.severity, d.subject, d.body, d.images, d.sender, d.recipient, d.update, d.start, d.end, d.timeZone, d.threadId]);
 }
 
 /** Typed work not sent as it stands: not empty, and not what the last send of this session put out. */

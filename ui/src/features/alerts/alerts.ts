@@ -1,9 +1,9 @@
 // Alert composer shared bits: severities (colours from lib/palette.ts), the draft and history
 // record shapes, the rich body ⇄ stored HTML conversion (./richBody, images as in ./bodyImages), and
 // a tiny hand-off so the due popup can load an alarm's snapshot into the composer. The draft also
-// holds the "UPDATE #N" counter and the event times (./eventTimes), which are never stored: the
-// alert collections have no fields for them. A new draft's times are entered in the device's card
-// zone (./cardZone) until another is chosen.
+// holds the "UPDATE #N" counter and the event times (./eventTimes); a send stores the times and
+// its thread (./alertThreads), and the server numbers the send within its thread. A new draft's
+// times are entered in the device's card zone (./cardZone) until another is chosen.
 import { fieldError, LIMITS } from '../../lib/limits';
 import { SEVERITY_COLORS } from '../../lib/palette';
 import type { BaseRecord } from '../../transport/types';
@@ -34,16 +34,18 @@ export interface AlertDraft {
   images: BodyImages;
   sender: string;
   recipient: string;
-  /** 0: not an update; N ≥ 1: the heading reads `UPDATE #N — subject`. Draft only. */
+  /** 0: not an update; N ≥ 1: the heading reads `UPDATE #N — subject`. */
   update: number;
-  /** Event start and end as datetime-local values in `timeZone`; blank when not set. Draft only. */
+  /** Event start and end as datetime-local values in `timeZone`; blank when not set. */
   start: string;
   end: string;
   timeZone: string;
+  /** The alert thread a send continues (./alertThreads); '' starts a new thread. */
+  threadId: string;
 }
 
 export const emptyDraft: AlertDraft = {
-  severity: DEFAULT_SEVERITY, subject: '', body: '', images: {}, sender: '', recipient: '', update: 0, start: '', end: '', timeZone: readCardZone(),
+  severity: DEFAULT_SEVERITY, subject: '', body: '', images: {}, sender: '', recipient: '', update: 0, start: '', end: '', timeZone: readCardZone(), threadId: '',
 };
 
 /** A fresh draft, its entry zone the device's card zone as it is now (Settings may have changed it). */
@@ -59,6 +61,14 @@ export interface AlertHistory extends BaseRecord {
   recipient?: string;
   pinned?: boolean;
   label?: string;
+  /** The thread's first send's id; empty on rows from before threads (./alertThreads). */
+  threadId?: string;
+  /** Server-assigned: 0 for a thread's first send, then 1, 2, … */
+  updateNumber?: number;
+  /** Event times as instants ('' when unset) and the zone they were entered in. */
+  eventStart?: string;
+  eventEnd?: string;
+  timeZone?: string;
 }
 
 /**

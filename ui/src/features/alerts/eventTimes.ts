@@ -4,9 +4,9 @@
 // abbreviation and UTC offset. The card shows the times in the device's card zone (./cardZone,
 // Central Time unless changed) on one line labelled by severity, as the original did: Started
 // (ISSUE), Scheduled (MAINTENANCE), When (INFO), Duration (RESOLVED); the start alone, the range
-// start – end, or "until" the end. These live in the composer draft and the rendered card/text
-// only: alert_history and alert_reminders have no fields for them (domain/src/collections.rs), so
-// they are never sent to the server. Pure: no clock, no DOM.
+// start – end, or "until" the end. They live in the composer draft and the rendered card/text; a
+// send stores them in alert_history with its thread (./alertThreads), alarms do not keep them.
+// Pure: no clock, no DOM.
 
 /** Largest update counter the stepper offers. */
 export const UPDATE_MAX = 99;
