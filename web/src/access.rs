@@ -6,6 +6,7 @@
 //! screen can send the operator there. Public (before sign-in, like `/api/health`): the port is
 //! what a port scan finds and the name what mDNS announces; nothing else is said.
 
+use crate::route_table::{Endpoint, RouteTable, Verb};
 use actix_web::{web, HttpResponse};
 use serde_json::json;
 
@@ -25,6 +26,5 @@ async fn access(relay_web: Option<web::Data<Option<RelayWebAccess>>>) -> HttpRes
     HttpResponse::Ok().json(json!({ "relayWeb": relay_web }))
 }
 
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.route("/relay/access", web::get().to(access));
-}
+pub(crate) const ROUTES: RouteTable =
+    RouteTable::new(&[Endpoint::new("/relay/access", &[(Verb::Get, |r| r.to(access))])]);

@@ -23,6 +23,7 @@ use domain::record::RecordError;
 use infra::token::LogicalSession;
 
 use crate::error::{ApiError, ApiResult, Problem};
+use crate::route_table::{Endpoint, RouteTable, Verb};
 
 /// Proof that the request carried a valid app-user token, and the logical session it belongs to.
 #[derive(Debug, Clone)]
@@ -78,7 +79,7 @@ async fn auth_refresh(req: HttpRequest, handles: web::Data<Handles>) -> ApiResul
     Ok(HttpResponse::Ok().json(reply))
 }
 
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.route("/collections/users/auth-with-password", web::post().to(auth_with_password))
-        .route("/collections/users/auth-refresh", web::post().to(auth_refresh));
-}
+pub(crate) const ROUTES: RouteTable = RouteTable::new(&[
+    Endpoint::new("/collections/users/auth-with-password", &[(Verb::Post, |r| r.to(auth_with_password))]),
+    Endpoint::new("/collections/users/auth-refresh", &[(Verb::Post, |r| r.to(auth_refresh))]),
+]);

@@ -14,6 +14,7 @@ use domain::images::{LogoKind, MAX_BODY_INPUT_BYTES};
 
 use crate::auth::Authenticated;
 use crate::error::{Problem, RawBody};
+use crate::route_table::{Endpoint, RouteTable, Verb};
 
 type BrandingResult = Result<HttpResponse, Problem<BrandingError>>;
 
@@ -35,10 +36,8 @@ async fn alert_body(_: Authenticated, handles: web::Data<Handles>, RawBody(body)
     Ok(HttpResponse::Ok().json(serde_json::json!({ "dataUrl": image.data_url() })))
 }
 
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.route("/relay/branding/logo/{kind}", web::get().to(logo)).service(
-        web::resource("/relay/images/alert-body")
-            .app_data(web::PayloadConfig::new(MAX_BODY_INPUT_BYTES))
-            .route(web::post().to(alert_body)),
-    );
-}
+pub(crate) const ROUTES: RouteTable = RouteTable::new(&[
+    Endpoint::new("/relay/branding/logo/{kind}", &[(Verb::Get, |r| r.to(logo))]),
+    Endpoint::new("/relay/images/alert-body", &[(Verb::Post, |r| r.to(alert_body))])
+        .with(|r| r.app_data(web::PayloadConfig::new(MAX_BODY_INPUT_BYTES))),
+]);

@@ -23,6 +23,7 @@ use infra::import_body::read_import_body;
 
 use crate::auth::Authenticated;
 use crate::error::{Problem, RawBody};
+use crate::route_table::{Endpoint, RouteTable, Verb};
 
 /// The import body (a body past `MAX_IMPORT_BODY` is refused with 413 before it is read to the
 /// end); it must be declared JSON, as the JSON extractor required before.
@@ -71,15 +72,9 @@ async fn spreadsheet_rows(
     Ok(HttpResponse::Ok().json(rows))
 }
 
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.service(
-        web::resource("/relay/import/{collection}")
-            .app_data(web::PayloadConfig::new(crate::MAX_IMPORT_BODY))
-            .route(web::post().to(import)),
-    )
-    .service(
-        web::resource("/relay/spreadsheet/rows")
-            .app_data(web::PayloadConfig::new(MAX_WORKBOOK_BYTES))
-            .route(web::post().to(spreadsheet_rows)),
-    );
-}
+pub(crate) const ROUTES: RouteTable = RouteTable::new(&[
+    Endpoint::new("/relay/import/{collection}", &[(Verb::Post, |r| r.to(import))])
+        .with(|r| r.app_data(web::PayloadConfig::new(crate::MAX_IMPORT_BODY))),
+    Endpoint::new("/relay/spreadsheet/rows", &[(Verb::Post, |r| r.to(spreadsheet_rows))])
+        .with(|r| r.app_data(web::PayloadConfig::new(MAX_WORKBOOK_BYTES))),
+]);

@@ -4,7 +4,8 @@
 //! same-origin, and the access log (`access_log`: server errors always, every request at debug).
 //! Handlers only translate HTTP into actor messages and actor replies into HTTP;
 //! every rule lives in the actors and the domain. Every error answer, including extractor
-//! refusals, goes out through `error::Problem`.
+//! refusals, goes out through `error::Problem`. Every route is registered from its module's table
+//! (`route_table`), which the `route_coverage` test holds to `docs/openapi.json`.
 
 mod access;
 mod access_log;
@@ -22,6 +23,9 @@ mod realtime;
 mod records;
 mod refusal_log;
 mod relay;
+#[cfg(test)]
+mod route_coverage;
+mod route_table;
 mod static_ui;
 mod status_feeds;
 mod wiki;
@@ -61,29 +65,38 @@ pub(crate) fn source_ip(req: &actix_web::HttpRequest) -> std::net::IpAddr {
     req.peer_addr().map(|a| a.ip()).unwrap_or(std::net::IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED))
 }
 
+/// The data API's routes: every module's table, mounted under `/api` in this order (the
+/// `route_coverage` test reads the same list).
+pub(crate) const DATA_API: route_table::Mount = route_table::Mount {
+    prefix: "/api",
+    tables: &[
+        &auth::ROUTES,
+        &records::ROUTES,
+        &realtime::ROUTES,
+        &relay::ROUTES,
+        &access::ROUTES,
+        &status_feeds::ROUTES,
+        &radar::ROUTES,
+        &branding::ROUTES,
+        &wiki::ROUTES,
+        &wiki::UPLOAD_ROUTES,
+        &metrics::ROUTES,
+        &import::ROUTES,
+        &offline::REPLAY_ROUTES,
+        &offline::SYNC_ROUTES,
+        &privileged::ROUTES,
+    ],
+};
+
 /// Registers every route on an actix `App` (shared by the server and in-process tests).
 pub fn configure(cfg: &mut web::ServiceConfig, ui_dir: Option<PathBuf>) {
     cfg.app_data(error::json_config(MAX_JSON_BODY))
         .app_data(error::query_config())
         .app_data(error::path_config())
         .service(
-            web::scope("/api")
+            web::scope(DATA_API.prefix)
                 .wrap(actix_web::middleware::DefaultHeaders::new().add(("Cache-Control", "no-store")))
-                .configure(auth::routes)
-                .configure(records::routes)
-                .configure(realtime::routes)
-                .configure(relay::routes)
-                .configure(access::routes)
-                .configure(status_feeds::routes)
-                .configure(radar::routes)
-                .configure(branding::routes)
-                .configure(wiki::routes)
-                .configure(wiki::upload_routes)
-                .configure(metrics::routes)
-                .configure(import::routes)
-                .configure(offline::replay_routes)
-                .configure(offline::sync_routes)
-                .configure(privileged::routes)
+                .configure(|c| DATA_API.register(c))
                 .default_service(web::to(error::not_found)),
         )
         // Relay Web's own endpoints exist only on the gateway listener.

@@ -21,6 +21,7 @@ use domain::record::RecordError;
 use domain::web_origin::is_loopback_request;
 
 use crate::error::{ApiError, ApiResult};
+use crate::route_table::{Endpoint, RouteTable, Verb};
 
 /// The data API's request counter (wrapped around the whole app in `build_server`).
 pub async fn record_data_api(
@@ -78,6 +79,5 @@ async fn metrics(req: HttpRequest, handles: web::Data<Handles>) -> ApiResult<Htt
     Ok(HttpResponse::Ok().content_type(CONTENT_TYPE).body(text))
 }
 
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.route("/relay/metrics", web::get().to(metrics));
-}
+pub(crate) const ROUTES: RouteTable =
+    RouteTable::new(&[Endpoint::new("/relay/metrics", &[(Verb::Get, |r| r.to(metrics))])]);

@@ -19,6 +19,7 @@ use domain::record::RecordError;
 
 use crate::auth::Authenticated;
 use crate::error::{json_config, Problem};
+use crate::route_table::{Endpoint, RouteTable, Verb};
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -72,23 +73,15 @@ fn replay_routes_mounted() -> bool {
 }
 
 /// The replay routes (data API only).
-pub fn replay_routes(cfg: &mut web::ServiceConfig) {
-    if !replay_routes_mounted() {
-        return;
-    }
-    cfg.service(
-        web::resource("/relay/offline/replay").app_data(json_config(MAX_REPLAY_BODY)).route(web::post().to(replay_one)),
-    )
-    .service(
-        web::resource("/relay/offline/replay/batch")
-            .app_data(json_config(MAX_BATCH_BODY))
-            .route(web::post().to(replay_batch)),
-    );
-}
+pub(crate) const REPLAY_ROUTES: RouteTable = RouteTable::new(&[
+    Endpoint::new("/relay/offline/replay", &[(Verb::Post, |r| r.to(replay_one))])
+        .with(|r| r.app_data(json_config(MAX_REPLAY_BODY))),
+    Endpoint::new("/relay/offline/replay/batch", &[(Verb::Post, |r| r.to(replay_batch))])
+        .with(|r| r.app_data(json_config(MAX_BATCH_BODY))),
+])
+.mounted_when(replay_routes_mounted);
 
 /// The Servers sync route (data API and Relay Web gateway).
-pub fn sync_routes(cfg: &mut web::ServiceConfig) {
-    cfg.service(
-        web::resource("/relay/servers/sync").app_data(json_config(MAX_BATCH_BODY)).route(web::post().to(sync_servers)),
-    );
-}
+pub(crate) const SYNC_ROUTES: RouteTable =
+    RouteTable::new(&[Endpoint::new("/relay/servers/sync", &[(Verb::Post, |r| r.to(sync_servers))])
+        .with(|r| r.app_data(json_config(MAX_BATCH_BODY)))]);

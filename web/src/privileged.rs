@@ -14,6 +14,7 @@ use domain::envelope::{PublicJwk, MAX_ENVELOPE_BYTES};
 
 use crate::auth::Authenticated;
 use crate::error::{json_config, ApiError, Problem, RawBody};
+use crate::route_table::{Endpoint, RouteTable, Verb};
 
 /// A handler's error: the actor unreachable (`ApiError`, 503) or its refusal (`Problem<PrivError>`).
 type PrivResult = Result<HttpResponse, actix_web::Error>;
@@ -79,16 +80,10 @@ async fn execute(_: Authenticated, handles: web::Data<Handles>, RawBody(body): R
     Ok(HttpResponse::Ok().json(serde_json::to_value(outcome).unwrap_or_default()))
 }
 
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.route("/relay/privileged/pair", web::post().to(pair))
-        .service(
-            web::resource("/relay/privileged/reauth")
-                .app_data(json_config(MAX_REAUTH_BODY))
-                .route(web::post().to(reauth)),
-        )
-        .service(
-            web::resource("/relay/privileged/execute")
-                .app_data(web::PayloadConfig::new(MAX_ENVELOPE_BYTES))
-                .route(web::post().to(execute)),
-        );
-}
+pub(crate) const ROUTES: RouteTable = RouteTable::new(&[
+    Endpoint::new("/relay/privileged/pair", &[(Verb::Post, |r| r.to(pair))]),
+    Endpoint::new("/relay/privileged/reauth", &[(Verb::Post, |r| r.to(reauth))])
+        .with(|r| r.app_data(json_config(MAX_REAUTH_BODY))),
+    Endpoint::new("/relay/privileged/execute", &[(Verb::Post, |r| r.to(execute))])
+        .with(|r| r.app_data(web::PayloadConfig::new(MAX_ENVELOPE_BYTES))),
+]);

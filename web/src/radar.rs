@@ -12,6 +12,7 @@ use actors::Handles;
 
 use crate::auth::Authenticated;
 use crate::error::Problem;
+use crate::route_table::{Endpoint, RouteTable, Verb};
 
 type RadarResult = Result<HttpResponse, Problem<RadarError>>;
 
@@ -28,6 +29,7 @@ async fn refresh(caller: Authenticated, handles: web::Data<Handles>) -> RadarRes
     Ok(HttpResponse::Ok().json(snap))
 }
 
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.route("/relay/radar", web::get().to(snapshot)).route("/relay/radar/refresh", web::post().to(refresh));
-}
+pub(crate) const ROUTES: RouteTable = RouteTable::new(&[
+    Endpoint::new("/relay/radar", &[(Verb::Get, |r| r.to(snapshot))]),
+    Endpoint::new("/relay/radar/refresh", &[(Verb::Post, |r| r.to(refresh))]),
+]);

@@ -22,6 +22,7 @@ use actors::Handles;
 
 use crate::auth::Authenticated;
 use crate::error::ApiResult;
+use crate::route_table::{Endpoint, RouteTable, Verb};
 
 /// An idle stream writes an SSE comment this often. actix-web only notices a vanished peer when
 /// a write fails (actix/actix-web#1313), so without it a closed stream would hold its slot until
@@ -107,9 +108,10 @@ async fn set_subscriptions(
     Ok(HttpResponse::NoContent().finish())
 }
 
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.service(web::resource("/realtime").route(web::get().to(connect)).route(web::post().to(set_subscriptions)));
-}
+pub(crate) const ROUTES: RouteTable = RouteTable::new(&[Endpoint::new(
+    "/realtime",
+    &[(Verb::Get, |r| r.to(connect)), (Verb::Post, |r| r.to(set_subscriptions))],
+)]);
 
 #[cfg(test)]
 mod tests {

@@ -14,6 +14,7 @@ use domain::record::RawListParams;
 
 use crate::auth::Authenticated;
 use crate::error::{json_config, ApiResult};
+use crate::route_table::{Endpoint, RouteTable, Verb};
 
 fn list_params(mut q: HashMap<String, String>) -> RawListParams {
     RawListParams {
@@ -75,18 +76,12 @@ async fn delete(
     Ok(HttpResponse::NoContent().finish())
 }
 
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.service(
-        web::resource("/collections/{collection}/records")
-            .app_data(json_config(crate::MAX_RECORD_BODY))
-            .route(web::get().to(list))
-            .route(web::post().to(create)),
+pub(crate) const ROUTES: RouteTable = RouteTable::new(&[
+    Endpoint::new("/collections/{collection}/records", &[(Verb::Get, |r| r.to(list)), (Verb::Post, |r| r.to(create))])
+        .with(|r| r.app_data(json_config(crate::MAX_RECORD_BODY))),
+    Endpoint::new(
+        "/collections/{collection}/records/{id}",
+        &[(Verb::Get, |r| r.to(view)), (Verb::Patch, |r| r.to(update)), (Verb::Delete, |r| r.to(delete))],
     )
-    .service(
-        web::resource("/collections/{collection}/records/{id}")
-            .app_data(json_config(crate::MAX_RECORD_BODY))
-            .route(web::get().to(view))
-            .route(web::patch().to(update))
-            .route(web::delete().to(delete)),
-    );
-}
+    .with(|r| r.app_data(json_config(crate::MAX_RECORD_BODY))),
+]);

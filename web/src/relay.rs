@@ -16,6 +16,7 @@ use actors::Handles;
 
 use crate::auth::Authenticated;
 use crate::error::{ApiResult, Problem};
+use crate::route_table::{Endpoint, RouteTable, Verb};
 use domain::record::RecordError;
 
 async fn liveness() -> HttpResponse {
@@ -63,9 +64,9 @@ async fn heartbeat(
     Ok(HttpResponse::Ok().json(row))
 }
 
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.route("/health", web::get().to(liveness))
-        .route("/relay/health", web::get().to(dashboard))
-        .route("/relay/presence", web::get().to(presence))
-        .route("/relay/presence/heartbeat", web::post().to(heartbeat));
-}
+pub(crate) const ROUTES: RouteTable = RouteTable::new(&[
+    Endpoint::new("/health", &[(Verb::Get, |r| r.to(liveness))]),
+    Endpoint::new("/relay/health", &[(Verb::Get, |r| r.to(dashboard))]),
+    Endpoint::new("/relay/presence", &[(Verb::Get, |r| r.to(presence))]),
+    Endpoint::new("/relay/presence/heartbeat", &[(Verb::Post, |r| r.to(heartbeat))]),
+]);

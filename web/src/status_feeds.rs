@@ -11,6 +11,7 @@ use actors::Handles;
 
 use crate::auth::Authenticated;
 use crate::error::Problem;
+use crate::route_table::{Endpoint, RouteTable, Verb};
 
 type StatusResult = Result<HttpResponse, Problem<StatusFeedsError>>;
 
@@ -28,6 +29,7 @@ async fn refresh(_: Authenticated, handles: web::Data<Handles>) -> StatusResult 
     Ok(HttpResponse::Accepted().json(outcome))
 }
 
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.route("/relay/status", web::get().to(status)).route("/relay/status/refresh", web::post().to(refresh));
-}
+pub(crate) const ROUTES: RouteTable = RouteTable::new(&[
+    Endpoint::new("/relay/status", &[(Verb::Get, |r| r.to(status))]),
+    Endpoint::new("/relay/status/refresh", &[(Verb::Post, |r| r.to(refresh))]),
+]);

@@ -27,6 +27,7 @@ use domain::wiki::command::WikiCommand;
 
 use crate::auth::Authenticated;
 use crate::error::{Problem, RawBody};
+use crate::route_table::{Endpoint, RouteTable, Verb};
 
 type WikiResult = Result<HttpResponse, Problem<WikiError>>;
 
@@ -169,15 +170,12 @@ async fn chunk(
 }
 
 /// The chunk route, mounted on the data API only (the gateway has no privileged routes).
-pub fn upload_routes(cfg: &mut web::ServiceConfig) {
-    let limit = domain::wiki::limits::UPLOAD_CHUNK_BYTES as usize;
-    cfg.service(
-        web::resource("/relay/wiki/chunks").app_data(web::PayloadConfig::new(limit)).route(web::post().to(chunk)),
-    );
-}
+pub(crate) const UPLOAD_ROUTES: RouteTable =
+    RouteTable::new(&[Endpoint::new("/relay/wiki/chunks", &[(Verb::Post, |r| r.to(chunk))])
+        .with(|r| r.app_data(web::PayloadConfig::new(domain::wiki::limits::UPLOAD_CHUNK_BYTES as usize)))]);
 
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.route("/relay/wiki/search", web::get().to(search))
-        .route("/relay/wiki/documents/{id}/pdf", web::get().to(pdf))
-        .route("/relay/wiki/documents/{id}/cover", web::get().to(cover));
-}
+pub(crate) const ROUTES: RouteTable = RouteTable::new(&[
+    Endpoint::new("/relay/wiki/search", &[(Verb::Get, |r| r.to(search))]),
+    Endpoint::new("/relay/wiki/documents/{id}/pdf", &[(Verb::Get, |r| r.to(pdf))]),
+    Endpoint::new("/relay/wiki/documents/{id}/cover", &[(Verb::Get, |r| r.to(cover))]),
+]);

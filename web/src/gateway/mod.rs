@@ -20,7 +20,33 @@ use std::path::PathBuf;
 
 use domain::web_origin::AllowedHosts;
 
+use crate::route_table::Mount;
+
 pub use session::SESSION_COOKIE;
+
+/// The server-mediated protected sign-in, behind a live web session.
+const PROTECTED: Mount = Mount { prefix: "/web/api/protected", tables: &[&protected::ROUTES] };
+/// Web sign-in, session, connection and browser logs; mounted after [`PROTECTED`], which it
+/// would otherwise take.
+const SESSION: Mount = Mount { prefix: "/web/api", tables: &[&session::ROUTES] };
+/// The ordinary data routes Relay Web mounts, behind a live web session.
+const API: Mount = Mount {
+    prefix: "/api",
+    tables: &[
+        &crate::records::ROUTES,
+        &crate::realtime::ROUTES,
+        &crate::relay::ROUTES,
+        &crate::status_feeds::ROUTES,
+        &crate::radar::ROUTES,
+        &crate::branding::ROUTES,
+        &crate::wiki::ROUTES,
+        &crate::import::ROUTES,
+        &crate::offline::SYNC_ROUTES,
+    ],
+};
+/// Every mount of the gateway (the `route_coverage` test reads this list).
+#[cfg(test)]
+pub(crate) const MOUNTS: [&Mount; 3] = [&PROTECTED, &SESSION, &API];
 
 #[derive(Debug, Clone)]
 pub struct GatewayConfig {
@@ -52,31 +78,23 @@ pub fn build_gateway(
             .wrap(from_fn(crate::metrics::record_gateway))
             .service(
                 // Before `/web/api`, which would otherwise take these paths.
-                web::scope("/web/api/protected")
+                web::scope(PROTECTED.prefix)
                     .wrap(from_fn(session::require_web_session))
                     .wrap(actix_web::middleware::DefaultHeaders::new().add(("Cache-Control", "no-store")))
-                    .configure(protected::routes)
+                    .configure(|c| PROTECTED.register(c))
                     .default_service(web::to(crate::error::not_found)),
             )
             .service(
-                web::scope("/web/api")
+                web::scope(SESSION.prefix)
                     .wrap(actix_web::middleware::DefaultHeaders::new().add(("Cache-Control", "no-store")))
-                    .configure(session::routes),
+                    .configure(|c| SESSION.register(c)),
             )
             .service(
-                web::scope("/api")
+                web::scope(API.prefix)
                     // Outermost last: refusals of the session check get `Cache-Control` too.
                     .wrap(from_fn(session::require_web_session))
                     .wrap(actix_web::middleware::DefaultHeaders::new().add(("Cache-Control", "no-store")))
-                    .configure(crate::records::routes)
-                    .configure(crate::realtime::routes)
-                    .configure(crate::relay::routes)
-                    .configure(crate::status_feeds::routes)
-                    .configure(crate::radar::routes)
-                    .configure(crate::branding::routes)
-                    .configure(crate::wiki::routes)
-                    .configure(crate::import::routes)
-                    .configure(crate::offline::sync_routes)
+                    .configure(|c| API.register(c))
                     .default_service(web::to(crate::error::not_found)),
             )
             .configure(|c| crate::static_ui::routes(c, ui_dir.clone()))

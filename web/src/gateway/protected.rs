@@ -25,6 +25,7 @@ use actors::Handles;
 use domain::problem::HttpProblem;
 
 use crate::error::{json_config, Problem, RawBody};
+use crate::route_table::{Endpoint, RouteTable, Verb};
 
 /// Longest accepted username and password (the sign-in body is capped at 4 KiB as well).
 const MAX_USERNAME: usize = 64;
@@ -292,17 +293,15 @@ async fn chunk(
     Ok(HttpResponse::Ok().json(progress.map_err(Problem)?))
 }
 
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    let chunk_limit = domain::wiki::limits::UPLOAD_CHUNK_BYTES as usize;
-    cfg.route("/status", web::get().to(status))
-        .service(web::resource("/sign-in").app_data(json_config(MAX_REAUTH_BODY)).route(web::post().to(sign_in)))
-        .service(web::resource("/confirm").app_data(json_config(MAX_REAUTH_BODY)).route(web::post().to(confirm)))
-        .route("/lock", web::post().to(lock))
-        .route("/command", web::post().to(command))
-        .service(
-            web::resource("/wiki/chunks").app_data(web::PayloadConfig::new(chunk_limit)).route(web::post().to(chunk)),
-        );
-}
+pub(crate) const ROUTES: RouteTable = RouteTable::new(&[
+    Endpoint::new("/status", &[(Verb::Get, |r| r.to(status))]),
+    Endpoint::new("/sign-in", &[(Verb::Post, |r| r.to(sign_in))]).with(|r| r.app_data(json_config(MAX_REAUTH_BODY))),
+    Endpoint::new("/confirm", &[(Verb::Post, |r| r.to(confirm))]).with(|r| r.app_data(json_config(MAX_REAUTH_BODY))),
+    Endpoint::new("/lock", &[(Verb::Post, |r| r.to(lock))]),
+    Endpoint::new("/command", &[(Verb::Post, |r| r.to(command))]),
+    Endpoint::new("/wiki/chunks", &[(Verb::Post, |r| r.to(chunk))])
+        .with(|r| r.app_data(web::PayloadConfig::new(domain::wiki::limits::UPLOAD_CHUNK_BYTES as usize))),
+]);
 
 #[cfg(test)]
 mod tests {

@@ -18,6 +18,7 @@ use domain::redact::escape_line_breaks;
 
 use super::guard::is_state_changing;
 use crate::error::Problem;
+use crate::route_table::{Endpoint, RouteTable, Verb};
 
 pub const SESSION_COOKIE: &str = "relay_web";
 pub const CSRF_HEADER: &str = "x-relay-csrf";
@@ -139,15 +140,16 @@ async fn mode() -> HttpResponse {
     HttpResponse::Ok().json(serde_json::json!({ "mode": "relay-web", "cleartextHttp": true }))
 }
 
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.route("/mode", web::get().to(mode))
-        .route("/session", web::post().to(sign_in))
-        .route("/session/refresh", web::post().to(refresh))
-        .route("/session/resume", web::post().to(resume))
-        .route("/session/logout", web::post().to(logout))
-        .route("/connection", web::post().to(connection))
-        .service(web::resource("/logs").app_data(crate::error::json_config(MAX_LOG_BODY)).route(web::post().to(logs)));
-}
+pub(crate) const ROUTES: RouteTable = RouteTable::new(&[
+    Endpoint::new("/mode", &[(Verb::Get, |r| r.to(mode))]),
+    Endpoint::new("/session", &[(Verb::Post, |r| r.to(sign_in))]),
+    Endpoint::new("/session/refresh", &[(Verb::Post, |r| r.to(refresh))]),
+    Endpoint::new("/session/resume", &[(Verb::Post, |r| r.to(resume))]),
+    Endpoint::new("/session/logout", &[(Verb::Post, |r| r.to(logout))]),
+    Endpoint::new("/connection", &[(Verb::Post, |r| r.to(connection))]),
+    Endpoint::new("/logs", &[(Verb::Post, |r| r.to(logs))])
+        .with(|r| r.app_data(crate::error::json_config(MAX_LOG_BODY))),
+]);
 
 /// Every gateway `/api` route (except the public liveness probe) needs a live web session;
 /// state-changing ones also need the session's CSRF token. The session's grant goes into the
