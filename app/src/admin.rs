@@ -4,9 +4,11 @@
 //! server running the command first recovers an interrupted backup restore (as a server start
 //! does), then opens the database itself and runs the same
 //! `actors::privileged::admin_ops` over the same `PrivilegedService`, so the rules and the audit
-//! log are identical either way. `migrate-roles` always works on the store directly. Initial
-//! password setup, activation, reset and recovery exist only here (account creation and the
-//! Publisher assignment also on the server PC's Administration screen and from paired laptops).
+//! log are identical either way, and so is the failure budget of the `--as` password checks (the
+//! server PC's, kept in the store when no server runs). `migrate-roles` always works on the store
+//! directly. Initial password setup, activation, reset and recovery exist only here (account
+//! creation and the Publisher assignment also on the server PC's Administration screen and from
+//! paired laptops).
 
 use clap::Subcommand;
 
@@ -205,8 +207,9 @@ fn run_op(data_dir: &std::path::Path, op: AdminOp) -> Result<AdminReply, BoxErro
         Delivered::Reply(ControlReply::Admin(reply)) => Ok(reply),
         Delivered::Reply(_) => Err("the server sent an unexpected reply".into()),
         Delivered::NotRunning => {
-            let (svc, _pool, _lock) = open(data_dir, false)?;
-            Ok(admin_ops::run(&svc, op)?)
+            let (svc, pool, _lock) = open(data_dir, false)?;
+            let limits = infra::rate_limits::RateLimitStore::new(pool);
+            Ok(admin_ops::run_without_server(&svc, &limits, op)?)
         }
     }
 }

@@ -2,7 +2,8 @@
 //! server and the real `relay admin` CLI: pairing rules, every envelope rejection path in the
 //! pipeline (shape, lifetime, skew, unknown/revoked device, disabled account, changed role,
 //! bad signature, conflicting request-id reuse), owner-only rules, revision and fresh-password
-//! requirements, reauth limits, password-change revocation, the audit chain, and results over
+//! requirements, reauth limits, the server PC's budget for `relay admin ... --as` (with and
+//! without a running server), password-change revocation, the audit chain, and results over
 //! the 4 KiB bound stored (and replayed) only as the truncation marker.
 
 #[path = "../support/mod.rs"]
@@ -117,6 +118,34 @@ fn relay_admin_works_on_a_data_directory_no_server_has_opened() {
     assert!(ok, "{out}");
     let (ok, out) = support::admin_cli(fresh.path(), &["activate", "--username", "ryan"], "");
     assert!(ok, "{out}");
+}
+
+/// Five wrong `relay admin pair-device --as ryan` passwords in `data_dir` are checked; the right
+/// one then waits: the server PC's budget is spent.
+fn guess_as_the_owner_until_the_budget_is_spent(data_dir: &std::path::Path) {
+    let pair = ["pair-device", "--as", "ryan", "--for", "ryan"];
+    for _ in 0..5 {
+        let (ok, out) = admin_cli(data_dir, &pair, "wrong-password-0009\n");
+        assert!(!ok && out.contains("invalid username or password"), "{out}");
+    }
+    let (ok, out) = admin_cli(data_dir, &pair, &format!("{OWNER_PW}\n"));
+    assert!(!ok && out.contains("too many attempts"), "the right password waits too: {out}");
+}
+
+#[tokio::test]
+async fn relay_admin_as_checks_spend_the_server_pcs_budget_through_the_running_server() {
+    let relay = Relay::start();
+    ok_admin(&relay, &["set-password", "--username", "ryan"], &format!("{OWNER_PW}\n"));
+    ok_admin(&relay, &["activate", "--username", "ryan"], "");
+    guess_as_the_owner_until_the_budget_is_spent(&relay.data_dir);
+}
+
+#[test]
+fn relay_admin_as_checks_spend_the_server_pcs_budget_without_a_server() {
+    let dir = tempfile::tempdir().unwrap();
+    assert!(admin_cli(dir.path(), &["set-password", "--username", "ryan"], &format!("{OWNER_PW}\n")).0);
+    assert!(admin_cli(dir.path(), &["activate", "--username", "ryan"], "").0);
+    guess_as_the_owner_until_the_budget_is_spent(dir.path());
 }
 
 #[tokio::test]

@@ -1,15 +1,21 @@
 //! Server-local administration (`relay admin ...`) as typed operations over the privileged
 //! service: listing accounts, creating one, setting passwords, activation, assigning the
-//! Publisher, starting device pairing, revoking a device and verifying the audit chain. The running server reaches this through the control
-//! socket and the privileged actor (`RunAdmin`), so the actor owns the change; with no server
-//! running the CLI calls [`run`] on its own service over the same database. Either way the rules
-//! and the audit log are the same, and nothing here is reachable over TCP.
+//! Publisher, starting device pairing, revoking a device and verifying the audit chain. The
+//! running server reaches this through the control socket and the privileged actor (`RunAdmin`),
+//! so the actor owns the change; with no server running the CLI calls [`run_without_server`] on
+//! its own service over the same database. Either way the rules and the audit log are the same,
+//! the acting account's password (`--as`) is checked behind the server PC's budget (the actor's,
+//! or the same budget kept in the store), and nothing here is reachable over TCP.
 
 use domain::control::{AccountLine, AdminOp, AdminReply, ControlError, ControlErrorCode, SecretText};
 use domain::privileged_command::PrivilegedCommand;
 
+use infra::rate_limits::RateLimitStore;
+
 use super::error::PrivError;
-use super::service::{PrivilegedService, Readiness};
+use super::reauth_guard::check_on_server_pc_in_store;
+use super::service::{Principal, PrivilegedService, Readiness};
+use super::PrivilegedLimits;
 
 /// Why an admin operation failed. Messages are safe to print on the operator's terminal.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -33,8 +39,30 @@ impl From<AdminOpError> for ControlError {
     }
 }
 
-/// Runs one admin operation (after making sure the protected accounts exist).
-pub fn run(svc: &PrivilegedService, op: AdminOp) -> Result<AdminReply, AdminOpError> {
+/// Checks the acting account's username and password (`--as`) behind the server PC's budget.
+pub type ActingPasswordCheck<'a> = dyn FnMut(&str, &str) -> Result<Principal, PrivError> + 'a;
+
+/// Runs one admin operation with no server running: the acting account's password is checked
+/// behind the server PC's budget as kept in `limits` (scope `privileged.local`).
+pub fn run_without_server(
+    svc: &PrivilegedService,
+    limits: &RateLimitStore,
+    op: AdminOp,
+) -> Result<AdminReply, AdminOpError> {
+    let budget = PrivilegedLimits::default().local;
+    let now = svc.now().max(0) as u64;
+    run(svc, op, &mut |actor, password| {
+        check_on_server_pc_in_store(limits, budget, now, || svc.authenticate(actor, password))
+    })
+}
+
+/// Runs one admin operation (after making sure the protected accounts exist), checking the
+/// acting account's password with `authenticate`.
+pub fn run(
+    svc: &PrivilegedService,
+    op: AdminOp,
+    authenticate: &mut ActingPasswordCheck<'_>,
+) -> Result<AdminReply, AdminOpError> {
     if let Readiness::Deferred(reasons) = svc.ensure_ready()? {
         return Err(AdminOpError::Deferred(reasons.join("; ")));
     }
@@ -49,22 +77,22 @@ pub fn run(svc: &PrivilegedService, op: AdminOp) -> Result<AdminReply, AdminOpEr
             AdminReply::ActiveSet { username: account.username, active: account.active }
         }
         AdminOp::PairDevice { actor, password, target, label } => {
-            let principal = svc.authenticate(&actor, password.expose())?;
+            let principal = authenticate(&actor, password.expose())?;
             let ticket = svc.start_pairing(&principal, &target, &label)?;
             AdminReply::PairingCode { target, code: SecretText(ticket.code), expires_ms: ticket.expires_ms }
         }
         AdminOp::RevokeDevice { actor, password, device } => {
-            let principal = svc.authenticate(&actor, password.expose())?;
+            let principal = authenticate(&actor, password.expose())?;
             let command = PrivilegedCommand::DevicesRevoke { device_id: device };
             AdminReply::Revoked { result: svc.execute_local(&principal, &command, None, true)? }
         }
         AdminOp::CreateAccount { actor, password, username, display_name, kind } => {
-            let principal = svc.authenticate(&actor, password.expose())?;
+            let principal = authenticate(&actor, password.expose())?;
             let command = PrivilegedCommand::AccountsCreate { username, display_name, kind };
             AdminReply::Changed { result: svc.execute_local(&principal, &command, None, true)? }
         }
         AdminOp::AssignPublisher { actor, password, username } => {
-            let principal = svc.authenticate(&actor, password.expose())?;
+            let principal = authenticate(&actor, password.expose())?;
             let account_id = Some(account_id_of(svc, &username)?);
             let revision = Some(principal.state.revision);
             let command = PrivilegedCommand::PublisherAssign { account_id, reauth_proof: None };

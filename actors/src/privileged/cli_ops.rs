@@ -1,7 +1,7 @@
 //! The server-local CLI commands the control socket (`actors::control`) delivers to the
 //! privileged actor: `relay dynatrace ...`, `relay wiki ...` (a command, or authorizing an
-//! upload's feed) and `relay admin ...`. Each checks the acting account's password behind the
-//! local sign-in budget and runs the same typed commands, rules and audit as the server PC's
+//! upload's feed) and `relay admin ...`. Each checks the acting account's password (`--as`) behind
+//! the local sign-in budget and runs the same typed commands, rules and audit as the server PC's
 //! Administration screen. None of them is reachable from HTTP.
 
 use actix::prelude::*;
@@ -52,7 +52,8 @@ pub struct AuthorizeWikiFeed {
 }
 
 /// Server-local administration from `relay admin`, delivered by the control socket
-/// (`actors::control`). Not reachable from HTTP.
+/// (`actors::control`); the acting account's password (`--as`) is checked behind the local
+/// sign-in budget. Not reachable from HTTP.
 #[derive(Message)]
 #[rtype(result = "Result<domain::control::AdminReply, AdminOpError>")]
 pub struct RunAdmin(pub domain::control::AdminOp);
@@ -121,8 +122,15 @@ impl PrivilegedActor {
 impl Handler<RunAdmin> for PrivilegedActor {
     type Result = Result<domain::control::AdminReply, AdminOpError>;
     fn handle(&mut self, msg: RunAdmin, ctx: &mut Context<Self>) -> Self::Result {
-        let result = guarded(self, ctx, |a| admin_ops::run(&a.service, msg.0))
-            .unwrap_or(Err(AdminOpError::Privileged(PrivError::Internal)));
+        let now = self.now();
+        self.persisted.mark_dirty();
+        let result = guarded(self, ctx, |a| {
+            let (service, guard) = (&a.service, &mut a.reauth_guard);
+            admin_ops::run(service, msg.0, &mut |actor, password| {
+                guard.check_on_server_pc(now, || service.authenticate(actor, password))
+            })
+        })
+        .unwrap_or(Err(AdminOpError::Privileged(PrivError::Internal)));
         if let Err(AdminOpError::Privileged(e)) = &result {
             self.fail(e);
         }

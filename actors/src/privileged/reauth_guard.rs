@@ -4,8 +4,10 @@
 //! [`PrivilegedLimits`](super::PrivilegedLimits): a source that has not failed recently may always
 //! try, so other addresses' failures never lock the Owner out, while failing sources are held
 //! back by their own, their network's (/24 or /48) and the global budget. The server PC's own
-//! checks (the control socket's CLI commands, the Administration screen) have a separate budget
-//! under [`LOCAL_SOURCE`] that LAN failures never touch and that spends no LAN budget. Only wrong
+//! checks (the control socket's CLI commands, `relay admin ... --as` included, the Administration
+//! screen) have a separate budget under [`LOCAL_SOURCE`] that LAN failures never touch and that
+//! spends no LAN budget; `relay admin` with no server running spends the same budget in the store
+//! ([`check_on_server_pc_in_store`]). Only wrong
 //! passwords count; a refused attempt never reaches the password check. LAN refusals are logged
 //! at most once per source a minute (30 lines a minute in all) with a count of the suppressed
 //! ones. Both budgets are kept in the store under their own scopes; the scope of the earlier
@@ -16,7 +18,7 @@ use std::net::IpAddr;
 
 use domain::ratelimit::{BucketConfig, KeyedLimiter, LimiterSnapshot};
 use domain::signin_guard::{source_key, LogThrottle, SignInGuard, SignInLimits, SignInSnapshot};
-use infra::rate_limits::ScopeSnapshot;
+use infra::rate_limits::{RateLimitStore, ScopeSnapshot};
 
 use super::{limited, PrivError};
 use crate::kit::{PersistedLimits, SubsystemCtx};
@@ -86,7 +88,7 @@ impl ReauthGuard {
         now: u64,
         check: impl FnOnce() -> Result<T, PrivError>,
     ) -> Result<T, PrivError> {
-        limited(&mut self.local, LOCAL_SOURCE, now, |e| matches!(e, PrivError::InvalidCredentials), check)
+        limited(&mut self.local, LOCAL_SOURCE, now, is_wrong_password, check)
     }
 
     /// Adopts the budgets a previous run left in the store, the earlier single limiter's
@@ -95,9 +97,7 @@ impl ReauthGuard {
         let sources: LimiterSnapshot<IpAddr> = persisted.load(SCOPE_REAUTH, ctx, actor);
         let mut local: LimiterSnapshot<IpAddr> = persisted.load(SCOPE_LOCAL, ctx, actor);
         let (legacy_local, lan): (Vec<_>, Vec<_>) = sources.keys.into_iter().partition(|(key, _)| *key == LOCAL_SOURCE);
-        if local.keys.is_empty() {
-            local.keys = legacy_local;
-        }
+        adopt_legacy_local(&mut local, legacy_local);
         let lan = lan.into_iter().map(|(key, state)| (source_key(key), state)).collect();
         let snapshot = SignInSnapshot {
             sources: LimiterSnapshot { global: None, keys: lan },
@@ -118,4 +118,44 @@ impl ReauthGuard {
             ScopeSnapshot::new(SCOPE_LOCAL, &self.local.snapshot(now)),
         ]
     }
+}
+
+/// Only wrong passwords spend a budget.
+fn is_wrong_password(e: &PrivError) -> bool {
+    matches!(e, PrivError::InvalidCredentials)
+}
+
+/// The earlier single limiter kept the server PC's budget under `::1` among the LAN sources: it is
+/// the server PC's budget while the local scope holds none.
+fn adopt_legacy_local(local: &mut LimiterSnapshot<IpAddr>, legacy: Vec<(IpAddr, domain::ratelimit::BucketState)>) {
+    if local.keys.is_empty() {
+        local.keys = legacy;
+    }
+}
+
+/// A password check on the server PC with no privileged actor running (`relay admin` while no
+/// server runs): the server PC's budget is read from `store` (as a starting server reads it),
+/// spent or kept like [`ReauthGuard::check_on_server_pc`], and written back before the answer,
+/// so failures count across CLI runs and a server started later adopts them. A store that
+/// cannot be read or written refuses the check (`Internal`).
+pub fn check_on_server_pc_in_store<T>(
+    store: &RateLimitStore,
+    config: BucketConfig,
+    now: u64,
+    check: impl FnOnce() -> Result<T, PrivError>,
+) -> Result<T, PrivError> {
+    let unavailable = |e: infra::db::DbError| {
+        tracing::error!(error = %e, "the server PC's password budget is not readable");
+        PrivError::Internal
+    };
+    let mut local: LimiterSnapshot<IpAddr> = store.load(SCOPE_LOCAL).map_err(unavailable)?;
+    if local.keys.is_empty() {
+        let sources: LimiterSnapshot<IpAddr> = store.load(SCOPE_REAUTH).map_err(unavailable)?;
+        adopt_legacy_local(&mut local, sources.keys.into_iter().filter(|(key, _)| *key == LOCAL_SOURCE).collect());
+    }
+    let mut limiter = KeyedLimiter::new(config, None, 1);
+    limiter.restore(local);
+    let result = limited(&mut limiter, LOCAL_SOURCE, now, is_wrong_password, check);
+    store.save(&[ScopeSnapshot::new(SCOPE_LOCAL, &limiter.snapshot(now))]).map_err(unavailable)?;
+    result
 }

@@ -1,8 +1,9 @@
 //! The password-check budgets through the actor's messages, with an explicit clock: other
 //! addresses' failures never lock out a clean one (Relay Web protected sign-in and paired
 //! laptops' reauthentication), the server PC's budget and the LAN budgets never spend each
-//! other, guessing spread over many addresses stays bounded, and the budgets (the earlier single
-//! limiter's snapshot included) survive a restart.
+//! other, `relay admin ... --as` spends the server PC's budget (through the running server, and in
+//! the store without one), guessing spread over many addresses stays bounded, and the budgets
+//! (the earlier single limiter's snapshot included) survive a restart.
 
 use super::browser_sessions::OpenBrowserSession;
 use super::*;
@@ -208,4 +209,51 @@ async fn the_earlier_single_limiters_snapshot_is_adopted_at_start() {
     assert!(is_limited(&web_sign_in(&actor, ip([10, 0, 0, 7]), PW).await), "the spent address still waits");
     assert!(is_limited(&local_sign_in(&actor, PW).await), "the server PC's spent budget moved to its own");
     assert_eq!(web_sign_in(&actor, ip([10, 0, 0, 8]), PW).await, Ok(()), "a clean address signs in");
+}
+
+/// `relay admin pair-device --as ryan` with `password`.
+fn pair_as_owner(password: &str) -> domain::control::AdminOp {
+    domain::control::AdminOp::PairDevice {
+        actor: "ryan".into(),
+        password: domain::control::SecretText(password.into()),
+        target: "ryan".into(),
+        label: "NOC laptop".into(),
+    }
+}
+
+fn is_limited_admin<T>(result: &Result<T, AdminOpError>) -> bool {
+    matches!(result, Err(AdminOpError::Privileged(PrivError::RateLimited { .. })))
+}
+
+#[actix_rt::test]
+async fn relay_admin_as_an_actor_spends_the_server_pcs_budget_through_the_running_server() {
+    let (_tmp, pool) = store();
+    let actor = actor_on(&pool, &TestCtx::new());
+    for _ in 0..5 {
+        let wrong = actor.send(RunAdmin(pair_as_owner("wrong-password-1"))).await.unwrap();
+        assert_eq!(wrong, Err(AdminOpError::Privileged(PrivError::InvalidCredentials)));
+    }
+    let right = actor.send(RunAdmin(pair_as_owner(PW))).await.unwrap();
+    assert!(is_limited_admin(&right), "the right password waits too once the budget is spent: {right:?}");
+    assert!(is_limited(&local_sign_in(&actor, PW).await), "the Administration screen shares the budget");
+    assert_eq!(web_sign_in(&actor, ip([10, 0, 0, 2]), PW).await, Ok(()), "no LAN budget was spent");
+}
+
+#[actix_rt::test]
+async fn relay_admin_as_an_actor_without_a_server_spends_the_same_budget_in_the_store() {
+    let (_tmp, pool) = store();
+    let t = TestCtx::new();
+    let service = PrivilegedService::new(pool.clone(), t.clock.clone());
+    let limits = RateLimitStore::new(pool.clone());
+    for _ in 0..5 {
+        let wrong = admin_ops::run_without_server(&service, &limits, pair_as_owner("wrong-password-1"));
+        assert_eq!(wrong, Err(AdminOpError::Privileged(PrivError::InvalidCredentials)));
+    }
+    let right = admin_ops::run_without_server(&service, &limits, pair_as_owner(PW));
+    assert!(is_limited_admin(&right), "a later CLI run waits, even with the right password: {right:?}");
+    let started = actor_on(&pool, &TestCtx::at(t.clock.now_ms()));
+    assert!(is_limited(&local_sign_in(&started, PW).await), "a server started afterwards keeps the spent budget");
+    t.clock.advance_ms(30_000);
+    let later = admin_ops::run_without_server(&service, &limits, pair_as_owner(PW));
+    assert!(matches!(later, Ok(domain::control::AdminReply::PairingCode { .. })), "one more after 30 s: {later:?}");
 }
