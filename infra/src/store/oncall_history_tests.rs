@@ -117,3 +117,26 @@ fn retention_drops_history_older_than_its_window_and_keeps_the_rest() {
     assert_eq!(history(&s).len(), 1);
     assert_eq!(select_in(&mut s.conn().unwrap(), &ONCALL, "1 = 1", &[], "id", 10).unwrap().len(), 2, "rows stay");
 }
+
+#[test]
+fn imports_and_accepted_offline_replays_are_recorded_like_any_write() {
+    let (_t, s) = store();
+    let plan = domain::import::plan_import("oncall", &[ada(), json!({"team": "Storage", "name": "Cy"})]).unwrap();
+    s.import(&plan, false, 1_000).unwrap();
+    assert!(history(&s).is_empty(), "a preview writes nothing");
+    s.import(&plan, true, 1_000).unwrap();
+    let rows = history(&s);
+    assert_eq!(rows.iter().map(|r| r["action"].as_str().unwrap()).collect::<Vec<_>>(), ["create", "create"]);
+
+    let row = s.get(&ONCALL, rows[0]["recordId"].as_str().unwrap()).unwrap();
+    let seen = json!({"collection": "oncall", "action": "update", "recordId": row["id"],
+        "expectedUpdated": row["updated"], "expectedFingerprint": domain::offline::record_fingerprint(&row).unwrap(),
+        "data": {"name": "Offline"}});
+    let change = domain::offline::replay::parse_replay_change(&seen).unwrap();
+    let write = change.data.as_ref().map(|d| validate_write(change.spec, d, WriteMode::Update).unwrap());
+    let out = s.replay_offline(&[PreparedReplay { change, write }], 2_000).unwrap();
+    assert!(matches!(out[0], ReplayOutcome::Updated(_)), "{out:?}");
+    let rows = history(&s);
+    assert_eq!(rows.len(), 3);
+    assert_eq!((&rows[2]["action"], &rows[2]["stateAfter"]["name"]), (&json!("update"), &json!("Offline")));
+}
