@@ -2,7 +2,9 @@
 //! each planned row then becomes an update of the first matching record or an insert (and a
 //! later row with the same key in the same file updates the record the earlier row created).
 //! An applied import runs in one IMMEDIATE transaction: it lands whole or not at all. A preview
-//! runs the same classification without writing.
+//! runs the same classification without writing. Alert sends keep their threads: rows go in by
+//! their exported update number and the threads they name are rebased onto the new ids
+//! (`store::alert_threads`).
 
 use std::collections::HashMap;
 
@@ -15,6 +17,7 @@ use domain::import::ImportPlan;
 use domain::record::{Action, RecordError};
 
 use crate::sql::quote_ident;
+use crate::store::alert_threads::{import_order, ImportedThreads};
 use crate::store::{insert_row, map_db_error, update_row, RecordStore};
 
 #[derive(Debug, Clone, PartialEq)]
@@ -55,7 +58,9 @@ fn run(
 ) -> Result<ImportOutcome, diesel::result::Error> {
     let mut index = key_index(conn, plan)?;
     let mut outcome = ImportOutcome { creates: 0, updates: 0, written: Vec::new() };
-    for row in &plan.rows {
+    let mut threads = ImportedThreads::default();
+    for index_in_plan in import_order(plan.spec, plan.rows.iter().map(|row| &row.create)) {
+        let row = &plan.rows[index_in_plan];
         let existing = row.key.as_ref().and_then(|k| index.get(k)).cloned();
         match existing {
             Some(id) => {
@@ -68,7 +73,8 @@ fn run(
                 outcome.creates += 1;
                 let id = crate::ids::record_id();
                 if apply {
-                    outcome.written.push((Action::Create, insert_row(conn, plan.spec, &id, &row.create, now_ms)?));
+                    let create = threads.rebase(plan.spec, &id, &row.create);
+                    outcome.written.push((Action::Create, insert_row(conn, plan.spec, &id, &create, now_ms)?));
                 }
                 if let Some(k) = &row.key {
                     index.insert(k.clone(), id);

@@ -28,7 +28,7 @@ use crate::db::{DbConn, DbPool};
 
 mod offline;
 pub use offline::{PreparedReplay, PreparedSync, ReplayOutcome};
-mod alert_threads;
+pub(crate) mod alert_threads;
 mod batch;
 mod cached;
 mod in_tx;

@@ -6,8 +6,11 @@
 //! serialized by SQLite's write lock and get distinct, consecutive numbers (the partial unique
 //! index on `threadId, updateNumber` backs this up). On update, [`keep_server_owned`] drops any
 //! value a client sent for the thread fields: a send never moves to another thread or number.
+//! An import gives every row a fresh id, so [`ImportedThreads`] rebases the threads an exported
+//! file names onto the new ids, inserting each thread's sends in their exported order.
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 
 use diesel::result::Error as DieselError;
 use diesel::sql_types::{Double, Nullable, Text};
@@ -77,6 +80,63 @@ pub(crate) fn keep_server_owned<'a>(spec: &CollectionSpec, write: &'a ValidatedW
     let mut kept = write.clone();
     kept.values.retain(|(name, _)| !SERVER_OWNED_FIELDS.contains(name));
     Cow::Owned(kept)
+}
+
+fn number_value(write: &ValidatedWrite, field: &str) -> f64 {
+    write
+        .values
+        .iter()
+        .find_map(|(name, value)| match value {
+            SqlValue::Real(n) if *name == field => Some(*n),
+            _ => None,
+        })
+        .unwrap_or(0.0)
+}
+
+/// The order an import inserts its rows in: as given, except that alert sends go by their
+/// exported update number (stable), so a thread's first send is in place before its updates and
+/// the server numbers them in their original order whichever order the file lists them in.
+pub(crate) fn import_order<'a>(spec: &CollectionSpec, creates: impl Iterator<Item = &'a ValidatedWrite>) -> Vec<usize> {
+    let numbers: Vec<f64> = creates.map(|write| number_value(write, UPDATE_NUMBER)).collect();
+    let mut order: Vec<usize> = (0..numbers.len()).collect();
+    if spec.name == COLLECTION {
+        order.sort_by(|a, b| numbers[*a].total_cmp(&numbers[*b]));
+    }
+    order
+}
+
+/// The threads of one import: the thread id a file names, mapped to the new id of the first of
+/// its sends imported. The first imported send of a thread starts it; the later ones continue it.
+#[derive(Debug, Default)]
+pub(crate) struct ImportedThreads {
+    new_ids: HashMap<String, String>,
+}
+
+impl ImportedThreads {
+    /// The create `write` of imported row `id` with its `threadId` naming the imported thread
+    /// (other collections' writes unchanged).
+    pub(crate) fn rebase<'a>(
+        &mut self,
+        spec: &CollectionSpec,
+        id: &str,
+        write: &'a ValidatedWrite,
+    ) -> Cow<'a, ValidatedWrite> {
+        let named = text_value(write, THREAD_ID).trim();
+        if spec.name != COLLECTION || named.is_empty() {
+            return Cow::Borrowed(write);
+        }
+        let thread = match self.new_ids.get(named) {
+            Some(thread) => thread.clone(),
+            None => {
+                self.new_ids.insert(named.to_string(), id.to_string());
+                String::new()
+            }
+        };
+        let mut rebased = write.clone();
+        rebased.values.retain(|(name, _)| *name != THREAD_ID);
+        rebased.values.push((THREAD_ID, SqlValue::Text(thread)));
+        Cow::Owned(rebased)
+    }
 }
 
 #[cfg(test)]

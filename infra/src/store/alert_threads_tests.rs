@@ -120,3 +120,31 @@ fn rows_from_before_the_migration_read_and_continue_as_single_send_threads() {
     let next = send(&s, json!({"subject": "Old alert", "threadId": "old000000000001"})).unwrap();
     assert_eq!(number(&next), 2);
 }
+
+#[test]
+fn an_import_keeps_exported_threads_on_new_ids_in_their_order() {
+    let (_tmp, s) = store();
+    // As exported: newest first, ids from another server, one thread of three and a legacy row.
+    let exported = [
+        json!({"id": "srcb00000000003", "subject": "VPN up", "threadId": "srca00000000001", "updateNumber": 2}),
+        json!({"id": "srcb00000000002", "subject": "VPN still down", "threadId": "srca00000000001", "updateNumber": 1}),
+        json!({"id": "srca00000000001", "subject": "VPN down", "threadId": "srca00000000001", "updateNumber": 0}),
+        json!({"id": "legacy000000001", "subject": "Old notice"}),
+    ];
+    let plan = domain::import::plan_import("alert_history", &exported).unwrap();
+    let outcome = s.import(&plan, true, 5_000).unwrap();
+    assert_eq!(outcome.creates, 4);
+    let by_subject = |subject: &str| {
+        let (_, record) = outcome.written.iter().find(|(_, r)| r["subject"] == subject).unwrap();
+        record.clone()
+    };
+    let first = by_subject("VPN down");
+    let thread = first["id"].as_str().unwrap();
+    assert_eq!((first["threadId"].as_str(), number(&first)), (Some(thread), 0));
+    for (subject, expected) in [("VPN still down", 1), ("VPN up", 2)] {
+        let send = by_subject(subject);
+        assert_eq!((send["threadId"].as_str(), number(&send)), (Some(thread), expected), "{subject}");
+    }
+    let legacy = by_subject("Old notice");
+    assert_eq!((legacy["threadId"].as_str(), number(&legacy)), (legacy["id"].as_str(), 0));
+}
