@@ -41,9 +41,9 @@ use cached::Cached;
 pub use in_tx::{create_in, delete_in, get_in, select_in, update_in};
 use plan_memo::PlanMemo;
 #[cfg(test)]
-mod search_tests;
-#[cfg(test)]
 mod oncall_history_tests;
+#[cfg(test)]
+mod search_tests;
 use crate::sql::{
     compile_filter, compile_filter_with, order_by, quote_ident, record_json, Narrowing, SearchPlan, Where,
 };

@@ -45,7 +45,12 @@ async fn post(http: &reqwest::Client, url: String, token: &str, body: Vec<u8>, j
 }
 
 /// Runs `requests` concurrent requests made by `send(i)` on a fresh server; the rise of VmHWM.
-async fn measure<F, Fut>(scenario: &'static str, requests: usize, prepare: impl AsyncFnOnce(&Server, &str), send: F) -> Outcome
+async fn measure<F, Fut>(
+    scenario: &'static str,
+    requests: usize,
+    prepare: impl AsyncFnOnce(&Server, &str),
+    send: F,
+) -> Outcome
 where
     F: Fn(String, String, usize) -> Fut,
     Fut: std::future::Future<Output = u16>,
@@ -54,7 +59,8 @@ where
     let token = api_token(&http(), &server.base).await;
     prepare(&server, &token).await;
     let before = peak_mib(&server);
-    let statuses = futures_util::future::join_all((0..requests).map(|i| send(server.base.clone(), token.clone(), i))).await;
+    let statuses =
+        futures_util::future::join_all((0..requests).map(|i| send(server.base.clone(), token.clone(), i))).await;
     let rise_mib = peak_mib(&server) - before;
     let mut counts = std::collections::BTreeMap::new();
     for s in statuses {
@@ -171,6 +177,9 @@ async fn main() {
     for o in &outcomes {
         let per = o.rise_mib / o.requests as f64;
         let met = if per <= BUDGET_MIB_PER_REQUEST { "met" } else { "NOT met" };
-        println!("| {} | {} | {} | {:.1} MiB | {:.1} MiB | {met} |", o.scenario, o.requests, o.statuses, o.rise_mib, per);
+        println!(
+            "| {} | {} | {} | {:.1} MiB | {:.1} MiB | {met} |",
+            o.scenario, o.requests, o.statuses, o.rise_mib, per
+        );
     }
 }
