@@ -13,6 +13,7 @@ pub mod commands;
 pub mod dynatrace_ops;
 pub mod error;
 pub mod pairing;
+pub mod password_check;
 mod reauth_guard;
 pub mod service;
 pub mod session_policy;

@@ -22,6 +22,7 @@ use infra::privileged::{self as store, AccountRow, AuditEvent, Claim, RequestRow
 use super::commands::{self, CommandRequest};
 use super::error::PrivError;
 use super::pairing;
+use super::password_check::PasswordCheck;
 
 /// Reauthentication proofs live this long.
 pub const PROOF_TTL_MS: i64 = 5 * 60_000;
@@ -79,6 +80,8 @@ pub struct PrivilegedService {
     dynatrace: Option<super::dynatrace_ops::DynatraceHooks>,
     /// The Wiki's files and realtime publisher (absent: `wiki.*` is refused).
     wiki: Option<super::wiki_ops::WikiHooks>,
+    /// Verifies passwords, with the same work for unknown accounts.
+    passwords: PasswordCheck,
 }
 
 /// An authenticated principal after the pipeline's record checks.
@@ -91,7 +94,13 @@ pub struct Principal {
 
 impl PrivilegedService {
     pub fn new(pool: DbPool, clock: SharedClock) -> PrivilegedService {
-        PrivilegedService { pool, clock, dynatrace: None, wiki: None }
+        PrivilegedService { pool, clock, dynatrace: None, wiki: None, passwords: PasswordCheck::default() }
+    }
+
+    /// Verifies passwords with `check` (tests count the verifications).
+    pub fn with_password_check(mut self, check: PasswordCheck) -> PrivilegedService {
+        self.passwords = check;
+        self
     }
 
     /// Enables the `dynatrace.*` commands.
@@ -211,14 +220,17 @@ impl PrivilegedService {
         store::find_account_by_username(conn, &username)?.ok_or(PrivError::InvalidCredentials)
     }
 
-    /// Checks a username/password for an active account with a role (server-local sign-in).
+    /// Checks a username/password for an active account with a role (server-local sign-in). An
+    /// unknown username costs the same hash verification as a known one (`password_check`).
     pub fn authenticate(&self, username: &str, password: &str) -> Result<Principal, PrivError> {
         let mut conn = self.conn()?;
-        let account = self.account_by_username(&mut conn, username)?;
-        let ok = account.password_hash.as_deref().is_some_and(|h| infra::password::verify_password(password, h));
-        if !ok || !account.active {
-            return Err(PrivError::InvalidCredentials);
-        }
+        let account = match self.account_by_username(&mut conn, username) {
+            Ok(account) => Some(account),
+            Err(PrivError::InvalidCredentials) => None,
+            Err(e) => return Err(e),
+        };
+        let matches = self.passwords.matches(account.as_ref().and_then(|a| a.password_hash.as_deref()), password);
+        let account = account.filter(|a| matches && a.active).ok_or(PrivError::InvalidCredentials)?;
         let state = self.state(&mut conn)?;
         let role = effective_role(&account.to_account(), &state).ok_or(PrivError::InvalidCredentials)?;
         Ok(Principal { account, role, state, device_id: None })
@@ -355,11 +367,9 @@ impl PrivilegedService {
     /// Remote: fresh-password reauthentication for a paired device; returns a single-use proof.
     pub fn reauth(&self, account_id: &str, device_id: &str, password: &str) -> Result<(String, i64), PrivError> {
         let mut conn = self.conn()?;
-        let (principal, _) =
-            self.principal_for_device(&mut conn, account_id, device_id).map_err(|_| PrivError::InvalidCredentials)?;
-        let ok =
-            principal.account.password_hash.as_deref().is_some_and(|h| infra::password::verify_password(password, h));
-        if !ok {
+        let principal = self.principal_for_device(&mut conn, account_id, device_id).ok().map(|(p, _)| p);
+        let stored = principal.as_ref().and_then(|p| p.account.password_hash.as_deref());
+        if !self.passwords.matches(stored, password) || principal.is_none() {
             return Err(PrivError::InvalidCredentials);
         }
         let proof_id = infra::ids::client_id();
