@@ -118,7 +118,8 @@ function ScheduleBridge({ attendees, onClose }: { attendees: BridgeAttendee[]; o
         </label>
         <label className="field">
           <span className="field-label">Organizer email (optional)</span>
-          <input type="email" className="input" data-testid="schedule-organizer" value={organizer} onChange={(e) => { setOrganizer(e.target.value); setError(null); }} />
+          <input type="email" className="input" data-testid="schedule-organizer" aria-describedby={`${id}-org-hint`} value={organizer} onChange={(e) => { setOrganizer(e.target.value); setError(null); }} />
+          <span className="muted small" id={`${id}-org-hint`}>Without one, the file is a plain calendar entry (no meeting replies).</span>
         </label>
         <p className="muted small" id={`${id}-who`}>{plural(attendees.length, 'attendee')} will be invited.</p>
         {error && <p className="error-text" role="alert" data-testid="schedule-error">{error}</p>}

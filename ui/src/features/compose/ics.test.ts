@@ -50,6 +50,15 @@ describe('buildIcs', () => {
     expect(buildIcs({ ...base, organizer: 'nope' }).ok).toBe(false);
   });
 
+  it('publishes (no REQUEST, no RSVP) when there is no organizer, as RFC 5546 needs one for REQUEST', () => {
+    const lines = unfold(text({ ...base, organizer: '  ' })).split('\r\n');
+    expect(lines).toContain('METHOD:PUBLISH');
+    expect(lines).not.toContain('METHOD:REQUEST');
+    expect(lines.join('\n')).not.toMatch(/RSVP|NEEDS-ACTION/);
+    expect(lines).toContain('ATTENDEE;CN="Ann A";ROLE=REQ-PARTICIPANT:mailto:a@x.com');
+    expect(buildIcs({ ...base, organizer: 'nope' }).ok).toBe(false);
+  });
+
   it('escapes text and strips quotes from CN', () => {
     const t = unfold(text({ ...base, summary: 'a\\b; c, d\ne', attendees: [{ email: 'a@x.com', name: 'Doe, "J"; Jr' }] }));
     expect(t).toContain('SUMMARY:a\\\\b\\; c\\, d\\ne\r\n');
@@ -79,7 +88,7 @@ describe('buildIcs', () => {
 
   it('refuses an invitation of 1 MiB or more', () => {
     const attendees = Array.from({ length: 12000 }, (_, i) => ({ email: `user${i}@example.com`, name: `User Number ${i}` }));
-    const r = buildIcs({ ...base, attendees });
+    const r = buildIcs({ ...base, organizer: 'ops@x.com', attendees });
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.error).toMatch(/limit is 1 MiB/);
     const small = buildIcs({ ...base, attendees: attendees.slice(0, 1000) });

@@ -1,9 +1,12 @@
 // Compose → Schedule Bridge: the RFC 5545 invitation (.ics) for the current recipients.
-// Owns the calendar text: METHOD:REQUEST, one VEVENT with UID, DTSTAMP, DTSTART/DTEND in UTC,
-// SUMMARY, optional ORGANIZER and DESCRIPTION, one ATTENDEE (CN, RSVP=TRUE) per recipient; TEXT
-// escaping (\\ ; , newline); CRLF line endings; lines folded at 75 UTF-8 octets without
-// splitting a character; and the 1 MiB ceiling (refused with a message, never truncated). It
-// reads no clock (the caller passes `stamp` and `start`) and saves nothing (see BridgeActions).
+// Owns the calendar text: METHOD:REQUEST when an organizer is given (RFC 5546 requires ORGANIZER
+// with REQUEST; Outlook opens an organizer-less request read-only), else METHOD:PUBLISH, a plain
+// appointment without reply semantics; one VEVENT with UID, DTSTAMP, DTSTART/DTEND in UTC,
+// SUMMARY, optional ORGANIZER and DESCRIPTION, one ATTENDEE (CN; RSVP=TRUE only with REQUEST)
+// per recipient; TEXT escaping (\\ ; , newline); CRLF line endings; lines folded at 75 UTF-8
+// octets without splitting a character; and the 1 MiB ceiling (refused with a message, never
+// truncated). It reads no clock (the caller passes `stamp` and `start`) and saves nothing (see
+// BridgeActions).
 
 export const ICS_MAX_BYTES = 1024 * 1024;
 export const ICS_FOLD_OCTETS = 75;
@@ -129,7 +132,7 @@ export function buildIcs(inv: BridgeInvite): IcsResult {
     'VERSION:2.0',
     'PRODID:-//Relay//Bridge Scheduler//EN',
     'CALSCALE:GREGORIAN',
-    'METHOD:REQUEST',
+    organizer ? 'METHOD:REQUEST' : 'METHOD:PUBLISH',
     'BEGIN:VEVENT',
     `UID:${uid}`,
     `DTSTAMP:${utcStamp(inv.stamp)}`,
@@ -138,7 +141,7 @@ export function buildIcs(inv: BridgeInvite): IcsResult {
     `SUMMARY:${escapeText(summary)}`,
     ...(inv.description?.trim() ? [`DESCRIPTION:${escapeText(inv.description.trim())}`] : []),
     ...(organizer ? [`ORGANIZER:mailto:${organizer}`] : []),
-    ...attendees.map((a) => `ATTENDEE;${a.name ? `CN=${paramValue(a.name)};` : ''}ROLE=REQ-PARTICIPANT;PARTSTAT=NEEDS-ACTION;RSVP=TRUE:mailto:${a.email}`),
+    ...attendees.map((a) => `ATTENDEE;${a.name ? `CN=${paramValue(a.name)};` : ''}ROLE=REQ-PARTICIPANT${organizer ? ';PARTSTAT=NEEDS-ACTION;RSVP=TRUE' : ''}:mailto:${a.email}`),
     'STATUS:CONFIRMED',
     'SEQUENCE:0',
     'END:VEVENT',
