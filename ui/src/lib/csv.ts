@@ -99,11 +99,14 @@ function quote(v: string): string {
   return /[",\r\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v;
 }
 
-/** Header = key order of the first record (plus keys seen later); arrays/objects JSON-stringified. */
-export function toCsv(records: readonly Record<string, unknown>[]): string {
+/**
+ * Header = `columns` when given, else the key order of the first record (plus keys seen later);
+ * arrays/objects JSON-stringified.
+ */
+export function toCsv(records: readonly Record<string, unknown>[], columns?: readonly string[]): string {
   if (records.length === 0) return '';
-  const headers = Object.keys(records[0]);
-  for (const r of records) for (const k of Object.keys(r)) if (!headers.includes(k)) headers.push(k);
+  const headers = columns ? [...columns] : Object.keys(records[0]);
+  if (!columns) for (const r of records) for (const k of Object.keys(r)) if (!headers.includes(k)) headers.push(k);
   const lines = [headers.map(quote).join(',')];
   for (const r of records) lines.push(headers.map((h) => quote(guardCell(cellText(r[h])))).join(','));
   return lines.join('\r\n') + '\r\n';

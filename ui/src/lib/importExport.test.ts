@@ -67,8 +67,8 @@ describe('export', () => {
     expect(exportFileName('contacts', 'csv', new Date(2026, 0, 5, 23, 59))).toBe('relay-contacts-2026-01-05.csv');
   });
   it('writes 2-space JSON and guarded CSV', () => {
-    expect(exportText([{ a: 1 }], 'json')).toBe('[\n  {\n    "a": 1\n  }\n]');
-    expect(exportText([{ a: '=1' }], 'csv')).toBe("a\r\n'=1\r\n");
+    expect(exportText([{ a: 1 }], 'json', 'contacts')).toBe('[\n  {\n    "a": 1\n  }\n]');
+    expect(exportText([{ a: '=1' }], 'csv', 'unknown')).toBe("a\r\n'=1\r\n");
   });
 });
 

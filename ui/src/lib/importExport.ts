@@ -3,6 +3,7 @@
 import { parseCsv, toCsv } from './csv';
 import type { ImportReport, SpreadsheetRows } from '../transport/types';
 import { localDateKey } from './dates';
+import { exportColumns } from './collectionFields';
 
 export const CATEGORIES = [
   { key: 'contacts', collection: 'contacts', label: 'Contacts' },
@@ -110,8 +111,9 @@ export function exportFileName(category: string, ext: 'json' | 'csv', now: Date)
   return `relay-${category}-${localDateKey(now)}.${ext}`;
 }
 
-export function exportText(records: readonly Record<string, unknown>[], ext: 'json' | 'csv'): string {
-  return ext === 'json' ? JSON.stringify(records, null, 2) : toCsv(records);
+/** JSON as stored; CSV in the collection's declared column order, metadata last (exportColumns). */
+export function exportText(records: readonly Record<string, unknown>[], ext: 'json' | 'csv', collection: string): string {
+  return ext === 'json' ? JSON.stringify(records, null, 2) : toCsv(records, exportColumns(collection, records));
 }
 
 export interface ImportGate {

@@ -181,12 +181,12 @@ function Export() {
       const data: Record<string, Record<string, unknown>[]> = {};
       for (const c of cats) data[c] = await transport.getFullList<Record<string, unknown>>(collectionOf(c), { sort: 'created' });
       if (fmt === 'json') {
-        downloadText(exportFileName(cat, 'json', now), cat === 'all' ? JSON.stringify(data, null, 2) : exportText(data[cat], 'json'), 'application/json');
+        downloadText(exportFileName(cat, 'json', now), cat === 'all' ? JSON.stringify(data, null, 2) : exportText(data[cat], 'json', collectionOf(cat)), 'application/json');
       } else {
         let files = 0;
         for (const c of cats) {
           if (data[c].length === 0) continue; // empty collections produce no file
-          downloadText(exportFileName(c, 'csv', now), exportText(data[c], 'csv'), 'text/csv');
+          downloadText(exportFileName(c, 'csv', now), exportText(data[c], 'csv', collectionOf(c)), 'text/csv');
           files++;
         }
         if (files === 0) toast('info', 'Nothing to export.');
