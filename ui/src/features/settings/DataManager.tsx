@@ -1,11 +1,13 @@
 // Data Manager: overview counts, import (JSON / CSV parsed here, an Excel .xlsx read into text
-// rows by the server → server preview → Apply) and export (JSON 2-space / CSV with formula guard,
+// rows by the server → columns matched to fields here, aliases renamed and unknown columns refused
+// in one line (lib/importColumns) → server preview → Apply) and export (JSON 2-space / CSV with formula guard,
 // relay-<category>-YYYY-MM-DD.<ext>).
 import { useState } from 'react';
 import { errorMessage, useToast } from '../../components/Toasts';
 import { useCollection } from '../../data/store';
 import { downloadText } from '../../lib/download';
 import { importDuplicates } from '../../lib/duplicates';
+import { mapImportColumns, unknownColumnsMessage, type ColumnRename } from '../../lib/importColumns';
 import { CATEGORIES, MAX_IMPORT_BYTES, collectionOf, exportFileName, exportText, importGate, isXlsx, readImportFile, type CategoryKey, type ImportFileRead } from '../../lib/importExport';
 import { plural } from '../../lib/text';
 import { useTransport } from '../../transport/context';
@@ -36,6 +38,7 @@ function Import() {
   const [fileName, setFileName] = useState('');
   const [records, setRecords] = useState<Record<string, unknown>[] | null>(null);
   const [parseErrors, setParseErrors] = useState<string[]>([]);
+  const [renamed, setRenamed] = useState<ColumnRename[]>([]);
   const [report, setReport] = useState<ImportReport | null>(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -57,6 +60,7 @@ function Import() {
     setReport(null);
     setRecords(null);
     setParseErrors([]);
+    setRenamed([]);
     setError(null);
     if (!f) return;
     setFileName(f.name);
@@ -74,8 +78,11 @@ function Import() {
     const parsed = read.parsed;
     setParseErrors(parsed.errors);
     if (parsed.records.length === 0) return setError(parsed.errors.length ? null : 'The file has no records.');
-    setRecords(parsed.records);
-    await preview(parsed.records, cat);
+    const matched = mapImportColumns(collectionOf(cat), parsed.records, parsed.columns);
+    if (matched.unknown.length > 0) return setError(unknownColumnsMessage(matched.unknown, matched.expected));
+    setRenamed(matched.renamed);
+    setRecords(matched.records);
+    await preview(matched.records, cat);
   }
   async function apply() {
     if (!records || !importGate(parseErrors, report, true).canApply) return;
@@ -125,6 +132,11 @@ function Import() {
             {dupes && <> · <span data-testid="import-duplicate-count">{dupCount}</span> {dupCount === 1 ? 'duplicate' : 'duplicates'}</>}
             {report.applied && <span className="pill pill-active">Applied</span>}
           </p>
+          {renamed.length > 0 && (
+            <p className="muted small" data-testid="import-column-map">
+              Columns matched: {renamed.map((r) => `${r.from} → ${r.to}`).join(' · ')}
+            </p>
+          )}
           {dupes && dupCount > 0 && (
             <p className="warn-text" role="status" data-testid="import-duplicates">
               {dupes.inFile > 0 && `${plural(dupes.inFile, 'row')} ${dupes.inFile === 1 ? 'repeats' : 'repeat'} an earlier row's ${cat === 'contacts' ? 'email' : 'name'}. `}
