@@ -31,8 +31,17 @@ export function swapNotes(list: readonly StandaloneNote[], aId: string, bId: str
   return ordered.map((n, idx) => ({ id: n.id, sortOrder: idx })).filter((p, idx) => ordered[idx].sortOrder !== p.sortOrder);
 }
 
+/** The server's tag limits (domain/src/collections.rs TAGS: 20 items of 50 characters). */
+export const MAX_TAGS = 20;
+export const MAX_TAG_LEN = 50;
+
 export function parseTags(s: string): string[] {
-  return [...new Set(s.split(/[,\s]+/).map((t) => t.trim().toLowerCase()).filter(Boolean))].slice(0, 20);
+  return [...new Set(s.split(/[,\s]+/).map((t) => [...t.trim().toLowerCase()].slice(0, MAX_TAG_LEN).join('')).filter(Boolean))].slice(0, MAX_TAGS);
+}
+
+/** `tags` plus the tags typed in `text` (parseTags), without repeats, at most MAX_TAGS. */
+export function addTags(tags: readonly string[], text: string): string[] {
+  return [...new Set([...tags, ...parseTags(text)])].slice(0, MAX_TAGS);
 }
 
 /**

@@ -3,9 +3,10 @@
 // rewrites its key to the record id.
 import { useMemo, useState } from 'react';
 import { Modal } from '../../components/Modal';
+import { TagInput } from '../../components/TagInput';
 import { errorMessage, useToast } from '../../components/Toasts';
 import { useCollection } from '../../data/store';
-import { notesByRecord, parseTags, recordNoteKey } from '../../lib/notes';
+import { addTags, notesByRecord, recordNoteKey } from '../../lib/notes';
 import { useTransport } from '../../transport/context';
 import type { BaseRecord } from '../../transport/types';
 
@@ -41,9 +42,10 @@ export function EntityNoteModal({
   const store = useCollection<EntityNote>('notes').store;
   const key = recordNoteKey(record.id);
   const [note, setNote] = useState(existing?.note ?? '');
-  const [tags, setTags] = useState((existing?.tags ?? []).join(', '));
+  const [tags, setTags] = useState<string[]>(existing?.tags ?? []);
+  const [tagDraft, setTagDraft] = useState('');
   async function save() {
-    const data = { entityType: type, entityKey: key, note, tags: parseTags(tags) };
+    const data = { entityType: type, entityKey: key, note, tags: addTags(tags, tagDraft) };
     try {
       const rec = existing
         ? await transport.update<EntityNote>('notes', existing.id, data)
@@ -59,7 +61,7 @@ export function EntityNoteModal({
     <Modal title={`Notes — ${label}`} onClose={onClose} testId="entity-note-dialog">
       <div className="form">
         <textarea className="input textarea" rows={6} data-testid="entity-note-text" aria-label="Note" value={note} onChange={(e) => setNote(e.target.value)} />
-        <input className="input" aria-label="Tags" placeholder="tags, comma separated" value={tags} onChange={(e) => setTags(e.target.value)} />
+        <TagInput tags={tags} draft={tagDraft} onTagsChange={setTags} onDraftChange={setTagDraft} testId="entity-note-tags" />
         <div className="row-end">
           <button type="button" className="button button-primary" data-testid="entity-note-save" onClick={save}>Save note</button>
         </div>

@@ -3,10 +3,11 @@
 // updated ("Updated 5 min ago", the exact time in its title: ./noteStamp). Live via realtime.
 import { useMemo, useState } from 'react';
 import { Confirm, Modal } from '../../components/Modal';
+import { TagInput } from '../../components/TagInput';
 import { errorMessage, useToast } from '../../components/Toasts';
 import { useCollection } from '../../data/store';
 import { copyText } from '../../lib/clipboard';
-import { NOTE_COLORS, noteColor, parseTags, sortNotes, swapNotes, type StandaloneNote } from '../../lib/notes';
+import { NOTE_COLORS, addTags, noteColor, sortNotes, swapNotes, type StandaloneNote } from '../../lib/notes';
 import { useNow } from '../../lib/useNow';
 import { useTransport } from '../../transport/context';
 import type { BaseRecord } from '../../transport/types';
@@ -34,11 +35,12 @@ function NoteEditor({ note, nextOrder, onClose }: { note?: Note; nextOrder: numb
   const [title, setTitle] = useState(note?.title ?? '');
   const [content, setContent] = useState(note?.content ?? '');
   const [color, setColor] = useState(noteColor(note?.color));
-  const [tags, setTags] = useState((note?.tags ?? []).join(', '));
+  const [tags, setTags] = useState<string[]>(note?.tags ?? []);
+  const [tagDraft, setTagDraft] = useState('');
   const [error, setError] = useState<string | null>(null);
   async function save() {
     if (!title.trim() && !content.trim()) return setError('A note needs a title or content.');
-    const data = { title: title.trim().slice(0, 200), content, color, tags: parseTags(tags) };
+    const data = { title: title.trim().slice(0, 200), content, color, tags: addTags(tags, tagDraft) };
     try {
       const rec = note ? await transport.update<Note>('standalone_notes', note.id, data) : await transport.create<Note>('standalone_notes', { ...data, sortOrder: nextOrder });
       store.upsertLocal(rec);
@@ -57,7 +59,7 @@ function NoteEditor({ note, nextOrder, onClose }: { note?: Note; nextOrder: numb
             <button key={c} type="button" role="radio" aria-checked={color === c} aria-label={c} data-testid={`note-color-${c}`} className={`swatch note-${c}${color === c ? ' swatch-on' : ''}`} onClick={() => setColor(c)} />
           ))}
         </div>
-        <input className="input" aria-label="Tags" data-testid="note-tags" placeholder="tags, comma separated" value={tags} onChange={(e) => setTags(e.target.value)} />
+        <TagInput tags={tags} draft={tagDraft} onTagsChange={setTags} onDraftChange={setTagDraft} testId="note-tags" />
         {error && <p className="error-text" role="alert">{error}</p>}
         <div className="row-end">
           <button type="button" className="button button-primary" data-testid="note-save" onClick={save}>Save</button>
