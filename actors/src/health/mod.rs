@@ -145,6 +145,16 @@ pub struct HealthSnapshot {
     pub backup: Option<domain::backup::health::BackupDashboard>,
 }
 
+impl HealthSnapshot {
+    /// Whether the program itself works: every subsystem runs or is not in use, or is degraded
+    /// only by a work condition of its outside work (feeds failing without Internet, Radar
+    /// sign-in needed), never by a restart or a silent actor. The recovery launcher's probation
+    /// asks this, so a build is not rolled back for the network it was started on.
+    pub fn program_runs(&self) -> bool {
+        self.actors.values().all(|a| a.state.is_fine() || (a.state == ActorState::Degraded && a.condition.is_some()))
+    }
+}
+
 /// The backup actor's summary for the dashboard (sent whenever it changes).
 #[derive(Debug, Clone, Message)]
 #[rtype(result = "()")]
@@ -344,6 +354,7 @@ mod tests {
         let snap = health.send(GetHealth).await.unwrap();
         let auth = &snap.actors["auth"];
         assert_eq!((auth.restarts, auth.state, snap.status), (1, ActorState::Restarting, "degraded"));
+        assert!(!snap.program_runs(), "a restarting actor is");
         let err = auth.last_error.as_deref().unwrap();
         assert!(!err.contains("ada@example.com") && !err.contains("hunter2"), "{err}");
         clock.advance_ms(STALE_AFTER_MS + 1);
@@ -375,6 +386,7 @@ mod tests {
         let snap = t.health.send(GetHealth).await.unwrap();
         let feeds = &snap.actors["status_feeds"];
         assert_eq!((feeds.state, snap.status), (ActorState::Degraded, "degraded"));
+        assert!(snap.program_runs(), "failing outside work is no fault of the program");
         let condition = feeds.condition.as_ref().unwrap();
         assert_eq!((condition.condition.failing, condition.condition.total), (Some(3), Some(17)));
         assert_eq!(condition.since, began, "the same condition since the first report");

@@ -376,7 +376,9 @@ impl Bridge {
     pub async fn data_plane_healthy(&self) -> bool {
         if self.is_server_mode() {
             let Some(live) = self.live_server() else { return false };
-            return matches!(live.health.send(actors::health::GetHealth).await, Ok(s) if s.status == "ok");
+            // The program's health, not its outside work's: a server PC without Internet (status
+            // feeds failing) is degraded for the operator but runs, and must not be rolled back.
+            return matches!(live.health.send(actors::health::GetHealth).await, Ok(s) if s.program_runs());
         }
         self.coordinator.as_ref().is_some_and(|c| c.connected())
     }
