@@ -6,14 +6,12 @@
 // picture (a spreadsheet copy) still pastes the text.
 import { act } from 'react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ToastProvider } from '../../components/Toasts';
-import { DataProvider } from '../../data/store';
 import { domRoot, flush } from '../../lib/domTest';
 import { fakeTransport } from '../../lib/domTransport';
-import { TransportProvider } from '../../transport/context';
 import { PASTED_REFUSED } from './AlertBodyImages';
 import AlertsView from './AlertsView';
 import { IMAGE_TOO_LARGE, IMAGE_WRONG_TYPE } from './bodyImages';
+import { inApp } from '../../lib/domApp';
 
 const dom = domRoot();
 afterEach(() => {
@@ -23,15 +21,7 @@ afterEach(() => {
 
 async function mount() {
   const fake = fakeTransport();
-  await dom.render(
-    <TransportProvider transport={fake.transport}>
-      <ToastProvider>
-        <DataProvider>
-          <AlertsView />
-        </DataProvider>
-      </ToastProvider>
-    </TransportProvider>,
-  );
+  await dom.render(inApp(fake.transport, <AlertsView />));
   await flush();
   const $ = (id: string) => document.querySelector<HTMLElement>(`[data-testid="${id}"]`);
   return { ...fake, $, body: $('alert-body')! };

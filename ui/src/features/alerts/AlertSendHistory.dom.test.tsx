@@ -6,13 +6,11 @@
 // so every copy goes through the copy command (jsdom has no async clipboard or PNG renderer).
 import { act } from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ToastProvider } from '../../components/Toasts';
-import { DataProvider } from '../../data/store';
 import { domRoot, flush, typeInto } from '../../lib/domTest';
 import { fakeTransport } from '../../lib/domTransport';
 import { stubNonSecurePage } from '../../lib/nonSecureTest';
-import { TransportProvider } from '../../transport/context';
 import AlertsView, { ALREADY_IN_HISTORY } from './AlertsView';
+import { inApp } from '../../lib/domApp';
 
 const dom = domRoot();
 beforeEach(() => {
@@ -27,15 +25,7 @@ afterEach(() => {
 
 async function mount() {
   const fake = fakeTransport();
-  await dom.render(
-    <TransportProvider transport={fake.transport}>
-      <ToastProvider>
-        <DataProvider>
-          <AlertsView />
-        </DataProvider>
-      </ToastProvider>
-    </TransportProvider>,
-  );
+  await dom.render(inApp(fake.transport, <AlertsView />));
   await flush();
   const $ = <T extends HTMLElement = HTMLButtonElement>(id: string) => document.querySelector<T>(`[data-testid="${id}"]`)!;
   const click = async (id: string) => {

@@ -5,13 +5,11 @@
 // send writes into the same thread (the server numbers it) with its event times.
 import { act } from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ToastProvider } from '../../components/Toasts';
-import { DataProvider } from '../../data/store';
 import { domRoot, flush } from '../../lib/domTest';
 import { fakeTransport } from '../../lib/domTransport';
 import { stubNonSecurePage } from '../../lib/nonSecureTest';
-import { TransportProvider } from '../../transport/context';
 import AlertsView from './AlertsView';
+import { inApp } from '../../lib/domApp';
 
 const dom = domRoot();
 beforeEach(() => {
@@ -40,15 +38,7 @@ async function mount() {
   const list = vi.fn(async (_c: string, opts?: { filter?: string }) =>
     opts?.filter ? { items: [serverLast], page: 1, perPage: 1, totalItems: 1, totalPages: 1 } : { items: rows, page: 1, perPage: 50, totalItems: rows.length, totalPages: 1 });
   const fake = fakeTransport({ alert_history: rows }, { list });
-  await dom.render(
-    <TransportProvider transport={fake.transport}>
-      <ToastProvider>
-        <DataProvider>
-          <AlertsView />
-        </DataProvider>
-      </ToastProvider>
-    </TransportProvider>,
-  );
+  await dom.render(inApp(fake.transport, <AlertsView />));
   await flush();
   const all = (id: string) => [...document.querySelectorAll<HTMLElement>(`[data-testid="${id}"]`)];
   const click = async (el: HTMLElement) => {

@@ -6,14 +6,12 @@
 // saves the alert to history like any export.
 import { act } from 'react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ToastProvider } from '../../components/Toasts';
-import { DataProvider } from '../../data/store';
 import { domRoot, flush } from '../../lib/domTest';
 import { stubNonSecurePage } from '../../lib/nonSecureTest';
-import { TransportProvider } from '../../transport/context';
 import type { Transport } from '../../transport/types';
 import AlertsView from './AlertsView';
 import { OUTLOOK_NO_PICTURE_HTTP } from './cardExport';
+import { inApp } from '../../lib/domApp';
 
 const dom = domRoot();
 
@@ -59,15 +57,7 @@ describe('Copy for Outlook on a non-secure (http://) page', () => {
       }),
     });
     const { transport, create } = fakeTransport();
-    const host = await dom.render(
-      <TransportProvider transport={transport}>
-        <ToastProvider>
-          <DataProvider>
-            <AlertsView />
-          </DataProvider>
-        </ToastProvider>
-      </TransportProvider>,
-    );
+    const host = await dom.render(inApp(transport, <AlertsView />));
     await flush();
     const button = host.querySelector<HTMLButtonElement>('[data-testid="alert-copy-outlook"]')!;
     expect(button.title).toMatch(/http:\/\/ page.*Save PNG/);
