@@ -65,11 +65,42 @@ function watchSync(page) {
   return posts;
 }
 
-async function openPreview(page, file) {
+/** Opens Servers → "Sync from file…" once the page is connected (the dialog reads online only). */
+async function openSyncDialog(page) {
+  await page.locator('[data-testid="status-connection"][data-state="connected"]').waitFor({ timeout: 20_000 });
   await page.getByTestId('nav-servers').click();
   await page.getByTestId('tab-servers').waitFor({ state: 'visible' });
   await page.getByTestId('server-sync').click();
   await page.getByTestId('server-sync-dialog').waitFor();
+  await page.locator('[data-testid="sync-file"]:enabled').waitFor();
+}
+
+/**
+ * The page's next spreadsheet read: resolves with its response, or rejects at once with the
+ * reason when Chromium reports the request failed (so a failure names itself, not a timeout).
+ */
+function nextSheetRead(page) {
+  const isSheet = (r) => new URL(r.url()).pathname === SHEET_ROWS;
+  return new Promise((resolve, reject) => {
+    const failed = (r) => {
+      if (!isSheet(r)) return;
+      page.off('requestfailed', failed);
+      reject(new Error(`the spreadsheet read failed in Chromium: ${r.failure()?.errorText}`));
+    };
+    page.on('requestfailed', failed);
+    page.waitForResponse(isSheet, { timeout: 15_000 }).then(
+      (res) => { page.off('requestfailed', failed); resolve(res); },
+      async (e) => {
+        page.off('requestfailed', failed);
+        const shown = await page.getByTestId('server-sync-dialog').innerText().catch(() => '(no dialog)');
+        reject(new Error(`${e.message}\nthe dialog showed: ${shown}\npage errors: ${JSON.stringify(page.relayErrors)}`));
+      },
+    );
+  });
+}
+
+async function openPreview(page, file) {
+  await openSyncDialog(page);
   await page.getByTestId('sync-file').setInputFiles(file);
   await page.getByTestId('sync-preview').waitFor({ timeout: 15_000 });
 }
@@ -178,10 +209,8 @@ describe('Servers sync on the data API', { timeout: 180_000 }, () => {
     const before = await servers(relay, token);
     const seen = page.relayErrors.length;
     const file = await csvFile('renamed.xlsx', 'name,os\nweb-01,Linux\n');
-    await page.getByTestId('nav-servers').click();
-    await page.getByTestId('server-sync').click();
-    await page.getByTestId('server-sync-dialog').waitFor();
-    const answered = page.waitForResponse((r) => new URL(r.url()).pathname === SHEET_ROWS, { timeout: 15_000 });
+    await openSyncDialog(page);
+    const answered = nextSheetRead(page);
     await page.getByTestId('sync-file').setInputFiles(file);
     assert.equal((await answered).status(), 415);
     await page.getByTestId('sync-errors').waitFor({ timeout: 15_000 });
@@ -213,9 +242,10 @@ describe('Servers sync on the data API', { timeout: 180_000 }, () => {
         ],
       },
     ]);
-    const read = page.waitForRequest((r) => new URL(r.url()).pathname === SHEET_ROWS && r.method() === 'POST', { timeout: 15_000 });
+    const read = nextSheetRead(page);
     await openPreview(page, file);
-    const sent = await read;
+    const sent = (await read).request();
+    assert.equal(sent.method(), 'POST');
     assert.equal(new URL(sent.url()).searchParams.get('sheet'), 'servers');
     assert.equal(sent.headers()['content-type'], 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
     assert.match(await page.getByTestId('sync-summary').innerText(), /^4 servers in servers\.xlsx, 3 servers now: /);
