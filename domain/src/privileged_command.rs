@@ -1,22 +1,26 @@
 //! Typed privileged commands: the one place where a command name and its JSON payload become a
-//! [`PrivilegedCommand`]. Parsing happens once, after the envelope is verified (or, on the
-//! server PC, after the local session is checked), and everything downstream (`roles::authorize`,
-//! the handlers in `actors::privileged::commands`, `relay admin`) matches on the enum
-//! exhaustively. The enum is the only allowlist: a name without a variant is an unknown command,
-//! and each payload is strict (unknown, missing and mistyped fields are refused). This module
-//! does not touch the envelope's canonical bytes (the envelope still carries `command` and
-//! `payload` as signed), and it holds no authorization rule beyond naming the capability and
-//! the target each command needs.
+//! [`PrivilegedCommand`], and where each command's properties are kept. Parsing happens once,
+//! after the envelope is verified (or, on the server PC, after the local session is checked),
+//! and everything downstream (`policy::authorize`, the handlers in
+//! `actors::privileged::commands`, `relay admin`) matches on the enum exhaustively. The enum is
+//! the only allowlist: a name without a variant is an unknown command, and each payload is
+//! strict (unknown, missing and mistyped fields are refused). Every property of one command
+//! (name, capability, where it may run, which revision it checks, whether it needs a fresh
+//! password) is one row ([`CommandSpec`]) of the registration list [`PrivilegedCommand::SPECS`]
+//! (the `wiki.*` rows are `WikiCommand::SPECS`), and [`PrivilegedCommand::spec`] is the one
+//! `match` from a variant to its row. The owner-only rules beside the rows are [`policy`]. This
+//! module does not touch the envelope's canonical bytes (the envelope still carries `command` and
+//! `payload` as signed).
 //!
 //! # Adding a command (for example `wiki.publish`)
 //!
 //! 1. Add one variant here, with its payload fields and
-//!    `#[serde(rename = "wiki.publish")]`, and give it a name, capability and target in the
-//!    `match`es below (the compiler lists every `match` that needs it), and its name in
-//!    [`PrivilegedCommand::NAMES`].
-//! 2. Add one arm to `roles::authorize` and one to `actors::privileged::commands::run`.
-//! 3. Add its canonical payload to `privileged_command_tests::CANONICAL`; the round-trip test
-//!    then checks its name, capability and parsing.
+//!    `#[serde(rename = "wiki.publish")]`; add its row to `row` and to [`PrivilegedCommand::SPECS`]
+//!    and its arm to [`PrivilegedCommand::spec`] (and to `target` when it acts on an account; the
+//!    compiler lists every `match` that needs it).
+//! 2. Add one arm to `policy::authorize` and one to `actors::privileged::commands::run`.
+//! 3. Add its canonical payload to `privileged_command_tests::canonical`; the round-trip tests
+//!    then check its row, name, capability and parsing.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -24,6 +28,12 @@ use serde_json::Value;
 use crate::control::SecretText;
 use crate::roles::{AccountKind, Capability};
 use crate::wiki::command::WikiCommand;
+
+pub mod policy;
+pub mod spec;
+
+pub use policy::authorize;
+pub use spec::{CommandSpec, Revision};
 
 /// One allowlisted privileged command with its typed payload. The serde form is adjacently
 /// tagged, `{"command": "<name>", "payload": {..}}`, with camelCase payload fields; use
@@ -181,26 +191,70 @@ const PAYLOAD_FIELDS: &[&str] = &[
     "token",
 ];
 
-impl PrivilegedCommand {
-    /// The allowlist: every command name, in declaration order.
-    pub const NAMES: &'static [&'static str] = &[
-        "privileged.probe",
-        "admin.snapshot",
-        "devices.revoke",
-        "accounts.create",
-        "accounts.rename",
-        "accounts.setActive",
-        "accounts.setPassword",
-        "pairing.start",
-        "audit.verify",
-        "ownership.transfer",
-        "publisher.assign",
-        "dynatrace.status",
-        "dynatrace.configure",
-        "dynatrace.setToken",
-        "dynatrace.removeToken",
-        "dynatrace.testConnection",
+/// One row per command: every property of the command together.
+mod row {
+    use super::spec::{CommandSpec, Revision};
+    use crate::roles::Capability as Cap;
+
+    pub const PROBE: CommandSpec = CommandSpec::new("privileged.probe", Cap::Probe).on_the_web();
+    pub const ADMIN_SNAPSHOT: CommandSpec = CommandSpec::new("admin.snapshot", Cap::AdminSnapshot).on_the_web();
+    pub const DEVICES_REVOKE: CommandSpec = CommandSpec::new("devices.revoke", Cap::DevicesManage);
+    // The account commands need `PublisherManage` at least; `policy::authorize` also requires
+    // `AccountsManage` when the target is an Administrator-kind account.
+    pub const ACCOUNTS_CREATE: CommandSpec = CommandSpec::new("accounts.create", Cap::PublisherManage);
+    pub const ACCOUNTS_RENAME: CommandSpec = CommandSpec::new("accounts.rename", Cap::PublisherManage);
+    pub const ACCOUNTS_SET_ACTIVE: CommandSpec = CommandSpec::new("accounts.setActive", Cap::PublisherManage);
+    pub const ACCOUNTS_SET_PASSWORD: CommandSpec =
+        CommandSpec::new("accounts.setPassword", Cap::PublisherManage).local_only().fresh_password();
+    pub const PAIRING_START: CommandSpec = CommandSpec::new("pairing.start", Cap::DevicesManage).local_only();
+    pub const AUDIT_VERIFY: CommandSpec = CommandSpec::new("audit.verify", Cap::AdminSnapshot).on_the_web();
+    pub const OWNERSHIP_TRANSFER: CommandSpec =
+        CommandSpec::new("ownership.transfer", Cap::OwnershipTransfer).revision(Revision::Authority).fresh_password();
+    pub const PUBLISHER_ASSIGN: CommandSpec =
+        CommandSpec::new("publisher.assign", Cap::PublisherManage).revision(Revision::Authority).fresh_password();
+    pub const DYNATRACE_STATUS: CommandSpec = CommandSpec::new("dynatrace.status", Cap::DynatraceManage).on_the_web();
+    pub const DYNATRACE_CONFIGURE: CommandSpec =
+        CommandSpec::new("dynatrace.configure", Cap::DynatraceManage).revision(Revision::Dynatrace);
+    pub const DYNATRACE_SET_TOKEN: CommandSpec =
+        CommandSpec::new("dynatrace.setToken", Cap::DynatraceManage).revision(Revision::Dynatrace);
+    pub const DYNATRACE_REMOVE_TOKEN: CommandSpec =
+        CommandSpec::new("dynatrace.removeToken", Cap::DynatraceManage).revision(Revision::Dynatrace);
+    pub const DYNATRACE_TEST_CONNECTION: CommandSpec =
+        CommandSpec::new("dynatrace.testConnection", Cap::DynatraceManage);
+
+    /// The registration list, in the order of `PrivilegedCommand::NAMES`.
+    pub const ALL: [CommandSpec; 16] = [
+        PROBE,
+        ADMIN_SNAPSHOT,
+        DEVICES_REVOKE,
+        ACCOUNTS_CREATE,
+        ACCOUNTS_RENAME,
+        ACCOUNTS_SET_ACTIVE,
+        ACCOUNTS_SET_PASSWORD,
+        PAIRING_START,
+        AUDIT_VERIFY,
+        OWNERSHIP_TRANSFER,
+        PUBLISHER_ASSIGN,
+        DYNATRACE_STATUS,
+        DYNATRACE_CONFIGURE,
+        DYNATRACE_SET_TOKEN,
+        DYNATRACE_REMOVE_TOKEN,
+        DYNATRACE_TEST_CONNECTION,
     ];
+}
+
+impl PrivilegedCommand {
+    /// The registration list: one row per command but the `wiki.*` ones (those are
+    /// [`WikiCommand::SPECS`]).
+    pub const SPECS: &'static [CommandSpec] = &row::ALL;
+
+    /// The allowlist: every command name but the `wiki.*` ones, in [`Self::SPECS`] order.
+    pub const NAMES: &'static [&'static str] = &spec::names(row::ALL);
+
+    /// Every row: [`Self::SPECS`] then [`WikiCommand::SPECS`].
+    pub fn all_specs() -> impl Iterator<Item = &'static CommandSpec> {
+        Self::SPECS.iter().chain(WikiCommand::SPECS)
+    }
 
     /// True when `name` has a variant.
     pub fn is_known(name: &str) -> bool {
@@ -230,109 +284,63 @@ impl PrivilegedCommand {
         serde_json::from_value(tagged).map_err(|e| classify(&e, PAYLOAD_FIELDS))
     }
 
-    /// The canonical (wire) name.
-    pub fn name(&self) -> &'static str {
+    /// The command's row: every property of it together. The one `match` from a variant to
+    /// its properties.
+    pub fn spec(&self) -> &'static CommandSpec {
         use PrivilegedCommand as C;
         match self {
-            C::PrivilegedProbe { .. } => "privileged.probe",
-            C::AdminSnapshot {} => "admin.snapshot",
-            C::DevicesRevoke { .. } => "devices.revoke",
-            C::AccountsCreate { .. } => "accounts.create",
-            C::AccountsRename { .. } => "accounts.rename",
-            C::AccountsSetActive { .. } => "accounts.setActive",
-            C::AccountsSetPassword { .. } => "accounts.setPassword",
-            C::PairingStart { .. } => "pairing.start",
-            C::AuditVerify {} => "audit.verify",
-            C::OwnershipTransfer { .. } => "ownership.transfer",
-            C::PublisherAssign { .. } => "publisher.assign",
-            C::DynatraceStatus {} => "dynatrace.status",
-            C::DynatraceConfigure { .. } => "dynatrace.configure",
-            C::DynatraceSetToken { .. } => "dynatrace.setToken",
-            C::DynatraceRemoveToken {} => "dynatrace.removeToken",
-            C::DynatraceTestConnection {} => "dynatrace.testConnection",
-            C::Wiki(wiki) => wiki.name(),
+            C::PrivilegedProbe { .. } => &row::PROBE,
+            C::AdminSnapshot {} => &row::ADMIN_SNAPSHOT,
+            C::DevicesRevoke { .. } => &row::DEVICES_REVOKE,
+            C::AccountsCreate { .. } => &row::ACCOUNTS_CREATE,
+            C::AccountsRename { .. } => &row::ACCOUNTS_RENAME,
+            C::AccountsSetActive { .. } => &row::ACCOUNTS_SET_ACTIVE,
+            C::OwnershipTransfer { .. } => &row::OWNERSHIP_TRANSFER,
+            C::AccountsSetPassword { .. } => &row::ACCOUNTS_SET_PASSWORD,
+            C::PairingStart { .. } => &row::PAIRING_START,
+            C::AuditVerify {} => &row::AUDIT_VERIFY,
+            C::PublisherAssign { .. } => &row::PUBLISHER_ASSIGN,
+            C::DynatraceStatus {} => &row::DYNATRACE_STATUS,
+            C::DynatraceConfigure { .. } => &row::DYNATRACE_CONFIGURE,
+            C::DynatraceSetToken { .. } => &row::DYNATRACE_SET_TOKEN,
+            C::DynatraceRemoveToken {} => &row::DYNATRACE_REMOVE_TOKEN,
+            C::DynatraceTestConnection {} => &row::DYNATRACE_TEST_CONNECTION,
+            C::Wiki(wiki) => wiki.spec(),
         }
     }
 
-    /// The capability every use of the command needs. For the account commands this is the
-    /// least one, `PublisherManage`; `roles::authorize` also requires `AccountsManage` when the
-    /// target is an Administrator-kind account.
+    /// The canonical (wire) name.
+    pub fn name(&self) -> &'static str {
+        self.spec().name
+    }
+
+    /// The capability every use of the command needs (see [`CommandSpec::capability`]).
     pub fn capability(&self) -> Capability {
-        use PrivilegedCommand as C;
-        match self {
-            C::PrivilegedProbe { .. } => Capability::Probe,
-            C::AdminSnapshot {} => Capability::AdminSnapshot,
-            C::DevicesRevoke { .. } => Capability::DevicesManage,
-            C::AccountsCreate { .. }
-            | C::AccountsRename { .. }
-            | C::AccountsSetActive { .. }
-            | C::AccountsSetPassword { .. } => Capability::PublisherManage,
-            C::PairingStart { .. } => Capability::DevicesManage,
-            C::AuditVerify {} => Capability::AdminSnapshot,
-            C::OwnershipTransfer { .. } => Capability::OwnershipTransfer,
-            C::PublisherAssign { .. } => Capability::PublisherManage,
-            C::DynatraceStatus {}
-            | C::DynatraceConfigure { .. }
-            | C::DynatraceSetToken { .. }
-            | C::DynatraceRemoveToken {}
-            | C::DynatraceTestConnection {} => Capability::DynatraceManage,
-            C::Wiki(_) => Capability::WikiManage,
-        }
+        self.spec().capability
     }
 
     /// Authority commands change who holds authority: they need the current authority revision
     /// and a fresh password proof ([`Self::reauth_proof`]).
     pub fn needs_authority_revision(&self) -> bool {
-        use PrivilegedCommand as C;
-        match self {
-            C::OwnershipTransfer { .. } | C::PublisherAssign { .. } => true,
-            C::PrivilegedProbe { .. }
-            | C::AdminSnapshot {}
-            | C::DevicesRevoke { .. }
-            | C::AccountsCreate { .. }
-            | C::AccountsRename { .. }
-            | C::AccountsSetActive { .. }
-            | C::AccountsSetPassword { .. }
-            | C::PairingStart { .. }
-            | C::AuditVerify {} => false,
-            C::DynatraceStatus {}
-            | C::DynatraceConfigure { .. }
-            | C::DynatraceSetToken { .. }
-            | C::DynatraceRemoveToken {}
-            | C::DynatraceTestConnection {}
-            | C::Wiki(_) => false,
-        }
+        self.spec().revision == Revision::Authority
     }
 
     /// Commands that change the Dynatrace configuration: the expected revision they carry is the
     /// configuration's revision (not the authority's), and it is required.
     pub fn needs_dynatrace_revision(&self) -> bool {
-        use PrivilegedCommand as C;
-        matches!(self, C::DynatraceConfigure { .. } | C::DynatraceSetToken { .. } | C::DynatraceRemoveToken {})
+        self.spec().revision == Revision::Dynatrace
     }
 
-    /// The fresh-password proof an authority command carries, if any.
+    /// The fresh-password proof a command from a laptop carries, if any (only commands whose
+    /// row needs a fresh password have the field).
     pub fn reauth_proof(&self) -> Option<&str> {
         use PrivilegedCommand as C;
         match self {
             C::OwnershipTransfer { reauth_proof, .. } | C::PublisherAssign { reauth_proof, .. } => {
                 reauth_proof.as_deref()
             }
-            C::PrivilegedProbe { .. }
-            | C::AdminSnapshot {}
-            | C::DevicesRevoke { .. }
-            | C::AccountsCreate { .. }
-            | C::AccountsRename { .. }
-            | C::AccountsSetActive { .. }
-            | C::AccountsSetPassword { .. }
-            | C::PairingStart { .. }
-            | C::AuditVerify {}
-            | C::DynatraceStatus {}
-            | C::DynatraceConfigure { .. }
-            | C::DynatraceSetToken { .. }
-            | C::DynatraceRemoveToken {}
-            | C::DynatraceTestConnection {} => None,
             C::Wiki(wiki) => wiki.reauth_proof(),
+            _ => None,
         }
     }
 
@@ -340,25 +348,7 @@ impl PrivilegedCommand {
     /// is refused (a password never travels in an envelope; pairing codes are issued where the
     /// Owner or an Administrator sits).
     pub fn local_only(&self) -> bool {
-        use PrivilegedCommand as C;
-        match self {
-            C::AccountsSetPassword { .. } | C::PairingStart { .. } => true,
-            C::PrivilegedProbe { .. }
-            | C::AdminSnapshot {}
-            | C::DevicesRevoke { .. }
-            | C::AccountsCreate { .. }
-            | C::AccountsRename { .. }
-            | C::AccountsSetActive { .. }
-            | C::AuditVerify {}
-            | C::OwnershipTransfer { .. }
-            | C::PublisherAssign { .. }
-            | C::DynatraceStatus {}
-            | C::DynatraceConfigure { .. }
-            | C::DynatraceSetToken { .. }
-            | C::DynatraceRemoveToken {}
-            | C::DynatraceTestConnection {}
-            | C::Wiki(_) => false,
-        }
+        self.spec().local_only
     }
 
     /// Commands a browser may run through Relay Web's server-mediated protected session: the
@@ -368,34 +358,13 @@ impl PrivilegedCommand {
     /// is never a command of its own on the web (the gateway's chunk route authorizes the
     /// session instead).
     pub fn on_the_web(&self) -> bool {
-        use PrivilegedCommand as C;
-        match self {
-            C::PrivilegedProbe { .. } | C::AdminSnapshot {} | C::AuditVerify {} | C::DynatraceStatus {} => true,
-            C::Wiki(WikiCommand::UploadChunk { .. }) => false,
-            C::Wiki(_) => true,
-            C::DevicesRevoke { .. }
-            | C::AccountsCreate { .. }
-            | C::AccountsRename { .. }
-            | C::AccountsSetActive { .. }
-            | C::AccountsSetPassword { .. }
-            | C::PairingStart { .. }
-            | C::OwnershipTransfer { .. }
-            | C::PublisherAssign { .. }
-            | C::DynatraceConfigure { .. }
-            | C::DynatraceSetToken { .. }
-            | C::DynatraceRemoveToken {}
-            | C::DynatraceTestConnection {} => false,
-        }
+        self.spec().on_the_web
     }
 
-    /// Sensitive commands that also need the local session's password to be fresh (5 minutes)
-    /// besides the authority commands.
+    /// Commands that need a fresh password: the authority commands, password changes and
+    /// deleting a Wiki document.
     pub fn needs_fresh_password(&self) -> bool {
-        match self {
-            PrivilegedCommand::AccountsSetPassword { .. } => true,
-            PrivilegedCommand::Wiki(wiki) => wiki.needs_fresh_password(),
-            _ => self.needs_authority_revision(),
-        }
+        self.spec().fresh_password
     }
 
     /// The account the command acts on.

@@ -295,3 +295,40 @@ fn only_reads_run_from_a_browser_among_the_non_wiki_commands() {
     assert_eq!(web, vec!["privileged.probe", "admin.snapshot", "audit.verify", "dynatrace.status"]);
     assert!(!example("accounts.setPassword").on_the_web() && !example("pairing.start").on_the_web());
 }
+
+/// A command's wire form: `{"command": name, "payload": {..}}` (a `wiki.*` command's own serde
+/// form; the `Wiki` variant itself is never serialized).
+fn wire(c: &PrivilegedCommand) -> Value {
+    match c {
+        C::Wiki(wiki) => serde_json::to_value(wiki).unwrap(),
+        other => serde_json::to_value(other).unwrap(),
+    }
+}
+
+#[test]
+fn every_command_has_exactly_one_row_and_its_wire_name_round_trips() {
+    let payloads = canonical().into_iter().chain(crate::wiki::command::tests::canonical());
+    let commands: Vec<PrivilegedCommand> = payloads.map(|(n, p)| PrivilegedCommand::parse(n, &p).unwrap()).collect();
+    let rows: Vec<&CommandSpec> = PrivilegedCommand::all_specs().collect();
+    assert_eq!(rows.len(), commands.len(), "one row per command, and a canonical payload per row");
+    for (command, row) in commands.iter().zip(&rows) {
+        let name = row.name;
+        assert_eq!(command.spec(), *row, "{name}: the variant finds its row, in registration order");
+        assert_eq!(rows.iter().filter(|r| r.name == name).count(), 1, "{name}: exactly one row");
+        assert!(PrivilegedCommand::is_known(name), "{name}");
+        // The row's name is the serde tag, and the wire form parses back to the same command.
+        let wire = wire(command);
+        assert_eq!(wire["command"], json!(name));
+        assert_eq!(&PrivilegedCommand::parse(name, &wire["payload"]).unwrap(), command, "{name}");
+        // A command that needs a fresh password from a laptop has a place for the proof.
+        if row.fresh_password && !row.local_only {
+            assert!(command.reauth_proof().is_some(), "{name}: the canonical payload carries a proof");
+        }
+        if row.revision == Revision::Authority {
+            assert!(row.fresh_password, "{name}: authority commands need a fresh password");
+        }
+    }
+    let names: Vec<&str> = PrivilegedCommand::all_names().collect();
+    assert_eq!(names, rows.iter().map(|r| r.name).collect::<Vec<_>>(), "the allowlists are the rows' names");
+    assert_eq!(PrivilegedCommand::NAMES.len() + WikiCommand::NAMES.len(), rows.len());
+}

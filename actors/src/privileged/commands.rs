@@ -1,16 +1,16 @@
 //! The privileged command handlers, one `match` arm per [`PrivilegedCommand`] variant.
 //! `check_allowed` runs before the request id is claimed: it resolves the command's target
-//! account (`PrivilegedCommand::target`) and applies `domain::roles::authorize` (the owner-only
-//! rules, enforced again for every call), and checks the expected authority revision.
-//! `run` consumes a fresh reauthentication proof where one is required and performs the
-//! command inside the caller's transaction. Nothing here parses names or payload JSON: the
-//! command arrives already parsed and the enum is the allowlist.
+//! account (`PrivilegedCommand::target`), applies `privileged_command::policy::authorize` (the
+//! owner-only rules, enforced again for every call) and checks the expected revision the
+//! command's row names. `run` consumes a fresh reauthentication proof where the row needs one and
+//! performs the command inside the caller's transaction. Nothing here parses names or payload
+//! JSON: the command arrives already parsed and the enum is the allowlist.
 
 use diesel::sqlite::SqliteConnection;
 use serde_json::{json, Value};
 
-use domain::privileged_command::{CommandTarget, PrivilegedCommand};
-use domain::roles::{authorize, check_password_policy, effective_role, normalize_username, Account, Role};
+use domain::privileged_command::{authorize, CommandTarget, PrivilegedCommand, Revision};
+use domain::roles::{check_password_policy, effective_role, normalize_username, Account, Role};
 use infra::privileged::{self as store, AccountRow};
 
 use super::dynatrace_ops;
@@ -58,22 +58,22 @@ fn target_of(conn: &mut SqliteConnection, command: &PrivilegedCommand) -> Result
 pub fn check_allowed(conn: &mut SqliteConnection, who: &Principal, req: &CommandRequest<'_>) -> Result<(), PrivError> {
     let target = target_of(conn, req.command)?;
     authorize(req.command, who.role, target.as_ref(), &who.state)?;
-    if req.command.needs_dynatrace_revision() {
-        let current = super::dynatrace_ops::revision(conn)?;
-        return match req.expected_revision {
-            Some(expected) if expected == current => Ok(()),
-            _ => Err(PrivError::StaleRevision),
-        };
-    }
-    match req.expected_revision {
-        Some(expected) if expected != who.state.revision => Err(PrivError::StaleRevision),
-        None if req.command.needs_authority_revision() => Err(PrivError::StaleRevision),
-        _ => Ok(()),
+    let stale = match (req.command.spec().revision, req.expected_revision) {
+        (Revision::Dynatrace, expected) => expected != Some(super::dynatrace_ops::revision(conn)?),
+        (Revision::Authority, expected) => expected != Some(who.state.revision),
+        (Revision::AuthorityIfSent, Some(expected)) => expected != who.state.revision,
+        (Revision::AuthorityIfSent, None) => false,
+    };
+    if stale {
+        Err(PrivError::StaleRevision)
+    } else {
+        Ok(())
     }
 }
 
-/// Authority commands consume a fresh, account- and device-bound password proof; on the server
-/// PC the local session's password must be fresh instead, for them and for password changes.
+/// Commands whose row needs a fresh password consume a fresh, account- and device-bound password
+/// proof from a laptop; on the server PC (and the web) the session's password must be fresh
+/// instead.
 fn require_proof(
     conn: &mut SqliteConnection,
     who: &Principal,
@@ -81,10 +81,10 @@ fn require_proof(
     now_ms: i64,
 ) -> Result<(), PrivError> {
     let local = who.device_id.is_none();
-    if local && req.command.needs_fresh_password() && !req.fresh_local_password {
+    let needs_proof = req.command.spec().fresh_password;
+    if local && needs_proof && !req.fresh_local_password {
         return Err(PrivError::ReauthRequired);
     }
-    let needs_proof = req.command.needs_authority_revision() || req.command.needs_fresh_password();
     if !needs_proof || (req.fresh_local_password && local) {
         return Ok(());
     }

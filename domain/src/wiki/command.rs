@@ -2,11 +2,15 @@
 //! Publisher changes the Wiki library, as one enum whose serde form is the command name and its
 //! strict camelCase payload. `PrivilegedCommand::Wiki` carries one, so the privileged pipeline
 //! (envelope or local session, role re-derived from the records, request-id replay, audit) runs
-//! them like every other command; this module only names them, parses them and says which need a
-//! fresh password. It holds no rule about the library itself: the handlers check revisions,
-//! uniqueness and membership against the stored records.
+//! them like every other command; this module only names them, parses them and keeps their rows
+//! ([`WikiCommand::SPECS`]: each needs `WikiManage`, runs from a laptop, the server PC and the
+//! web but for the chunk claim, and only deleting needs a fresh password). It holds no rule about
+//! the library itself: the handlers check revisions, uniqueness and membership against the
+//! stored records.
 
 use serde::{Deserialize, Serialize};
+
+use crate::privileged_command::spec::{self, CommandSpec};
 
 /// One file a publisher announces before uploading it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -86,25 +90,61 @@ pub enum WikiCommand {
     },
 }
 
-impl WikiCommand {
-    /// Every `wiki.*` command name, in declaration order.
-    pub const NAMES: &'static [&'static str] = &[
-        "wiki.library",
-        "wiki.category.create",
-        "wiki.category.rename",
-        "wiki.category.reorder",
-        "wiki.category.delete",
-        "wiki.upload.begin",
-        "wiki.upload.status",
-        "wiki.upload.chunk",
-        "wiki.upload.cancel",
-        "wiki.publish",
-        "wiki.replace",
-        "wiki.retitle",
-        "wiki.trash",
-        "wiki.restore",
-        "wiki.delete",
+/// One row per `wiki.*` command: every property of the command together.
+mod row {
+    use crate::privileged_command::spec::CommandSpec;
+    use crate::roles::Capability::WikiManage;
+
+    /// Every `wiki.*` command publishes from a laptop, the server PC and the web.
+    const fn wiki(name: &'static str) -> CommandSpec {
+        CommandSpec::new(name, WikiManage).on_the_web()
+    }
+
+    pub const LIBRARY: CommandSpec = wiki("wiki.library");
+    pub const CATEGORY_CREATE: CommandSpec = wiki("wiki.category.create");
+    pub const CATEGORY_RENAME: CommandSpec = wiki("wiki.category.rename");
+    pub const CATEGORY_REORDER: CommandSpec = wiki("wiki.category.reorder");
+    pub const CATEGORY_DELETE: CommandSpec = wiki("wiki.category.delete");
+    pub const UPLOAD_BEGIN: CommandSpec = wiki("wiki.upload.begin");
+    pub const UPLOAD_STATUS: CommandSpec = wiki("wiki.upload.status");
+    /// A chunk's claim is never a command of its own on the web: the gateway's chunk route
+    /// authorizes the session instead.
+    pub const UPLOAD_CHUNK: CommandSpec = CommandSpec::new("wiki.upload.chunk", WikiManage);
+    pub const UPLOAD_CANCEL: CommandSpec = wiki("wiki.upload.cancel");
+    pub const PUBLISH: CommandSpec = wiki("wiki.publish");
+    pub const REPLACE: CommandSpec = wiki("wiki.replace");
+    pub const RETITLE: CommandSpec = wiki("wiki.retitle");
+    pub const TRASH: CommandSpec = wiki("wiki.trash");
+    pub const RESTORE: CommandSpec = wiki("wiki.restore");
+    /// Destroys published content.
+    pub const DELETE: CommandSpec = wiki("wiki.delete").fresh_password();
+
+    /// The registration list, in declaration order.
+    pub const ALL: [CommandSpec; 15] = [
+        LIBRARY,
+        CATEGORY_CREATE,
+        CATEGORY_RENAME,
+        CATEGORY_REORDER,
+        CATEGORY_DELETE,
+        UPLOAD_BEGIN,
+        UPLOAD_STATUS,
+        UPLOAD_CHUNK,
+        UPLOAD_CANCEL,
+        PUBLISH,
+        REPLACE,
+        RETITLE,
+        TRASH,
+        RESTORE,
+        DELETE,
     ];
+}
+
+impl WikiCommand {
+    /// The registration list: one row per `wiki.*` command, in declaration order.
+    pub const SPECS: &'static [CommandSpec] = &row::ALL;
+
+    /// Every `wiki.*` command name, in declaration order.
+    pub const NAMES: &'static [&'static str] = &spec::names(row::ALL);
 
     /// Every payload field name, so a "missing field" error maps to a static name.
     pub const PAYLOAD_FIELDS: &'static [&'static str] = &[
@@ -126,30 +166,26 @@ impl WikiCommand {
         "reauthProof",
     ];
 
-    pub fn name(&self) -> &'static str {
+    /// The command's row.
+    pub fn spec(&self) -> &'static CommandSpec {
         use WikiCommand as W;
         match self {
-            W::Library {} => "wiki.library",
-            W::CategoryCreate { .. } => "wiki.category.create",
-            W::CategoryRename { .. } => "wiki.category.rename",
-            W::CategoryReorder { .. } => "wiki.category.reorder",
-            W::CategoryDelete { .. } => "wiki.category.delete",
-            W::UploadBegin { .. } => "wiki.upload.begin",
-            W::UploadStatus {} => "wiki.upload.status",
-            W::UploadChunk { .. } => "wiki.upload.chunk",
-            W::UploadCancel { .. } => "wiki.upload.cancel",
-            W::Publish { .. } => "wiki.publish",
-            W::Replace { .. } => "wiki.replace",
-            W::Retitle { .. } => "wiki.retitle",
-            W::Trash { .. } => "wiki.trash",
-            W::Restore { .. } => "wiki.restore",
-            W::Delete { .. } => "wiki.delete",
+            W::Library {} => &row::LIBRARY,
+            W::CategoryCreate { .. } => &row::CATEGORY_CREATE,
+            W::CategoryRename { .. } => &row::CATEGORY_RENAME,
+            W::CategoryReorder { .. } => &row::CATEGORY_REORDER,
+            W::CategoryDelete { .. } => &row::CATEGORY_DELETE,
+            W::UploadBegin { .. } => &row::UPLOAD_BEGIN,
+            W::UploadStatus {} => &row::UPLOAD_STATUS,
+            W::UploadChunk { .. } => &row::UPLOAD_CHUNK,
+            W::UploadCancel { .. } => &row::UPLOAD_CANCEL,
+            W::Publish { .. } => &row::PUBLISH,
+            W::Replace { .. } => &row::REPLACE,
+            W::Retitle { .. } => &row::RETITLE,
+            W::Trash { .. } => &row::TRASH,
+            W::Restore { .. } => &row::RESTORE,
+            W::Delete { .. } => &row::DELETE,
         }
-    }
-
-    /// Commands that destroy published content need a fresh password.
-    pub fn needs_fresh_password(&self) -> bool {
-        matches!(self, WikiCommand::Delete { .. })
     }
 
     /// The fresh-password proof a laptop's `wiki.delete` carries.
@@ -169,4 +205,4 @@ impl WikiCommand {
 
 #[cfg(test)]
 #[path = "command_tests.rs"]
-mod tests;
+pub(crate) mod tests;

@@ -8,9 +8,9 @@ fn parse(name: &str, payload: serde_json::Value) -> Result<PrivilegedCommand, Co
     PrivilegedCommand::parse(name, &payload)
 }
 
-#[test]
-fn every_wiki_name_parses_to_its_variant_and_needs_wiki_manage() {
-    let samples = [
+/// One canonical payload per `wiki.*` command, in [`WikiCommand::NAMES`] order.
+pub(crate) fn canonical() -> Vec<(&'static str, serde_json::Value)> {
+    vec![
         ("wiki.library", serde_json::json!({})),
         ("wiki.category.create", serde_json::json!({"name": "Network"})),
         ("wiki.category.rename", serde_json::json!({"categoryId": "a", "name": "N", "revision": 3})),
@@ -32,7 +32,12 @@ fn every_wiki_name_parses_to_its_variant_and_needs_wiki_manage() {
         ("wiki.trash", serde_json::json!({"documentId": "d", "revision": 2})),
         ("wiki.restore", serde_json::json!({"documentId": "d", "revision": 2})),
         ("wiki.delete", serde_json::json!({"documentId": "d", "revision": 2, "reauthProof": "p"})),
-    ];
+    ]
+}
+
+#[test]
+fn every_wiki_name_parses_to_its_variant_and_needs_wiki_manage() {
+    let samples = canonical();
     assert_eq!(samples.len(), WikiCommand::NAMES.len());
     for (name, payload) in samples {
         let command = parse(name, payload).unwrap_or_else(|e| panic!("{name}: {e}"));
