@@ -43,6 +43,18 @@ impl Clock for ManualClock {
 
 pub type SharedClock = Arc<dyn Clock>;
 
+/// The system's wall clock now, for code with no `SharedClock` in reach (process-level
+/// bookkeeping in the desktop and the launcher, HTTP-date arithmetic). Rules that tests must
+/// move in time take a `SharedClock` instead; this is the only other reader of the wall clock.
+pub fn wall_time() -> SystemTime {
+    SystemTime::now()
+}
+
+/// [`wall_time`] as milliseconds since the Unix epoch (0 before 1970).
+pub fn wall_ms() -> u64 {
+    wall_time().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
+}
+
 /// Debug builds only: names the file whose number of milliseconds is added to the system clock.
 pub const OFFSET_FILE_ENV: &str = "RELAY_TEST_CLOCK_OFFSET_FILE";
 

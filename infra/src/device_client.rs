@@ -293,7 +293,7 @@ impl DeviceClient {
         let status = res.status().as_u16();
         let retry_after_secs =
             res.headers().get(reqwest::header::RETRY_AFTER).and_then(|v| v.to_str().ok()).and_then(|v| {
-                crate::http::headers::parse_retry_after(v, std::time::SystemTime::now(), MAX_RETRY_AFTER_SECS)
+                crate::http::headers::parse_retry_after(v, crate::clock::wall_time(), MAX_RETRY_AFTER_SECS)
             });
         if res.content_length().is_some_and(|n| n > MAX_ANSWER_BYTES as u64) {
             return Err(DeviceClientError::Protocol);

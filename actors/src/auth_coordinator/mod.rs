@@ -59,6 +59,8 @@ pub enum CoordinatorError {
     Busy,
 }
 
+/// A token for `server` signed in with `passphrase`: shared with a sign-in already in flight for
+/// the same pair, or served from the 4 s cache.
 #[derive(Message)]
 #[rtype(result = "Result<TokenSnapshot, CoordinatorError>")]
 pub struct ObtainToken {
@@ -66,10 +68,12 @@ pub struct ObtainToken {
     pub passphrase: String,
 }
 
+/// Forgets every cached token and in-flight sign-in (configuration or server lifecycle changed).
 #[derive(Message)]
 #[rtype(result = "()")]
 pub struct Clear;
 
+/// Counts of sign-ins sent and finished, cached and in flight (tests and diagnostics).
 #[derive(Message)]
 #[rtype(result = "CoordinatorStats")]
 pub struct GetStats;
@@ -84,6 +88,7 @@ pub struct CoordinatorStats {
     pub sign_ins_finished: u64,
 }
 
+/// A sign-in's answer, delivered back to the actor; ignored when `generation` is stale.
 #[derive(Message)]
 #[rtype(result = "()")]
 struct Completed {

@@ -85,10 +85,12 @@ pub struct VerifyBackup {
     pub name: String,
 }
 
+/// The archives in `DATA/backups`, newest first, with their verification state.
 #[derive(Message)]
 #[rtype(result = "Result<Vec<ArchiveListing>, BackupError>")]
 pub struct ListBackups;
 
+/// The health summary, the running operation with its phase and progress, and the last restore.
 #[derive(Message)]
 #[rtype(result = "BackupStatus")]
 pub struct GetBackupStatus;

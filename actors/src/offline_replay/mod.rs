@@ -89,6 +89,7 @@ pub struct CacheSnapshot {
     pub records: Vec<Value>,
 }
 
+/// One collection's cached records (what the client shows while the server is unreachable).
 #[derive(Debug, Clone, Message)]
 #[rtype(result = "Result<Option<CachedCollection>, OfflineError>")]
 pub struct ReadCache {
@@ -100,6 +101,7 @@ pub struct ReadCache {
 #[rtype(result = "Result<MutationApplied, OfflineError>")]
 pub struct Mutate(pub OfflineMutation);
 
+/// Queue length, replay state and the pending-review count for the status bar.
 #[derive(Debug, Clone, Copy, Message)]
 #[rtype(result = "OfflineStatus")]
 pub struct GetOfflineStatus;
@@ -140,6 +142,7 @@ pub(crate) struct Settle {
     pub items: Vec<(i64, i64, Settlement)>,
 }
 
+/// Progress of the running replay (done of total), sent by the replay task to its actor.
 #[derive(Debug, Clone, Copy, Message)]
 #[rtype(result = "()")]
 pub(crate) struct ReplayProgress {

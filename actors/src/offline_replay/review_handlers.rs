@@ -13,18 +13,22 @@ use infra::relay_client::RelayClient;
 use super::review::{self, PendingPage, Resolution, ReviewView, ServerSide, PAGE_SIZE, STALE, SYNC_IN_PROGRESS};
 use super::{store_error, OfflineError, OfflineReplayActor, REQUEST_TIMEOUT};
 
+/// A page of queued writes that need review (conflicts and refusals), after `after_id`.
 #[derive(Debug, Clone, Copy, Message)]
 #[rtype(result = "Result<PendingPage, OfflineError>")]
 pub struct ListPending {
     pub after_id: Option<i64>,
 }
 
+/// One queued write beside the server's current record, with a token for its resolution.
 #[derive(Debug, Clone, Copy, Message)]
 #[rtype(result = "Result<ReviewView, OfflineError>")]
 pub struct ReviewPending {
     pub id: i64,
 }
 
+/// Applies the operator's choice for a reviewed write: take the server's record, or retry
+/// mine (optionally with `edits`).
 #[derive(Debug, Clone, Message)]
 #[rtype(result = "Result<(), OfflineError>")]
 pub struct ResolvePending {

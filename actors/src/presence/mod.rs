@@ -132,6 +132,7 @@ impl HttpProblem for PresenceError {
     }
 }
 
+/// The clients active now (one per logical session) and the heartbeat interval they keep.
 #[derive(Message)]
 #[rtype(result = "PresenceSnapshot")]
 pub struct GetPresence;

@@ -125,6 +125,7 @@ pub enum RequestKind {
     Log,
 }
 
+/// A Relay Web sign-in with the connection passphrase from `source`, under the sign-in guard.
 #[derive(Message)]
 #[rtype(result = "Result<Issued, WebError>")]
 pub struct WebSignIn {
@@ -158,6 +159,7 @@ pub struct Authorize {
     pub kind: RequestKind,
 }
 
+/// Extends a live session and rotates its CSRF token (the cookie and the current token required).
 #[derive(Message)]
 #[rtype(result = "Result<Issued, WebError>")]
 pub struct Refresh {
@@ -175,6 +177,7 @@ pub struct Resume {
     pub cookie: Option<String>,
 }
 
+/// Ends the browser's session (and its Administration session) everywhere.
 #[derive(Message)]
 #[rtype(result = "Result<(), WebError>")]
 pub struct Logout {
@@ -192,6 +195,7 @@ pub struct IssueConnection {
     pub csrf: Option<String>,
 }
 
+/// The number of live Relay Web sessions (metrics and tests).
 #[derive(Message)]
 #[rtype(result = "usize")]
 pub struct CountSessions;

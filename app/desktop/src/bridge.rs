@@ -9,7 +9,6 @@
 //! lives in `registry`.
 
 use std::sync::Mutex;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use domain::external_links::{check_external_link, check_service_desk_link, describe_for_log, LinkKind};
 use domain::ratelimit::{BucketConfig, Decision, TokenBucket};
@@ -190,7 +189,7 @@ pub struct Bridge {
 }
 
 pub fn now_ms() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
+    infra::clock::wall_ms()
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {

@@ -18,7 +18,7 @@
 //! repair nothing.
 
 use std::path::Path;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use actix::Addr;
 use actors::privileged::AuthorizeLocalAction;
@@ -184,7 +184,7 @@ pub async fn rollback(
     build: String,
 ) -> Result<RollbackInfo, BridgeError> {
     let (build, current_exe) = approve(bridge, session, root_path.as_deref(), &build, "recovery.rollback").await?;
-    let now_ms = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0);
+    let now_ms = infra::clock::wall_ms();
     let target = build.clone();
     let (request, version) = tauri::async_runtime::spawn_blocking(move || {
         request(root_path.as_deref(), current_exe.as_deref(), &target, now_ms)
