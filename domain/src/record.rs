@@ -198,7 +198,22 @@ pub struct ListPage {
     pub items: Vec<serde_json::Value>,
 }
 
+/// What ends a list page's text after its items (see [`ListPage::json_head`]).
+pub const LIST_PAGE_END: &str = "]}";
+
 impl ListPage {
+    /// The text of this page (whose items are left out) up to its first item:
+    /// `{"page":..,"perPage":..,"totalItems":..,"totalPages":..,"items":[`. Followed by the
+    /// items, comma-separated, and [`LIST_PAGE_END`], it is the page serialized whole, byte for
+    /// byte (the record API streams large pages this way).
+    pub fn json_head(&self) -> String {
+        let empty = ListPage { items: Vec::new(), ..self.clone() };
+        let mut text = serde_json::to_string(&empty).expect("a page's counts serialize");
+        debug_assert!(text.ends_with(&format!("[{LIST_PAGE_END}")));
+        text.truncate(text.len() - LIST_PAGE_END.len());
+        text
+    }
+
     pub fn new(query: &ListQuery, total: Option<i64>, items: Vec<serde_json::Value>) -> ListPage {
         let (total_items, total_pages) = match total {
             Some(t) => (t, (t + query.per_page as i64 - 1) / query.per_page as i64),
@@ -268,6 +283,10 @@ mod tests {
         let q = ListQuery::parse(&CONTACTS, &raw("2", "10", "", "")).unwrap();
         let p = ListPage::new(&q, Some(21), vec![]);
         assert_eq!((p.total_items, p.total_pages), (21, 3));
+        let whole = ListPage::new(&q, Some(21), vec![serde_json::json!({"a": 1}), serde_json::json!([2])]);
+        let streamed = format!("{}{{\"a\":1}},[2]{LIST_PAGE_END}", whole.json_head());
+        assert_eq!(streamed, serde_json::to_string(&whole).unwrap());
+        assert_eq!(whole.json_head(), r#"{"page":2,"perPage":10,"totalItems":21,"totalPages":3,"items":["#);
         let v = serde_json::to_value(ListPage::new(&q, None, vec![])).unwrap();
         assert_eq!(v["totalItems"], -1);
         assert_eq!(v["perPage"], 10);

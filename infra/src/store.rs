@@ -9,6 +9,14 @@
 //! predicate; a term just seen to be too broad for the index scans at once (`plan_memo`), and a
 //! newest-first list without a total takes the index when the scan would walk far (`long_walk`).
 //! Record-API writes arrive in groups (`batch`): one transaction, a savepoint each.
+//!
+//! The record API's list pages are rendered in two steps so that a page's memory is bounded by
+//! a batch, not by the page (issue #39.5): [`RecordStore::list_ids`] reads the page's ids and
+//! counts (the same choice and order as [`RecordStore::list`]), then [`RecordStore::render_batch`]
+//! renders the records a few MiB at a time, each call on its own short use of a connection. The
+//! steps are not one snapshot: a record deleted (or made unreadable) between them is skipped, so
+//! such a page can hold fewer items than its ids, while `totalItems` stays the count taken with
+//! the ids; a record changed between them is rendered as it is when its batch is read.
 
 use diesel::query_builder::{BoxedSqlQuery, SqlQuery};
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
@@ -54,6 +62,24 @@ pub(crate) struct JsonRow {
     pub(crate) data: String,
 }
 
+/// The first step of a list page ([`RecordStore::list_ids`]): the page's counts (a `ListPage`
+/// without items) and its records' ids in page order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PageIds {
+    pub page: ListPage,
+    pub ids: Vec<String>,
+}
+
+/// Records rendered by [`RecordStore::render_batch`]: `text` is each record's JSON preceded by a
+/// comma (`,{..},{..}`), `items` how many records it holds, `next` the index of the first id not
+/// read yet (`ids.len()` at the end; ids of deleted records are passed over, not counted).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RenderedBatch {
+    pub text: Vec<u8>,
+    pub items: usize,
+    pub next: usize,
+}
+
 #[derive(QueryableByName)]
 struct CountRow {
     #[diesel(sql_type = BigInt)]
@@ -75,6 +101,15 @@ fn bind_all<'a>(mut q: Query<'a>, binds: &[SqlValue]) -> Query<'a> {
 
 fn parse_rows(rows: Vec<JsonRow>) -> Result<Vec<Value>, RecordError> {
     rows.into_iter().map(|r| serde_json::from_str(&r.data).map_err(|_| RecordError::Internal)).collect()
+}
+
+/// The JSON text of record `id` if a client may read it (`CollectionSpec::reads`): the view
+/// route's statement, also used per id by [`RecordStore::render_batch`].
+fn readable_json(conn: &mut SqliteConnection, spec: &CollectionSpec, id: &str) -> Result<Option<String>, RecordError> {
+    let clause = crate::sql::readable(spec, Where { sql: "id = ?".into(), binds: vec![SqlValue::Text(id.into())] });
+    let sql = format!("SELECT {} AS data FROM {} WHERE {}", record_json(spec), quote_ident(spec.name), clause.sql);
+    let rows: Vec<JsonRow> = Cached { sql: &sql, binds: clause.binds }.load(conn).map_err(|e| map_db_error(spec, e))?;
+    Ok(rows.into_iter().next().map(|r| r.data))
 }
 
 /// Maps a database error to the API vocabulary; unique violations name the offending field.
@@ -318,37 +353,7 @@ impl RecordStore {
         plan: SearchPlan,
     ) -> Result<ListPage, RecordError> {
         let mut conn = self.conn()?;
-        let filter = match &q.filter {
-            Some(expr) => {
-                let by_size = plan == SearchPlan::BySize;
-                let newest_first_without_total =
-                    q.skip_total && q.sort.first().is_some_and(|k| k.field == "created" && k.descending);
-                let mut plan = plan;
-                let mut rows = 0;
-                let mut use_index = |index: &SearchIndex, query: &str| {
-                    if plan == SearchPlan::BySize {
-                        rows = approximate_rows(&mut conn, spec);
-                        let max_candidates = domain::search::max_index_candidates(rows, !q.skip_total);
-                        plan = SearchPlan::Selective { max_candidates };
-                    }
-                    let chosen = choose_index(&mut conn, &self.memo, plan, index, query);
-                    if chosen == Narrowing::Scan && by_size && newest_first_without_total {
-                        let page_end = u64::from(q.page) * u64::from(q.per_page);
-                        let limit = domain::search::max_index_candidates(rows, true);
-                        let memo = &self.memo;
-                        let rescue = long_walk::rescue_long_walk(&mut conn, index, query, page_end, rows, limit, memo);
-                        if let Some(rowids) = rescue {
-                            memo.rescued();
-                            return rowids;
-                        }
-                    }
-                    chosen
-                };
-                compile_filter_with(spec, expr, &mut use_index).map_err(RecordError::BadRequest)?
-            }
-            None => Where { sql: "1".into(), binds: vec![] },
-        };
-        let filter = crate::sql::readable(spec, filter);
+        let filter = self.page_filter(&mut conn, spec, q, plan)?;
         let order = order_by(spec, &q.sort).map_err(RecordError::BadRequest)?;
         let table = quote_ident(spec.name);
         let offset = (q.page as i64 - 1) * q.per_page as i64;
@@ -364,26 +369,136 @@ impl RecordStore {
             .bind::<BigInt, _>(q.per_page as i64)
             .bind::<BigInt, _>(offset);
         let items = parse_rows(query.load(&mut conn).map_err(|e| map_db_error(spec, e))?)?;
-        let total = if q.skip_total {
-            None
-        } else {
-            let sql = format!("SELECT COUNT(*) AS n FROM {table} WHERE {}", filter.sql);
-            let rows: Vec<CountRow> = bind_all(diesel::sql_query(sql).into_boxed(), &filter.binds)
-                .load(&mut conn)
-                .map_err(|e| map_db_error(spec, e))?;
-            rows.first().map(|r| r.n)
-        };
+        let total = self.page_total(&mut conn, spec, q, &filter)?;
         Ok(ListPage::new(q, total, items))
+    }
+
+    /// The record API's list, first step: the ids of the page's records in page order and the
+    /// page's counts, without rendering a record (so the page's size in memory is its ids).
+    /// [`RecordStore::render_batch`] then renders the records a few MiB at a time, each call on
+    /// a connection of its own, so no pooled connection is held while a client reads.
+    pub fn list_ids(&self, spec: &CollectionSpec, q: &ListQuery) -> Result<PageIds, RecordError> {
+        let mut conn = self.conn()?;
+        let filter = self.page_filter(&mut conn, spec, q, SearchPlan::BySize)?;
+        let order = order_by(spec, &q.sort).map_err(RecordError::BadRequest)?;
+        let offset = (q.page as i64 - 1) * q.per_page as i64;
+        // The same choice, in the same order, as `list_planned`'s inner query (the order ends
+        // with rowid, so it is total).
+        let sql =
+            format!("SELECT id AS data FROM {} WHERE {} {order} LIMIT ? OFFSET ?", quote_ident(spec.name), filter.sql);
+        let rows: Vec<JsonRow> = bind_all(diesel::sql_query(sql).into_boxed(), &filter.binds)
+            .bind::<BigInt, _>(q.per_page as i64)
+            .bind::<BigInt, _>(offset)
+            .load(&mut conn)
+            .map_err(|e| map_db_error(spec, e))?;
+        let total = self.page_total(&mut conn, spec, q, &filter)?;
+        Ok(PageIds { page: ListPage::new(q, total, Vec::new()), ids: rows.into_iter().map(|r| r.data).collect() })
+    }
+
+    /// Renders the records `ids[from..]` in order, exactly as [`RecordStore::list`] renders a
+    /// page's items, each preceded by a comma, and stops after the record that brings the text
+    /// to `max_bytes` (always taking at least one record, so a batch may exceed it by one
+    /// record). Rows are read as they are now: an id whose record has been deleted since
+    /// [`RecordStore::list_ids`] (or is no longer readable) is skipped, and a record changed
+    /// since then is rendered as changed (the filter is not evaluated again). Records past the
+    /// stopping point are not read. The batch holds one connection only while it renders.
+    pub fn render_batch(
+        &self,
+        spec: &CollectionSpec,
+        ids: &[String],
+        from: usize,
+        max_bytes: usize,
+    ) -> Result<RenderedBatch, RecordError> {
+        let rest = ids.get(from..).unwrap_or_default();
+        if rest.is_empty() {
+            return Ok(RenderedBatch { text: Vec::new(), items: 0, next: ids.len() });
+        }
+        let mut conn = self.conn()?;
+        let mut batch = RenderedBatch { text: Vec::new(), items: 0, next: from };
+        for id in rest {
+            batch.next += 1;
+            // One statement per id (the view route's, prepared once per connection): the rows
+            // come in the page's order and only as far as the batch goes.
+            let Some(data) = readable_json(&mut conn, spec, id)? else { continue };
+            // Parsed and written again, as `list` does: the item's text is serde_json's, not
+            // SQLite's (key order, number and escape spelling).
+            let value: Value = serde_json::from_str(&data).map_err(|_| RecordError::Internal)?;
+            drop(data);
+            batch.text.push(b',');
+            serde_json::to_writer(&mut batch.text, &value).map_err(|_| RecordError::Internal)?;
+            batch.items += 1;
+            if batch.text.len() >= max_bytes {
+                break;
+            }
+        }
+        Ok(batch)
+    }
+
+    /// The filter of a list page, with its `~` terms narrowed by the search index as `plan`
+    /// (or the collection's size) says, restricted to the records a client may read.
+    fn page_filter(
+        &self,
+        conn: &mut SqliteConnection,
+        spec: &CollectionSpec,
+        q: &ListQuery,
+        plan: SearchPlan,
+    ) -> Result<Where, RecordError> {
+        let filter = match &q.filter {
+            Some(expr) => {
+                let by_size = plan == SearchPlan::BySize;
+                let newest_first_without_total =
+                    q.skip_total && q.sort.first().is_some_and(|k| k.field == "created" && k.descending);
+                let mut plan = plan;
+                let mut rows = 0;
+                let mut use_index = |index: &SearchIndex, query: &str| {
+                    if plan == SearchPlan::BySize {
+                        rows = approximate_rows(conn, spec);
+                        let max_candidates = domain::search::max_index_candidates(rows, !q.skip_total);
+                        plan = SearchPlan::Selective { max_candidates };
+                    }
+                    let chosen = choose_index(conn, &self.memo, plan, index, query);
+                    if chosen == Narrowing::Scan && by_size && newest_first_without_total {
+                        let page_end = u64::from(q.page) * u64::from(q.per_page);
+                        let limit = domain::search::max_index_candidates(rows, true);
+                        let memo = &self.memo;
+                        let rescue = long_walk::rescue_long_walk(conn, index, query, page_end, rows, limit, memo);
+                        if let Some(rowids) = rescue {
+                            memo.rescued();
+                            return rowids;
+                        }
+                    }
+                    chosen
+                };
+                compile_filter_with(spec, expr, &mut use_index).map_err(RecordError::BadRequest)?
+            }
+            None => Where { sql: "1".into(), binds: vec![] },
+        };
+        Ok(crate::sql::readable(spec, filter))
+    }
+
+    /// The page's total (`None` under `skipTotal`), counted with the page's filter.
+    fn page_total(
+        &self,
+        conn: &mut SqliteConnection,
+        spec: &CollectionSpec,
+        q: &ListQuery,
+        filter: &Where,
+    ) -> Result<Option<i64>, RecordError> {
+        if q.skip_total {
+            return Ok(None);
+        }
+        let sql = format!("SELECT COUNT(*) AS n FROM {} WHERE {}", quote_ident(spec.name), filter.sql);
+        let rows: Vec<CountRow> = bind_all(diesel::sql_query(sql).into_boxed(), &filter.binds)
+            .load(conn)
+            .map_err(|e| map_db_error(spec, e))?;
+        Ok(rows.first().map(|r| r.n))
     }
 
     /// One record a client may read (`CollectionSpec::reads`); a hidden one is `NotFound`.
     pub fn get(&self, spec: &CollectionSpec, id: &str) -> Result<Value, RecordError> {
         let mut conn = self.conn()?;
-        let clause = crate::sql::readable(spec, Where { sql: "id = ?".into(), binds: vec![SqlValue::Text(id.into())] });
-        let sql = format!("SELECT {} AS data FROM {} WHERE {}", record_json(spec), quote_ident(spec.name), clause.sql);
-        let rows: Vec<JsonRow> =
-            Cached { sql: &sql, binds: clause.binds }.load(&mut conn).map_err(|e| map_db_error(spec, e))?;
-        parse_rows(rows)?.pop().ok_or(RecordError::NotFound)
+        let data = readable_json(&mut conn, spec, id)?.ok_or(RecordError::NotFound)?;
+        serde_json::from_str(&data).map_err(|_| RecordError::Internal)
     }
 
     /// The id of the first record whose `field` equals `value`, if any.
@@ -456,8 +571,8 @@ impl RecordStore {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use domain::collections::{CLIENT_PRESENCE, CONTACTS, ONCALL_BOARD_SETTINGS};
-    use domain::record::RawListParams;
+    use domain::collections::{CLIENT_PRESENCE, CONTACTS, ONCALL_BOARD_SETTINGS, STANDALONE_NOTES};
+    use domain::record::{RawListParams, LIST_PAGE_END};
     use domain::validation::{validate_write, WriteMode};
     use serde_json::json;
 
@@ -526,6 +641,95 @@ pub(crate) mod tests {
         };
         let p = s.list(&CONTACTS, &ListQuery::parse(&CONTACTS, &raw).unwrap()).unwrap();
         assert_eq!((p.total_items, p.total_pages, names(&p)), (4, 2, vec!["ada".to_string()]));
+    }
+
+    /// A page as the record API sends it: the ids, then batches of at most `max_bytes`.
+    fn streamed(
+        s: &RecordStore,
+        spec: &CollectionSpec,
+        raw: &RawListParams,
+        max_bytes: usize,
+        between: impl Fn(usize),
+    ) -> (String, usize) {
+        let q = ListQuery::parse(spec, raw).unwrap();
+        let PageIds { page, ids } = s.list_ids(spec, &q).unwrap();
+        let (mut items, mut from, mut batches) = (Vec::new(), 0, 0);
+        while from < ids.len() {
+            between(batches);
+            let batch = s.render_batch(spec, &ids, from, max_bytes).unwrap();
+            assert!(batch.next > from, "every batch reads at least one id");
+            items.extend_from_slice(&batch.text);
+            (from, batches) = (batch.next, batches + 1);
+        }
+        let items = String::from_utf8(items).unwrap();
+        (format!("{}{}{LIST_PAGE_END}", page.json_head(), items.strip_prefix(',').unwrap_or(&items)), batches)
+    }
+
+    #[test]
+    fn pages_rendered_in_batches_are_the_whole_page_byte_for_byte() {
+        let (_t, s) = store();
+        for i in 0..12 {
+            // Escapes, non-ASCII text, fractions and whole numbers, JSON arrays: the item text is
+            // serde_json's, whichever path writes it.
+            let body = json!({"title": format!("N{}", i % 5), "content": "é \"q\" \u{1}\n</x>", "sortOrder": i as f64 / 3.0 - 1.0,
+                "tags": ["a", format!("t{i}")], "color": "blue"});
+            create(&s, &STANDALONE_NOTES, body, i).unwrap();
+        }
+        let raw = |sort: &str, filter: &str, page: &str, per_page: &str, skip_total: &str| {
+            let opt = |v: &str| (!v.is_empty()).then(|| v.to_string());
+            RawListParams {
+                sort: opt(sort),
+                filter: opt(filter),
+                page: opt(page),
+                per_page: opt(per_page),
+                skip_total: opt(skip_total),
+            }
+        };
+        let raws = [
+            raw("", "", "", "", ""),
+            raw("-title,sortOrder", "", "2", "5", ""),
+            raw("", "title ~ 'N1' || sortOrder > 2", "", "", "1"),
+            raw("", "title = 'none'", "", "", ""),
+        ];
+        for raw in &raws {
+            let q = ListQuery::parse(&STANDALONE_NOTES, raw).unwrap();
+            let whole = serde_json::to_string(&s.list(&STANDALONE_NOTES, &q).unwrap()).unwrap();
+            for max_bytes in [1, 300, 1000, usize::MAX] {
+                let (text, _) = streamed(&s, &STANDALONE_NOTES, raw, max_bytes, |_| ());
+                assert_eq!(text, whole, "{raw:?} in batches of {max_bytes} bytes");
+            }
+        }
+        let (_, batches) = streamed(&s, &STANDALONE_NOTES, &RawListParams::default(), 1, |_| ());
+        assert_eq!(batches, 12, "one record a batch");
+    }
+
+    #[test]
+    fn a_record_deleted_between_the_ids_and_its_batch_is_left_out() {
+        let (_t, s) = store();
+        let ids: Vec<String> = (0..6)
+            .map(|i| create(&s, &CONTACTS, json!({"name": format!("N{i}")}), i).unwrap()["id"].as_str().unwrap().into())
+            .collect();
+        let raw = RawListParams { sort: Some("name".into()), ..Default::default() };
+        // Records 0 and 1 are sent in the first two batches; record 3 and the last one are
+        // deleted before their batches are read.
+        let (text, _) = streamed(&s, &CONTACTS, &raw, 1, |batch| {
+            if batch == 2 {
+                s.delete(&CONTACTS, &ids[3]).unwrap();
+                s.delete(&CONTACTS, &ids[5]).unwrap();
+            }
+        });
+        let page: Value = serde_json::from_str(&text).unwrap();
+        let names: Vec<&str> = page["items"].as_array().unwrap().iter().map(|r| r["name"].as_str().unwrap()).collect();
+        assert_eq!(names, ["N0", "N1", "N2", "N4"]);
+        assert_eq!(
+            (page["totalItems"].as_i64(), page["totalPages"].as_i64()),
+            (Some(6), Some(1)),
+            "the count read with the ids"
+        );
+        let q = ListQuery::parse(&CONTACTS, &raw).unwrap();
+        let past_the_end = s.render_batch(&CONTACTS, &ids, 6, 1).unwrap();
+        assert_eq!((past_the_end.items, past_the_end.next, past_the_end.text.len()), (0, 6, 0));
+        assert_eq!(s.list_ids(&CONTACTS, &q).unwrap().ids.len(), 4);
     }
 
     #[test]

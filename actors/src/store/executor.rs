@@ -15,11 +15,11 @@ use domain::collections::{collection, CollectionSpec, WriteOp};
 use domain::import::{plan_import_each, ImportReport};
 use domain::record::{Action, ListPage, ListQuery, RecordError};
 use domain::validation::{validate_write, WriteMode};
-use infra::store::RecordStore;
+use infra::store::{PageIds, RecordStore, RenderedBatch};
 
 use super::{
-    ApplyRetention, DatabaseSize, DeleteWhere, GetRecord, ImportRecords, ListRecords, UpdateByKey, UpsertByKey,
-    MAX_PER_RECORD_IMPORT_EVENTS, NAME,
+    ApplyRetention, DatabaseSize, DeleteWhere, GetRecord, ImportRecords, ListRecordIds, ListRecords, RenderRecords,
+    UpdateByKey, UpsertByKey, MAX_PER_RECORD_IMPORT_EVENTS, NAME,
 };
 use crate::kit::{panic_message, SubsystemCtx};
 use crate::realtime::Publish;
@@ -86,6 +86,23 @@ impl Handler<ListRecords> for StoreExecutor {
             let spec = spec_for(&msg.collection)?;
             s.store.list(spec, &ListQuery::parse(spec, &msg.params)?)
         })
+    }
+}
+
+impl Handler<ListRecordIds> for StoreExecutor {
+    type Result = Result<PageIds, RecordError>;
+    fn handle(&mut self, msg: ListRecordIds, _: &mut SyncContext<Self>) -> Self::Result {
+        self.run(|s| {
+            let spec = spec_for(&msg.collection)?;
+            s.store.list_ids(spec, &ListQuery::parse(spec, &msg.params)?)
+        })
+    }
+}
+
+impl Handler<RenderRecords> for StoreExecutor {
+    type Result = Result<RenderedBatch, RecordError>;
+    fn handle(&mut self, msg: RenderRecords, _: &mut SyncContext<Self>) -> Self::Result {
+        self.run(|s| s.store.render_batch(spec_for(&msg.collection)?, &msg.ids, msg.from, msg.max_bytes))
     }
 }
 

@@ -26,6 +26,7 @@ use crate::kit::{Subsystem, SubsystemCtx};
 pub use checkpoint::{Checkpoint, CHECKPOINT_TICK};
 pub use executor::StoreExecutor;
 pub use group_commit::{RecordWrite, WriteBatch, MAX_GROUP};
+pub use infra::store::{PageIds, RenderedBatch};
 pub use offline::{ReplayOfflineChanges, SyncServers, SyncWritten};
 pub use search_merge::{MergeSearchIndexes, MergeStep};
 
@@ -36,6 +37,26 @@ pub const NAME: &str = "store";
 pub struct ListRecords {
     pub collection: String,
     pub params: RawListParams,
+}
+
+/// The record API's list, first step (a reader): the page's ids in order and its counts
+/// (`infra::store::RecordStore::list_ids`); the records follow in [`RenderRecords`] batches.
+#[derive(Debug, Clone, Message)]
+#[rtype(result = "Result<PageIds, RecordError>")]
+pub struct ListRecordIds {
+    pub collection: String,
+    pub params: RawListParams,
+}
+
+/// The record API's list, next steps (a reader): the records `ids[from..]` rendered until the
+/// text reaches `max_bytes` (`infra::store::RecordStore::render_batch`; deleted ones skipped).
+#[derive(Debug, Clone, Message)]
+#[rtype(result = "Result<RenderedBatch, RecordError>")]
+pub struct RenderRecords {
+    pub collection: String,
+    pub ids: std::sync::Arc<[String]>,
+    pub from: usize,
+    pub max_bytes: usize,
 }
 
 #[derive(Debug, Clone, Message)]
@@ -229,6 +250,8 @@ macro_rules! route {
 }
 
 route!(ListRecords, ListPage, false);
+route!(ListRecordIds, PageIds, false);
+route!(RenderRecords, RenderedBatch, false);
 route!(GetRecord, Value, false);
 
 impl Handler<CreateRecord> for StoreActor {
