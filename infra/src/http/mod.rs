@@ -5,7 +5,8 @@
 //! deadline that stays armed while the body is read, streams bodies under a hard byte cap that
 //! `Content-Length` must agree with, turns `429`/`503` + `Retry-After` into a typed error,
 //! honours caller cancellation, and names URLs in logs and errors by origin only. It does not
-//! retry, cache, or decide what a response means; callers own that.
+//! retry, cache, or decide what a response means; callers own that. Every client shares one
+//! TLS configuration whose root certificates are read on the first handshake (`tls`).
 //!
 //! Two profiles: [`Profile::Upstream`] for the fixed production endpoints in [`endpoints`]
 //! (HTTPS only), and [`Profile::RelayPeer`] for a Relay server URL that
@@ -17,6 +18,7 @@ mod error;
 pub mod headers;
 pub mod origin;
 pub mod redirect;
+mod tls;
 
 use std::time::Duration;
 
@@ -107,7 +109,11 @@ impl HttpPolicy {
         if self.timeout.is_zero() || self.connect_timeout.is_zero() || self.max_body_bytes == 0 {
             return Err(HttpError::Config { reason: "deadlines and the body cap must be positive" });
         }
+        // One TLS configuration for the process; its root certificates are read on the first
+        // handshake (`tls`), not here.
+        let tls = tls::client_config().map_err(|_| HttpError::Config { reason: "cannot set up the TLS client" })?;
         let builder = reqwest::Client::builder()
+            .tls_backend_preconfigured(tls)
             .redirect(redirect::reqwest_policy(&self.redirects))
             .referer(false)
             .connect_timeout(self.connect_timeout.min(self.timeout))
