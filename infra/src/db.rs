@@ -94,18 +94,22 @@ fn make_files_private(path: &std::path::Path) -> Result<(), DbError> {
     Ok(())
 }
 
-/// One connection, before the pool: WAL on, then the pending migrations.
-fn prepare_schema(path: &str) -> Result<Vec<String>, DbError> {
+/// One connection, before the pool: WAL on, then the pending migrations. The connection is
+/// returned so the caller can keep it open until the pool has its own: SQLite checkpoints the
+/// whole WAL (two fsyncs) when the last connection to a database closes, which on a fresh data
+/// directory stood between the migrations and the first request.
+fn prepare_schema(path: &str) -> Result<(SqliteConnection, Vec<String>), DbError> {
     use diesel::Connection;
     let mut conn = SqliteConnection::establish(path).map_err(|e| DbError::Pool(e.to_string()))?;
     conn.batch_execute(&connection_pragmas())?;
     conn.batch_execute("PRAGMA journal_mode = WAL;")?;
-    Ok(conn
+    let applied = conn
         .run_pending_migrations(MIGRATIONS)
         .map_err(|e| DbError::Migration(e.to_string()))?
         .into_iter()
         .map(|v| v.to_string())
-        .collect())
+        .collect();
+    Ok((conn, applied))
 }
 
 /// Opens the pool at `path` (created if missing) with `size` connections and runs migrations.
@@ -142,6 +146,13 @@ pub fn configure_sqlite_once() {
     });
 }
 
+/// Connections the pool opens at start and keeps however idle the server is; the others up to
+/// the pool's size are opened when requests need them and closed again after r2d2's idle
+/// timeout (10 minutes). Each connection reads the whole schema when it opens (the pragmas need
+/// it) and keeps its own page cache, so opening all of them up front cost the start a few
+/// milliseconds and the idle server their memory.
+pub const POOL_MIN_IDLE: u32 = 1;
+
 fn open_reporting(
     path: &std::path::Path,
     size: u32,
@@ -149,14 +160,18 @@ fn open_reporting(
 ) -> Result<(DbPool, Vec<String>), DbError> {
     configure_sqlite_once();
     make_files_private(path)?;
-    let applied = prepare_schema(&path.to_string_lossy())?;
+    let (schema_conn, applied) = prepare_schema(&path.to_string_lossy())?;
     let manager = ConnectionManager::<SqliteConnection>::new(path.to_string_lossy());
     let pool = Pool::builder()
         .max_size(size.max(1))
+        .min_idle(Some(POOL_MIN_IDLE.min(size.max(1))))
         .connection_customizer(Box::new(Pragmas))
         .error_handler(errors)
         .build(manager)
         .map_err(|e| DbError::Pool(e.to_string()))?;
+    // Closed only now that the pool holds a connection: not the last one, so no checkpoint
+    // (the store's checkpointer copies the migrations' pages into the file off the start path).
+    drop(schema_conn);
     Ok((pool, applied))
 }
 
@@ -312,6 +327,20 @@ mod tests {
                 SYSTEM_FIELDS.iter().copied().chain(spec.fields.iter().map(|f| f.name)).map(String::from).collect();
             assert_eq!(table_columns(&mut conn, spec.name).unwrap(), expected, "{}", spec.name);
         }
+    }
+
+    #[test]
+    fn a_fresh_open_keeps_one_connection_and_leaves_the_migrations_to_the_checkpointer() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("relay.db");
+        let (pool, applied) = open(&path, 4).unwrap();
+        assert!(!applied.is_empty());
+        assert_eq!(pool.state().connections, POOL_MIN_IDLE, "the others open when requests need them");
+        let wal = std::fs::metadata(tmp.path().join("relay.db-wal")).map(|m| m.len()).unwrap_or(0);
+        assert!(wal > 0, "closing the migrations' connection did not checkpoint (and remove) the WAL");
+        let held: Vec<_> = (0..4).map(|_| pool.get().unwrap()).collect();
+        assert_eq!(pool.state().connections, 4, "the pool still grows to its size");
+        drop(held);
     }
 
     #[test]
