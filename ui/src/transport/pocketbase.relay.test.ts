@@ -107,6 +107,22 @@ describe('PocketBaseTransport Relay endpoints', () => {
     expect(new URLSearchParams(t.calls.at(-1)!.search).get('perPage')).toBe('1000');
   });
 
+  it('fetches collections of large records 50 per page, every page until a short one', async () => {
+    const page = (n: number, count: number) => ({ page: n, perPage: 50, totalItems: -1, totalPages: -1, items: Array.from({ length: count }, (_, i) => ({ id: `a${n}-${i}` })) });
+    let served = 0;
+    const t = await signedIn({
+      'GET /api/collections/alert_history/records': () => {
+        served += 1;
+        return json(200, page(served, served < 3 ? 50 : 7));
+      },
+    });
+    const all = await t.transport.getFullList<{ id: string }>('alert_history');
+    expect(all.length).toBe(107);
+    expect(all.at(-1)!.id).toBe('a3-6');
+    const asked = t.calls.filter((c) => c.path === '/api/collections/alert_history/records').map((c) => new URLSearchParams(c.search));
+    expect(asked.map((q) => [q.get('page'), q.get('perPage')])).toEqual([['1', '50'], ['2', '50'], ['3', '50']]);
+  });
+
   it('delivers realtime "reload" events (refetch this collection)', async () => {
     const t = await signedIn({});
     const seen: RealtimeEvent[] = [];

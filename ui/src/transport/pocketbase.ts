@@ -60,6 +60,25 @@ export const WIKI_DOCUMENTS_PATH = '/api/relay/wiki/documents/';
 export const XLSX_CONTENT_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 /** Records per page when fetching a whole collection. */
 export const FULL_LIST_BATCH = 1000;
+/** Records per page when fetching a whole collection whose records can be large (an alert's or
+ * a reminder's HTML body up to 750 KB, a Wiki outline up to 1 MB, a status feed's items, a
+ * conflict's overwritten copy, a problem's entities): 1,000 of those would be a response of up
+ * to a gigabyte. The server streams any page in bounded batches (#39.5); this bounds what one
+ * response asks of the browser and of the connection. */
+export const LARGE_RECORD_BATCH = 50;
+const LARGE_RECORD_COLLECTIONS: ReadonlySet<string> = new Set([
+  'alert_history',
+  'alert_reminders',
+  'wiki_documents',
+  'cloud_status',
+  'conflict_log',
+  'dynatrace_problems',
+]);
+
+/** The page size `getFullList` reads `collection` with. */
+export function fullListBatch(collection: string): number {
+  return LARGE_RECORD_COLLECTIONS.has(collection) ? LARGE_RECORD_BATCH : FULL_LIST_BATCH;
+}
 
 type FetchFn = (url: RequestInfo | URL, init?: RequestInit) => Promise<Response>;
 type Listener = (e: RealtimeEvent) => void;
@@ -369,7 +388,7 @@ export class PocketBaseTransport implements Transport {
     return this.call(() =>
       this.pb
         .collection(collection)
-        .getFullList<T>({ ...only({ filter: opts.filter, sort: opts.sort }), batch: FULL_LIST_BATCH, requestKey: null }),
+        .getFullList<T>({ ...only({ filter: opts.filter, sort: opts.sort }), batch: fullListBatch(collection), requestKey: null }),
     );
   }
 
