@@ -382,6 +382,7 @@ pub fn start_from_data_dir(
     let listener = infra::control_socket::bind(data_dir.root())?;
     recover_interrupted_restore(data_dir)?;
     let token_key = data_dir.load_or_create_token_key()?;
+    infra::startup::mark("control socket, restore check, token key");
     let mut config = RelayConfig::new(data_dir.db_path(), passphrase, token_key, infra::clock::system());
     let backup = BackupSettings::new(data_dir.root().to_path_buf()).map_err(StartError::Backup)?;
     config.backup = Some(backup.with_test_overrides());
@@ -391,6 +392,7 @@ pub fn start_from_data_dir(
         .map_err(|e| tracing::error!(error = %e, "the Dynatrace client cannot be set up; Dynatrace stays off"))
         .ok();
     adjust(&mut config);
+    infra::startup::mark("configuration and outbound clients");
     let clock = config.clock.clone();
     let mut handles = start_server(config)?;
     let ctx = SubsystemCtx::new(clock, handles.health.clone());
@@ -432,6 +434,7 @@ pub fn start_server(config: RelayConfig) -> Result<Handles, StartError> {
     if !applied_migrations.is_empty() {
         tracing::info!(count = applied_migrations.len(), "applied database migrations");
     }
+    infra::startup::mark("database open (migrations, pool)");
     let unmanaged_tables = {
         let mut conn = pool.get().map_err(|e| infra::db::DbError::Pool(e.to_string()))?;
         infra::db::unmanaged_tables(&mut conn)?
@@ -439,6 +442,7 @@ pub fn start_server(config: RelayConfig) -> Result<Handles, StartError> {
     for table in &unmanaged_tables {
         tracing::warn!(table = %table, "unmanaged table found; leaving it in place");
     }
+    infra::startup::mark("unmanaged tables checked");
     let mut privileged_service = PrivilegedService::new(pool.clone(), config.clock.clone());
     let dynatrace_pool = pool.clone();
     let wiki_pool = pool.clone();

@@ -21,6 +21,8 @@ mod wiki;
 use clap::Parser;
 
 fn main() -> std::process::ExitCode {
+    // Before any thread: the start-up clock and the allocator's arena cap.
+    infra::startup::begin();
     // The hidden worker modes (backup verification, Wiki PDF extraction) come before any
     // argument parsing.
     if let Some(code) = infra::worker::run_if_worker() {
@@ -34,6 +36,7 @@ fn main() -> std::process::ExitCode {
         cli::Command::Serve(args) => infra::logging::init_with_files(cli.log_level(), Some(&args.data_dir)),
         _ => infra::logging::init(cli.log_level()),
     }
+    infra::startup::mark("logging");
     let result = match cli.command {
         cli::Command::Serve(args) => serve::run(args),
         cli::Command::ConnectionInfo(args) => serve::connection_info(args),

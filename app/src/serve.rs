@@ -35,7 +35,9 @@ pub fn run(args: ServeArgs) -> Result<(), BoxError> {
     let data_dir = DataDir::open(&args.data_dir)?;
     // Held for the whole process, across the restarts a restore makes.
     let _lock = infra::dir_lock::lock(data_dir.root())?;
+    infra::startup::mark("data directory locked");
     let secrets = open_secrets(&data_dir)?;
+    infra::startup::mark("secrets");
     // Bound once: a restart for a restore serves on the same ports.
     let listeners = Listeners {
         data_api: web::bind_listener(&bind.to_string(), args.port)?,
@@ -141,6 +143,7 @@ fn run_generation(
                 dynatrace.vault = token_vault;
             }
         })?;
+        infra::startup::mark("subsystems started");
         let stopping = handles.clone();
         let gateway = match &listeners.gateway {
             Some(listener) => {
@@ -155,6 +158,12 @@ fn run_generation(
         let shown = if bind.is_unspecified() { "127.0.0.1".to_string() } else { bind.to_string() };
         let host = if shown.contains(':') { format!("[{shown}]") } else { shown };
         announce!("Relay listening on http://{host}:{port}");
+        infra::startup::mark("listening");
+        // The start's run-once code pages go once the start is over (`infra::startup`).
+        actix::spawn(async {
+            tokio::time::sleep(infra::startup::START_SETTLE).await;
+            infra::startup::release_start_up_code();
+        });
         if bind.is_unspecified() {
             announce!("Direct LAN access is on (bound to {bind}); use --bind 127.0.0.1 for this machine only.");
         }

@@ -42,6 +42,7 @@ pub mod secret_store;
 pub mod server_passphrase;
 pub mod spreadsheet;
 pub mod sql;
+pub mod startup;
 pub mod status_feeds;
 pub mod store;
 pub mod systemd_credentials;

@@ -127,6 +127,7 @@ macro_rules! subsystem_actor {
 pub fn on_started<A: Subsystem>(actor: &mut A, ctx: &mut Context<A>) {
     report_periodically(ctx, A::NAME, actor.subsystem().health.clone(), A::queue_depth);
     actor.on_start(ctx);
+    infra::startup::mark(A::NAME);
 }
 
 /// `Supervised::restarting` of every subsystem (called by `subsystem_actor!`).
