@@ -67,7 +67,7 @@ mod tests {
     use super::*;
 
     /// Never lowered here (other tests share this process's limit): raising is idempotent and
-    /// ends at the hard limit. `blackbox_lifecycle` starts `relay serve` under a low soft limit.
+    /// ends at the hard limit. `blackbox::lifecycle` starts `relay serve` under a low soft limit.
     #[test]
     fn the_soft_limit_ends_at_the_hard_limit() {
         let hard = get_nofile().unwrap().rlim_max;

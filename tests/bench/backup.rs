@@ -7,18 +7,15 @@
 //! `cargo bench -p relay --bench backup`; `RELAY_BENCH_REPORT=path` writes the Markdown report.
 //! Bounded: fixed row and request counts, one backup.
 
-#[path = "common.rs"]
-mod common;
-
 use std::path::Path;
 use std::process::Command;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::{cpu_model, pct, rss_kib, Server};
 use diesel::connection::SimpleConnection;
 use diesel::RunQueryDsl;
+use support::bench::{self as common, cpu_model, pct, rss_kib};
 
 const BODY_BYTES: usize = 48 * 1024;
 const READ_CLIENTS: usize = 4;
@@ -122,7 +119,7 @@ async fn main() {
     std::fs::remove_file(tmp.path().join("copy.db")).unwrap();
     std::fs::remove_file(tmp.path().join("online.db")).unwrap();
 
-    let server = Server::spawn_in(&data, &["--bind", "127.0.0.1"]);
+    let server = common::server().data_dir(&data).bind("127.0.0.1").start();
     let token = common::api_token(&reqwest::Client::new(), &server.base).await;
     // The idle baseline from as many reads as a few seconds of the backup give, so both p99s
     // rest on thousands of samples (1,200 alone swung the idle p99 by a factor of two).
@@ -136,7 +133,7 @@ async fn main() {
     let (server_peak, worker_peak) = (Arc::new(AtomicU64::new(0)), Arc::new(AtomicU64::new(0)));
     let sampler = {
         let (done, server_peak, worker_peak, pid) =
-            (done.clone(), server_peak.clone(), worker_peak.clone(), server.pid());
+            (done.clone(), server_peak.clone(), worker_peak.clone(), server.pid().expect("the server runs"));
         std::thread::spawn(move || {
             while !done.load(Ordering::Relaxed) {
                 server_peak.fetch_max(rss_kib(pid).unwrap_or(0), Ordering::Relaxed);

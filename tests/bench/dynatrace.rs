@@ -6,16 +6,13 @@
 //! `cargo bench -p relay --bench dynatrace --profile feeds-bench`. `RELAY_BENCH_ROWS` changes
 //! the problem count and `RELAY_BENCH_REPORT=path` writes the Markdown report.
 
-#[path = "common.rs"]
-mod common;
-
 use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use common::{cpu_model, mib, rss_kib, status_kib, Server};
 use fake_upstream::{FakeUpstream, Reply};
 use serde_json::{json, Value};
+use support::bench::{self as common, cpu_model, mib, rss_kib, status_kib};
 
 const EXECUTE: &str = "/platform/storage/query/v1/query:execute";
 const POLL: &str = "/platform/storage/query/v1/query:poll";
@@ -62,12 +59,16 @@ fn answer(fake: &FakeUpstream, rows: usize, status: &str) {
     fake.route_sequence("GET", POLL, vec![Reply::json(done(records)), Reply::json(done(Vec::new()))]);
 }
 
-fn cli(data_dir: &std::path::Path, args: &[&str], stdin: &str) -> String {
-    let mut child = Command::new(common::relay_bin())
+/// The variable that points the server's Dynatrace client at the fake upstream.
+const DYNATRACE_OVERRIDE: &str = "RELAY_TEST_UPSTREAM_DYNATRACE";
+
+fn cli(data_dir: &std::path::Path, upstream: &str, args: &[&str], stdin: &str) -> String {
+    let mut child = Command::new(common::bench_bin())
         .arg(args[0])
         .arg("--data-dir")
         .arg(data_dir)
         .args(&args[1..])
+        .env(DYNATRACE_OVERRIDE, upstream)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -85,20 +86,26 @@ fn main() {
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     let fake = runtime.block_on(FakeUpstream::start());
     answer(&fake, rows, "ACTIVE");
-    // The server inherits the override (debug assertions only; a release build ignores it).
-    std::env::set_var("RELAY_TEST_UPSTREAM_DYNATRACE", fake.url("").trim_end_matches('/'));
+    // The server and the CLI get the override (debug assertions only; a release build ignores it).
+    let upstream = fake.url("").trim_end_matches('/').to_string();
     let tmp = tempfile::tempdir().unwrap();
     let data = tmp.path().join("data");
-    let server = Server::spawn_in(&data, &[]);
-    cli(&data, &["admin", "set-password", "--username", "ryan"], &format!("{PASSWORD}\n"));
-    cli(&data, &["admin", "activate", "--username", "ryan"], "");
+    let server = common::server().data_dir(&data).envs([(DYNATRACE_OVERRIDE, upstream.as_str())]).start();
+    cli(&data, &upstream, &["admin", "set-password", "--username", "ryan"], &format!("{PASSWORD}\n"));
+    cli(&data, &upstream, &["admin", "activate", "--username", "ryan"], "");
     cli(
         &data,
+        &upstream,
         &["dynatrace", "configure", "--as", "ryan", "--url", "https://abc12345.apps.dynatrace.com"],
         &format!("{PASSWORD}\n"),
     );
-    cli(&data, &["dynatrace", "set-token", "--as", "ryan"], &format!("{PASSWORD}\ndt0s16.BENCH.TOKENSECRETPART0001\n"));
-    let idle = rss_kib(server.pid());
+    cli(
+        &data,
+        &upstream,
+        &["dynatrace", "set-token", "--as", "ryan"],
+        &format!("{PASSWORD}\ndt0s16.BENCH.TOKENSECRETPART0001\n"),
+    );
+    let idle = rss_kib(server.pid().expect("the server runs"));
 
     let mut lines = Vec::new();
     for (label, status) in [
@@ -108,7 +115,7 @@ fn main() {
     ] {
         answer(&fake, rows, status);
         let started = Instant::now();
-        let out = cli(&data, &["dynatrace", "sync"], "");
+        let out = cli(&data, &upstream, &["dynatrace", "sync"], "");
         let took = started.elapsed();
         let summary: Value = serde_json::from_str(out.trim()).expect("summary");
         assert_eq!(summary["outcome"], "ok", "{summary}");
@@ -119,7 +126,7 @@ fn main() {
             took.as_secs_f64()
         ));
     }
-    let peak = status_kib(server.pid(), "VmHWM");
+    let peak = status_kib(server.pid().expect("the server runs"), "VmHWM");
     let report = format!(
         "## Dynatrace sync ({rows} problems)\n\nMachine: {} ({} cores). `cargo bench -p relay --bench dynatrace --profile feeds-bench`; \
 a fake Grail on 127.0.0.1 answers execute + one poll with {rows} problem records; each row is one `relay dynatrace sync` \

@@ -7,15 +7,11 @@
 //! pages of ~700 KB alerts read 8 at a time. `cargo bench -p relay --bench hostile_memory`
 //! (`RELAY_BENCH_BIN` measures another build); prints a Markdown table for docs/benchmarks.md.
 
-#[path = "common.rs"]
-mod common;
-#[path = "../support/hostile.rs"]
-mod hostile;
-
 use std::time::Duration;
 
-use common::{api_token, status_kib, Server};
-use hostile::{import_body_of, large_alert, one_shared_string_read_by, stalled_stream};
+use support::bench::{api_token, status_kib};
+use support::hostile::{import_body_of, large_alert, one_shared_string_read_by, stalled_stream};
+use support::Relay;
 
 /// The budget: what one request may add to the server's peak resident memory.
 const BUDGET_MIB_PER_REQUEST: f64 = 64.0;
@@ -28,8 +24,8 @@ struct Outcome {
     rise_mib: f64,
 }
 
-fn peak_mib(server: &Server) -> f64 {
-    status_kib(server.pid(), "VmHWM").unwrap_or(0) as f64 / 1024.0
+fn peak_mib(server: &Relay) -> f64 {
+    status_kib(server.pid().expect("the server runs"), "VmHWM").unwrap_or(0) as f64 / 1024.0
 }
 
 fn http() -> reqwest::Client {
@@ -48,14 +44,14 @@ async fn post(http: &reqwest::Client, url: String, token: &str, body: Vec<u8>, j
 async fn measure<F, Fut>(
     scenario: &'static str,
     requests: usize,
-    prepare: impl AsyncFnOnce(&Server, &str),
+    prepare: impl AsyncFnOnce(&Relay, &str),
     send: F,
 ) -> Outcome
 where
     F: Fn(String, String, usize) -> Fut,
     Fut: std::future::Future<Output = u16>,
 {
-    let server = Server::spawn(&[]);
+    let server = support::bench::server().start();
     let token = api_token(&http(), &server.base).await;
     prepare(&server, &token).await;
     let before = peak_mib(&server);
@@ -70,9 +66,9 @@ where
     Outcome { scenario, requests, statuses, rise_mib }
 }
 
-async fn nothing(_: &Server, _: &str) {}
+async fn nothing(_: &Relay, _: &str) {}
 
-async fn seed_large_alerts(server: &Server, token: &str) {
+async fn seed_large_alerts(server: &Relay, token: &str) {
     let http = http();
     for n in 0..100 {
         let res = http
@@ -86,7 +82,7 @@ async fn seed_large_alerts(server: &Server, token: &str) {
     }
 }
 
-async fn stalled_streams_and_large_alerts(server: &Server, token: &str) -> Vec<u16> {
+async fn stalled_streams_and_large_alerts(server: &Relay, token: &str) -> Vec<u16> {
     let http = http();
     let addr: std::net::SocketAddr = server.base.trim_start_matches("http://").parse().unwrap();
     let mut streams = Vec::new();
@@ -146,7 +142,7 @@ async fn main() {
         .await,
     );
     // One "request" here is the whole publish of five alerts to 288 stalled streams.
-    let server = Server::spawn(&[]);
+    let server = support::bench::server().start();
     let token = api_token(&http(), &server.base).await;
     let before = peak_mib(&server);
     let statuses = stalled_streams_and_large_alerts(&server, &token).await;

@@ -8,13 +8,10 @@
 //! Run with `cargo bench -p relay --bench images`; `RELAY_BENCH_REPORT=path` writes the
 //! Markdown table. Bounded: fixed inputs, fixed run counts.
 
-#[path = "common.rs"]
-mod common;
-
 use std::process::Command;
 use std::time::Instant;
 
-use common::{cpu_model, mib, status_kib};
+use support::bench::{cpu_model, mib, status_kib};
 
 const CASE_ENV: &str = "RELAY_BENCH_IMAGES_CASE";
 const FILE_ENV: &str = "RELAY_BENCH_IMAGES_FILE";

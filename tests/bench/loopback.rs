@@ -4,14 +4,11 @@
 //! report and, with `RELAY_BENCH_REPORT=path`, writes it there. Every loop is bounded by a
 //! request count and the whole run by a deadline.
 
-#[path = "common.rs"]
-mod common;
-
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{cpu_model, mib, pct, rss_kib, PASSPHRASE};
 use serde_json::{json, Value};
+use support::bench::{self as common, cpu_model, mib, pct, rss_kib, PASSPHRASE};
 
 const CLIENTS: usize = 16;
 const READS_PER_CLIENT: usize = 1500;

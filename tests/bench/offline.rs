@@ -6,9 +6,6 @@
 //! with `cargo bench -p relay --bench offline`; `RELAY_BENCH_ROWS` changes the row count and
 //! `RELAY_BENCH_REPORT=path` writes the Markdown report. Every loop is bounded by the row count.
 
-#[path = "common.rs"]
-mod common;
-
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -20,9 +17,9 @@ use actors::kit::{start_supervised, SubsystemCtx};
 use actors::offline_replay::{
     CacheSnapshot, GetOfflineStatus, Mutate, OfflineReplayActor, OfflineReplayConfig, ReplayNow, UseToken,
 };
-use common::{cpu_model, Server};
 use domain::offline::record_fingerprint;
 use serde_json::{json, Value};
+use support::bench::{self as common, cpu_model};
 
 const CLIENTS: usize = 16;
 
@@ -93,7 +90,7 @@ fn rate(n: usize, d: Duration) -> String {
 
 fn main() {
     let rows: usize = std::env::var("RELAY_BENCH_ROWS").ok().and_then(|v| v.parse().ok()).unwrap_or(10_000);
-    let server = Server::spawn(&[]);
+    let server = common::server().start();
     let base = server.base.clone();
     let report = actix::System::new().block_on(async move {
         let http = reqwest::Client::builder().timeout(Duration::from_secs(60)).build().unwrap();
@@ -187,7 +184,7 @@ fn main() {
             during_p99 = p99_ms(during),
             cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
             cpu = cpu_model(),
-            bin = common::relay_bin(),
+            bin = common::bench_bin().display(),
         )
     });
     println!("{report}");

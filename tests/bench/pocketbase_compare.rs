@@ -17,16 +17,13 @@
 //! `RELAY_BENCH_REPORT=path`, writes it there. Every loop is bounded by a count, every wait by a
 //! timeout; nothing is asserted on time.
 
-#[path = "common.rs"]
-mod common;
-
 use std::net::{IpAddr, Ipv4Addr};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{cpu_model, mib, pct, rss_kib, Server, PASSPHRASE};
 use futures_util::StreamExt;
 use serde_json::{json, Value};
+use support::bench::{self as common, cpu_model, mib, pct, rss_kib, PASSPHRASE};
 
 const CLIENTS: usize = 16;
 const VIEWS: usize = 16 * 500;
@@ -489,7 +486,7 @@ async fn main() {
     let run_started = Instant::now();
 
     for round in 0..rounds {
-        let relay = Server::spawn(&["--bind", "127.0.0.1"]);
+        let relay = common::server().bind("127.0.0.1").start();
         let pocketbase = PocketBase::spawn(&pb_bin);
         let pb_token = pocketbase.prepare(&http).await;
         let targets = [
@@ -497,7 +494,7 @@ async fn main() {
                 kind: Kind::Relay,
                 base: relay.base.clone(),
                 token: common::api_token(&http, &relay.base).await,
-                pid: relay.pid(),
+                pid: relay.pid().expect("the server runs"),
             },
             Target {
                 kind: Kind::PocketBase,
@@ -559,7 +556,7 @@ fn render(results: &Results, sizes: &[usize], rounds: usize, pb_version: &str, p
          | --- | --- | --- | --- | --- | --- | --- | --- |\n",
         cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
         cpu = cpu_model(),
-        relay = common::relay_bin(),
+        relay = common::bench_bin().display(),
         mins = took.as_secs_f64() / 60.0,
     );
     let med = |ms: &[&Measure], f: fn(&Measure) -> f64| median(ms.iter().map(|m| f(m)).collect());

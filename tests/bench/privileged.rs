@@ -4,15 +4,12 @@
 //! `cargo bench -p relay --bench privileged`; `RELAY_BENCH_REPORT=path` writes the Markdown.
 //! Loops are bounded by count; the run by a deadline.
 
-#[path = "common.rs"]
-mod common;
-
 use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use common::PASSPHRASE;
 use serde_json::{json, Value};
+use support::bench::{self as common, PASSPHRASE};
 
 use domain::envelope::{
     parse_envelope, payload_hash, public_jwk_from_secret, sign_envelope, verify_signature, Envelope,

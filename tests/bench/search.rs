@@ -5,13 +5,10 @@
 //! `RELAY_BENCH_BIN=path` measures another build (an older commit) with the same load, and
 //! `RELAY_BENCH_CONTACTS` changes the row count. Every loop is bounded by a request count.
 
-#[path = "common.rs"]
-mod common;
-
 use std::time::{Duration, Instant};
 
-use common::{cpu_model, pct, Server};
 use serde_json::json;
+use support::bench::{self as common, cpu_model, pct};
 
 const CLIENTS: usize = 16;
 const LISTS_PER_CLIENT: usize = 40;
@@ -59,7 +56,7 @@ async fn run_phase(name: &str, per_client: usize, requests: Vec<reqwest::Request
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
     let contacts: usize = std::env::var("RELAY_BENCH_CONTACTS").ok().and_then(|v| v.parse().ok()).unwrap_or(40_000);
-    let server = Server::spawn(&[]);
+    let server = common::server().start();
     let http = reqwest::Client::builder().timeout(Duration::from_secs(30)).build().unwrap();
     let token = common::api_token(&http, &server.base).await;
     let records = format!("{}/api/collections/contacts/records", server.base);
@@ -97,7 +94,7 @@ async fn main() {
          | phase | requests | errors | req/s | p50 ms | p99 ms |\n| --- | --- | --- | --- | --- | --- |\n",
         cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
         cpu = cpu_model(),
-        bin = common::relay_bin(),
+        bin = common::bench_bin().display(),
     );
     for p in std::iter::once(&seeded).chain(phases.iter()) {
         report.push_str(&format!(

@@ -4,13 +4,10 @@
 //! capped (64) so the client does not exhaust file descriptors; loops are bounded by count.
 //! Run with `cargo bench -p relay --bench web_sessions`; `RELAY_BENCH_REPORT=path` writes it.
 
-#[path = "common.rs"]
-mod common;
-
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::{mib, pct, rss_kib, web_sign_in, Server, PASSPHRASE};
+use support::bench::{mib, pct, rss_kib, web_sign_in, PASSPHRASE};
 use tokio::sync::Semaphore;
 
 const SESSIONS: usize = 1000;
@@ -19,8 +16,8 @@ const IN_FLIGHT: usize = 64;
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
-    let server = Server::spawn(&["--bind", "0.0.0.0", "--web", "--web-port", "0"]);
-    let web = server.web.clone().expect("gateway started");
+    let server = support::bench::server().args(&["--web", "--web-port", "0"]).start();
+    let web = server.web.clone().expect("gateway started").replace("127.0.0.1", "localhost");
     let http =
         reqwest::Client::builder().timeout(Duration::from_secs(20)).pool_max_idle_per_host(IN_FLIGHT).build().unwrap();
     let gate = Arc::new(Semaphore::new(IN_FLIGHT));
@@ -46,7 +43,7 @@ async fn main() {
     }
     let sign_in_elapsed = started.elapsed();
     sign_in_lat.sort();
-    let rss_sessions = rss_kib(server.pid());
+    let rss_sessions = rss_kib(server.pid().expect("the server runs"));
 
     let started = Instant::now();
     let mut tasks = Vec::new();
@@ -78,7 +75,7 @@ async fn main() {
     }
     let read_elapsed = started.elapsed();
     read_lat.sort();
-    let rss_after = rss_kib(server.pid());
+    let rss_after = rss_kib(server.pid().expect("the server runs"));
     drop(server);
 
     let report = format!(

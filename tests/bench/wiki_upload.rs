@@ -7,11 +7,6 @@
 //! from there; the dropped chunk must not have been stored. Three rounds each, medians. Run with
 //! `cargo bench -p relay --bench wiki_upload`; `RELAY_BENCH_REPORT=path` writes the Markdown.
 
-#[path = "common.rs"]
-mod common;
-#[path = "../support/mod.rs"]
-mod support;
-
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
@@ -141,7 +136,7 @@ async fn main() {
          | case | median | throughput | rounds (s) |\n| --- | --- | --- | --- |\n{rows}",
         pdf.len(),
         pdf.len().div_ceil(CHUNK),
-        common::cpu_model(),
+        support::bench::cpu_model(),
     );
     println!("{report}");
     if let Ok(path) = std::env::var("RELAY_BENCH_REPORT") {

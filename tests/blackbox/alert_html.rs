@@ -5,9 +5,6 @@
 //! back without them, while a body exactly as the UI writes it round-trips byte for byte; the
 //! offline replay route stores through the same choke point.
 
-#[path = "../support/mod.rs"]
-mod support;
-
 use serde_json::{json, Value};
 use support::{client, Relay};
 

@@ -4,9 +4,6 @@
 //! thread and its event times read back through the record API, and an unknown thread is
 //! refused as a validation error on `threadId`.
 
-#[path = "../support/mod.rs"]
-mod support;
-
 use serde_json::{json, Value};
 use support::{client, Relay};
 

@@ -2,9 +2,6 @@
 //! error bodies, token refresh, failed-login rate limiting with 429 + Retry-After, and the rule
 //! that other sources' failures never lock a clean source out (data API and Relay Web).
 
-#[path = "../support/mod.rs"]
-mod support;
-
 use serde_json::{json, Value};
 use support::{client, client_from, Relay, PASSPHRASE};
 

@@ -7,9 +7,6 @@
 //! rolls back, and survives kill -9 at every swap step; a CLI never works on a data directory
 //! whose server holds its lock.
 
-#[path = "../support/mod.rs"]
-mod support;
-
 use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};

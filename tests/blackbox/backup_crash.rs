@@ -6,9 +6,6 @@
 //! recovered by its next start (the restore stands once committed, else the original data with
 //! every write is back), and the CLI that asked for the restore says the server stopped.
 
-#[path = "../support/mod.rs"]
-mod support;
-
 use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
 use std::time::Duration;

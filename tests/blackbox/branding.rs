@@ -3,9 +3,6 @@
 //! 401; a bad image is refused with its message and stable code and the previous logo is
 //! untouched; `remove-logo` makes it 204 (none set; an unknown kind is 404); alert-body images come back as data URLs.
 
-#[path = "../support/mod.rs"]
-mod support;
-
 use std::io::Cursor;
 
 use support::{client, relay_cli, Relay};

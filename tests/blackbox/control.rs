@@ -5,9 +5,6 @@
 //! "SKIPPED"); a socket left by a SIGKILLed server is replaced; a second server on the same data
 //! directory and a symlinked socket path are refused at start.
 
-#[path = "../support/mod.rs"]
-mod support;
-
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::{Command, Stdio};

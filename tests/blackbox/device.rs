@@ -6,9 +6,6 @@
 //! fallback (an owner-only file). `relay --version` names the build kind (development or
 //! packaged).
 
-#[path = "../support/mod.rs"]
-mod support;
-
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::{Command, Stdio};

@@ -7,9 +7,6 @@
 //! change during a query that discards the late answer, profile names that stay inert inside
 //! the DQL, and plain-words failures (401, 429) in the sync record.
 
-#[path = "../support/mod.rs"]
-mod support;
-
 use std::io::Read;
 use std::time::Duration;
 

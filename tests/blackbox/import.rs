@@ -5,9 +5,6 @@
 //! every bound are planned one at a time; the server's peak RSS (`VmHWM`) rises by less than
 //! `MAX_PEAK_RISE_KIB` across all of them, nothing is stored, and a legal import still applies.
 
-#[path = "../support/mod.rs"]
-mod support;
-
 use std::time::Duration;
 
 use serde_json::{json, Value};

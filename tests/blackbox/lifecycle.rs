@@ -7,9 +7,6 @@
 //! Fresh starts never log a locked database (WAL is switched on before the pool opens), and a
 //! server started under a low soft open-file limit raises it to the hard limit.
 
-#[path = "../support/mod.rs"]
-mod support;
-
 use diesel::connection::SimpleConnection;
 use serde_json::{json, Value};
 use support::{admin_cli, client, relay_bin, sample, Relay, PASSPHRASE};

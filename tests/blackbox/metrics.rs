@@ -6,9 +6,6 @@
 //! (`unshare -n`) whose only interface is `lo`, carrying the documentation address 192.0.2.10,
 //! so nothing is sent on a real interface.
 
-#[path = "../support/mod.rs"]
-mod support;
-
 use std::time::Duration;
 
 use serde_json::Value;
@@ -128,7 +125,8 @@ const CHILD_DEADLINE: Duration = Duration::from_secs(90);
 
 #[test]
 fn non_loopback_peers_are_refused() {
-    support::run_in_netns(NETNS_MARKER, NETNS_ADDRESS, INNER_TEST, CHILD_DEADLINE);
+    let inner_test = support::test_path(module_path!(), INNER_TEST);
+    support::run_in_netns(NETNS_MARKER, NETNS_ADDRESS, &inner_test, CHILD_DEADLINE);
 }
 
 #[tokio::test]

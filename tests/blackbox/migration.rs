@@ -3,9 +3,6 @@
 //! preserved, and the legacy tables removed; an ambiguous roster defers, changes nothing and
 //! keeps privileged commands off.
 
-#[path = "../support/mod.rs"]
-mod support;
-
 use diesel::connection::SimpleConnection;
 use serde_json::{json, Value};
 use support::{admin_cli, client, Relay};

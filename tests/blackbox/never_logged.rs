@@ -7,9 +7,6 @@
 //! passphrase, the pairing code, the account passwords and every token or proof it issued.
 //! The asserts only mean something because the secrets really went through those handlers.
 
-#[path = "../support/mod.rs"]
-mod support;
-
 use std::path::Path;
 
 use serde_json::{json, Value};

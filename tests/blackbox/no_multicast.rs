@@ -9,9 +9,6 @@
 //! server uses) must hold no multicast group beyond the kernel's all-hosts membership in
 //! `/proc/net/igmp` and `/proc/net/igmp6` (no 224.0.0.251 or ff02::fb).
 
-#[path = "../support/mod.rs"]
-mod support;
-
 use std::collections::HashSet;
 use std::time::Duration;
 
@@ -76,7 +73,8 @@ fn assert_no_multicast(relay: &Relay, when: &str) {
 
 #[test]
 fn relay_serve_never_multicasts() {
-    support::run_in_netns(NETNS_MARKER, LAN_ADDRESS, INNER_TEST, Duration::from_secs(90));
+    let inner_test = support::test_path(module_path!(), INNER_TEST);
+    support::run_in_netns(NETNS_MARKER, LAN_ADDRESS, &inner_test, Duration::from_secs(90));
 }
 
 #[tokio::test]

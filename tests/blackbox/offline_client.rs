@@ -7,9 +7,6 @@
 //! with SIGKILL right after the server applied a create, or a batch, finishes on restart without
 //! a duplicate or a conflict.
 
-#[path = "../support/mod.rs"]
-mod support;
-
 use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -268,8 +265,7 @@ const CHILD_TOKEN: &str = "RELAY_OFFLINE_CHILD_TOKEN";
 /// Runs one replay in a child process that kills itself (SIGKILL) at `fault`.
 fn replay_in_child_killed_at(data_dir: &Path, relay: &Relay, token: &str, fault: &str) {
     use std::os::unix::process::ExitStatusExt;
-    let out = std::process::Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "child_replays_once", "--ignored", "--test-threads=1"])
+    let out = support::child_test(&support::test_path(module_path!(), "child_replays_once"))
         .env(CHILD_DIR, data_dir)
         .env(CHILD_ORIGIN, relay.url(""))
         .env(CHILD_TOKEN, token)
@@ -394,8 +390,7 @@ async fn a_hundred_random_sigkills_during_replay_lose_nothing_and_apply_nothing_
     println!("soak seed {seed}");
     let mut killed = 0;
     for round in 0..rounds {
-        let mut child = std::process::Command::new(std::env::current_exe().unwrap())
-            .args(["--exact", "child_queues_and_replays", "--ignored", "--test-threads=1"])
+        let mut child = support::child_test(&support::test_path(module_path!(), "child_queues_and_replays"))
             .env(CHILD_DIR, tmp.path())
             .env(CHILD_ORIGIN, relay.url(""))
             .env(CHILD_TOKEN, &token)

@@ -6,9 +6,6 @@
 //! form answers per change; the replay routes are absent from Relay Web and from a server
 //! started without them; Servers sync batches land whole or not at all.
 
-#[path = "../support/mod.rs"]
-mod support;
-
 use domain::collections::WriteOp;
 use domain::offline::record_fingerprint;
 use serde_json::{json, Value};

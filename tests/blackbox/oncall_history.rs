@@ -3,9 +3,6 @@
 //! `oncall_history` row per change, readable by every signed-in client, and the history itself
 //! refuses every client write.
 
-#[path = "../support/mod.rs"]
-mod support;
-
 use serde_json::{json, Value};
 use support::{client, sample, Relay};
 

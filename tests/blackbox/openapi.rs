@@ -3,9 +3,6 @@
 //! documented status codes, and operations documented for one listener only are absent (404)
 //! on the other.
 
-#[path = "../support/mod.rs"]
-mod support;
-
 use serde_json::{json, Value};
 use support::{client, Relay, PASSPHRASE};
 

@@ -2,9 +2,6 @@
 //! on the data API and on the Relay Web gateway, answers a body over its limit with 413 and the
 //! JSON error body (`{status: 413, message, data}`), never actix's plain-text refusal.
 
-#[path = "../support/mod.rs"]
-mod support;
-
 use serde_json::{json, Value};
 use support::{client, Relay};
 

@@ -5,9 +5,6 @@
 //! holds at most 8 rows however many random tab ids it sends, one address at most 32; and rows
 //! expire (the clock moved ahead through the debug-only clock offset file).
 
-#[path = "../support/mod.rs"]
-mod support;
-
 use std::time::Duration;
 
 use serde_json::{json, Value};

@@ -6,9 +6,6 @@
 //! without a running server), password-change revocation, the audit chain, and results over
 //! the 4 KiB bound stored (and replayed) only as the truncation marker.
 
-#[path = "../support/mod.rs"]
-mod support;
-
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde_json::{json, Value};

@@ -7,9 +7,6 @@
 //! minute, however many tokens that session mints (a new Relay Web connection token, a
 //! refreshed data-API token).
 
-#[path = "../support/mod.rs"]
-mod support;
-
 use std::os::unix::fs::PermissionsExt;
 
 use fake_upstream::{FakeUpstream, Reply};

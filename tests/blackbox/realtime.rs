@@ -7,9 +7,6 @@
 //! (`--realtime-max-clients`) closing the oldest unauthenticated stream, never a signed-in one;
 //! and that the data API and the gateway set `TCP_NODELAY` on what they accept.
 
-#[path = "../support/mod.rs"]
-mod support;
-
 use std::time::Duration;
 
 use futures_util::StreamExt;

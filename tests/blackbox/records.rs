@@ -3,9 +3,6 @@
 //! injection attempts, contains-search through the trigram index (with PocketBase's `~`
 //! semantics and `skipTotal`), the collection allowlist and auth on every route.
 
-#[path = "../support/mod.rs"]
-mod support;
-
 use serde_json::{json, Value};
 use support::{client, invalid, sample, sample_update, Relay, COLLECTIONS, SERVER_OWNED};
 

@@ -5,9 +5,6 @@
 //! kept (never the secret). Without credentials or an OS secret store (a dead session bus), the
 //! same line says the plaintext files are used, as a warning.
 
-#[path = "../support/mod.rs"]
-mod support;
-
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 

@@ -7,9 +7,6 @@
 //! hundreds of MB once every cell copied it) are refused with the server's peak RSS (`VmHWM`)
 //! rising by less than `MAX_PEAK_RISE_KIB`.
 
-#[path = "../support/mod.rs"]
-mod support;
-
 use std::io::{Cursor, Write};
 
 use rust_xlsxwriter::Workbook;

@@ -5,9 +5,6 @@
 //! unchanged polls write nothing; operator refreshes are limited (429 + Retry-After); on Relay
 //! Web the status needs a web session and the refresh a CSRF token.
 
-#[path = "../support/mod.rs"]
-mod support;
-
 use std::time::Duration;
 
 use fake_upstream::{FakeUpstream, Reply};

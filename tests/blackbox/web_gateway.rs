@@ -4,9 +4,6 @@
 //! per-session rate limits with Retry-After, browser log ingestion, security headers, no CORS,
 //! and the endpoints Relay Web must not have.
 
-#[path = "../support/mod.rs"]
-mod support;
-
 use std::sync::Arc;
 
 use reqwest::cookie::CookieStore;

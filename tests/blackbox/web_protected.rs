@@ -8,9 +8,6 @@
 //! sign-in from a clean address nor the server PC's own password checks, while the guesses they
 //! get checked stay bounded.
 
-#[path = "../support/mod.rs"]
-mod support;
-
 use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -4,9 +4,6 @@
 //! Owner (a wrong password and a Publisher-less actor are refused), the change reaches the
 //! record API, and the audit chain records each command.
 
-#[path = "../support/mod.rs"]
-mod support;
-
 use serde_json::{json, Value};
 use support::wiki::{activate_administrator, administrator_laptop, post_chunk, sha256};
 use support::{admin_cli, client, relay_cli, sample, signed_command, signed_envelope, Relay};

@@ -208,7 +208,7 @@ fn every_test_docs_security_cites_exists() {
 #[test]
 fn the_parser_finds_names_paths_groups_and_files() {
     assert_eq!(
-        citations("blackbox_auth::other_sources_failures_never_lock_out_the_operator").0,
+        citations("blackbox::auth::other_sources_failures_never_lock_out_the_operator").0,
         ["other_sources_failures_never_lock_out_the_operator"]
     );
     assert_eq!(citations("infra::token::tests::*").0, ["tests"]);

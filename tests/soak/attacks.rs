@@ -9,9 +9,9 @@ use futures_util::StreamExt;
 use serde_json::json;
 use tokio::time::{Instant, MissedTickBehavior};
 
-use crate::common::PASSPHRASE;
 use crate::sessions::gateway;
 use crate::*;
+use support::bench::PASSPHRASE;
 
 pub const FLOOD_CLOSED: &str = "attack 2: idle streams the server closed (auth deadline or eviction)";
 pub const RT_BYTES: &str = "attack 3: bytes delivered to the signed-in subscribers";

@@ -9,9 +9,6 @@
 //! committed or undone, lost writes, half-swapped directories) is printed and written to
 //! `target/backup-kills.md`. Environment: `BACKUP_KILLS_ROUNDS` (default 100).
 
-#[path = "../support/mod.rs"]
-mod support;
-
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};

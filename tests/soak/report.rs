@@ -5,8 +5,8 @@ use std::fmt::Write;
 use std::time::Duration;
 
 use crate::attacks::{FLOOD_CLOSED, RT_BYTES, RT_DROPPED, RT_FRAMES, RT_NO_HELLO};
-use crate::common::{cpu_model, mib, pct};
 use crate::*;
+use support::bench::{cpu_model, mib, pct};
 
 /// How the run was set up and what the sampler saw of the server.
 pub struct Setup {

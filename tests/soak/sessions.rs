@@ -10,8 +10,8 @@ use std::time::Duration;
 use reqwest::Method;
 use serde_json::{json, Value};
 
-use crate::common::WebSession;
 use crate::*;
+use support::bench::WebSession;
 
 /// A small xorshift64* generator: think times and choices, reproducible per session.
 struct Rng(u64);

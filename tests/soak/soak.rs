@@ -12,9 +12,6 @@
 //! address is 127.0.0.x. Run with `cargo bench -p relay --bench soak`;
 //! `RELAY_SOAK_REPORT=path` writes the Markdown report.
 
-#[path = "../bench/common.rs"]
-mod common;
-
 mod attacks;
 mod report;
 mod sessions;
@@ -28,7 +25,7 @@ use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 use tokio::time::Instant;
 
-use common::{rss_kib, status_kib, Server, PASSPHRASE};
+use support::bench::{self as common, rss_kib, status_kib, PASSPHRASE};
 
 /// Short requests (everything but held realtime streams) in flight at once.
 pub const IN_FLIGHT: usize = 256;
@@ -199,18 +196,18 @@ async fn main() {
     let max_clients =
         if flood_sources * 32 > REALTIME_MAX_CLIENTS { REALTIME_MAX_CLIENTS } else { (flood_sources * 24).max(16) };
     let max_clients_arg = max_clients.to_string();
-    let mut args = vec!["--bind", "0.0.0.0", "--web", "--web-port", "0"];
+    let mut args = vec!["--web", "--web-port", "0"];
     if max_clients != REALTIME_MAX_CLIENTS {
         args.extend(["--realtime-max-clients", &max_clients_arg]);
     }
-    let server = Server::spawn(&args);
-    let pid = server.pid();
+    let server = common::server().args(&args).start();
+    let pid = server.pid().expect("the server runs");
     tokio::time::sleep(Duration::from_secs(1)).await;
     let idle_rss = rss_kib(pid);
 
     let http = reqwest::Client::builder().timeout(TIMEOUT).pool_max_idle_per_host(IN_FLIGHT).build().unwrap();
     let token = common::api_token(&http, &server.base).await;
-    let web = server.web.clone().expect("gateway started");
+    let web = server.web.clone().expect("gateway started").replace("127.0.0.1", "localhost");
     let witness = common::web_sign_in(&http, &web, PASSPHRASE).await;
     let witness = Arc::new(witness.unwrap_or_else(|status| panic!("witness web session refused: {status}")));
 

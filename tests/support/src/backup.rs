@@ -8,7 +8,9 @@ use std::path::Path;
 
 use diesel::prelude::*;
 
-use super::Relay;
+use crate::process::relay_bin;
+pub use crate::process::text;
+use crate::relay::Relay;
 
 /// Backup working files left in the data directory (verification or restore stages, an
 /// original store, a journal).
@@ -22,7 +24,7 @@ pub fn backup_leftovers(data_dir: &Path) -> Vec<String> {
 
 /// Runs `relay backup --data-dir D <args>` with extra environment variables.
 pub fn backup_env(data_dir: &Path, args: &[&str], envs: &[(&str, &str)]) -> std::process::Output {
-    std::process::Command::new(super::relay_bin())
+    std::process::Command::new(relay_bin())
         .arg("backup")
         .arg("--data-dir")
         .arg(data_dir)
@@ -30,10 +32,6 @@ pub fn backup_env(data_dir: &Path, args: &[&str], envs: &[(&str, &str)]) -> std:
         .envs(envs.iter().copied())
         .output()
         .unwrap()
-}
-
-pub fn text(out: &std::process::Output) -> String {
-    format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
 }
 
 /// The contact names a server on `data_dir` serves (it is started and stopped here).

@@ -4,7 +4,10 @@
 
 use serde_json::Value;
 
-use super::{admin_cli, client, pair, pairing_code, signed_envelope, Device, Relay};
+use crate::privileged::{pair, pairing_code, signed_envelope, Device};
+use crate::process::admin_cli;
+use crate::relay::Relay;
+use crate::web::client;
 
 pub const ADMIN_PW: &str = "admin-password-0002";
 
