@@ -428,3 +428,43 @@ async fn an_alert_body_with_inline_images_fits_and_the_limit_holds() {
     let body: Value = res.json().await.unwrap();
     assert!(body["data"]["bodyHtml"]["code"].as_str().unwrap().starts_with("validation_"), "{body}");
 }
+
+/// A page larger than one batch of the server (4 MiB, issue #39.5) is streamed without a
+/// length, and it is the same page byte for byte as the small pages of the same records, which
+/// are sent whole: same counts, same items in the same order, same text.
+#[tokio::test]
+async fn a_page_larger_than_a_batch_is_streamed_as_the_same_page() {
+    let relay = Relay::start();
+    let token = relay.token().await;
+    let mut ids = Vec::new();
+    for n in 0..12 {
+        // Eight ~690 KB alerts (about 5.5 MB: two batches) between small ones.
+        let body = if n % 3 == 2 {
+            json!({"subject": format!("small {n}")})
+        } else {
+            support::hostile::large_alert(&format!("Large {n}"), 690_000)
+        };
+        ids.push(relay.create(&token, "alert_history", &body).await["id"].as_str().unwrap().to_string());
+    }
+    let res = list(&relay, &token, "alert_history", &[("perPage", "1000")]).await;
+    assert_eq!(res.status(), 200);
+    assert_eq!(res.headers()["content-type"], "application/json");
+    assert!(res.headers().get("content-length").is_none(), "a page of several batches is streamed");
+    let streamed = res.bytes().await.unwrap();
+    let page: Value = serde_json::from_slice(&streamed).unwrap();
+    let got: Vec<&str> = page["items"].as_array().unwrap().iter().map(|r| r["id"].as_str().unwrap()).collect();
+    assert_eq!(got, ids, "every record once, in the page's order");
+
+    // The same records two at a time: each page fits in a batch and is sent whole.
+    let mut items = Vec::new();
+    for n in 1..=6 {
+        let res = list(&relay, &token, "alert_history", &[("perPage", "2"), ("page", &n.to_string())]).await;
+        assert!(res.headers().get("content-length").is_some(), "a page within one batch has its length");
+        let text = res.text().await.unwrap();
+        let head = format!(r#"{{"page":{n},"perPage":2,"totalItems":12,"totalPages":6,"items":["#);
+        items.push(text.strip_prefix(&head).and_then(|t| t.strip_suffix("]}")).expect("the list shape").to_string());
+    }
+    let expected =
+        format!(r#"{{"page":1,"perPage":1000,"totalItems":12,"totalPages":1,"items":[{}]}}"#, items.join(","));
+    assert!(streamed == expected.as_bytes(), "the streamed page is the whole page, byte for byte");
+}
