@@ -91,6 +91,20 @@ async fn serve_opens_no_udp_socket_and_joins_no_group_inside_the_namespace() {
     let port = relay.base.rsplit(':').next().unwrap().to_string();
     let res = support::client().get(format!("http://{LAN_ADDRESS}:{port}/api/health")).send().await.unwrap();
     assert_eq!(res.status(), 200);
-    tokio::time::sleep(Duration::from_secs(2)).await;
+    every_subsystem_started(&relay, &token).await;
     assert_no_multicast(&relay, "after requests");
+}
+
+/// Waits (10 s at most) until no subsystem in the health snapshot is still `starting`: whatever
+/// the server starts late has started by then.
+async fn every_subsystem_started(relay: &Relay, token: &str) {
+    for _ in 0..100 {
+        let health = relay.get_json(token, "/api/relay/health").await;
+        let actors = health["actors"].as_object().expect("the health snapshot lists the subsystems");
+        if !actors.is_empty() && actors.values().all(|a| a["state"] != "starting") {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("a subsystem was still starting after 10 s");
 }

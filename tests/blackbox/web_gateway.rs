@@ -274,8 +274,8 @@ async fn browser_logs_are_authenticated_bounded_and_one_record_each() {
     a.csrf = csrf;
     let huge = a.post("/web/api/logs", json!({"level": "info", "message": "x".repeat(20_000)})).await;
     assert_eq!(huge.status(), 413);
-    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
-    let logs = relay.stderr();
+    // The marker's log line is the signal that the accepted record was written; then it is the only one.
+    let logs = relay.wait_for_stderr(marker);
     let lines: Vec<&str> = logs.lines().filter(|l| l.contains(marker)).collect();
     assert_eq!(lines.len(), 1, "{logs}");
     assert!(lines[0].contains("browser: ") && lines[0].contains("\\n") && lines[0].contains("\\u2028"), "{}", lines[0]);

@@ -219,6 +219,19 @@ impl Relay {
         std::fs::read_to_string(&self.stderr_log).unwrap_or_default()
     }
 
+    /// Waits (10 s at most) until the server's stderr (its log) holds `needle`; returns the log.
+    pub fn wait_for_stderr(&self, needle: &str) -> String {
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        loop {
+            let log = self.stderr();
+            if log.contains(needle) {
+                return log;
+            }
+            assert!(std::time::Instant::now() < deadline, "no {needle:?} in the server's log:\n{log}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     /// Everything the server wrote to stdout and stderr so far (all of it once `stop()` returned).
     pub fn output(&self) -> String {
         let stdout = std::fs::read_to_string(&self.stdout_log).unwrap_or_default();
