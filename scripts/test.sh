@@ -17,11 +17,12 @@ TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
 # gnome-keyring give the secret-store tests a private Secret Service (dbus-run-session); x11-utils
 # and xdotool find and answer the fatal-error dialog; iproute2, procps and util-linux (ip, pkill,
 # unshare) build the network namespaces of the mDNS tests. poppler-utils gives the Wiki extraction
-# worker its cover renderer (pdftoppm).
+# worker its cover renderer (pdftoppm). dpkg-dev, lintian and systemd build, check and install the
+# Debian packages (scripts/test-packages.sh: dpkg-shlibdeps, systemd-analyze, systemd-sysusers).
 APT_PACKAGES=(ca-certificates chromium
   build-essential pkg-config libwebkit2gtk-4.1-dev libsoup-3.0-dev libjavascriptcoregtk-4.1-dev
   libgtk-3-dev librsvg2-dev libayatana-appindicator3-dev libxdo-dev xvfb xauth imagemagick webkit2gtk-driver
-  dbus gnome-keyring x11-utils xdotool iproute2 procps util-linux poppler-utils)
+  dbus gnome-keyring x11-utils xdotool iproute2 procps util-linux poppler-utils dpkg-dev lintian systemd)
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do
   dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
@@ -130,5 +131,8 @@ publish_screenshot "$SHOTS_DIR/desktop-offline-review.png"
 
 echo "==> desktop: LAN discovery between two windows inside an isolated network namespace (unshare -n)"
 ./scripts/desktop-discovery-flow.sh "$TARGET_DIR/debug/relay-desktop"
+
+echo "==> packages: relay-server and relay-desktop .debs from the debug binaries (lintian, systemd-analyze, installed with dpkg --root into a scratch root, the service's ExecStart signs in, the desktop's menu entry starts the seed under Xvfb, purge keeps data)"
+./scripts/test-packages.sh
 
 echo "==> all suites passed"

@@ -133,11 +133,11 @@ pub struct ServeArgs {
     #[arg(long, env = "RELAY_DATA_DIR")]
     pub data_dir: PathBuf,
     /// TCP port to listen on (0 picks a free port; the chosen one is printed).
-    #[arg(long, default_value_t = 8090)]
+    #[arg(long, env = "RELAY_PORT", default_value_t = 8090)]
     pub port: u16,
     /// Address to bind. The default 0.0.0.0 allows direct LAN access; use 127.0.0.1 to accept
     /// connections from this machine only.
-    #[arg(long, default_value = "0.0.0.0")]
+    #[arg(long, env = "RELAY_BIND", default_value = "0.0.0.0")]
     pub bind: String,
     /// Folder with the built web UI (ui/dist). Defaults to the ui/dist of this source tree.
     #[arg(long, env = "RELAY_UI_DIR")]
@@ -150,11 +150,12 @@ pub struct ServeArgs {
     pub workers: usize,
     /// Enable Relay Web, the gateway for LAN browsers (desktop Chrome, Edge, Safari on a managed
     /// LAN/VPN). It binds only together with direct LAN access (`--bind 0.0.0.0`). Cleartext
-    /// HTTP: never port-forward or publish it (see docs/relay-web.md).
-    #[arg(long)]
+    /// HTTP: never port-forward or publish it (see docs/relay-web.md). `RELAY_WEB=true` (the
+    /// packaged service's /etc/relay/relay.env) does the same.
+    #[arg(long, env = "RELAY_WEB", value_parser = clap::builder::BoolishValueParser::new())]
     pub web: bool,
     /// Port of the Relay Web gateway (0 picks a free port).
-    #[arg(long, default_value_t = 8091)]
+    #[arg(long, env = "RELAY_WEB_PORT", default_value_t = 8091)]
     pub web_port: u16,
     /// Store reader threads (there is always exactly one writer).
     #[arg(long, default_value_t = 2)]

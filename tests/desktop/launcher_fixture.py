@@ -154,8 +154,10 @@ def launcher_lines(name):
 class Session:
     """One WebDriver session whose application is `relay-launcher` (through a wrapper script)."""
 
-    def __init__(self, launcher, name, time_scale=None):
+    def __init__(self, launcher, name, time_scale=None, args=None):
         self.name, self.sid, self.pid = name, None, None
+        # The launcher's command line after the program (default: the data directory DATA).
+        self.args = ["--data-dir", DATA] if args is None else args
         log = os.path.join(WORK, f"{name}-launcher.log")
         self.pidfile = os.path.join(WORK, f"{name}.pid")
         self.wrapper = os.path.join(WORK, f"{name}.sh")
@@ -167,7 +169,7 @@ class Session:
         os.chmod(self.wrapper, stat.S_IRWXU)
 
     def open(self):
-        self.sid = open_session(self.wrapper, ["--data-dir", DATA])
+        self.sid = open_session(self.wrapper, self.args)
         self.pid = wait_for("the launcher's pid", lambda: read_pid(self.pidfile))
         return self.sid
 

@@ -4,8 +4,11 @@
 //! prefers the newest retained build; and the one-time install of the first runtime, `relay-launcher install --runtime <path>
 //! --version X.Y.Z --commit <40 hex>` (each flag exactly once, in any order; the version and
 //! commit are checked here, before anything is created). The run reads the data directory
-//! (`--data-dir <path>` or `RELAY_DATA_DIR`, absolute, passed on to every runtime); both use the
-//! managed root (`$XDG_DATA_HOME/relay`, else `~/.local/share/relay`). In debug builds only, the
+//! (`--data-dir <path>`, else `RELAY_DATA_DIR`, absolute, else the default
+//! `$XDG_DATA_HOME/relay-desktop` (`~/.local/share/relay-desktop`), the directory the packaged
+//! menu entries use; passed on to every runtime) and the packaged seed's directory beside the
+//! launcher (`crate::seed`); both use the managed root (`$XDG_DATA_HOME/relay`, else
+//! `~/.local/share/relay`). In debug builds only, the
 //! run also reads two test overrides: `RELAY_TEST_LAUNCHER_TIME_SCALE=<1..=1000>` runs the
 //! probation clock that many times faster (the domain's 60 s / 195 s rules stay untouched; a
 //! scale of 100 makes them 0.6 s / 1.95 s of real time), and
@@ -41,6 +44,8 @@ pub struct Config {
     /// verifies (the Owner reaches Administration → Recovery when the current build starts but
     /// is broken); the catalog is not changed by it.
     pub prefer_retained: bool,
+    /// Where a packaged seed build would be (`<prefix>/lib/relay-desktop`, `crate::seed`).
+    pub seed_dir: Option<PathBuf>,
 }
 
 /// What one invocation does.
@@ -104,11 +109,18 @@ fn managed_root() -> Result<PathBuf, String> {
     .ok_or_else(|| "no absolute XDG_DATA_HOME or HOME".into())
 }
 
+/// The data directory a run without `--data-dir` or `RELAY_DATA_DIR` uses: `relay-desktop`
+/// beside the managed root (`$XDG_DATA_HOME/relay-desktop`, `scripts/install-desktop.sh`'s default).
+pub fn default_data_dir(managed_root: &std::path::Path) -> Option<PathBuf> {
+    Some(managed_root.parent()?.join("relay-desktop"))
+}
+
 impl Config {
     /// Reads the run's command line (without the program name) and the environment.
     pub fn from_env(args: &[String]) -> Result<Config, String> {
+        let managed_root = managed_root()?;
         let data_dir = match args {
-            [] => std::env::var_os("RELAY_DATA_DIR").map(PathBuf::from),
+            [] => std::env::var_os("RELAY_DATA_DIR").map(PathBuf::from).or_else(|| default_data_dir(&managed_root)),
             [flag, path] if flag == "--data-dir" => Some(PathBuf::from(path)),
             _ => return Err(USAGE.into()),
         }
@@ -116,10 +128,11 @@ impl Config {
         .ok_or("the data directory (--data-dir or RELAY_DATA_DIR) must be an absolute path")?;
         Ok(Config {
             data_dir,
-            managed_root: managed_root()?,
+            managed_root,
             time_scale: time_scale(),
             opener: opener(),
             prefer_retained: false,
+            seed_dir: std::env::current_exe().ok().and_then(|exe| crate::seed::seed_dir_for(&exe)),
         })
     }
 }
@@ -170,6 +183,16 @@ mod tests {
             panic!("the run parses")
         };
         assert!(!plain.prefer_retained);
+        assert!(plain.seed_dir.is_some_and(|dir| dir.ends_with("lib/relay-desktop")));
+    }
+
+    #[test]
+    fn without_a_data_directory_the_run_uses_relay_desktop_beside_the_managed_root() {
+        assert_eq!(
+            default_data_dir(std::path::Path::new("/home/ops/.local/share/relay")),
+            Some(PathBuf::from("/home/ops/.local/share/relay-desktop"))
+        );
+        assert_eq!(default_data_dir(std::path::Path::new("/")), None);
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! One launcher run. Under the recovery lock: `reconcile` an interrupted settlement, read the
-//! catalog (or bootstrap the first one from the only runtime present), prove the disk against
+//! catalog (or, on a first start, install the packaged seed build when there is one and no
+//! runtime yet, then bootstrap the first catalog from the only runtime present), prove the disk against
 //! it and remove recognized leftovers, then carry out (or discard) a waiting manual rollback
 //! request (`infra::recovery::rollback`). With a candidate: verify it (unusable → discarded), give
 //! up at once when its two attempts are used, take the data snapshot before its first launch
@@ -92,6 +93,10 @@ fn run_once(
     let mut catalog = match read_catalog(root)? {
         Some(catalog) => catalog,
         None => {
+            // A user's first start from the package: the seed becomes the first runtime.
+            if let Some(seed_dir) = &config.seed_dir {
+                crate::seed::install_on_first_start(root, &lock, seed_dir);
+            }
             let catalog = bootstrap(root, &lock, wall_ms())?;
             tracing::info!(target: LOG, build = %catalog.current.build, "recovery catalog created");
             catalog

@@ -7,11 +7,14 @@
 //! than three hand-offs (exit 75) in one run it stops with exit 1 without opening anything.
 //! `relay-launcher install` (see `config`) installs the first runtime once, under the recovery
 //! lock (`infra::recovery::install_first_runtime`); the next run bootstraps the catalog from it.
-//! It prints the build id and exits 0, or names the refusal with its code and exits 1.
+//! It prints the build id and exits 0, or names the refusal with its code and exits 1. Installed
+//! from the `relay-desktop` package, the first run does the same with the packaged seed build
+//! (`seed`) before it bootstraps.
 
 mod config;
 mod flow;
 mod probation;
+mod seed;
 mod supervise;
 
 use std::process::{Command, ExitCode, Stdio};

@@ -39,6 +39,10 @@ fn main() {
         ("install_refuses_a_second_install_bad_sources_and_bad_command_lines", install_refusals),
         ("a_first_install_killed_at_each_fault_point_leaves_no_half_runtime", killed_first_install),
         ("install_desktop_script_lays_out_the_launcher_runtime_and_desktop_entry", install_desktop_script),
+        ("packaged_first_start_installs_the_seed_build_and_runs_it", packaged_first_start),
+        ("a_seed_that_does_not_verify_installs_nothing_and_fails_closed", packaged_seed_refused),
+        ("an_existing_installation_ignores_the_seed", packaged_seed_ignored_when_installed),
+        ("a_first_start_killed_during_the_seed_install_completes_next_time", killed_seed_install),
     ];
     let mut failed = Vec::new();
     let mut ran = 0;
@@ -609,5 +613,96 @@ impl Sorted for Vec<String> {
     fn sorted(mut self) -> Self {
         self.sort();
         self
+    }
+}
+
+/// The `relay-desktop` package's layout (`usr/bin/relay-launcher`, the seed in
+/// `usr/lib/relay-desktop/` with its manifest): the first start, without `--data-dir` as the menu
+/// entry runs it, installs the seed into the managed root exactly as `relay-launcher install`
+/// would (same build id, bytes, modes, no catalog until the bootstrap), bootstraps and starts it
+/// with the default data directory `$XDG_DATA_HOME/relay-desktop`; the next start runs the same
+/// build without installing anything.
+fn packaged_first_start() {
+    use std::os::unix::fs::PermissionsExt;
+    let mut case = Case::new();
+    let seed = case.install_package(None);
+    let out = case.launcher(&Scenario::plain().with_default_data_dir(), &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", out.stderr_text());
+    assert!(out.stderr_text().contains("the packaged seed build installed"), "{}", out.stderr_text());
+    assert_eq!(case.runtime_dirs(), [CURRENT]);
+    let dir = case.root.join(format!("runtimes/{CURRENT}"));
+    assert_eq!(fs::read(dir.join("relay-desktop")).unwrap(), fs::read(&seed).unwrap());
+    let mode = |name: &str| fs::metadata(dir.join(name)).unwrap().permissions().mode() & 0o777;
+    assert_eq!((mode("relay-desktop"), mode("marker.json")), (0o700, 0o600));
+    assert_eq!(read_catalog_json(&case)["current"]["build"], CURRENT);
+    assert_eq!(case.starts(), [format!("{CURRENT} -")]);
+    let default_data = case.xdg.join("relay-desktop");
+    assert_eq!(case.data_dirs(), [format!("{CURRENT} {}", default_data.display())]);
+    case.assert_settled();
+    assert!(case.opened().is_empty());
+
+    let again = case.launcher(&Scenario::plain().with_default_data_dir(), &[]);
+    assert_eq!(again.status.code(), Some(0), "{}", again.stderr_text());
+    assert!(!again.stderr_text().contains("seed"), "{}", again.stderr_text());
+    assert_eq!(case.starts(), [format!("{CURRENT} -"), format!("{CURRENT} -")]);
+    assert_eq!(case.runtime_dirs(), [CURRENT]);
+}
+
+/// A seed whose bytes do not match its manifest's SHA-256, or whose manifest is malformed, is
+/// never installed (no runtime, no partial directory): nothing can be proved, so the run fails
+/// closed and opens only the releases page.
+fn packaged_seed_refused() {
+    let malformed = "not json";
+    for (name, sha256, code) in
+        [("digest", Some("00".repeat(32)), "digest_mismatch"), ("manifest", Some(malformed.into()), "seed_malformed")]
+    {
+        let mut case = Case::new();
+        case.install_package(sha256.as_deref());
+        let out = case.launcher(&Scenario::plain(), &[]);
+        assert_eq!(out.status.code(), Some(1), "{name}: {}", out.stderr_text());
+        assert!(out.stderr_text().contains(code), "{name}: {}", out.stderr_text());
+        assert!(case.runtime_dirs().is_empty(), "{name}: {:?}", case.runtime_dirs());
+        assert!(case.starts().is_empty(), "{name}");
+        assert_eq!(case.opened(), [RELEASES_PAGE], "{name}");
+    }
+}
+
+/// A managed root that already has its runtime, with a catalog or installed by
+/// `relay-launcher install` and not yet started, keeps it: the seed is not copied.
+fn packaged_seed_ignored_when_installed() {
+    let mut case = Case::new();
+    seed(&case, &[OLDEST], CURRENT);
+    let catalog_before = fs::read(case.root.join("recovery/catalog.json")).unwrap();
+    case.install_package(None);
+    let out = case.launcher(&Scenario::plain(), &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", out.stderr_text());
+    assert!(!out.stderr_text().contains("seed"), "{}", out.stderr_text());
+    assert_eq!(fs::read(case.root.join("recovery/catalog.json")).unwrap(), catalog_before);
+    assert_eq!(case.runtime_dirs(), [CURRENT, OLDEST].map(String::from).to_vec().sorted());
+
+    let mut installed = Case::new();
+    support::write_runtime(&installed, OLDEST, &support::self_exe());
+    installed.install_package(None);
+    let out = installed.launcher(&Scenario::plain(), &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", out.stderr_text());
+    assert_eq!(installed.runtime_dirs(), [OLDEST]);
+    assert_eq!(installed.starts(), [format!("{OLDEST} -")]);
+}
+
+/// Killed (SIGKILL) at each fault point of the seed's install on a first start: before the final
+/// rename only a recognized leftover exists; the next start removes it, installs the seed again
+/// and runs it. After the rename the next start adopts the complete runtime.
+fn killed_seed_install() {
+    for point in support::FIRST_INSTALL_POINTS {
+        let mut case = Case::new();
+        case.install_package(None);
+        let killed = case.launcher(&Scenario::plain(), &[("RELAY_TEST_FAULT", point)]);
+        assert_eq!(support::signal(&killed), Some(9), "{point} must be reached: {}", killed.stderr_text());
+        assert!(case.starts().is_empty(), "{point}");
+        let out = case.launcher(&Scenario::plain(), &[]);
+        assert_eq!(out.status.code(), Some(0), "{point}: {}", out.stderr_text());
+        assert_eq!(case.runtime_dirs(), [CURRENT], "{point}");
+        assert_eq!(case.starts(), [format!("{CURRENT} -")], "{point}");
+        case.assert_settled();
     }
 }

@@ -5,8 +5,10 @@
 //! domain rules with the matching public key and fail with another key, the same input gives
 //! the same archive, and a missing key or an existing output is refused. Releases are the
 //! hardened `packaged` variant: with a stand-in `cargo` (the `CARGO` variable) the script builds
-//! both binaries with `--features packaged`, and a binary whose version line does not say
-//! "(packaged build)" is never signed.
+//! relay-desktop and relay with `--features packaged` and relay-launcher, and a binary whose
+//! version line does not say "(packaged build)" is never signed; from the same binaries it makes
+//! both Debian packages (issue #43) with their `.sha256` lines, the desktop package's seed being
+//! the archive's very executable, and runs lintian (a stand-in, the `LINTIAN` variable) on them.
 
 use std::io::Read;
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
@@ -225,11 +227,14 @@ fn keygen_makes_the_publisher_pair_whose_public_line_verifies_the_release() {
 }
 
 /// A stand-in for `cargo`: logs each invocation to `cargo.log` and, for `build --bin NAME`,
-/// writes `NAME` into `$CARGO_TARGET_DIR/release` from the development ELF, with the packaged
-/// build's version line appended only when `--features packaged` was asked for.
+/// writes `NAME` into `$CARGO_TARGET_DIR/release` from a real small program (`/bin/true`, so the
+/// Debian packaging tools can read what it links), with the packaged build's version line
+/// appended only when `--features packaged` was asked for.
 fn fake_cargo(fixture: &Fixture) -> PathBuf {
     let development = fixture.tmp.path().join("development.elf");
-    std::fs::write(&development, development_elf()).unwrap();
+    let mut program = std::fs::read("/bin/true").unwrap();
+    program.extend_from_slice(b"1.3.0 (development build)");
+    std::fs::write(&development, program).unwrap();
     let script = format!(
         r#"#!/usr/bin/env bash
 set -euo pipefail
@@ -258,28 +263,52 @@ chmod 0755 "$out"
     path
 }
 
+/// A stand-in for `lintian` that records its arguments in `lintian.log`.
+fn fake_lintian(fixture: &Fixture) -> PathBuf {
+    let path = fixture.tmp.path().join("lintian");
+    let log = fixture.tmp.path().join("lintian.log");
+    std::fs::write(&path, format!("#!/bin/sh\necho \"$*\" >> '{}'\n", log.display())).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+/// One file of a Debian package's data (`dpkg-deb --fsys-tarfile | tar -xO`).
+fn deb_member(deb: &Path, member: &str) -> Vec<u8> {
+    let script = format!("dpkg-deb --fsys-tarfile '{}' | tar -xO '{member}'", deb.display());
+    let out = Command::new("sh").args(["-c", &script]).output().unwrap();
+    assert!(out.status.success(), "{member}: {}", String::from_utf8_lossy(&out.stderr));
+    out.stdout
+}
+
 #[test]
 fn releases_build_and_sign_only_the_packaged_variant() {
     let fixture = fixture();
     let target = fixture.tmp.path().join("target");
     let dist = fixture.tmp.path().join("dist");
+    let ui = fixture.tmp.path().join("ui-dist");
+    std::fs::create_dir(&ui).unwrap();
+    std::fs::write(ui.join("index.html"), b"<!doctype html><title>Relay</title>").unwrap();
     let output = Command::new("bash")
         .arg(script())
         .args(["--version", "1.3.0", "--commit", COMMIT])
         .args(["--out-dir".as_ref(), dist.as_os_str()])
+        .args(["--ui-dir".as_ref(), ui.as_os_str()])
         .args(["--tool", env!("CARGO_BIN_EXE_relay-release-tool")])
         .env("RELAY_RELEASE_MINISIGN_KEY", &fixture.key_file)
         .env("CARGO", fake_cargo(&fixture))
+        .env("LINTIAN", fake_lintian(&fixture))
         .env("CARGO_TARGET_DIR", &target)
         .output()
         .unwrap();
     let log = std::fs::read_to_string(fixture.tmp.path().join("cargo.log")).unwrap_or_default();
     assert!(output.status.success(), "{}\ncargo: {log}", String::from_utf8_lossy(&output.stderr));
     let builds: Vec<&str> = log.lines().filter(|l| l.starts_with("build ")).collect();
-    assert_eq!(builds.len(), 2, "{log}");
-    for (build, bin) in builds.iter().zip(["relay-desktop", "relay"]) {
+    assert_eq!(builds.len(), 3, "{log}");
+    for (build, bin) in builds.iter().zip(["relay-desktop", "relay", "relay-launcher"]) {
         assert!(build.contains(&format!("--bin {bin}")) && build.contains("--release"), "{build}");
-        assert!(build.contains("--features packaged"), "the release builds the hardened variant: {build}");
+        if bin != "relay-launcher" {
+            assert!(build.contains("--features packaged"), "the release builds the hardened variant: {build}");
+        }
     }
     let (archive, _, signature) = assets(&dist);
     assert_eq!(verify_release_signature(&archive, &signature, &version(), &commit(), &fixture.public_key), Ok(()));
@@ -288,6 +317,39 @@ fn releases_build_and_sign_only_the_packaged_variant() {
     zip.by_index(0).unwrap().read_to_end(&mut packaged).unwrap();
     assert_eq!(packaged, std::fs::read(target.join("release/relay-desktop")).unwrap());
     assert!(packaged.ends_with(format!("1.3.0{PACKAGED_MARK}").as_bytes()), "the packaged variant was signed");
+
+    // The Debian packages, from the same binaries and commit, each with its checksum line.
+    let debs = ["relay-server_1.3.0_amd64.deb", "relay-desktop_1.3.0_amd64.deb"];
+    for deb in debs {
+        let bytes = std::fs::read(dist.join(deb)).unwrap();
+        let digest = Sha256Digest::from_bytes(Sha256::digest(&bytes).into());
+        assert_eq!(std::fs::read_to_string(dist.join(format!("{deb}.sha256"))).unwrap(), format!("{digest}  {deb}\n"));
+    }
+    let desktop_deb = dist.join(debs[1]);
+    assert_eq!(
+        deb_member(&desktop_deb, "./usr/lib/relay-desktop/relay-desktop"),
+        packaged,
+        "the seed is the archive's executable"
+    );
+    let seed_digest = Sha256Digest::from_bytes(Sha256::digest(&packaged).into());
+    assert_eq!(
+        String::from_utf8(deb_member(&desktop_deb, "./usr/lib/relay-desktop/seed.json")).unwrap(),
+        format!("{{\"version\": \"1.3.0\", \"commit\": \"{COMMIT}\", \"sha256\": \"{seed_digest}\"}}\n")
+    );
+    assert_eq!(
+        deb_member(&desktop_deb, "./usr/bin/relay-launcher"),
+        std::fs::read(target.join("release/relay-launcher")).unwrap()
+    );
+    let server_deb = dist.join(debs[0]);
+    let relay = deb_member(&server_deb, "./usr/bin/relay");
+    assert_eq!(relay, std::fs::read(target.join("release/relay")).unwrap());
+    assert!(relay.ends_with(format!("1.3.0{PACKAGED_MARK}").as_bytes()), "the server package holds the packaged relay");
+    assert_eq!(
+        deb_member(&server_deb, "./usr/share/relay/ui/index.html"),
+        std::fs::read(ui.join("index.html")).unwrap()
+    );
+    let lintian = std::fs::read_to_string(fixture.tmp.path().join("lintian.log")).unwrap();
+    assert_eq!(lintian.trim(), format!("--fail-on error {} {}", dist.join(debs[0]).display(), desktop_deb.display()));
 
     // A development build is never signed, whether built here or handed in.
     std::fs::write(&fixture.binary, development_elf()).unwrap();

@@ -24,7 +24,9 @@
 //! renames the directory to `runtimes/<build-id>` last. Killed before that rename, only a
 //! recognized leftover exists (a run finds no runtime and fails closed; the next install removes
 //! it); after it, the runtime is complete. Fault points: `recovery:first-install:after-mkdir`,
-//! `:after-copy`, `:before-rename`, `:after-rename`.
+//! `:after-copy`, `:before-rename`, `:after-rename`. [`install_seed_runtime`] is the same install
+//! of the `relay-desktop` package's seed build, whose copied bytes must also match the SHA-256 of
+//! the seed's manifest (else nothing is installed).
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom, Write};
@@ -116,10 +118,35 @@ pub fn parse_release(version: &str, commit: &str) -> Result<(Version, CommitSha)
 /// returns its build.
 pub fn install_first_runtime(
     root: &ManagedRoot,
+    lock: &RecoveryLock,
+    source: &Path,
+    version: Version,
+    commit: CommitSha,
+) -> Result<BuildId, RecoveryIoError> {
+    first_install(root, lock, source, version, commit, None)
+}
+
+/// [`install_first_runtime`] of a packaged seed (`relay-launcher`'s first start from the
+/// `relay-desktop` package): the bytes copied must also hash to `expected_sha256` (the seed's
+/// manifest), else [`RecoveryIoError::DigestMismatch`] and nothing is installed.
+pub fn install_seed_runtime(
+    root: &ManagedRoot,
+    lock: &RecoveryLock,
+    source: &Path,
+    expected_sha256: &Sha256Digest,
+    version: Version,
+    commit: CommitSha,
+) -> Result<BuildId, RecoveryIoError> {
+    first_install(root, lock, source, version, commit, Some(expected_sha256))
+}
+
+fn first_install(
+    root: &ManagedRoot,
     _lock: &RecoveryLock,
     source: &Path,
     version: Version,
     commit: CommitSha,
+    expected_sha256: Option<&Sha256Digest>,
 ) -> Result<BuildId, RecoveryIoError> {
     let build = build_id_for(&version, &commit);
     for path in [root.catalog_path(), root.settlement_path(), root.restore_journal_path()] {
@@ -146,7 +173,7 @@ pub fn install_first_runtime(
     fsutil::sync_parent(&partial)?;
     crate::fault::fault_point("recovery:first-install:after-mkdir");
     let installed = (|| {
-        copy_and_mark(source, None, &partial, &build, &version, &commit, "recovery:first-install")?;
+        copy_and_mark(source, expected_sha256, &partial, &build, &version, &commit, "recovery:first-install")?;
         crate::fault::fault_point("recovery:first-install:before-rename");
         fsutil::rename_noreplace(&partial, &root.runtime_dir(&build))?;
         crate::fault::fault_point("recovery:first-install:after-rename");

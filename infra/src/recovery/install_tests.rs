@@ -224,3 +224,21 @@ fn a_malformed_version_or_commit_is_refused() {
     }
     assert_eq!(parse_release("1.2.3", &commit).unwrap().0, Version::parse("1.2.3").unwrap());
 }
+
+#[test]
+fn a_seed_installs_only_when_its_bytes_match_the_manifest_digest() {
+    let (tmp, root) = root();
+    let source = tmp.path().join("relay-desktop");
+    fs::write(&source, elf(b" packaged seed")).unwrap();
+    let (version, commit) = first_release();
+    let (_, wrong) = staged(tmp.path(), b"other bytes");
+    let refused = install_seed_runtime(&root, &lock(&root), &source, &wrong, version, commit);
+    assert!(matches!(refused, Err(RecoveryIoError::DigestMismatch)), "{refused:?}");
+    assert!(fs::read_dir(root.runtimes_dir()).unwrap().next().is_none(), "no runtime and no partial directory left");
+    let (_, digest) = staged(tmp.path(), &elf(b" packaged seed"));
+    let build = install_seed_runtime(&root, &lock(&root), &source, &digest, version, commit).unwrap();
+    assert_eq!(runtime_names(&root), [build.as_str()]);
+    assert_eq!(fs::read(root.runtime_dir(&build).join(EXECUTABLE_NAME)).unwrap(), elf(b" packaged seed"));
+    let again = install_seed_runtime(&root, &lock(&root), &source, &digest, version, commit);
+    assert!(matches!(again, Err(RecoveryIoError::AlreadyInstalled)), "{again:?}");
+}

@@ -33,8 +33,8 @@ use std::path::{Path, PathBuf};
 
 pub use catalog::{read_catalog, write_catalog, Candidate, Catalog, CatalogBuild, TransactionId};
 pub use install::{
-    install_candidate, install_first_runtime, managed_build_of, parse_release, quarantined, retained_build_of,
-    CandidateTicket,
+    install_candidate, install_first_runtime, install_seed_runtime, managed_build_of, parse_release, quarantined,
+    retained_build_of, CandidateTicket,
 };
 pub use lock::RecoveryLock;
 pub use marker::{verify_runtime, DataEpochs, RuntimeMarker, VerifiedRuntime, EXECUTABLE_NAME, MARKER_NAME};

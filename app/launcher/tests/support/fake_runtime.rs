@@ -1,7 +1,7 @@
 //! The fake runtime: this test binary started by the launcher as `runtimes/<build>/relay-desktop`.
 //! Its build id is its directory's name; `RELAY_FAKE_RUNTIME_PLAN` (`<build>=<behaviour>;...`)
-//! chooses what it does, default `exit0`. Every start appends `start <build> <txn|->` and
-//! `pid <build> <pid>` to `RELAY_FAKE_LOG`.
+//! chooses what it does, default `exit0`. Every start appends `start <build> <txn|->`,
+//! `pid <build> <pid>` and `data <build> <data directory>` to `RELAY_FAKE_LOG`.
 //! - `healthy`: writes `store/written-by-<build>` into the data directory; on probation writes
 //!   `mounted <txn>` then `healthy <txn>` every 40 ms for 3 s, then exits 0 (off probation it
 //!   exits 0 at once).
@@ -44,6 +44,7 @@ pub fn run() -> i32 {
     let transaction = std::env::var("RELAY_LAUNCHER_TRANSACTION").ok();
     log(&format!("start {build} {}", transaction.as_deref().unwrap_or("-")));
     log(&format!("pid {build} {}", std::process::id()));
+    log(&format!("data {build} {}", env("RELAY_DATA_DIR")));
     let plan = env(PLAN_ENV);
     let behaviour = plan
         .split(';')

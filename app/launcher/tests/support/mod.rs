@@ -95,37 +95,47 @@ pub struct Scenario {
     plan: String,
     /// Started as `relay-launcher recovery` (the recovery entry).
     recovery: bool,
+    /// Started without `--data-dir` (as the packaged menu entry does).
+    default_data_dir: bool,
 }
 
 impl Scenario {
     /// The current build hands off to a healthy candidate.
     pub fn promote() -> Scenario {
-        Scenario { plan: format!("{CURRENT}=handoff;{CANDIDATE}=healthy"), recovery: false }
+        Scenario { plan: format!("{CURRENT}=handoff;{CANDIDATE}=healthy"), recovery: false, default_data_dir: false }
     }
     /// The current build hands off to a candidate with `behaviour`.
     pub fn rollback(behaviour: &str) -> Scenario {
-        Scenario { plan: format!("{CURRENT}=handoff;{CANDIDATE}={behaviour}"), recovery: false }
+        Scenario {
+            plan: format!("{CURRENT}=handoff;{CANDIDATE}={behaviour}"),
+            recovery: false,
+            default_data_dir: false,
+        }
     }
     /// Every build starts and exits 0.
     pub fn plain() -> Scenario {
-        Scenario { plan: "none=exit0".into(), recovery: false }
+        Scenario { plan: "none=exit0".into(), recovery: false, default_data_dir: false }
     }
     /// The current build requests a manual rollback (to `RELAY_FAKE_ROLLBACK_TO`) and exits 75;
     /// every other build exits 0.
     pub fn manual_rollback() -> Scenario {
-        Scenario { plan: format!("{CURRENT}=rollback"), recovery: false }
+        Scenario { plan: format!("{CURRENT}=rollback"), recovery: false, default_data_dir: false }
     }
     /// The same builds, started through the recovery entry (`relay-launcher recovery`).
     pub fn via_recovery_entry(self) -> Scenario {
         Scenario { recovery: true, ..self }
     }
+    /// The same builds, started without `--data-dir` (the launcher's default data directory).
+    pub fn with_default_data_dir(self) -> Scenario {
+        Scenario { default_data_dir: true, ..self }
+    }
     /// Every build requests a rollback (to `RELAY_FAKE_ROLLBACK_TO`) and exits 75.
     pub fn any_build_rolls_back() -> Scenario {
-        Scenario { plan: format!("{CURRENT}=rollback;{OLDEST}=rollback"), recovery: false }
+        Scenario { plan: format!("{CURRENT}=rollback;{OLDEST}=rollback"), recovery: false, default_data_dir: false }
     }
     /// The current build always exits 75 without installing anything.
     pub fn handoff_loop() -> Scenario {
-        Scenario { plan: format!("{CURRENT}=exit75"), recovery: false }
+        Scenario { plan: format!("{CURRENT}=exit75"), recovery: false, default_data_dir: false }
     }
 }
 
@@ -154,6 +164,8 @@ pub fn process_alive(pid: &str) -> bool {
 
 pub struct Case {
     _tmp: tempfile::TempDir,
+    /// The `relay-launcher` this case runs (the built one, or its copy in a package layout).
+    launcher_exe: PathBuf,
     pub home: PathBuf,
     pub xdg: PathBuf,
     pub root: PathBuf,
@@ -190,6 +202,7 @@ impl Case {
         let staged_sha256 = hex(&Sha256::digest(fs::read(&staged).unwrap()));
         let root = xdg.join("relay");
         Case {
+            launcher_exe: PathBuf::from(env!("CARGO_BIN_EXE_relay-launcher")),
             home,
             xdg,
             root,
@@ -229,7 +242,7 @@ impl Case {
     /// `relay-launcher` with this case's HOME and XDG_DATA_HOME, info logs, and no inherited
     /// fault point or data directory.
     fn launcher_base(&self) -> Command {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_relay-launcher"));
+        let mut command = Command::new(&self.launcher_exe);
         command
             .env_remove("RELAY_TEST_FAULT")
             .env_remove("RELAY_DATA_DIR")
@@ -252,7 +265,11 @@ impl Case {
             .env("RELAY_FAKE_STAGED_VERSION", CANDIDATE_VERSION)
             .env("RELAY_FAKE_STAGED_COMMIT", candidate_commit())
             .args(scenario.recovery.then_some("recovery"))
-            .args(["--data-dir".as_ref(), self.data_dir.as_os_str()])
+            .args(if scenario.default_data_dir {
+                vec![]
+            } else {
+                vec!["--data-dir".as_ref(), self.data_dir.as_os_str()]
+            })
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped());
@@ -280,6 +297,36 @@ impl Case {
         let os = std::ffi::OsStr::new;
         let args = [os("install"), os("--runtime"), runtime.as_os_str(), os("--version"), os("1.0.0")];
         self.launcher_command(&[&args[..], &[os("--commit"), os(&commit)]].concat(), extra)
+    }
+
+    /// Lays out the `relay-desktop` package's files under this case's `pkg/usr` and runs that
+    /// launcher from now on: `bin/relay-launcher` (a copy of the built one) and the seed,
+    /// `lib/relay-desktop/relay-desktop` (this test binary, the fake runtime) with its manifest
+    /// `seed.json` (version 1.0.0 and [`current_commit`], so the seed installs as [`CURRENT`];
+    /// `sha256` is the seed's digest unless `sha256` names another). Returns the seed's path.
+    pub fn install_package(&mut self, sha256: Option<&str>) -> PathBuf {
+        let usr = self._tmp.path().join("pkg/usr");
+        fs::create_dir_all(usr.join("bin")).unwrap();
+        fs::create_dir_all(usr.join("lib/relay-desktop")).unwrap();
+        let launcher = usr.join("bin/relay-launcher");
+        fs::copy(env!("CARGO_BIN_EXE_relay-launcher"), &launcher).unwrap();
+        let seed = usr.join("lib/relay-desktop/relay-desktop");
+        fs::copy(self_exe(), &seed).unwrap();
+        fs::set_permissions(&seed, fs::Permissions::from_mode(0o755)).unwrap();
+        let digest = hex(&Sha256::digest(fs::read(&seed).unwrap()));
+        let manifest = format!(
+            "{{\"version\": \"1.0.0\", \"commit\": \"{}\", \"sha256\": \"{}\"}}\n",
+            current_commit(),
+            sha256.unwrap_or(&digest)
+        );
+        fs::write(usr.join("lib/relay-desktop/seed.json"), manifest).unwrap();
+        self.launcher_exe = launcher;
+        seed
+    }
+
+    /// The data directory each runtime start was given (`data <build> <dir>` lines).
+    pub fn data_dirs(&self) -> Vec<String> {
+        self.log().lines().filter_map(|line| line.strip_prefix("data ")).map(String::from).collect()
     }
 
     /// Waits (at most 20 s) until the fake runtime log holds a line starting with `prefix`.
