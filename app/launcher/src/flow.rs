@@ -14,7 +14,7 @@
 
 use std::path::Path;
 use std::process::ExitStatus;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use domain::updater::recovery::MAX_CANDIDATE_ATTEMPTS;
 use infra::recovery::snapshot::available_bytes;
@@ -58,7 +58,7 @@ impl Failure {
 }
 
 fn wall_ms() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
+    infra::clock::wall_ms()
 }
 
 /// Runs runtimes until one exits for good; returns the launcher's exit code.
