@@ -142,19 +142,21 @@ async fn chunk(
     request: HttpRequest,
     handles: web::Data<Handles>,
     RawBody(body): RawBody,
-) -> WikiResult {
-    let (raw, envelope) = claim_of(&request)?;
-    let outcome = handles.privileged.send(ExecuteSigned { body: raw }).await.map_err(WikiError::from)?;
-    let outcome = outcome.map_err(WikiError::Privileged)?;
+) -> Result<HttpResponse, actix_web::Error> {
+    let (raw, envelope) = claim_of(&request).map_err(Problem)?;
+    let outcome =
+        handles.privileged.send(ExecuteSigned { body: raw }).await.map_err(|e| Problem(WikiError::from(e)))?;
+    // A refused claim is answered as the privileged pipeline's refusal.
+    let outcome = outcome.map_err(Problem)?;
     if outcome.status != "done" {
-        return Err(WikiError::Privileged(PrivError::RequestConflict).into());
+        return Err(Problem(PrivError::RequestConflict).into());
     }
     // The claim the pipeline just verified, typed (its payload is strict).
     let command =
-        PrivilegedCommand::parse(&envelope.command, &envelope.payload).map_err(|_| WikiError::MissingClaim)?;
+        PrivilegedCommand::parse(&envelope.command, &envelope.payload).map_err(|_| Problem(WikiError::MissingClaim))?;
     let PrivilegedCommand::Wiki(WikiCommand::UploadChunk { upload_id, batch_id, index, byte_size, checksum }) = command
     else {
-        return Err(WikiError::MissingClaim.into());
+        return Err(Problem(WikiError::MissingClaim).into());
     };
     let chunk = IncomingChunk {
         upload_id,
@@ -165,8 +167,9 @@ async fn chunk(
         bytes: body.to_vec(),
     };
     let sender = Sender { account_id: envelope.account_id, device_id: envelope.device_id };
-    let progress = wiki(&handles)?.send(StoreChunk { sender, chunk }).await.map_err(WikiError::from)??;
-    Ok(HttpResponse::Ok().json(&progress))
+    let wiki = wiki(&handles).map_err(Problem)?;
+    let progress = wiki.send(StoreChunk { sender, chunk }).await.map_err(|e| Problem(WikiError::from(e)))?;
+    Ok(HttpResponse::Ok().json(&progress.map_err(Problem)?))
 }
 
 /// The chunk route, mounted on the data API only (the gateway has no privileged routes).

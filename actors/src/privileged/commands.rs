@@ -135,16 +135,25 @@ fn snapshot(conn: &mut SqliteConnection, state: &domain::roles::AuthorityState) 
     }))
 }
 
+/// A command's answer, and the Wiki's work that waits for the transaction to commit (none for
+/// the other commands).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ran {
+    pub result: Value,
+    pub wiki_after_commit: Vec<crate::wiki::AfterCommit>,
+}
+
+/// Runs the command inside the caller's transaction.
 pub fn run(
     svc: &PrivilegedService,
     conn: &mut SqliteConnection,
     who: &Principal,
     req: &CommandRequest<'_>,
-) -> Result<Value, PrivError> {
+) -> Result<Ran, PrivError> {
     use PrivilegedCommand as C;
     let now = svc.now();
     require_proof(conn, who, req, now)?;
-    match req.command {
+    let result = match req.command {
         C::PrivilegedProbe { note: _ } => {
             Ok(json!({"accountId": who.account.id, "role": who.role.as_str(), "deviceId": who.device_id}))
         }
@@ -245,6 +254,15 @@ pub fn run(
             svc.dynatrace()?;
             Ok(json!({"authorized": true}))
         }
-        C::Wiki(wiki) => super::wiki_ops::run(conn, svc.wiki()?, who, wiki, now),
-    }
+        C::Wiki(wiki) => {
+            let caller = crate::wiki::Caller {
+                account_id: &who.account.id,
+                display_name: &who.account.display_name,
+                device_id: who.device_id.as_deref(),
+            };
+            let done = crate::wiki::ops::run(conn, &svc.wiki()?.files, caller, wiki, now)?;
+            return Ok(Ran { result: done.result, wiki_after_commit: done.after_commit });
+        }
+    }?;
+    Ok(Ran { result, wiki_after_commit: Vec::new() })
 }

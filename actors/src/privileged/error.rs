@@ -129,6 +129,17 @@ impl From<CommandParseError> for PrivError {
     }
 }
 
+/// A `wiki.*` command's refusal, answered as the pipeline's own.
+impl From<crate::wiki::CommandError> for PrivError {
+    fn from(e: crate::wiki::CommandError) -> Self {
+        match e {
+            crate::wiki::CommandError::Invalid(why) => PrivError::Invalid(why),
+            crate::wiki::CommandError::StaleRevision => PrivError::StaleRevision,
+            crate::wiki::CommandError::Internal => PrivError::Internal,
+        }
+    }
+}
+
 impl From<diesel::result::Error> for PrivError {
     fn from(e: diesel::result::Error) -> Self {
         tracing::error!(error = %e, "privileged store error");

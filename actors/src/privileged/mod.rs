@@ -18,9 +18,6 @@ mod reauth_guard;
 pub mod service;
 pub mod session_policy;
 pub mod sessions;
-pub mod wiki_ops;
-pub mod wiki_publish_ops;
-pub mod wiki_upload_ops;
 
 use std::net::IpAddr;
 
@@ -34,6 +31,8 @@ use domain::ratelimit::{BucketConfig, KeyedLimiter};
 use domain::signin_guard::SignInLimits;
 
 use crate::kit::{guarded, PersistedLimits, Subsystem, SubsystemCtx, FLUSH_INTERVAL};
+/// The Wiki's handlers and their hooks live in `crate::wiki`; the service is given them here.
+pub use crate::wiki::WikiHooks;
 pub use admin_ops::AdminOpError;
 pub use cli_ops::{AuthorizeWikiFeed, RunAdmin, RunDynatrace, RunWiki};
 pub use dynatrace_ops::DynatraceHooks;
@@ -43,7 +42,6 @@ use reauth_guard::ReauthGuard;
 pub use service::{CommandOutcome, FollowUp, PrivilegedService, Readiness};
 use session_policy::{is_fresh, SessionKind, SessionUse};
 use sessions::Sessions;
-pub use wiki_ops::WikiHooks;
 
 pub const NAME: &str = "privileged";
 /// Largest accepted reauthentication body.

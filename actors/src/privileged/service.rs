@@ -79,7 +79,7 @@ pub struct PrivilegedService {
     /// The Dynatrace settings' token vault and sync actor (absent: `dynatrace.*` is refused).
     dynatrace: Option<super::dynatrace_ops::DynatraceHooks>,
     /// The Wiki's files and realtime publisher (absent: `wiki.*` is refused).
-    wiki: Option<super::wiki_ops::WikiHooks>,
+    wiki: Option<crate::wiki::WikiHooks>,
     /// Verifies passwords, with the same work for unknown accounts.
     passwords: PasswordCheck,
 }
@@ -110,20 +110,20 @@ impl PrivilegedService {
     }
 
     /// Enables the `wiki.*` commands.
-    pub fn with_wiki(mut self, hooks: super::wiki_ops::WikiHooks) -> PrivilegedService {
+    pub fn with_wiki(mut self, hooks: crate::wiki::WikiHooks) -> PrivilegedService {
         self.wiki = Some(hooks);
         self
     }
 
     /// The Wiki hooks, or the refusal a server without a data directory gives.
-    pub(super) fn wiki(&self) -> Result<&super::wiki_ops::WikiHooks, PrivError> {
+    pub(super) fn wiki(&self) -> Result<&crate::wiki::WikiHooks, PrivError> {
         self.wiki.as_ref().ok_or_else(|| PrivError::Invalid("the Wiki is not available on this server".into()))
     }
 
-    /// After a command's transaction: the Wiki's deferred work runs only when it committed.
-    fn after_transaction(&self, committed: bool) {
-        if let Some(wiki) = &self.wiki {
-            wiki.finish(committed);
+    /// After a command's transaction committed: the Wiki's work that waited for it.
+    fn after_wiki_commit(&self, work: Vec<crate::wiki::AfterCommit>) {
+        if let (Some(wiki), false) = (&self.wiki, work.is_empty()) {
+            wiki.apply(work);
         }
     }
 
@@ -427,8 +427,8 @@ impl PrivilegedService {
         }
         // 6. run the allowlisted handler; keep only a bounded safe result or a generic error.
         let outcome = conn.immediate_transaction(|c| {
-            let result = commands::run(self, c, &principal, &request)?;
-            let text = bounded_result(&result);
+            let ran = commands::run(self, c, &principal, &request)?;
+            let text = bounded_result(&ran.result);
             store::finish_request(c, &envelope.request_id, true, Some(&text), None, self.now())?;
             self.audit(
                 c,
@@ -438,11 +438,11 @@ impl PrivilegedService {
                 &envelope.request_id,
                 "done",
             )?;
-            Ok::<Value, PrivError>(result)
+            Ok::<commands::Ran, PrivError>(ran)
         });
-        self.after_transaction(outcome.is_ok());
         match outcome {
-            Ok(result) => {
+            Ok(commands::Ran { result, wiki_after_commit }) => {
+                self.after_wiki_commit(wiki_after_commit);
                 self.after_commit(&command);
                 Ok(CommandOutcome {
                     request_id: envelope.request_id,
@@ -522,17 +522,22 @@ impl PrivilegedService {
         let request = CommandRequest { command, expected_revision, fresh_local_password: fresh_password };
         commands::check_allowed(&mut conn, &who, &request)?;
         let request_id = format!("local-{}", infra::ids::client_id());
-        let result = conn.immediate_transaction(|c| {
-            let result = commands::run(self, c, &who, &request)?;
+        let ran = conn.immediate_transaction(|c| {
+            let ran = commands::run(self, c, &who, &request)?;
             self.audit(c, &who.account.id, None, command.name(), &request_id, "done")?;
-            Ok::<Value, PrivError>(result)
+            Ok::<commands::Ran, PrivError>(ran)
         });
-        self.after_transaction(result.is_ok());
-        match &result {
-            Ok(_) => self.after_commit(command),
-            Err(e) => self.audit(&mut conn, &who.account.id, None, command.name(), &request_id, e.code())?,
+        match ran {
+            Ok(commands::Ran { result, wiki_after_commit }) => {
+                self.after_wiki_commit(wiki_after_commit);
+                self.after_commit(command);
+                Ok(result)
+            }
+            Err(e) => {
+                self.audit(&mut conn, &who.account.id, None, command.name(), &request_id, e.code())?;
+                Err(e)
+            }
         }
-        result
     }
 }
 

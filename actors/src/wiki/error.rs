@@ -1,7 +1,9 @@
 //! Errors of the wiki subsystem. A refused chunk says only the fixed "Invalid upload chunk."
 //! (its stable code names which check refused it, for logs and tests), never echoing what was
 //! sent; file-system and database causes are logged and shown as "unavailable" or "internal".
-//! Each variant has a stable code and an HTTP status through its `HttpProblem` impl.
+//! Each variant has a stable code and an HTTP status through its `HttpProblem` impl. A refused
+//! `wiki.*` command is a [`CommandError`], which the privileged pipeline answers as its own
+//! refusal; this module knows nothing of that pipeline.
 
 use domain::problem::HttpProblem;
 use domain::wiki::{ChunkError, TransitionError, INVALID_CHUNK_MESSAGE};
@@ -22,9 +24,6 @@ pub enum WikiError {
     SourceUnreadable,
     #[error("{0}")]
     InvalidQuery(String),
-    /// The signed claim of a chunk was refused by the privileged pipeline.
-    #[error(transparent)]
-    Privileged(crate::privileged::PrivError),
     #[error("The chunk request needs a signed wiki.upload.chunk claim in X-Relay-Envelope.")]
     MissingClaim,
     #[error("The Wiki record was not found.")]
@@ -62,7 +61,6 @@ impl HttpProblem for WikiError {
             | WikiError::SourceUnreadable
             | WikiError::InvalidQuery(_)
             | WikiError::MissingClaim => 400,
-            WikiError::Privileged(e) => e.status(),
             WikiError::Transition(_) => 409,
             WikiError::NotFound => 404,
             WikiError::Busy | WikiError::Unavailable => 503,
@@ -79,7 +77,6 @@ impl HttpProblem for WikiError {
             WikiError::SourceChanged => "source_changed",
             WikiError::SourceUnreadable => "source_unreadable",
             WikiError::InvalidQuery(_) => "invalid_query",
-            WikiError::Privileged(e) => e.code(),
             WikiError::MissingClaim => "missing_claim",
             WikiError::NotFound => "not_found",
             WikiError::Busy => "busy",
@@ -89,15 +86,32 @@ impl HttpProblem for WikiError {
     }
 
     fn retry_after_secs(&self) -> Option<u64> {
-        match self {
-            WikiError::Privileged(e) => e.retry_after_secs(),
-            _ => matches!(self, WikiError::Busy | WikiError::Unavailable).then_some(1),
-        }
+        matches!(self, WikiError::Busy | WikiError::Unavailable).then_some(1)
     }
 }
 
 impl From<actix::MailboxError> for WikiError {
     fn from(_: actix::MailboxError) -> Self {
         WikiError::Unavailable
+    }
+}
+
+/// Why a `wiki.*` command was refused (`ops::run`). The messages are safe to show the caller;
+/// the privileged pipeline answers `Invalid` as invalid input, `StaleRevision` as a stale
+/// revision and `Internal` as an internal error.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CommandError {
+    #[error("{0}")]
+    Invalid(String),
+    #[error("the record changed meanwhile; reload and retry")]
+    StaleRevision,
+    #[error("internal error")]
+    Internal,
+}
+
+impl From<diesel::result::Error> for CommandError {
+    fn from(e: diesel::result::Error) -> Self {
+        tracing::error!(error = %e, "privileged store error");
+        CommandError::Internal
     }
 }

@@ -1,6 +1,7 @@
 //! The wiki actor: owns the Wiki's upload pipeline, its search index and its sweeps. Uploads
-//! are opened, published and cancelled by the typed `wiki.*` privileged commands
-//! (`privileged::wiki_ops`); this actor stores their chunks (checked before storage, see
+//! are opened, published and cancelled by the typed `wiki.*` privileged commands, whose
+//! handlers are [`ops`] (run by the privileged pipeline, their after-commit work returned as
+//! data); this actor stores their chunks (checked before storage, see
 //! [`pipeline`]), feeds server-local source files, assembles, verifies and extracts a complete
 //! upload, indexes a published document's passages for search, answers searches, and every ten
 //! minutes expires batches past their seven days, removes staging no live upload owns and
@@ -11,11 +12,15 @@
 //! `failed`, and a failed search never touches publishing.
 
 mod error;
+pub mod ops;
 pub mod pipeline;
+pub mod publish_ops;
 mod search;
+pub mod upload_ops;
 mod worker_extractor;
 
-pub use error::WikiError;
+pub use error::{CommandError, WikiError};
+pub use ops::{AfterCommit, Caller, Done, WikiHooks};
 pub use pipeline::{Extracted, IncomingChunk, PdfExtractor, Pipeline, Sender, UploadProgress};
 pub use search::{SearchHit, SearchRequest};
 pub use worker_extractor::WorkerExtractor;

@@ -1,5 +1,5 @@
-//! Tests of the `wiki.*` commands through the privileged service (server-local execution, the
-//! same handlers a signed envelope reaches): category rules, document lifecycle, the client
+//! Tests of the `wiki.*` command handlers through the privileged service (server-local
+//! execution, the same pipeline a signed envelope reaches): category rules, document lifecycle, the client
 //! read rule, realtime events only after a commit, file removal, and upload batches.
 
 use std::sync::{Arc, Mutex};
@@ -16,6 +16,7 @@ use infra::wiki::files::{sha256_hex, WikiFiles};
 
 use super::*;
 use crate::privileged::service::{Principal, PrivilegedService};
+use crate::privileged::PrivError;
 
 const PW: &str = "local-owner-password";
 

@@ -1,4 +1,4 @@
-//! Publishing inside the privileged pipeline: `wiki.publish` turns the caller's own ready upload
+//! Publishing (`wiki.*` handlers the privileged pipeline runs): `wiki.publish` turns the caller's own ready upload
 //! into a new active document, and `wiki.replace` makes it the new PDF of an existing document
 //! (which keeps its id, source identity, title and authored file name). Both check the upload
 //! against the stored records (owner account, state `ready`, an unexpired batch, the
@@ -14,32 +14,33 @@ use domain::record::{Action, RecordError};
 use infra::store::{create_in, update_in};
 use infra::wiki::uploads::{self, StoredUpload};
 
-use super::error::PrivError;
-use super::service::Principal;
-use super::wiki_ops::{checked_title, checked_type, record_error, AfterCommit, WikiHooks};
+use infra::wiki::files::WikiFiles;
+
+use super::error::CommandError;
+use super::ops::{changed, checked_title, checked_type, promote, record_error, release_files, AfterCommit, Caller};
 
 /// The caller's ready upload, opened for `replacing` (or for a new document when empty).
 fn ready_upload(
     conn: &mut SqliteConnection,
-    who: &Principal,
+    who: Caller<'_>,
     upload_id: &str,
     replacing: &str,
     now: i64,
-) -> Result<StoredUpload, PrivError> {
-    let upload = uploads::load_upload(conn, upload_id)?.filter(|u| u.account_id == who.account.id);
-    let upload = upload.ok_or_else(|| PrivError::Invalid("no such upload of yours".into()))?;
+) -> Result<StoredUpload, CommandError> {
+    let upload = uploads::load_upload(conn, upload_id)?.filter(|u| u.account_id == who.account_id);
+    let upload = upload.ok_or_else(|| CommandError::Invalid("no such upload of yours".into()))?;
     if upload.state != "ready" || upload.batch_state != "active" || upload.expires_at <= now {
-        return Err(PrivError::Invalid("the upload is not ready for review".into()));
+        return Err(CommandError::Invalid("the upload is not ready for review".into()));
     }
     if upload.replacement_document_id != replacing {
-        return Err(PrivError::Invalid("the upload was not opened for this document".into()));
+        return Err(CommandError::Invalid("the upload was not opened for this document".into()));
     }
     Ok(upload)
 }
 
-fn name_taken(e: RecordError) -> PrivError {
+fn name_taken(e: RecordError) -> CommandError {
     match e {
-        RecordError::Validation(_) => PrivError::Invalid("a published document already has this file name".into()),
+        RecordError::Validation(_) => CommandError::Invalid("a published document already has this file name".into()),
         other => record_error(other),
     }
 }
@@ -52,61 +53,64 @@ fn outline_of(upload: &StoredUpload) -> Value {
 #[allow(clippy::too_many_arguments)]
 pub fn publish(
     conn: &mut SqliteConnection,
-    hooks: &WikiHooks,
-    who: &Principal,
+    files: &WikiFiles,
+    work: &mut Vec<AfterCommit>,
+    who: Caller<'_>,
     upload_id: &str,
     title: &str,
     category_id: &str,
     document_type: &str,
     now: i64,
-) -> Result<Value, PrivError> {
+) -> Result<Value, CommandError> {
     let upload = ready_upload(conn, who, upload_id, "", now)?;
     let title = checked_title(title)?;
     let kind = checked_type(document_type)?;
-    super::wiki_ops::category_exists(conn, category_id)?;
-    hooks.promote(&upload.id, &upload.checksum)?;
+    super::ops::category_exists(conn, category_id)?;
+    promote(files, &upload.id, &upload.checksum)?;
     let body = json!({
         "sourceKey": format!("managed:{}", infra::ids::record_id()),
         "categoryId": category_id, "documentType": kind.as_str(), "title": title, "fileName": upload.file_name,
         "checksum": upload.checksum, "byteSize": upload.byte_size, "pageCount": upload.page_count,
         "outline": outline_of(&upload), "coverChecksum": upload.cover_checksum, "lifecycleState": "active",
-        "publishedByAccountId": who.account.id, "publishedByName": who.account.display_name,
+        "publishedByAccountId": who.account_id, "publishedByName": who.display_name,
         "publishedAt": domain::time::format_ms(now), "searchIndexState": "pending",
     });
     let document = create_in(conn, &WIKI_DOCUMENTS, &body, now).map_err(name_taken)?;
     let document_id = document["id"].as_str().unwrap_or_default().to_string();
     uploads::set_published(conn, &upload.id, &document_id, now)?;
-    hooks.changed(&WIKI_DOCUMENTS, Action::Create, &document);
-    hooks.defer(AfterCommit::Index { document_id, upload_id: upload.id });
+    work.push(changed(&WIKI_DOCUMENTS, Action::Create, &document));
+    work.push(AfterCommit::Index { document_id, upload_id: upload.id });
     Ok(document)
 }
 
 /// `wiki.replace`.
+#[allow(clippy::too_many_arguments)]
 pub fn replace(
     conn: &mut SqliteConnection,
-    hooks: &WikiHooks,
-    who: &Principal,
+    files: &WikiFiles,
+    work: &mut Vec<AfterCommit>,
+    who: Caller<'_>,
     document_id: &str,
     upload_id: &str,
     revision: i64,
     now: i64,
-) -> Result<Value, PrivError> {
-    let document = super::wiki_ops::current(conn, &WIKI_DOCUMENTS, document_id, revision)?;
+) -> Result<Value, CommandError> {
+    let document = super::ops::current(conn, &WIKI_DOCUMENTS, document_id, revision)?;
     if document["lifecycleState"] != "active" {
-        return Err(PrivError::Invalid("only a published document can be replaced".into()));
+        return Err(CommandError::Invalid("only a published document can be replaced".into()));
     }
     let upload = ready_upload(conn, who, upload_id, document_id, now)?;
-    hooks.promote(&upload.id, &upload.checksum)?;
+    promote(files, &upload.id, &upload.checksum)?;
     let body = json!({
         "checksum": upload.checksum, "byteSize": upload.byte_size, "pageCount": upload.page_count,
         "outline": outline_of(&upload), "coverChecksum": upload.cover_checksum, "searchIndexState": "pending",
-        "searchIndexError": "", "publishedByAccountId": who.account.id, "publishedByName": who.account.display_name,
+        "searchIndexError": "", "publishedByAccountId": who.account_id, "publishedByName": who.display_name,
         "publishedAt": domain::time::format_ms(now),
     });
     let updated = update_in(conn, &WIKI_DOCUMENTS, document_id, &body, now).map_err(record_error)?;
     uploads::set_published(conn, &upload.id, document_id, now)?;
-    hooks.release_files(conn, &document)?;
-    hooks.changed(&WIKI_DOCUMENTS, Action::Update, &updated);
-    hooks.defer(AfterCommit::Index { document_id: document_id.to_string(), upload_id: upload.id });
+    work.extend(release_files(conn, &document)?);
+    work.push(changed(&WIKI_DOCUMENTS, Action::Update, &updated));
+    work.push(AfterCommit::Index { document_id: document_id.to_string(), upload_id: upload.id });
     Ok(updated)
 }
