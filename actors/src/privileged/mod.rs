@@ -76,6 +76,8 @@ impl Default for PrivilegedLimits {
     }
 }
 
+/// A laptop's pairing: the account's password and the one-time code from the server PC bind
+/// the laptop's public key as a device of that account.
 #[derive(Message)]
 #[rtype(result = "Result<pairing::PairedDevice, PrivError>")]
 pub struct CompletePairing {
@@ -87,6 +89,8 @@ pub struct CompletePairing {
     pub source: IpAddr,
 }
 
+/// A paired device's reauthentication with the account's password: answers a
+/// reauthentication proof's id and expiry (ms), stored; per-source and server-PC budgets apply.
 #[derive(Message)]
 #[rtype(result = "Result<(String, i64), PrivError>")]
 pub struct Reauth {
@@ -96,6 +100,7 @@ pub struct Reauth {
     pub source: IpAddr,
 }
 
+/// A paired device's signed privileged command (the raw request body: verified, then run).
 #[derive(Message)]
 #[rtype(result = "Result<CommandOutcome, PrivError>")]
 pub struct ExecuteSigned {
@@ -185,6 +190,7 @@ impl LocalSessionView {
     }
 }
 
+/// Ends one local session: the desktop's Administration "Lock", or a new sign-in replacing it.
 #[derive(Message)]
 #[rtype(result = "()")]
 pub struct LockLocalSession {

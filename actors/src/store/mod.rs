@@ -32,6 +32,8 @@ pub use search_merge::{MergeSearchIndexes, MergeStep};
 
 pub const NAME: &str = "store";
 
+/// One whole list page, parsed and rendered in one step by a reader (server-internal callers;
+/// the record API streams pages through [`ListRecordIds`] and [`RenderRecords`]).
 #[derive(Debug, Clone, Message)]
 #[rtype(result = "Result<ListPage, RecordError>")]
 pub struct ListRecords {
@@ -59,6 +61,7 @@ pub struct RenderRecords {
     pub max_bytes: usize,
 }
 
+/// The record API's view: one record by id (a reader).
 #[derive(Debug, Clone, Message)]
 #[rtype(result = "Result<Value, RecordError>")]
 pub struct GetRecord {
@@ -66,6 +69,7 @@ pub struct GetRecord {
     pub id: String,
 }
 
+/// The record API's create: validated, then written in the writer's next group commit and published.
 #[derive(Debug, Clone, Message)]
 #[rtype(result = "Result<Value, RecordError>")]
 pub struct CreateRecord {
@@ -73,6 +77,7 @@ pub struct CreateRecord {
     pub body: Value,
 }
 
+/// The record API's update: a partial body merged over the stored record (the writer), then published.
 #[derive(Debug, Clone, Message)]
 #[rtype(result = "Result<Value, RecordError>")]
 pub struct UpdateRecord {
@@ -81,6 +86,7 @@ pub struct UpdateRecord {
     pub body: Value,
 }
 
+/// The record API's delete: one record by id (the writer), then published as a deletion.
 #[derive(Debug, Clone, Message)]
 #[rtype(result = "Result<(), RecordError>")]
 pub struct DeleteRecord {
