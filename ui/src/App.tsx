@@ -4,10 +4,10 @@
 // from its HttpOnly cookie, and the desktop main window after a reload signs in with the shell's
 // saved passphrase (./features/signin/resume), so the passphrase is asked only when neither works.
 // A pop-out of a browser on the data API borrows its opener's in-memory session (lib/sessionHandoff).
-import { lazy, Suspense, useEffect, useState } from 'react';
+// Everything behind the sign-in (the data stores, the shell, its tabs) is a separate chunk that is
+// fetched when a sign-in starts (loadSignedIn), not while the sign-in screen waits.
+import { Component, lazy, Suspense, useEffect, useState, type ReactNode } from 'react';
 import { ToastProvider } from './components/Toasts';
-import { DataProvider } from './data/store';
-import { Shell } from './features/shell/Shell';
 import { navigationType, resumeOnStart } from './features/signin/resume';
 import { SignIn } from './features/signin/SignIn';
 import { borrowSessionFromOpener, lendSessionToPopouts } from './lib/sessionHandoff';
@@ -15,7 +15,29 @@ import { clearAllDrafts } from './lib/windowDrafts';
 import { TransportProvider } from './transport/context';
 import type { Transport } from './transport/types';
 
-const OnCallView = lazy(() => import('./features/oncall/OnCallView'));
+/** The signed-in half (./features/shell/SignedIn); asking again after it loaded costs nothing. */
+export const loadSignedIn = () => import('./features/shell/SignedIn');
+const SignedIn = lazy(loadSignedIn);
+const preloadSignedIn = () => void loadSignedIn().catch(() => {});
+
+/** Shown only if the signed-in chunk cannot be fetched (the server went away mid-sign-in). */
+class SignedInBoundary extends Component<{ children: ReactNode }, { failed: boolean }> {
+  state = { failed: false };
+  static getDerivedStateFromError() {
+    return { failed: true };
+  }
+  render() {
+    if (!this.state.failed) return this.props.children;
+    return (
+      <main className="signin">
+        <h1 className="signin-title">Relay</h1>
+        <p className="panel muted" role="alert" data-testid="signed-in-unavailable">
+          Relay could not load its screens from the server. Reload when the connection is back.
+        </p>
+      </main>
+    );
+  }
+}
 
 export const SESSION_ENDED = 'Your Relay Web session has ended. Sign in again.';
 
@@ -38,6 +60,11 @@ export function App({ transport, search = '' }: { transport: Transport; search?:
   const [borrowing, setBorrowing] = useState(() => !signedIn && direct && popout !== null && transport.adoptSession !== undefined);
   // Desktop main window after a reload: SignIn uses the shell's saved passphrase once, not again after a sign-out in this page.
   const [autoSaved, setAutoSaved] = useState(resume === 'saved-passphrase');
+  // A sign-in that starts by itself (resume, borrow, saved passphrase) fetches the shell meanwhile.
+  useEffect(() => {
+    if (resuming || borrowing || autoSaved) preloadSignedIn();
+    // Only at start: later renders change these flags on the way to signed in.
+  }, []); // eslint-disable-line react-hooks/exhaustive-deps
 
   useEffect(() => {
     if (!resuming) return;
@@ -111,23 +138,24 @@ export function App({ transport, search = '' }: { transport: Transport; search?:
           <SignIn
             notice={notice}
             autoSignInWithSaved={autoSaved && notice === null}
+            onAttempt={preloadSignedIn}
             onSignedIn={() => {
               setNotice(null);
               setSignedIn(true);
             }}
           />
         ) : (
-          <DataProvider>
-            {popout === 'board' ? (
-              <main className="popout-main">
-                <Suspense fallback={<p className="muted">Loading…</p>}>
-                  <OnCallView readOnly />
-                </Suspense>
-              </main>
-            ) : (
-              <Shell onSignOut={signOut} />
-            )}
-          </DataProvider>
+          <SignedInBoundary>
+            <Suspense
+              fallback={
+                <p className="muted" role="status" data-testid="signed-in-loading">
+                  Loading…
+                </p>
+              }
+            >
+              <SignedIn board={popout === 'board'} onSignOut={signOut} />
+            </Suspense>
+          </SignedInBoundary>
         )}
       </ToastProvider>
     </TransportProvider>

@@ -5,7 +5,6 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './App';
 import { installAccent } from './lib/accent';
-import { DesktopSetup } from './features/setup/DesktopSetup';
 import { DesktopBridge, createTransport, detectDesktop } from './transport/desktop';
 import { LogForwarder, installBrowserLogForwarding } from './transport/webLogs';
 import './styles.css';
@@ -22,6 +21,8 @@ async function start(root: HTMLElement) {
       })
     : undefined;
   if (bridge && desktop?.mode === 'setup') {
+    // Its own chunk: a set-up desktop never needs it.
+    const { DesktopSetup } = await import('./features/setup/DesktopSetup');
     createRoot(root).render(
       <StrictMode>
         <DesktopSetup bridge={bridge} />

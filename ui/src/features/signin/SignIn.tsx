@@ -9,8 +9,10 @@ import { DirectAccessNote } from './DirectAccessNote';
 import { EMPTY_PASSPHRASE, describeSignInError, formatRetryMessage, secondsLeft } from './messages';
 import { useDesktopPassphrase } from './useDesktopPassphrase';
 
-export function SignIn({ onSignedIn, notice, autoSignInWithSaved = false }: {
+export function SignIn({ onSignedIn, onAttempt, notice, autoSignInWithSaved = false }: {
   onSignedIn: () => void;
+  /** The operator started typing or a sign-in started: App fetches the signed-in screens meanwhile. */
+  onAttempt?: () => void;
   notice?: string | null;
   /** Desktop main window after a reload: sign in with the shell's saved passphrase once, if it has one. */
   autoSignInWithSaved?: boolean;
@@ -78,6 +80,7 @@ export function SignIn({ onSignedIn, notice, autoSignInWithSaved = false }: {
   /** Runs one sign-in; `toRemember` is kept by the shell after it succeeded. */
   async function attempt(signIn: () => Promise<void>, toRemember: string | null) {
     if (busy || lockedOut) return;
+    onAttempt?.();
     setBusy(true);
     setError(null);
     try {
@@ -124,7 +127,10 @@ export function SignIn({ onSignedIn, notice, autoSignInWithSaved = false }: {
             autoComplete="current-password"
             autoFocus
             value={passphrase}
-            onChange={(e) => setPassphrase(e.target.value)}
+            onChange={(e) => {
+              onAttempt?.();
+              setPassphrase(e.target.value);
+            }}
             aria-invalid={shownError ? true : undefined}
             aria-describedby={shownError ? 'signin-error' : undefined}
           />
