@@ -98,7 +98,10 @@ def one_run(binary):
         shutil.rmtree(data, ignore_errors=True)
     app_rss = sum(r for _, r, _ in procs[:1])
     total_pss = sum(p for _, _, p in procs)
-    return ready, mapped, app_rss / 1024, total_pss / 1024, sorted({c for c, _, _ in procs})
+    by_name = {}
+    for c, _, p in procs:
+        by_name[c] = by_name.get(c, 0) + p / 1024
+    return ready, mapped, app_rss / 1024, total_pss / 1024, sorted(by_name), by_name
 
 
 def fmt(values, unit, scale=1.0):
@@ -282,6 +285,7 @@ def main():
     results = [one_run(binary) for _ in range(runs)]
     size_mib = os.path.getsize(binary) / (1024 * 1024)
     names = sorted({n for r in results for n in r[4]})
+    per_process = ", ".join(f"{n} {statistics.median([r[5].get(n, 0) for r in results]):.0f} MiB" for n in names)
     report = "\n".join([
         "## Desktop start-up and memory (relay-desktop, server mode)",
         "",
@@ -292,11 +296,13 @@ def main():
         "| --- | --- |",
         f"| spawn to in-process server ready (runtime.json) | {fmt([r[0] for r in results], 'ms', 1000)} |",
         f"| spawn to main window mapped | {fmt([r[1] for r in results], 'ms', 1000)} |",
+        f"| server ready to window mapped (the shell's own part) | "
+        f"{fmt([r[1] - r[0] for r in results if r[0] is not None and r[1] is not None], 'ms', 1000)} |",
         f"| RSS of the relay-desktop process | {fmt([r[2] for r in results], 'MiB')} |",
         f"| PSS of the app with its WebKit processes (shared pages split) | {fmt([r[3] for r in results], 'MiB')} |",
         f"| binary size | {size_mib:.1f} MiB |",
         "",
-        f"Processes counted: {', '.join(names)}.",
+        f"Processes counted: {', '.join(names)}. Median PSS per process: {per_process}.",
         "",
     ])
     print(report)

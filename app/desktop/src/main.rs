@@ -8,7 +8,9 @@
 //! updater actor runs on its own long-lived thread (`updater_host`), outside the server's
 //! restartable generations. A candidate the recovery launcher starts on probation reports
 //! mount and health over the launcher link (`launcher_link`), and is then never relaunched by
-//! its own guards.
+//! its own guards. Before GTK starts, WebKit's compositing and GL are turned off unless the
+//! environment says otherwise (`webkit_tuning`), and once the first page has loaded the start's
+//! code pages are given back (`infra::startup`): the desktop's memory, issue #41.
 
 mod admin_cmd;
 mod admin_logo_cmd;
@@ -34,6 +36,7 @@ mod session_cmd;
 mod setup_cmd;
 mod update_cmd;
 mod updater_host;
+mod webkit_tuning;
 mod wiki_pick;
 mod wiki_save_cmd;
 
@@ -50,6 +53,8 @@ use domain::desktop_setup::Launch;
 pub const EXIT_AFTER_ENV: &str = "RELAY_DESKTOP_EXIT_AFTER_SECS";
 
 fn main() {
+    // Before any thread: the allocator's arena cap, as in `relay serve` (`infra::startup`).
+    infra::startup::begin();
     // The server mode's workers (backup verification, Wiki PDF extraction) are this executable
     // in hidden modes.
     if let Some(code) = infra::worker::run_if_worker() {
@@ -60,10 +65,15 @@ fn main() {
     // Before any thread starts: the launcher's variables leave the environment here, and fd 3
     // becomes close-on-exec, so nothing this process starts inherits either.
     let link = launcher_link::take_from_env();
+    // Also before any thread, and before GTK and WebKit read it: compositing off (issue #41).
+    let webkit_env = webkit_tuning::apply_env();
     let cli = Cli::parse();
     // The same redacted lines also go to DATA_DIR/logs (rotated, owner-only).
     infra::logging::init_with_files(&cli.log_level, Some(&cli.data_dir));
     link.log();
+    if !webkit_env.is_empty() {
+        tracing::info!(set = ?webkit_env, "WebKit/GTK environment defaults (webkit_tuning; a variable set beforehand is kept)");
+    }
     guards::install_panic_hook(build_kind(), !cli.no_fatal_relaunch, link.on_probation());
     if let Err(e) = run(cli, link.into_link()) {
         eprintln!("relay-desktop: {}", domain::redact::redact_text(&e.to_string()));
@@ -96,6 +106,24 @@ fn exit_on_signals(handle: tauri::AppHandle) {
         }
         handle.exit(0);
     });
+}
+
+/// Once the main window's first page has loaded (the sign-in or setup screen is up), the start's
+/// run-once code pages of this executable go, as in `relay serve` (`infra::startup`): the server
+/// start, Tauri's and the window's set-up ran by then; code that runs later maps back in.
+fn release_start_up_code_after_first_load<R: tauri::Runtime>(
+    _: tauri::WebviewWindow<R>,
+    page: tauri::webview::PageLoadPayload<'_>,
+) {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    if matches!(page.event(), tauri::webview::PageLoadEvent::Finished) {
+        ONCE.call_once(|| {
+            std::thread::spawn(|| {
+                std::thread::sleep(infra::startup::START_SETTLE);
+                infra::startup::release_start_up_code();
+            });
+        });
+    }
 }
 
 fn ui_dir() -> PathBuf {
@@ -185,7 +213,7 @@ fn run(cli: Cli, link: Option<launcher_link::LauncherLink>) -> Result<(), Box<dy
             guards::attach_app(app.handle().clone());
             let config = main_window.ok_or("tauri.conf.json has no \"main\" window")?;
             let builder = tauri::WebviewWindowBuilder::from_config(app.handle(), &config)?;
-            lockdown::apply(builder, trusted.clone()).build()?;
+            lockdown::apply(builder, trusted.clone()).on_page_load(release_start_up_code_after_first_load).build()?;
             exit_on_signals(app.handle().clone());
             if let Some((link, signals)) = link {
                 let timing = launcher_link::LinkTiming::default();
