@@ -233,3 +233,82 @@ fn every_checked_invariant_in_the_doc_names_an_existing_check() {
     assert!(unknown.is_empty(), "docs/architecture.md cites checks that do not exist: {unknown:?}");
     assert!(uncited.is_empty(), "checks docs/architecture.md does not cite: {uncited:?}");
 }
+
+#[test]
+fn the_readme_names_every_actor_folder() {
+    // The README's subsystem table lists exactly the folders under actors/src.
+    let readme = std::fs::read_to_string(repo().join("README.md")).expect("read README.md");
+    let folders: BTreeSet<String> = std::fs::read_dir(repo().join("actors/src"))
+        .expect("read actors/src")
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(folders.len() > 10, "found only {} actor folders", folders.len());
+    let table = readme.split("| actor folder |").nth(1).expect("README has an '| actor folder |' table");
+    let listed: BTreeSet<String> = table
+        .lines()
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .filter_map(|l| l.split('`').nth(1).map(str::to_string))
+        .collect();
+    let missing: Vec<_> = folders.difference(&listed).collect();
+    let extra: Vec<_> = listed.difference(&folders).collect();
+    assert!(
+        missing.is_empty() && extra.is_empty(),
+        "README actor table: missing {missing:?}, no such folder {extra:?}"
+    );
+}
+
+/// The subcommand names a clap `--help` lists under "Commands:" (without `help`).
+fn subcommands(args: &[&str]) -> Vec<String> {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_relay")).args(args).output().expect("run relay --help");
+    assert!(out.status.success(), "relay {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).expect("help is UTF-8");
+    let Some(commands) = text.split("Commands:\n").nth(1) else { return Vec::new() };
+    commands
+        .lines()
+        .take_while(|l| !l.trim().is_empty())
+        .filter(|l| l.starts_with("  ") && !l[2..].starts_with(' '))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|name| *name != "help")
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn the_readme_cli_names_every_relay_subcommand() {
+    // The README's CLI block has one `relay <command>` line per command of `relay --help`, and
+    // that line names every subcommand `relay <command> --help` lists; it names nothing else.
+    let readme = std::fs::read_to_string(repo().join("README.md")).expect("read README.md");
+    let block = readme.split("## CLI").nth(1).and_then(|s| s.split("```text\n").nth(1)).expect("README CLI block");
+    let block = block.split("```").next().unwrap();
+    let lines: BTreeMap<&str, &str> = block
+        .lines()
+        .filter_map(|l| l.strip_prefix("relay "))
+        .filter(|rest| !rest.starts_with('-'))
+        .map(|rest| (rest.split_whitespace().next().unwrap(), rest))
+        .collect();
+    let commands = subcommands(&["--help"]);
+    assert!(commands.len() >= 9, "relay --help lists only {commands:?}");
+    let mut problems = Vec::new();
+    for command in &commands {
+        let Some(line) = lines.get(command.as_str()) else {
+            problems.push(format!("no `relay {command}` line"));
+            continue;
+        };
+        let words: BTreeSet<&str> =
+            line.split(|c: char| c.is_whitespace() || c == '|' || c == '[' || c == ']').collect();
+        for sub in subcommands(&[command, "--help"]) {
+            if !words.contains(sub.as_str()) {
+                problems.push(format!("`relay {command}` line does not name `{sub}`"));
+            }
+        }
+    }
+    for listed in lines.keys() {
+        if !commands.iter().any(|c| c == listed) {
+            problems.push(format!("`relay {listed}` is not a command of relay --help"));
+        }
+    }
+    assert!(problems.is_empty(), "README CLI block vs relay --help: {problems:#?}");
+}
