@@ -186,6 +186,33 @@ pub fn compile_filter_with(spec: &CollectionSpec, expr: &Expr, use_index: &mut U
     Ok(out)
 }
 
+/// An FTS5 query on `spec`'s search index that every row matching `expr` matches: the
+/// candidate queries of its `~` terms on indexed fields ([`match_query`]), joined as the filter
+/// joins them (a conjunction needs one side to have such a term, a disjunction both). `None`
+/// when the filter can hold for a row none of its indexable terms names (`!~`, a short run, an
+/// unindexed field, another comparison on a side of an `||`). Like every narrowing, a pre-filter:
+/// the caller keeps the whole filter.
+pub fn search_condition(spec: &CollectionSpec, expr: &Expr) -> Option<(&'static SearchIndex, String)> {
+    match expr {
+        Expr::Cmp { field, op: CmpOp::Like, value } => {
+            let index = index_for(spec, field)?;
+            Some((index, match_query(field, &like_pattern(value))?))
+        }
+        Expr::Cmp { .. } => None,
+        Expr::And(a, b) => match (search_condition(spec, a), search_condition(spec, b)) {
+            (Some((index, x)), Some((other, y))) if index.table == other.table => {
+                Some((index, format!("({x}) AND ({y})")))
+            }
+            (Some(one), _) | (None, Some(one)) => Some(one),
+            (None, None) => None,
+        },
+        Expr::Or(a, b) => {
+            let ((index, x), (other, y)) = (search_condition(spec, a)?, search_condition(spec, b)?);
+            (index.table == other.table).then(|| (index, format!("({x}) OR ({y})")))
+        }
+    }
+}
+
 /// `ORDER BY ...` for the sort keys, always ending with `rowid` for a stable order. The
 /// `rowid` runs in the direction of the last key: an index on the keys holds `rowid` as its
 /// last column, so a page of `-created` is read backwards along `created`'s index instead of
@@ -290,6 +317,34 @@ mod tests {
         let w = compile_filter_with(&CONTACTS, &expr, &mut |_, _| Narrowing::Rowids("[3,7]".into())).unwrap();
         assert_eq!(w.sql, "(\"contacts\".rowid IN (SELECT value FROM json_each(?)) AND \"name\" LIKE ? ESCAPE '\\')");
         assert_eq!(w.binds, vec![SqlValue::Text("[3,7]".into()), SqlValue::Text("%Person 1%".into())]);
+    }
+
+    #[test]
+    fn a_search_condition_names_every_row_the_filter_can_match() {
+        let condition = |spec, filter: &str| {
+            search_condition(spec, &parse_filter(filter).unwrap()).map(|(index, query)| (index.table, query))
+        };
+        let contacts = |query: &str| Some(("relay_fts_contacts", query.to_string()));
+        assert_eq!(condition(&CONTACTS, "name ~ 'Person 1'"), contacts("{name} : \"Person 1\""));
+        assert_eq!(condition(&CONTACTS, "title = 'x' && name ~ 'abc'"), contacts("{name} : \"abc\""));
+        assert_eq!(
+            condition(&CONTACTS, "name ~ 'abc' && (email ~ 'def' || phone ~ 'ghi')"),
+            contacts("({name} : \"abc\") AND (({email} : \"def\") OR ({phone} : \"ghi\"))")
+        );
+        assert_eq!(
+            condition(&ALERT_HISTORY, "subject ~ 'disk' && pinned = true"),
+            Some(("relay_fts_alert_history", "{subject} : \"disk\"".to_string()))
+        );
+        for unnamed in [
+            "name ~ 'abc' || title = 'x'",
+            "name !~ 'abc'",
+            "name ~ 'ab'",
+            "id ~ 'abcdef'",
+            "name ~ 'abc' || name ~ 'ab'",
+            "title = 'x'",
+        ] {
+            assert_eq!(condition(&CONTACTS, unnamed), None, "{unnamed}");
+        }
     }
 
     #[test]
