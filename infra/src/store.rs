@@ -6,8 +6,10 @@
 //! view, the revision counter) are prepared once per connection (`cached`). A list's `~` terms
 //! use the search index when it narrows them to few candidates for the collection's size (their
 //! rowids are read once and bound into the page and total queries), and its total uses the same
-//! predicate; a term just seen to be too broad for the index scans at once (`plan_memo`), and a
-//! newest-first list without a total takes the index when the scan would walk far (`long_walk`).
+//! predicate; a term just seen to be too broad for the index scans at once (`plan_memo`). A
+//! newest-first search without a total reads its page from the index in rowid order when the
+//! database shows that order to be `created` order (`newest_first`), and otherwise takes the
+//! index when the scan would walk far (`long_walk`).
 //! Record-API writes arrive in groups (`batch`): one transaction, a savepoint each.
 //!
 //! The record API's list pages are rendered in two steps so that a page's memory is bounded by
@@ -41,6 +43,7 @@ mod batch;
 mod cached;
 mod in_tx;
 mod long_walk;
+mod newest_first;
 mod plan_memo;
 mod retention;
 mod search_merge;
@@ -443,8 +446,16 @@ impl RecordStore {
         q: &ListQuery,
         plan: SearchPlan,
     ) -> Result<Where, RecordError> {
-        let filter = match &q.filter {
-            Some(expr) => {
+        // A newest-first search without a total: the page along the index, when it is exact.
+        let walked = match &q.filter {
+            Some(expr) if plan == SearchPlan::BySize && q.skip_total => {
+                newest_first::walk(conn, spec, q, expr, &self.memo)
+            }
+            _ => None,
+        };
+        let filter = match (&q.filter, walked) {
+            (_, Some(walked)) => walked,
+            (Some(expr), None) => {
                 let by_size = plan == SearchPlan::BySize;
                 let newest_first_without_total =
                     q.skip_total && q.sort.first().is_some_and(|k| k.field == "created" && k.descending);
@@ -471,7 +482,7 @@ impl RecordStore {
                 };
                 compile_filter_with(spec, expr, &mut use_index).map_err(RecordError::BadRequest)?
             }
-            None => Where { sql: "1".into(), binds: vec![] },
+            (None, None) => Where { sql: "1".into(), binds: vec![] },
         };
         Ok(crate::sql::readable(spec, filter))
     }

@@ -32,11 +32,31 @@ pub(crate) struct PlanMemo {
     hits: AtomicU64,
     /// How many scans `long_walk` replaced with the index.
     rescues: AtomicU64,
+    /// How many newest-first pages `newest_first` served from a term's few candidates, served
+    /// along the index in rowid order, and left to the exact plan (in that order).
+    newest_first: [AtomicU64; 3],
+}
+
+/// What `newest_first` did with a newest-first search.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum NewestFirst {
+    /// Served by all of the term's candidates (no more than the page needs).
+    Candidates = 0,
+    /// Served by the walk along the index in descending rowid order.
+    Walked = 1,
+    /// Left to the exact plan: the walk could not show its page exact.
+    Refused = 2,
 }
 
 impl PlanMemo {
     pub(crate) fn new(ttl: Duration) -> PlanMemo {
-        PlanMemo { ttl, overflows: Mutex::new(HashMap::new()), hits: AtomicU64::new(0), rescues: AtomicU64::new(0) }
+        PlanMemo {
+            ttl,
+            overflows: Mutex::new(HashMap::new()),
+            hits: AtomicU64::new(0),
+            rescues: AtomicU64::new(0),
+            newest_first: Default::default(),
+        }
     }
 
     /// Whether `query` on `index` is known, recently, to have more than `limit` candidates.
@@ -66,6 +86,17 @@ impl PlanMemo {
     #[cfg(test)]
     pub(crate) fn rescues(&self) -> u64 {
         self.rescues.load(Ordering::Relaxed)
+    }
+
+    /// Counts what `newest_first` did with one list.
+    pub(crate) fn newest_first(&self, outcome: NewestFirst) {
+        self.newest_first[outcome as usize].fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// How many lists `newest_first` served from candidates, served by its walk, and refused.
+    #[cfg(test)]
+    pub(crate) fn newest_first_counts(&self) -> [u64; 3] {
+        self.newest_first.each_ref().map(|n| n.load(Ordering::Relaxed))
     }
 
     /// Records that `query` on `index` had more than `limit` candidates just now.

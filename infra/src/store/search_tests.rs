@@ -286,6 +286,12 @@ fn a_newest_first_list_without_a_total_reads_the_index_when_its_matches_are_old_
                printf('2026-12-07 %02d:%02d:%02d.000Z', i / 3600, i / 60 % 60, i % 60), i, \
                CASE WHEN i <= 2200 THEN 'Old ' || i ELSE 'New ' || i END FROM n";
     s.conn().unwrap().batch_execute(sql).unwrap();
+    // One row written after them with the oldest `created`: the store can no longer show that
+    // rowid order is `created` order, so these lists do not take the rowid walk
+    // (`newest_first`) and the size rule and the long-walk rescue plan them.
+    let straggler = "INSERT INTO contacts (id, created, updated, revision, name) VALUES \
+                     ('straggler000001', '2026-12-07 00:00:00.000Z', '', 10001, 'Straggler')";
+    s.conn().unwrap().batch_execute(straggler).unwrap();
     let without_total = |term: &str, page: u32| ListQuery {
         skip_total: true,
         ..query(like("name", CmpOp::Like, term.into()), 30, page)
@@ -311,4 +317,5 @@ fn a_newest_first_list_without_a_total_reads_the_index_when_its_matches_are_old_
     let by_name = ListQuery { sort: parse_sort("name").unwrap(), ..without_total("Old", 1) };
     s.list(&CONTACTS, &by_name).unwrap();
     assert_eq!(s.memo.rescues(), 2);
+    assert_eq!(s.memo.newest_first_counts(), [0, 0, 3], "each newest-first list without a total tried the walk first");
 }

@@ -1,0 +1,11 @@
+DROP TRIGGER "relay_created_order_contacts_insert";
+DROP TRIGGER "relay_created_order_contacts_update";
+DROP TRIGGER "relay_created_order_servers_insert";
+DROP TRIGGER "relay_created_order_servers_update";
+DROP TRIGGER "relay_created_order_notes_insert";
+DROP TRIGGER "relay_created_order_notes_update";
+DROP TRIGGER "relay_created_order_standalone_notes_insert";
+DROP TRIGGER "relay_created_order_standalone_notes_update";
+DROP TRIGGER "relay_created_order_alert_history_insert";
+DROP TRIGGER "relay_created_order_alert_history_update";
+DROP TABLE "relay_created_order";
