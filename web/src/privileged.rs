@@ -8,7 +8,7 @@
 use actix_web::{web, HttpRequest, HttpResponse};
 use serde::Deserialize;
 
-use actors::privileged::{CompletePairing, ExecuteSigned, Reauth, MAX_REAUTH_BODY};
+use actors::privileged::{CompletePairing, Reauth, RunCommand, Signed, MAX_REAUTH_BODY};
 use actors::Handles;
 use domain::envelope::{PublicJwk, MAX_ENVELOPE_BYTES};
 
@@ -76,7 +76,12 @@ async fn reauth(
 }
 
 async fn execute(_: Authenticated, handles: web::Data<Handles>, RawBody(body): RawBody) -> PrivResult {
-    let outcome = handles.privileged.send(ExecuteSigned { body }).await.map_err(ApiError::from)?.map_err(Problem)?;
+    let outcome = handles
+        .privileged
+        .send(RunCommand { origin: Signed { body } })
+        .await
+        .map_err(ApiError::from)?
+        .map_err(Problem)?;
     Ok(HttpResponse::Ok().json(serde_json::to_value(outcome).unwrap_or_default()))
 }
 

@@ -16,7 +16,7 @@ use actix_web::{web, HttpRequest, HttpResponse};
 use base64::Engine;
 use serde::Deserialize;
 
-use actors::privileged::{ExecuteSigned, PrivError};
+use actors::privileged::{PrivError, RunCommand, Signed};
 use actors::wiki::{
     IncomingChunk, OpenDocument, ReadCover, SearchRequest, SearchWiki, Sender, StoreChunk, WikiActor, WikiError,
 };
@@ -144,8 +144,11 @@ async fn chunk(
     RawBody(body): RawBody,
 ) -> Result<HttpResponse, actix_web::Error> {
     let (raw, envelope) = claim_of(&request).map_err(Problem)?;
-    let outcome =
-        handles.privileged.send(ExecuteSigned { body: raw }).await.map_err(|e| Problem(WikiError::from(e)))?;
+    let outcome = handles
+        .privileged
+        .send(RunCommand { origin: Signed { body: raw } })
+        .await
+        .map_err(|e| Problem(WikiError::from(e)))?;
     // A refused claim is answered as the privileged pipeline's refusal.
     let outcome = outcome.map_err(Problem)?;
     if outcome.status != "done" {

@@ -24,7 +24,7 @@ use infra::control_socket::peer_allowed;
 
 use crate::backup::BackupActor;
 use crate::kit::{Subsystem, SubsystemCtx};
-use crate::privileged::{PrivilegedActor, RunAdmin};
+use crate::privileged::{Caller, Cli, CliAdmin, CliScope, NamedCommand, PrivilegedActor, RunCommand};
 
 pub const NAME: &str = "control";
 
@@ -191,7 +191,7 @@ async fn dispatch(request: ControlRequest, targets: &ControlTargets) -> Result<C
     match request.request {
         ControlOp::Ping => Ok(ControlReply::Pong { version: env!("CARGO_PKG_VERSION").to_string() }),
         ControlOp::Admin(op) => {
-            let reply = targets.privileged.send(RunAdmin(op)).await.map_err(|_| {
+            let reply = targets.privileged.send(RunCommand { origin: CliAdmin { op } }).await.map_err(|_| {
                 ControlError::new(ControlErrorCode::Unavailable, "the privileged subsystem is restarting; retry")
             })?;
             reply.map(ControlReply::Admin).map_err(ControlError::from)
@@ -250,7 +250,9 @@ async fn dispatch(request: ControlRequest, targets: &ControlTargets) -> Result<C
             token,
             expected_revision,
         }) => {
-            let run = crate::privileged::RunDynatrace { actor, password, command, payload, token, expected_revision };
+            let command = NamedCommand::new(command, payload, expected_revision);
+            let cli = Cli { as_user: actor, password, scope: CliScope::Dynatrace, command, token };
+            let run = RunCommand { origin: cli };
             let result = targets
                 .privileged
                 .send(run)
@@ -265,7 +267,8 @@ async fn dispatch(request: ControlRequest, targets: &ControlTargets) -> Result<C
             let wiki = targets.wiki.as_ref().ok_or_else(|| {
                 ControlError::new(ControlErrorCode::Unavailable, "the Wiki is not available on this server")
             })?;
-            let authorize = crate::privileged::AuthorizeWikiFeed { actor, password, target: upload_id.clone() };
+            let caller = Caller::Cli { as_user: actor, password };
+            let authorize = crate::privileged::Authorize::wiki_feed(caller, upload_id.clone());
             let account_id = targets.privileged.send(authorize).await.map_err(|_| {
                 ControlError::new(ControlErrorCode::Unavailable, "the privileged runtime is restarting; retry")
             })?;
@@ -280,7 +283,9 @@ async fn dispatch(request: ControlRequest, targets: &ControlTargets) -> Result<C
             Ok(ControlReply::Wiki(serde_json::to_value(&progress).unwrap_or_default()))
         }
         ControlOp::Wiki(domain::control::WikiOp::Run { actor, password, command, payload }) => {
-            let run = crate::privileged::RunWiki { actor, password, command, payload };
+            let command = NamedCommand::new(command, payload, None);
+            let cli = Cli { as_user: actor, password, scope: CliScope::Wiki, command, token: None };
+            let run = RunCommand { origin: cli };
             let result = targets.privileged.send(run).await.map_err(|_| {
                 ControlError::new(ControlErrorCode::Unavailable, "the privileged runtime is restarting; retry")
             })?;

@@ -1,7 +1,7 @@
 //! Server-local administration (`relay admin ...`) as typed operations over the privileged
 //! service: listing accounts, creating one, setting passwords, activation, assigning the
 //! Publisher, starting device pairing, revoking a device and verifying the audit chain. The
-//! running server reaches this through the control socket and the privileged actor (`RunAdmin`),
+//! running server reaches this through the control socket and the privileged actor (`RunCommand<CliAdmin>`),
 //! so the actor owns the change; with no server running the CLI calls [`run_without_server`] on
 //! its own service over the same database. Either way the rules and the audit log are the same,
 //! the acting account's password (`--as`) is checked behind the server PC's budget (the actor's,
@@ -84,19 +84,19 @@ pub fn run(
         AdminOp::RevokeDevice { actor, password, device } => {
             let principal = authenticate(&actor, password.expose())?;
             let command = PrivilegedCommand::DevicesRevoke { device_id: device };
-            AdminReply::Revoked { result: svc.execute_local(&principal, &command, None, true)? }
+            AdminReply::Revoked { result: svc.execute_as(&principal, &command, None, true)? }
         }
         AdminOp::CreateAccount { actor, password, username, display_name, kind } => {
             let principal = authenticate(&actor, password.expose())?;
             let command = PrivilegedCommand::AccountsCreate { username, display_name, kind };
-            AdminReply::Changed { result: svc.execute_local(&principal, &command, None, true)? }
+            AdminReply::Changed { result: svc.execute_as(&principal, &command, None, true)? }
         }
         AdminOp::AssignPublisher { actor, password, username } => {
             let principal = authenticate(&actor, password.expose())?;
             let account_id = Some(account_id_of(svc, &username)?);
             let revision = Some(principal.state.revision);
             let command = PrivilegedCommand::PublisherAssign { account_id, reauth_proof: None };
-            AdminReply::Changed { result: svc.execute_local(&principal, &command, revision, true)? }
+            AdminReply::Changed { result: svc.execute_as(&principal, &command, revision, true)? }
         }
         AdminOp::VerifyAudit {} => {
             AdminReply::AuditVerified { entries: svc.verify_audit().map_err(AdminOpError::AuditBroken)? }

@@ -2,9 +2,10 @@
 //! username and password sent to the gateway, and the server keeps the session, keyed by the
 //! web logical session's binding (server-side, never a cookie or a token the browser can use on
 //! its own). The browser never holds a signing key, a protected token or a proof: it names
-//! commands, and this module runs them through the same typed pipeline as the server PC's local
-//! session (`PrivilegedService::execute_local`: role re-derived from the records, revision checks,
-//! audit), limited to the commands `PrivilegedCommand::on_the_web` allows. Sessions follow
+//! commands (`RunCommand` with a `Session` of `SessionKind::Browser`), which run through the
+//! same typed pipeline as the server PC's local session (role re-derived from the records,
+//! revision checks, audit), limited to the commands `PrivilegedCommand::on_the_web` allows
+//! (`SessionKind::Browser.policy()`). Sessions follow
 //! `session_policy` like the server PC's (idle lock after 15 minutes, ended by a credential
 //! change or a role the records no longer give) and end with their web session (the gateway
 //! sends `EndBrowserSession` when the web session's `ended` signal fires: logout, replacement,
@@ -16,14 +17,10 @@ use std::collections::HashMap;
 use std::net::IpAddr;
 
 use actix::prelude::*;
-use serde_json::Value;
-
-use domain::privileged_command::PrivilegedCommand;
-use domain::roles::Capability;
 
 use super::session_policy::{is_fresh, SessionKind, SessionStore, SessionUse};
 use super::sessions::{LocalSession, Sessions};
-use super::{service, FollowUp, LocalSessionView, PrivError, PrivilegedActor};
+use super::{service, LocalSessionView, PrivError, PrivilegedActor};
 
 /// The sessions and their single-use approvals, by web-session binding.
 #[derive(Debug, Default)]
@@ -127,50 +124,11 @@ pub struct ConfirmBrowserPassword {
     pub source: IpAddr,
 }
 
-/// Runs one command a browser may run (`PrivilegedCommand::on_the_web`).
-#[derive(Message)]
-#[rtype(result = "Result<Value, PrivError>")]
-pub struct BrowserCommand {
-    pub binding: String,
-    pub command: String,
-    pub payload: Value,
-    pub expected_revision: Option<i64>,
-}
-
-/// May this web session's user feed chunks to `upload_id` (`wiki.upload.feed`, audited)?
-/// Answers the account id the chunks are bound to.
-#[derive(Message)]
-#[rtype(result = "Result<String, PrivError>")]
-pub struct AuthorizeBrowserWikiFeed {
-    pub binding: String,
-    pub upload_id: String,
-}
-
 /// Ends the protected session of a web session (lock, logout, expiry, replacement).
 #[derive(Message)]
 #[rtype(result = "()")]
 pub struct EndBrowserSession {
     pub binding: String,
-}
-
-impl PrivilegedActor {
-    fn run_browser(&mut self, msg: BrowserCommand) -> Result<(Value, Option<FollowUp>), PrivError> {
-        self.check_ready()?;
-        let command = PrivilegedCommand::parse(&msg.command, &msg.payload)?;
-        if !command.on_the_web() {
-            return Err(PrivError::NotOnTheWeb);
-        }
-        let (session, account) = self.current_session(SessionKind::Browser, &msg.binding, SessionUse::Activity)?;
-        let mut conn = self.service.conn()?;
-        let state = self.service.state(&mut conn)?;
-        drop(conn);
-        let principal = service::Principal { account, role: session.role, state, device_id: None };
-        let now = self.subsystem.now_ms();
-        let approved = command.needs_fresh_password() && self.browser.take_approval(&msg.binding, now);
-        let result = self.service.execute_local(&principal, &command, msg.expected_revision, approved);
-        self.settle(SessionKind::Browser, &msg.binding, &result);
-        Ok((result?, FollowUp::of(&command)))
-    }
 }
 
 impl Handler<OpenBrowserSession> for PrivilegedActor {
@@ -206,33 +164,6 @@ impl Handler<ConfirmBrowserPassword> for PrivilegedActor {
         }
         let approved = self.browser.approve(&msg.binding, self.subsystem.now_ms()).ok_or(PrivError::ReauthRequired)?;
         Ok(LocalSessionView::of(&approved))
-    }
-}
-
-impl Handler<BrowserCommand> for PrivilegedActor {
-    type Result = ResponseFuture<Result<Value, PrivError>>;
-    fn handle(&mut self, msg: BrowserCommand, _: &mut Context<Self>) -> Self::Result {
-        let run = self.run_browser(msg);
-        self.respond(run)
-    }
-}
-
-impl Handler<AuthorizeBrowserWikiFeed> for PrivilegedActor {
-    type Result = Result<String, PrivError>;
-    fn handle(&mut self, msg: AuthorizeBrowserWikiFeed, _: &mut Context<Self>) -> Self::Result {
-        self.check_ready()?;
-        let (session, _) = self.current_session(SessionKind::Browser, &msg.binding, SessionUse::Activity)?;
-        let (id, role) = (&session.account_id, session.role);
-        let result =
-            self.service.authorize_local_action(id, role, Capability::WikiManage, "wiki.upload.feed", &msg.upload_id);
-        self.settle(SessionKind::Browser, &msg.binding, &result);
-        match result {
-            Ok(()) => Ok(session.account_id),
-            Err(e) => {
-                self.fail(&e);
-                Err(e)
-            }
-        }
     }
 }
 

@@ -2,19 +2,21 @@
 //! `PrivilegedService` (bootstrap, pairing, reauthentication proofs, the signed-envelope
 //! pipeline, server-local sessions) and owns the budgets of password checks (`reauth_guard`: LAN
 //! sources under the sign-in guard's rule, the server PC apart) and the pairing limiter, all kept
-//! in the store across restarts (`kit::PersistedLimits`). It runs on its own arbiter, so its
+//! in the store across restarts (`kit::PersistedLimits`). Commands arrive through one message,
+//! `run::RunCommand`, and actions outside the command enum through one, `run::Authorize`, both
+//! naming the caller's origin (a signed envelope, a session, the CLI). It runs on its own arbiter, so its
 //! blocking database work never stalls other actors. Signed bodies are processed in memory and
 //! never stored or published.
 
 pub mod admin_ops;
 pub mod browser_sessions;
-pub mod cli_ops;
 pub mod commands;
 pub mod dynatrace_ops;
 pub mod error;
 pub mod pairing;
 pub mod password_check;
 mod reauth_guard;
+pub mod run;
 pub mod service;
 pub mod session_policy;
 pub mod sessions;
@@ -25,8 +27,6 @@ use actix::prelude::*;
 use serde_json::Value;
 
 use domain::envelope::PublicJwk;
-use domain::privileged_command::PrivilegedCommand;
-use domain::problem::HttpProblem;
 use domain::ratelimit::{BucketConfig, KeyedLimiter};
 use domain::signin_guard::SignInLimits;
 
@@ -34,13 +34,14 @@ use crate::kit::{guarded, PersistedLimits, Subsystem, SubsystemCtx, FLUSH_INTERV
 /// The Wiki's handlers and their hooks live in `crate::wiki`; the service is given them here.
 pub use crate::wiki::WikiHooks;
 pub use admin_ops::AdminOpError;
-pub use cli_ops::{AuthorizeWikiFeed, RunAdmin, RunDynatrace, RunWiki};
 pub use dynatrace_ops::DynatraceHooks;
 pub use error::PrivError;
 use infra::rate_limits::{RateLimitStore, ScopeSnapshot};
 use reauth_guard::ReauthGuard;
+pub use run::{Authorize, Caller, Cli, CliAdmin, CliScope, NamedCommand, Origin, RunCommand, Session, Signed};
 pub use service::{CommandOutcome, FollowUp, PrivilegedService, Readiness};
-use session_policy::{is_fresh, SessionKind, SessionUse};
+pub use session_policy::SessionKind;
+use session_policy::SessionUse;
 use sessions::Sessions;
 
 pub const NAME: &str = "privileged";
@@ -100,30 +101,12 @@ pub struct Reauth {
     pub source: IpAddr,
 }
 
-/// A paired device's signed privileged command (the raw request body: verified, then run).
-#[derive(Message)]
-#[rtype(result = "Result<CommandOutcome, PrivError>")]
-pub struct ExecuteSigned {
-    pub body: bytes::Bytes,
-}
-
 /// Server-local: opens an in-memory session; returns its id.
 #[derive(Message)]
 #[rtype(result = "Result<String, PrivError>")]
 pub struct OpenLocalSession {
     pub username: String,
     pub password: String,
-}
-
-/// Server-local: runs one privileged command for an open local session. The name and payload
-/// are parsed into a `PrivilegedCommand` by the handler, after the session check.
-#[derive(Message)]
-#[rtype(result = "Result<Value, PrivError>")]
-pub struct LocalCommand {
-    pub session_id: String,
-    pub command: String,
-    pub payload: Value,
-    pub expected_revision: Option<i64>,
 }
 
 /// Server-local: the session's user, role and idle-lock time, without counting as activity;
@@ -141,33 +124,6 @@ pub struct LocalSessionStatus {
 pub struct ReconfirmLocalPassword {
     pub session_id: String,
     pub password: String,
-}
-
-/// Server-local: may the session's user take `action` (which needs `capability`) on `target`,
-/// outside the command enum (logos, which the branding actor stores; a manual rollback, which
-/// the recovery launcher performs)? Counts as privileged activity, re-derives the role from the
-/// records and writes an `authorized` audit entry. With `fresh_password`, the session's
-/// password must also be fresh (5 minutes), else `ReauthRequired` before anything is audited.
-#[derive(Message)]
-#[rtype(result = "Result<(), PrivError>")]
-pub struct AuthorizeLocalAction {
-    pub session_id: String,
-    pub capability: domain::roles::Capability,
-    /// The audit log's command name, e.g. `branding.setLogo`.
-    pub action: &'static str,
-    pub target: String,
-    pub fresh_password: bool,
-}
-
-/// Server-local: may the session's user feed a Wiki upload from a file the desktop's native
-/// picker chose (`wiki.upload.feed`, capability `WikiManage`, audited with the upload id as the
-/// target)? Counts as privileged activity. Answers the session's account id, which the wiki
-/// actor binds the chunks to.
-#[derive(Message)]
-#[rtype(result = "Result<String, PrivError>")]
-pub struct AuthorizeLocalWikiFeed {
-    pub session_id: String,
-    pub upload_id: String,
 }
 
 /// What the server PC's Administration screen may know of its session (never its id).
@@ -418,30 +374,6 @@ impl Handler<Reauth> for PrivilegedActor {
     }
 }
 
-impl Handler<ExecuteSigned> for PrivilegedActor {
-    type Result = ResponseFuture<Result<CommandOutcome, PrivError>>;
-    fn handle(&mut self, msg: ExecuteSigned, ctx: &mut Context<Self>) -> Self::Result {
-        if let Err(e) = self.check_ready() {
-            return Box::pin(async move { Err(e) });
-        }
-        let result = guarded(self, ctx, |a| a.service.execute_signed(&msg.body)).unwrap_or(Err(PrivError::Internal));
-        match result {
-            Err(e) => {
-                tracing::warn!(code = e.code(), "signed privileged request refused");
-                self.fail(&e);
-                Box::pin(async move { Err(e) })
-            }
-            Ok(mut outcome) => {
-                let finish = self.follow_up(outcome.follow_up.take(), std::mem::take(&mut outcome.result));
-                Box::pin(async move {
-                    outcome.result = finish.await?;
-                    Ok(outcome)
-                })
-            }
-        }
-    }
-}
-
 impl PrivilegedActor {
     /// A server-local password check behind the server PC's own budget.
     fn authenticate_locally(&mut self, username: &str, password: &str) -> Result<service::Principal, PrivError> {
@@ -483,72 +415,6 @@ impl Handler<ReconfirmLocalPassword> for PrivilegedActor {
         let now = self.subsystem.now_ms();
         let confirmed = self.sessions.reconfirm(&msg.session_id, now).ok_or(PrivError::ReauthRequired)?;
         Ok(LocalSessionView::of(&confirmed))
-    }
-}
-
-impl Handler<LocalCommand> for PrivilegedActor {
-    type Result = ResponseFuture<Result<Value, PrivError>>;
-    fn handle(&mut self, msg: LocalCommand, _: &mut Context<Self>) -> Self::Result {
-        let run = self.run_local(msg);
-        self.respond(run)
-    }
-}
-
-impl PrivilegedActor {
-    fn run_local(&mut self, msg: LocalCommand) -> Result<(Value, Option<FollowUp>), PrivError> {
-        self.check_ready()?;
-        let (session, account) = self.current_session(SessionKind::Local, &msg.session_id, SessionUse::Activity)?;
-        let mut conn = self.service.conn()?;
-        let state = self.service.state(&mut conn)?;
-        drop(conn);
-        let principal = service::Principal { account, role: session.role, state, device_id: None };
-        let fresh = is_fresh(session.authenticated_ms, self.subsystem.now_ms());
-        let command = PrivilegedCommand::parse(&msg.command, &msg.payload)?;
-        let result = self.service.execute_local(&principal, &command, msg.expected_revision, fresh);
-        self.settle(SessionKind::Local, &msg.session_id, &result);
-        Ok((result?, FollowUp::of(&command)))
-    }
-}
-
-impl Handler<AuthorizeLocalAction> for PrivilegedActor {
-    type Result = Result<(), PrivError>;
-    fn handle(&mut self, msg: AuthorizeLocalAction, _: &mut Context<Self>) -> Self::Result {
-        self.check_ready()?;
-        let (session, _) = self.current_session(SessionKind::Local, &msg.session_id, SessionUse::Activity)?;
-        if msg.fresh_password && !is_fresh(session.authenticated_ms, self.subsystem.now_ms()) {
-            return Err(PrivError::ReauthRequired);
-        }
-        let result = self.service.authorize_local_action(
-            &session.account_id,
-            session.role,
-            msg.capability,
-            msg.action,
-            &msg.target,
-        );
-        self.settle(SessionKind::Local, &msg.session_id, &result);
-        if let Err(e) = &result {
-            self.fail(e);
-        }
-        result
-    }
-}
-
-impl Handler<AuthorizeLocalWikiFeed> for PrivilegedActor {
-    type Result = Result<String, PrivError>;
-    fn handle(&mut self, msg: AuthorizeLocalWikiFeed, _: &mut Context<Self>) -> Self::Result {
-        self.check_ready()?;
-        let (session, _) = self.current_session(SessionKind::Local, &msg.session_id, SessionUse::Activity)?;
-        let capability = domain::roles::Capability::WikiManage;
-        let (id, role) = (&session.account_id, session.role);
-        let result = self.service.authorize_local_action(id, role, capability, "wiki.upload.feed", &msg.upload_id);
-        self.settle(SessionKind::Local, &msg.session_id, &result);
-        match result {
-            Ok(()) => Ok(session.account_id),
-            Err(e) => {
-                self.fail(&e);
-                Err(e)
-            }
-        }
     }
 }
 

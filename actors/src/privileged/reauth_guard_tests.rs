@@ -230,10 +230,11 @@ async fn relay_admin_as_an_actor_spends_the_server_pcs_budget_through_the_runnin
     let (_tmp, pool) = store();
     let actor = actor_on(&pool, &TestCtx::new());
     for _ in 0..5 {
-        let wrong = actor.send(RunAdmin(pair_as_owner("wrong-password-1"))).await.unwrap();
+        let wrong =
+            actor.send(RunCommand { origin: CliAdmin { op: pair_as_owner("wrong-password-1") } }).await.unwrap();
         assert_eq!(wrong, Err(AdminOpError::Privileged(PrivError::InvalidCredentials)));
     }
-    let right = actor.send(RunAdmin(pair_as_owner(PW))).await.unwrap();
+    let right = actor.send(RunCommand { origin: CliAdmin { op: pair_as_owner(PW) } }).await.unwrap();
     assert!(is_limited_admin(&right), "the right password waits too once the budget is spent: {right:?}");
     assert!(is_limited(&local_sign_in(&actor, PW).await), "the Administration screen shares the budget");
     assert_eq!(web_sign_in(&actor, ip([10, 0, 0, 2]), PW).await, Ok(()), "no LAN budget was spent");

@@ -471,25 +471,34 @@ impl PrivilegedService {
 }
 
 impl PrivilegedService {
-    /// Server-local: `account_id` (signed in as `role`) may take `action` needing `capability`
-    /// when the records still give that role and the role holds it; the decision is audited
-    /// with `target` as the request id.
+    /// The principal of a session signed in as `role`, its `account` as the records hold it now
+    /// (the session check loaded it): the authority state is loaded and the role re-derived here,
+    /// once per command. The records giving no role refuse with `AccountUnavailable`, another
+    /// role with `RoleChanged`.
+    pub fn session_principal(&self, account: AccountRow, role: Role) -> Result<Principal, PrivError> {
+        let mut conn = self.conn()?;
+        let state = self.state(&mut conn)?;
+        let derived = effective_role(&account.to_account(), &state).ok_or(PrivError::AccountUnavailable)?;
+        if derived != role {
+            return Err(PrivError::RoleChanged);
+        }
+        Ok(Principal { account, role, state, device_id: None })
+    }
+
+    /// Server-local: `who` (built for this decision: `authenticate` or `session_principal`) may
+    /// take `action` needing `capability` when its role holds it; the decision is audited with
+    /// `target` as the request id.
     pub fn authorize_local_action(
         &self,
-        account_id: &str,
-        role: Role,
+        who: &Principal,
         capability: Capability,
         action: &str,
         target: &str,
     ) -> Result<(), PrivError> {
         let mut conn = self.conn()?;
-        let state = self.state(&mut conn)?;
-        let account = store::load_account(&mut conn, account_id)?.ok_or(PrivError::AccountUnavailable)?;
-        if effective_role(&account.to_account(), &state) != Some(role) {
-            return Err(PrivError::RoleChanged);
-        }
-        let allowed = domain::roles::has_capability(role, capability);
-        self.audit(&mut conn, account_id, None, action, target, if allowed { "authorized" } else { "forbidden" })?;
+        let allowed = domain::roles::has_capability(who.role, capability);
+        let outcome = if allowed { "authorized" } else { "forbidden" };
+        self.audit(&mut conn, &who.account.id, None, action, target, outcome)?;
         if allowed {
             Ok(())
         } else {
@@ -502,8 +511,9 @@ impl PrivilegedService {
         }
     }
 
-    /// Server-local execution of the same typed handlers without a device signature, for an
-    /// authenticated local principal. Every call is authorized and audited like a remote one.
+    /// Server-local execution for a principal built earlier (tests hold one across commands):
+    /// its account, authority state and role are loaded again from the records, then
+    /// [`PrivilegedService::execute_as`] runs the command.
     pub fn execute_local(
         &self,
         principal: &Principal,
@@ -514,16 +524,31 @@ impl PrivilegedService {
         let mut conn = self.conn()?;
         let state = self.state(&mut conn)?;
         let account = store::load_account(&mut conn, &principal.account.id)?.ok_or(PrivError::AccountUnavailable)?;
+        drop(conn);
         let role = effective_role(&account.to_account(), &state).ok_or(PrivError::AccountUnavailable)?;
         if role != principal.role {
             return Err(PrivError::RoleChanged);
         }
         let who = Principal { account, role, state, device_id: None };
+        self.execute_as(&who, command, expected_revision, fresh_password)
+    }
+
+    /// Server-local execution of the same typed handlers without a device signature, for `who`,
+    /// a principal built for this command from the current records (`authenticate`,
+    /// `session_principal`). Every call is authorized and audited like a remote one.
+    pub fn execute_as(
+        &self,
+        who: &Principal,
+        command: &PrivilegedCommand,
+        expected_revision: Option<i64>,
+        fresh_password: bool,
+    ) -> Result<Value, PrivError> {
+        let mut conn = self.conn()?;
         let request = CommandRequest { command, expected_revision, fresh_local_password: fresh_password };
-        commands::check_allowed(&mut conn, &who, &request)?;
+        commands::check_allowed(&mut conn, who, &request)?;
         let request_id = format!("local-{}", infra::ids::client_id());
         let ran = conn.immediate_transaction(|c| {
-            let ran = commands::run(self, c, &who, &request)?;
+            let ran = commands::run(self, c, who, &request)?;
             self.audit(c, &who.account.id, None, command.name(), &request_id, "done")?;
             Ok::<commands::Ran, PrivError>(ran)
         });

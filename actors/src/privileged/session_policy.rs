@@ -8,9 +8,15 @@
 //! refusal saying the role or the account is gone (`RoleChanged`, `AccountUnavailable`) ending the
 //! session. The actor applies it to either family through [`SessionStore`] and
 //! [`PrivilegedActor::current_session`] / [`PrivilegedActor::settle`], so the two cannot diverge.
+//! Where the families differ on purpose, the difference is a named field of [`SessionPolicy`]
+//! (`SessionKind::policy`): which commands run, when the command is checked, and how a password
+//! counts as fresh. (Their sign-ins differ too, by door: the server PC's spend its own budget,
+//! a browser's the LAN budgets keyed by its address; see `reauth_guard`.)
 
+use domain::privileged_command::PrivilegedCommand;
 use infra::privileged::AccountRow;
 
+use super::run::NamedCommand;
 use super::sessions::LocalSession;
 use super::{PrivError, PrivilegedActor};
 
@@ -60,6 +66,69 @@ pub enum SessionKind {
     Browser,
 }
 
+impl SessionKind {
+    /// The family's policy.
+    pub const fn policy(self) -> SessionPolicy {
+        match self {
+            SessionKind::Local => SessionPolicy {
+                commands: CommandScope::Every,
+                parse_before_session: false,
+                freshness: Freshness::SessionCheck,
+            },
+            SessionKind::Browser => SessionPolicy {
+                commands: CommandScope::OnTheWeb,
+                parse_before_session: true,
+                freshness: Freshness::SingleUseApproval,
+            },
+        }
+    }
+}
+
+/// Where the two session families differ on purpose; everything else (idle lock, the fresh
+/// window, ending on a credential change or a role the records no longer give) is common.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SessionPolicy {
+    /// Which commands the family may run: every command on the server PC (local-only ones
+    /// included); in a browser only those `PrivilegedCommand::on_the_web` allows.
+    pub commands: CommandScope,
+    /// Whether the command is parsed and checked against `commands` before the session is looked
+    /// up: in a browser yes (a command no browser may run is refused, `NotOnTheWeb`, whatever the
+    /// session); on the server PC after (a locked session answers `ReauthRequired` first).
+    pub parse_before_session: bool,
+    /// How a password counts as fresh for the commands that need one.
+    pub freshness: Freshness,
+}
+
+/// Which commands a session family may run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CommandScope {
+    /// Every command (the server PC).
+    Every,
+    /// Only `PrivilegedCommand::on_the_web` commands (Relay Web).
+    OnTheWeb,
+}
+
+/// How a session's password counts as fresh ([`FRESH_PASSWORD_MS`] either way).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Freshness {
+    /// The session's last password check (sign-in or reconfirmation) covers every command for
+    /// 5 minutes (the server PC's Administration screen).
+    SessionCheck,
+    /// A password confirmation approves one command that needs it, within 5 minutes (Relay Web).
+    SingleUseApproval,
+}
+
+impl SessionPolicy {
+    /// `named` as a typed command, when the family may run it.
+    pub fn admit(&self, named: &NamedCommand) -> Result<PrivilegedCommand, PrivError> {
+        let command = PrivilegedCommand::parse(&named.name, &named.payload)?;
+        if self.commands == CommandScope::OnTheWeb && !command.on_the_web() {
+            return Err(PrivError::NotOnTheWeb);
+        }
+        Ok(command)
+    }
+}
+
 /// What a use of a session counts as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SessionUse {
@@ -101,6 +170,22 @@ impl PrivilegedActor {
                 self.session_store(kind).end(id);
                 Err(PrivError::ReauthRequired)
             }
+        }
+    }
+
+    /// Whether `session` (`id` of `kind`) may run a command that needs a fresh password, by its
+    /// family's [`Freshness`]; with `needed` false nothing is asked and no approval is spent.
+    pub(super) fn fresh_in_session(
+        &mut self,
+        kind: SessionKind,
+        id: &str,
+        session: &LocalSession,
+        needed: bool,
+        now_ms: i64,
+    ) -> bool {
+        match kind.policy().freshness {
+            Freshness::SessionCheck => is_fresh(session.authenticated_ms, now_ms),
+            Freshness::SingleUseApproval => needed && self.browser.take_approval(id, now_ms),
         }
     }
 

@@ -2,6 +2,7 @@
 //! the session view) and its persisted reauthentication budget.
 use super::*;
 use crate::testkit::TestCtx;
+use domain::problem::HttpProblem;
 use infra::clock::{Clock, ManualClock};
 use std::sync::Arc;
 
@@ -50,13 +51,8 @@ async fn reauth_failures_survive_a_restart_through_the_store() {
     );
 }
 
-fn probe(session_id: &str) -> LocalCommand {
-    LocalCommand {
-        session_id: session_id.into(),
-        command: "privileged.probe".into(),
-        payload: serde_json::json!({}),
-        expected_revision: None,
-    }
+fn probe(session_id: &str) -> RunCommand<Session> {
+    local(session_id, "privileged.probe", serde_json::json!({}))
 }
 
 #[actix_rt::test]
@@ -111,7 +107,7 @@ async fn a_local_session_opened_before_relay_admin_set_password_is_refused_after
     assert!(actor.send(probe(&id)).await.unwrap().is_ok());
     let new_password = domain::control::SecretText("a new owner password".into());
     let set = domain::control::AdminOp::SetPassword { username: "ryan".into(), password: new_password };
-    actor.send(RunAdmin(set)).await.unwrap().unwrap();
+    actor.send(RunCommand { origin: CliAdmin { op: set } }).await.unwrap().unwrap();
     let revive = ReconfirmLocalPassword { session_id: id.clone(), password: "a new owner password".into() };
     assert_eq!(actor.send(revive).await.unwrap(), Err(PrivError::ReauthRequired), "the new password revives nothing");
     assert_eq!(actor.send(probe(&id)).await.unwrap(), Err(PrivError::ReauthRequired), "ended by the password change");
@@ -178,27 +174,34 @@ async fn a_local_session_whose_role_is_gone_ends_at_its_next_command() {
 async fn authority_commands_need_a_fresh_local_password() {
     let (_tmp, clock, actor) = start().await;
     let id = actor.send(OpenLocalSession { username: "ryan".into(), password: PW.into() }).await.unwrap().unwrap();
-    let create = LocalCommand {
-        session_id: id.clone(),
-        command: "accounts.create".into(),
-        payload: serde_json::json!({"username": "pat", "displayName": "Pat", "kind": "publisher"}),
-        expected_revision: None,
-    };
+    let create = local(
+        &id,
+        "accounts.create",
+        serde_json::json!({"username": "pat", "displayName": "Pat", "kind": "publisher"}),
+    );
     let pat = actor.send(create).await.unwrap().unwrap()["accountId"].as_str().unwrap().to_string();
-    let assign = |rev| LocalCommand {
-        session_id: id.clone(),
-        command: "publisher.assign".into(),
-        payload: serde_json::json!({"accountId": pat}),
-        expected_revision: Some(rev),
-    };
+    let assign = |rev| revised(local(&id, "publisher.assign", serde_json::json!({"accountId": pat})), rev);
     let first = actor.send(assign(1)).await.unwrap();
     assert!(first.is_ok(), "fresh password: {first:?}");
     clock.advance_ms(session_policy::FRESH_PASSWORD_MS + 1);
     assert_eq!(actor.send(assign(2)).await.unwrap(), Err(PrivError::ReauthRequired), "password older than 5 minutes");
 }
 
-fn local(session_id: &str, command: &str, payload: Value) -> LocalCommand {
-    LocalCommand { session_id: session_id.into(), command: command.into(), payload, expected_revision: None }
+/// One command in the server PC's session `session_id`.
+fn local(session_id: &str, command: &str, payload: Value) -> RunCommand<Session> {
+    let command = NamedCommand::new(command, payload, None);
+    RunCommand { origin: Session { family: SessionKind::Local, id: session_id.into(), command } }
+}
+
+/// `run` with the revision the caller saw.
+fn revised(mut run: RunCommand<Session>, expected_revision: i64) -> RunCommand<Session> {
+    run.origin.command.expected_revision = Some(expected_revision);
+    run
+}
+
+/// The server PC's session `session_id` as an `Authorize` caller.
+fn in_session(session_id: &str) -> Caller {
+    Caller::Session { family: SessionKind::Local, id: session_id.into() }
 }
 
 #[actix_rt::test]
@@ -264,10 +267,7 @@ async fn passwords_are_set_from_the_server_pc_with_a_fresh_password_and_revoke_d
     assert!(actor.send(activate).await.unwrap().is_ok(), "a configured account can be activated");
     let unassigned = actor.send(local(&id, "pairing.start", serde_json::json!({"accountId": pat, "label": "early"})));
     assert_eq!(unassigned.await.unwrap().map_err(|e| e.code()), Err("forbidden"), "no role yet, no pairing");
-    let assign = LocalCommand {
-        expected_revision: Some(1),
-        ..local(&id, "publisher.assign", serde_json::json!({"accountId": pat}))
-    };
+    let assign = revised(local(&id, "publisher.assign", serde_json::json!({"accountId": pat})), 1);
     actor.send(assign).await.unwrap().unwrap();
     let code = actor.send(local(&id, "pairing.start", serde_json::json!({"accountId": pat, "label": "NOC laptop"})));
     let ticket = code.await.unwrap().unwrap();
@@ -290,12 +290,7 @@ async fn passwords_are_set_from_the_server_pc_with_a_fresh_password_and_revoke_d
 async fn local_commands_are_parsed_once_and_malformed_ones_refused() {
     let (_tmp, _clock, actor) = start().await;
     let id = actor.send(OpenLocalSession { username: "ryan".into(), password: PW.into() }).await.unwrap().unwrap();
-    let with = |command: &str, payload: Value| LocalCommand {
-        session_id: id.clone(),
-        command: command.into(),
-        payload,
-        expected_revision: None,
-    };
+    let with = |command: &str, payload: Value| local(&id, command, payload);
     let refused = |r: Result<Value, PrivError>| r.map_err(|e| (e.status(), e.code())).unwrap_err();
     let extra = with("privileged.probe", serde_json::json!({"unexpected": true}));
     assert_eq!(refused(actor.send(extra).await.unwrap()), (400, "invalid_input"), "extra payload field");
@@ -314,30 +309,27 @@ async fn local_commands_are_parsed_once_and_malformed_ones_refused() {
 async fn actions_outside_the_command_enum_are_authorized_by_role_and_audited() {
     let (_tmp, _clock, actor) = start().await;
     let id = actor.send(OpenLocalSession { username: "ryan".into(), password: PW.into() }).await.unwrap().unwrap();
-    let logo = |session_id: &str| AuthorizeLocalAction {
-        session_id: session_id.into(),
+    let logo = |session_id: &str| Authorize {
+        caller: in_session(session_id),
         capability: domain::roles::Capability::BrandingManage,
         action: "branding.setLogo",
         target: "company".into(),
         fresh_password: false,
     };
-    assert_eq!(actor.send(logo(&id)).await.unwrap(), Ok(()), "the Owner may change logos");
+    assert_eq!(actor.send(logo(&id)).await.unwrap().map(drop), Ok(()), "the Owner may change logos");
     let create = serde_json::json!({"username": "pat", "displayName": "Pat", "kind": "publisher"});
     let pat = actor.send(local(&id, "accounts.create", create)).await.unwrap().unwrap()["accountId"].clone();
     let password = serde_json::json!({"accountId": pat, "password": "publisher password one"});
     actor.send(local(&id, "accounts.setPassword", password)).await.unwrap().unwrap();
     let activate = serde_json::json!({"accountId": pat, "active": true});
     actor.send(local(&id, "accounts.setActive", activate)).await.unwrap().unwrap();
-    let assign = LocalCommand {
-        expected_revision: Some(1),
-        ..local(&id, "publisher.assign", serde_json::json!({"accountId": pat}))
-    };
+    let assign = revised(local(&id, "publisher.assign", serde_json::json!({"accountId": pat})), 1);
     actor.send(assign).await.unwrap().unwrap();
     let open = OpenLocalSession { username: "pat".into(), password: "publisher password one".into() };
     let publisher = actor.send(open).await.unwrap().unwrap();
-    let refused = actor.send(logo(&publisher)).await.unwrap().map_err(|e| e.code());
+    let refused = actor.send(logo(&publisher)).await.unwrap().map(drop).map_err(|e| e.code());
     assert_eq!(refused, Err("forbidden"), "a Publisher may not change logos");
-    assert_eq!(actor.send(logo("no-such-session")).await.unwrap(), Err(PrivError::ReauthRequired));
+    assert_eq!(actor.send(logo("no-such-session")).await.unwrap().map(drop), Err(PrivError::ReauthRequired));
     let audit = actor.send(local(&id, "audit.verify", serde_json::json!({}))).await.unwrap().unwrap();
     assert_eq!(audit["ok"], true, "{audit}");
     assert!(audit["entries"].as_u64().unwrap() >= 2, "both decisions were audited: {audit}");
@@ -347,26 +339,30 @@ async fn actions_outside_the_command_enum_are_authorized_by_role_and_audited() {
 async fn a_manual_rollback_needs_the_owner_with_a_fresh_password() {
     let (_tmp, clock, actor) = start().await;
     let id = actor.send(OpenLocalSession { username: "ryan".into(), password: PW.into() }).await.unwrap().unwrap();
-    let rollback = |session_id: &str| AuthorizeLocalAction {
-        session_id: session_id.into(),
+    let rollback = |session_id: &str| Authorize {
+        caller: in_session(session_id),
         capability: domain::roles::Capability::RecoveryManage,
         action: "recovery.rollback",
         target: "v1-2-3-0123abcd".into(),
         fresh_password: true,
     };
-    assert_eq!(actor.send(rollback(&id)).await.unwrap(), Ok(()), "the Owner, just signed in");
+    assert_eq!(actor.send(rollback(&id)).await.unwrap().map(drop), Ok(()), "the Owner, just signed in");
     clock.advance_ms(session_policy::FRESH_PASSWORD_MS + 1);
-    assert_eq!(actor.send(rollback(&id)).await.unwrap(), Err(PrivError::ReauthRequired), "the password is stale");
-    let logo = AuthorizeLocalAction {
+    assert_eq!(
+        actor.send(rollback(&id)).await.unwrap().map(drop),
+        Err(PrivError::ReauthRequired),
+        "the password is stale"
+    );
+    let logo = Authorize {
         capability: domain::roles::Capability::BrandingManage,
         action: "branding.setLogo",
         fresh_password: false,
         ..rollback(&id)
     };
-    assert_eq!(actor.send(logo).await.unwrap(), Ok(()), "the session itself is alive");
+    assert_eq!(actor.send(logo).await.unwrap().map(drop), Ok(()), "the session itself is alive");
     let confirm = ReconfirmLocalPassword { session_id: id.clone(), password: PW.into() };
     actor.send(confirm).await.unwrap().unwrap();
-    assert_eq!(actor.send(rollback(&id)).await.unwrap(), Ok(()), "fresh again after confirming");
+    assert_eq!(actor.send(rollback(&id)).await.unwrap().map(drop), Ok(()), "fresh again after confirming");
 
     let create = serde_json::json!({"username": "ada", "displayName": "Ada", "kind": "administrator"});
     let ada = actor.send(local(&id, "accounts.create", create)).await.unwrap().unwrap()["accountId"].clone();
@@ -376,7 +372,7 @@ async fn a_manual_rollback_needs_the_owner_with_a_fresh_password() {
     actor.send(local(&id, "accounts.setActive", activate)).await.unwrap().unwrap();
     let open = OpenLocalSession { username: "ada".into(), password: "administrator password one".into() };
     let admin = actor.send(open).await.unwrap().unwrap();
-    match actor.send(rollback(&admin)).await.unwrap() {
+    match actor.send(rollback(&admin)).await.unwrap().map(drop) {
         Err(PrivError::Forbidden(message)) => assert_eq!(message, "recovery.rollback needs the Owner"),
         other => panic!("an Administrator may not roll back: {other:?}"),
     }
@@ -386,7 +382,7 @@ async fn a_manual_rollback_needs_the_owner_with_a_fresh_password() {
 async fn a_desktop_wiki_feed_is_authorized_by_the_session_and_answers_its_account() {
     let (_tmp, _clock, actor) = start().await;
     let id = actor.send(OpenLocalSession { username: "ryan".into(), password: PW.into() }).await.unwrap().unwrap();
-    let feed = |session_id: &str| AuthorizeLocalWikiFeed { session_id: session_id.into(), upload_id: "upload1".into() };
+    let feed = |session_id: &str| Authorize::wiki_feed(in_session(session_id), "upload1");
     let snapshot = actor.send(local(&id, "admin.snapshot", serde_json::json!({}))).await.unwrap().unwrap();
     let owner = snapshot["authority"]["ownerAccountId"].as_str().unwrap().to_string();
     assert_eq!(actor.send(feed(&id)).await.unwrap(), Ok(owner), "the Owner feeds as their own account");

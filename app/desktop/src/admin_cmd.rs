@@ -12,8 +12,8 @@ use std::sync::Mutex;
 
 use actix::Addr;
 use actors::privileged::{
-    EndLocalSessions, LocalCommand, LocalSessionStatus, LocalSessionView, LockLocalSession, OpenLocalSession,
-    PrivError, PrivilegedActor, ReconfirmLocalPassword,
+    EndLocalSessions, LocalSessionStatus, LocalSessionView, LockLocalSession, NamedCommand, OpenLocalSession,
+    PrivError, PrivilegedActor, ReconfirmLocalPassword, RunCommand, Session, SessionKind,
 };
 use domain::privileged_command::PrivilegedCommand;
 use serde::Serialize;
@@ -171,8 +171,9 @@ pub async fn command_in_session(
     if !PrivilegedCommand::is_known(command) {
         return Err(BridgeError::Invalid("unknown command".into()));
     }
-    let command = command.to_string();
-    in_session(bridge, session, |session_id| LocalCommand { session_id, command, payload, expected_revision }).await
+    let command = NamedCommand::new(command, payload, expected_revision);
+    let run = |id| RunCommand { origin: Session { family: SessionKind::Local, id, command } };
+    in_session(bridge, session, run).await
 }
 
 /// Refuses at once (`locked`) when no session is held or the server is not running here, before

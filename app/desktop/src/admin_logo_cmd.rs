@@ -1,12 +1,12 @@
 //! Logos from the server PC's Settings (desktop server mode, main window): set or remove the
 //! company or footer logo while an Owner or Administrator is signed in to the Administration
-//! session. The privileged actor authorizes and audits the change (`AuthorizeLocalAction`,
+//! session. The privileged actor authorizes and audits the change (`Authorize`,
 //! `branding.setLogo` / `branding.removeLogo`, capability `BrandingManage`), then the branding
 //! actor runs the image pipeline and stores it; a refused image leaves the previous logo. The
 //! image arrives base64-encoded and is bounded before it is decoded.
 
 use actors::branding::{BrandingError, LogoInfo, RemoveLogo, SetLogo};
-use actors::privileged::AuthorizeLocalAction;
+use actors::privileged::{Authorize, Caller, SessionKind};
 use base64::Engine;
 use domain::images::{LogoKind, MAX_LOGO_INPUT_BYTES};
 use domain::roles::Capability;
@@ -75,14 +75,14 @@ async fn authorize(
     action: &'static str,
     kind: LogoKind,
 ) -> Result<(), BridgeError> {
-    let msg = |session_id| AuthorizeLocalAction {
-        session_id,
+    let msg = |id| Authorize {
+        caller: Caller::Session { family: SessionKind::Local, id },
         capability: Capability::BrandingManage,
         action,
         target: kind.as_str().to_string(),
         fresh_password: false,
     };
-    admin_cmd::in_session(bridge, session, msg).await
+    admin_cmd::in_session(bridge, session, msg).await.map(drop)
 }
 
 mod commands {

@@ -2,7 +2,7 @@
 //! `admin_wiki_upload` shows the native file chooser in this process (`wiki_pick`), announces
 //! each chosen PDF (name, size, SHA-256) with `wiki.upload.begin` in the Administration session
 //! (one batch; `replacementDocumentId` when replacing one document), then, file by file, has the
-//! session authorize the feed (`AuthorizeLocalWikiFeed`, audited as `wiki.upload.feed`, which
+//! session authorize the feed (`Authorize::wiki_feed`, audited as `wiki.upload.feed`, which
 //! answers the account the chunks are bound to) and sends `FeedUpload` to the wiki actor, which
 //! reads the file in 4 MiB chunks, assembles, verifies and extracts it. Progress goes to the
 //! calling window over the command's channel as [`WikiUploadEvent`]s: every file `queued`, then
@@ -11,7 +11,7 @@
 //! paired laptop's `laptop_wiki_upload` (`laptop_cmd::wiki`) shares the batch and event shapes.
 
 use actix::Addr;
-use actors::privileged::AuthorizeLocalWikiFeed;
+use actors::privileged::{Authorize, Caller, SessionKind};
 use actors::wiki::{FeedUpload, Sender, UploadProgress, WikiActor, WikiError};
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -184,7 +184,8 @@ mod commands {
             event.state = "uploading".into();
             let _ = on_progress.send(event.clone());
             let upload_id = event.upload_id.clone();
-            let authorize = |session_id| AuthorizeLocalWikiFeed { session_id, upload_id: upload_id.clone() };
+            let authorize =
+                |id| Authorize::wiki_feed(Caller::Session { family: SessionKind::Local, id }, upload_id.clone());
             let account_id = admin_cmd::in_session(&bridge, &session, authorize).await?;
             let answer = feed(&wiki, account_id, &upload_id, file).await;
             if let Err(e) = &answer {

@@ -3,7 +3,7 @@
 //! marker's version and commit and whether a rollback to it is possible, a pending candidate or
 //! rollback) for the Administration screen, and `recovery_rollback` asks the launcher to make a
 //! retained build current. A rollback needs the server PC's Administration session held by the
-//! Owner with a password confirmed in the last 5 minutes (`AuthorizeLocalAction` with
+//! Owner with a password confirmed in the last 5 minutes (`Authorize` with
 //! `RecoveryManage`, audited as `recovery.rollback`); only then is the request written under the
 //! recovery lock (`infra::recovery::request_rollback` proves the build is a retained
 //! predecessor whose runtime verifies and whose data epochs equal the current build's), and the
@@ -21,7 +21,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use actix::Addr;
-use actors::privileged::AuthorizeLocalAction;
+use actors::privileged::{Authorize, Caller, SessionKind};
 use actors::updater::{RepairProgress, StageRepair, UpdaterActor};
 use domain::roles::Capability;
 use domain::updater::{BuildId, CommitSha, Version};
@@ -142,8 +142,8 @@ async fn approve(
         return Err(unmanaged());
     }
     let target = build.to_string();
-    let authorize = |session_id| AuthorizeLocalAction {
-        session_id,
+    let authorize = |id| Authorize {
+        caller: Caller::Session { family: SessionKind::Local, id },
         capability: Capability::RecoveryManage,
         action,
         target,

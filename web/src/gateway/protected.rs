@@ -15,10 +15,11 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use actors::privileged::browser_sessions::{
-    AuthorizeBrowserWikiFeed, BrowserCommand, BrowserSessionStatus, ConfirmBrowserPassword, EndBrowserSession,
-    OpenBrowserSession,
+    BrowserSessionStatus, ConfirmBrowserPassword, EndBrowserSession, OpenBrowserSession,
 };
-use actors::privileged::{LocalSessionView, PrivError, MAX_REAUTH_BODY};
+use actors::privileged::{
+    Authorize, Caller, LocalSessionView, NamedCommand, PrivError, RunCommand, Session, SessionKind, MAX_REAUTH_BODY,
+};
 use actors::web_sessions::WebGrant;
 use actors::wiki::{IncomingChunk, Sender, StoreChunk, WikiError};
 use actors::Handles;
@@ -241,12 +242,8 @@ async fn command(
 ) -> Result<HttpResponse, Refused> {
     let grant = grant_of(&req)?;
     let b = body.into_inner();
-    let msg = BrowserCommand {
-        binding: grant.binding.clone(),
-        command: b.command,
-        payload: b.payload.unwrap_or_else(|| json!({})),
-        expected_revision: b.expected_revision,
-    };
+    let command = NamedCommand::new(b.command, b.payload.unwrap_or_else(|| json!({})), b.expected_revision);
+    let msg = RunCommand { origin: Session { family: SessionKind::Browser, id: grant.binding.clone(), command } };
     match handles.privileged.send(msg).await? {
         Ok(result) => Ok(HttpResponse::Ok().json(json!({ "result": result }))),
         Err(e) => Err(refusal(&handles, &grant.binding, e).await),
@@ -274,7 +271,8 @@ async fn chunk(
 ) -> Result<HttpResponse, actix_web::Error> {
     let grant = grant_of(&req)?;
     let p = params.into_inner();
-    let authorize = AuthorizeBrowserWikiFeed { binding: grant.binding.clone(), upload_id: p.upload_id.clone() };
+    let caller = Caller::Session { family: SessionKind::Browser, id: grant.binding.clone() };
+    let authorize = Authorize::wiki_feed(caller, p.upload_id.clone());
     let account_id = match handles.privileged.send(authorize).await.map_err(Refused::from)? {
         Ok(id) => id,
         Err(e) => return Err(refusal(&handles, &grant.binding, e).await.into()),
