@@ -9,7 +9,6 @@
 //! never stored or published.
 
 pub mod admin_ops;
-pub mod browser_sessions;
 pub mod commands;
 pub mod dynatrace_ops;
 pub mod error;
@@ -18,6 +17,7 @@ pub mod password_check;
 mod reauth_guard;
 pub mod run;
 pub mod service;
+pub mod session_ops;
 pub mod session_policy;
 pub mod sessions;
 
@@ -40,9 +40,11 @@ use infra::rate_limits::{RateLimitStore, ScopeSnapshot};
 use reauth_guard::ReauthGuard;
 pub use run::{Authorize, Caller, Cli, CliAdmin, CliScope, NamedCommand, Origin, RunCommand, Session, Signed};
 pub use service::{CommandOutcome, FollowUp, PrivilegedService, Readiness};
+pub use session_ops::{
+    ConfirmBrowserPassword, EndSession, OpenBrowserSession, OpenLocalSession, ReconfirmLocalPassword, SessionStatus,
+};
 pub use session_policy::SessionKind;
-use session_policy::SessionUse;
-use sessions::Sessions;
+use sessions::SessionTable;
 
 pub const NAME: &str = "privileged";
 /// Largest accepted reauthentication body.
@@ -101,31 +103,6 @@ pub struct Reauth {
     pub source: IpAddr,
 }
 
-/// Server-local: opens an in-memory session; returns its id.
-#[derive(Message)]
-#[rtype(result = "Result<String, PrivError>")]
-pub struct OpenLocalSession {
-    pub username: String,
-    pub password: String,
-}
-
-/// Server-local: the session's user, role and idle-lock time, without counting as activity;
-/// `None` once it is locked or gone.
-#[derive(Message)]
-#[rtype(result = "Option<LocalSessionView>")]
-pub struct LocalSessionStatus {
-    pub session_id: String,
-}
-
-/// Server-local: checks the session's password again, so the sensitive commands that need a
-/// fresh password (5 minutes) may run. Limited like the sign-in.
-#[derive(Message)]
-#[rtype(result = "Result<LocalSessionView, PrivError>")]
-pub struct ReconfirmLocalPassword {
-    pub session_id: String,
-    pub password: String,
-}
-
 /// What the server PC's Administration screen may know of its session (never its id).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -146,13 +123,6 @@ impl LocalSessionView {
     }
 }
 
-/// Ends one local session: the desktop's Administration "Lock", or a new sign-in replacing it.
-#[derive(Message)]
-#[rtype(result = "()")]
-pub struct LockLocalSession {
-    pub session_id: String,
-}
-
 /// Clears every local session and every Relay Web protected session (disconnect,
 /// reconfiguration).
 #[derive(Message)]
@@ -171,9 +141,8 @@ pub struct PrivilegedActor {
     reauth_guard: ReauthGuard,
     pairing_limiter: KeyedLimiter<IpAddr>,
     persisted: PersistedLimits,
-    sessions: Sessions,
-    /// Relay Web's server-mediated protected sessions, by web-session binding.
-    browser: browser_sessions::BrowserSessions,
+    /// Both families' sessions: the server PC's, and Relay Web's by web-session binding.
+    sessions: SessionTable,
     /// False until bootstrap or migration succeeded; every request is refused meanwhile.
     ready: bool,
     subsystem: SubsystemCtx,
@@ -188,8 +157,7 @@ impl PrivilegedActor {
             reauth_guard: ReauthGuard::new(limits.reauth, limits.local),
             pairing_limiter: KeyedLimiter::new(limits.pairing_per_source, None, 4096),
             persisted: PersistedLimits::default(),
-            sessions: Sessions::default(),
-            browser: browser_sessions::BrowserSessions::default(),
+            sessions: SessionTable::default(),
             ready: false,
             subsystem,
             dynatrace_test: None,
@@ -301,11 +269,10 @@ impl Subsystem for PrivilegedActor {
         &self.subsystem
     }
     fn queue_depth(&self) -> usize {
-        self.sessions.len() + self.browser.len()
+        self.sessions.len()
     }
     fn reset(&mut self) {
         self.sessions.clear();
-        self.browser.clear();
     }
     fn on_start(&mut self, ctx: &mut Context<Self>) {
         ctx.run_interval(FLUSH_INTERVAL, |act, _| act.flush_limits());
@@ -384,59 +351,17 @@ impl PrivilegedActor {
     }
 }
 
-impl Handler<OpenLocalSession> for PrivilegedActor {
-    type Result = Result<String, PrivError>;
-    fn handle(&mut self, msg: OpenLocalSession, _: &mut Context<Self>) -> Self::Result {
-        self.check_ready()?;
-        let principal = self.authenticate_locally(&msg.username, &msg.password)?;
-        let id = infra::ids::client_id();
-        self.sessions.open(id.clone(), &principal.account, principal.role, self.subsystem.now_ms());
-        Ok(id)
-    }
-}
-
-impl Handler<LocalSessionStatus> for PrivilegedActor {
-    type Result = Option<LocalSessionView>;
-    fn handle(&mut self, msg: LocalSessionStatus, _: &mut Context<Self>) -> Self::Result {
-        let current = self.current_session(SessionKind::Local, &msg.session_id, SessionUse::Status);
-        current.ok().map(|(session, _)| LocalSessionView::of(&session))
-    }
-}
-
-impl Handler<ReconfirmLocalPassword> for PrivilegedActor {
-    type Result = Result<LocalSessionView, PrivError>;
-    fn handle(&mut self, msg: ReconfirmLocalPassword, _: &mut Context<Self>) -> Self::Result {
-        self.check_ready()?;
-        let (session, _) = self.current_session(SessionKind::Local, &msg.session_id, SessionUse::Status)?;
-        let principal = self.authenticate_locally(&session.username, &msg.password)?;
-        if principal.account.id != session.account_id {
-            return Err(PrivError::InvalidCredentials);
-        }
-        let now = self.subsystem.now_ms();
-        let confirmed = self.sessions.reconfirm(&msg.session_id, now).ok_or(PrivError::ReauthRequired)?;
-        Ok(LocalSessionView::of(&confirmed))
-    }
-}
-
-impl Handler<LockLocalSession> for PrivilegedActor {
-    type Result = ();
-    fn handle(&mut self, msg: LockLocalSession, _: &mut Context<Self>) {
-        self.sessions.lock(&msg.session_id);
-    }
-}
-
 impl Handler<ClearLocalSessions> for PrivilegedActor {
     type Result = ();
     fn handle(&mut self, _: ClearLocalSessions, _: &mut Context<Self>) {
         self.sessions.clear();
-        self.browser.clear();
     }
 }
 
 impl Handler<EndLocalSessions> for PrivilegedActor {
     type Result = ();
     fn handle(&mut self, _: EndLocalSessions, _: &mut Context<Self>) {
-        self.sessions.clear();
+        self.sessions.of(SessionKind::Local).clear();
     }
 }
 

@@ -5,7 +5,6 @@
 //! the store without one), guessing spread over many addresses stays bounded, and the budgets
 //! (the earlier single limiter's snapshot included) survive a restart.
 
-use super::browser_sessions::OpenBrowserSession;
 use super::*;
 use crate::testkit::{TestCtx, START_MS};
 use domain::ratelimit::{BucketState, LimiterSnapshot};

@@ -1,13 +1,14 @@
 //! The one policy of privileged sessions, for the server PC's local sessions (`sessions`, the
-//! Administration screen) and Relay Web's protected sessions (`browser_sessions`) alike: a session
+//! Administration screen) and Relay Web's protected sessions alike: a session
 //! idle-locks 15 minutes after its last privileged activity; a password check counts as fresh for
 //! 5 minutes; a session ends when its account's credential changes (the account's
 //! `credential_version` moved: a new password from `relay admin set-password` or the
 //! Administration screen) or the account is gone, checked against the records at every use, a
 //! status read included; and every command re-derives the session's role from the records, a
 //! refusal saying the role or the account is gone (`RoleChanged`, `AccountUnavailable`) ending the
-//! session. The actor applies it to either family through [`SessionStore`] and
-//! [`PrivilegedActor::current_session`] / [`PrivilegedActor::settle`], so the two cannot diverge.
+//! session. The actor applies it to either family (one store, `sessions::SessionTable`, keyed by
+//! family) through [`PrivilegedActor::current_session`] / [`PrivilegedActor::settle`], so the two
+//! cannot diverge.
 //! Where the families differ on purpose, the difference is a named field of [`SessionPolicy`]
 //! (`SessionKind::policy`): which commands run, when the command is checked, and how a password
 //! counts as fresh. (Their sign-ins differ too, by door: the server PC's spend its own budget,
@@ -47,16 +48,6 @@ pub fn ends_the_session(refusal: &PrivError) -> bool {
     matches!(refusal, PrivError::RoleChanged | PrivError::AccountUnavailable)
 }
 
-/// A family of sessions the policy applies to.
-pub trait SessionStore {
-    /// The live session, marking privileged activity; `None` once idle-locked or gone.
-    fn touch(&mut self, id: &str, now_ms: i64) -> Option<LocalSession>;
-    /// The live session without marking activity.
-    fn peek(&mut self, id: &str, now_ms: i64) -> Option<LocalSession>;
-    /// Ends the session (and whatever the family keeps with it).
-    fn end(&mut self, id: &str) -> bool;
-}
-
 /// Which family a session id belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SessionKind {
@@ -74,11 +65,13 @@ impl SessionKind {
                 commands: CommandScope::Every,
                 parse_before_session: false,
                 freshness: Freshness::SessionCheck,
+                confirm_lookup: SessionUse::Status,
             },
             SessionKind::Browser => SessionPolicy {
                 commands: CommandScope::OnTheWeb,
                 parse_before_session: true,
                 freshness: Freshness::SingleUseApproval,
+                confirm_lookup: SessionUse::Activity,
             },
         }
     }
@@ -95,8 +88,12 @@ pub struct SessionPolicy {
     /// up: in a browser yes (a command no browser may run is refused, `NotOnTheWeb`, whatever the
     /// session); on the server PC after (a locked session answers `ReauthRequired` first).
     pub parse_before_session: bool,
-    /// How a password counts as fresh for the commands that need one.
+    /// How a password counts as fresh for the commands that need one (and so what a password
+    /// confirmation grants).
     pub freshness: Freshness,
+    /// How a password confirmation looks its session up: on the server PC as a status read (a
+    /// wrong password keeps nothing alive), in a browser as activity.
+    pub confirm_lookup: SessionUse,
 }
 
 /// Which commands a session family may run.
@@ -139,13 +136,6 @@ pub enum SessionUse {
 }
 
 impl PrivilegedActor {
-    fn session_store(&mut self, kind: SessionKind) -> &mut dyn SessionStore {
-        match kind {
-            SessionKind::Local => &mut self.sessions,
-            SessionKind::Browser => &mut self.browser,
-        }
-    }
-
     /// The live session `id` of `kind` with its account as the records hold it now; a session
     /// whose account's credential changed, or whose account is gone, ends (`ReauthRequired`).
     pub(super) fn current_session(
@@ -155,7 +145,7 @@ impl PrivilegedActor {
         usage: SessionUse,
     ) -> Result<(LocalSession, AccountRow), PrivError> {
         let now = self.subsystem.now_ms();
-        let store = self.session_store(kind);
+        let store = self.sessions.of(kind);
         let session = match usage {
             SessionUse::Activity => store.touch(id, now),
             SessionUse::Status => store.peek(id, now),
@@ -167,7 +157,7 @@ impl PrivilegedActor {
         match account_still_carrying(&session, account) {
             Some(account) => Ok((session, account)),
             None => {
-                self.session_store(kind).end(id);
+                self.sessions.of(kind).end(id);
                 Err(PrivError::ReauthRequired)
             }
         }
@@ -185,14 +175,14 @@ impl PrivilegedActor {
     ) -> bool {
         match kind.policy().freshness {
             Freshness::SessionCheck => is_fresh(session.authenticated_ms, now_ms),
-            Freshness::SingleUseApproval => needed && self.browser.take_approval(id, now_ms),
+            Freshness::SingleUseApproval => needed && self.sessions.of(kind).take_approval(id, now_ms),
         }
     }
 
     /// Ends session `id` of `kind` when `result` says the records no longer give it its role.
     pub(super) fn settle<T>(&mut self, kind: SessionKind, id: &str, result: &Result<T, PrivError>) {
         if result.as_ref().err().is_some_and(ends_the_session) {
-            self.session_store(kind).end(id);
+            self.sessions.of(kind).end(id);
         }
     }
 }
@@ -210,7 +200,7 @@ mod tests {
 
     fn session_of(account: &AccountRow) -> LocalSession {
         let mut sessions = super::super::sessions::Sessions::default();
-        sessions.open("s".into(), account, Role::Publisher, 0);
+        sessions.open("s", account, Role::Publisher, 0);
         sessions.peek("s", 0).unwrap()
     }
 

@@ -70,7 +70,7 @@ async fn local_sessions_run_commands_lock_when_idle_and_clear() {
     assert_eq!(actor.send(probe(&id)).await.unwrap(), Err(PrivError::ReauthRequired), "locked after 15 min idle");
 
     let id = actor.send(OpenLocalSession { username: "ryan".into(), password: PW.into() }).await.unwrap().unwrap();
-    actor.send(LockLocalSession { session_id: id.clone() }).await.unwrap();
+    actor.send(EndSession { family: SessionKind::Local, id: id.clone() }).await.unwrap();
     assert_eq!(actor.send(probe(&id)).await.unwrap(), Err(PrivError::ReauthRequired), "explicit lock");
     let id = actor.send(OpenLocalSession { username: "ryan".into(), password: PW.into() }).await.unwrap().unwrap();
     actor.send(ClearLocalSessions).await.unwrap();
@@ -83,7 +83,7 @@ async fn a_relay_sign_out_ends_every_local_session_and_leaves_web_sessions_alone
     let open = || OpenLocalSession { username: "ryan".into(), password: PW.into() };
     let first = actor.send(open()).await.unwrap().unwrap();
     let second = actor.send(open()).await.unwrap().unwrap();
-    let web = browser_sessions::OpenBrowserSession {
+    let web = OpenBrowserSession {
         binding: "web-1".into(),
         username: "ryan".into(),
         password: PW.into(),
@@ -93,9 +93,9 @@ async fn a_relay_sign_out_ends_every_local_session_and_leaves_web_sessions_alone
     actor.send(EndLocalSessions).await.unwrap();
     for id in [first, second] {
         assert_eq!(actor.send(probe(&id)).await.unwrap(), Err(PrivError::ReauthRequired), "ended on sign-out");
-        assert_eq!(actor.send(LocalSessionStatus { session_id: id }).await.unwrap(), None);
+        assert_eq!(actor.send(SessionStatus { family: SessionKind::Local, id }).await.unwrap(), None);
     }
-    let status = browser_sessions::BrowserSessionStatus { binding: "web-1".into() };
+    let status = SessionStatus { family: SessionKind::Browser, id: "web-1".into() };
     assert!(actor.send(status).await.unwrap().is_some(), "a Relay Web protected session is someone else's");
     assert!(actor.send(open()).await.unwrap().is_ok(), "signing in again opens a new session");
 }
@@ -111,7 +111,7 @@ async fn a_local_session_opened_before_relay_admin_set_password_is_refused_after
     let revive = ReconfirmLocalPassword { session_id: id.clone(), password: "a new owner password".into() };
     assert_eq!(actor.send(revive).await.unwrap(), Err(PrivError::ReauthRequired), "the new password revives nothing");
     assert_eq!(actor.send(probe(&id)).await.unwrap(), Err(PrivError::ReauthRequired), "ended by the password change");
-    assert_eq!(actor.send(LocalSessionStatus { session_id: id }).await.unwrap(), None);
+    assert_eq!(actor.send(SessionStatus { family: SessionKind::Local, id }).await.unwrap(), None);
     let open = OpenLocalSession { username: "ryan".into(), password: "a new owner password".into() };
     assert!(actor.send(open).await.unwrap().is_ok(), "signing in with the new password opens a session");
 }
@@ -131,7 +131,7 @@ async fn a_password_change_ends_that_accounts_local_and_web_sessions_only() {
     actor.send(local(&owner, "accounts.setActive", activate)).await.unwrap().unwrap();
     let open = OpenLocalSession { username: "charles".into(), password: "administrator password one".into() };
     let on_the_server_pc = actor.send(open).await.unwrap().unwrap();
-    let web = browser_sessions::OpenBrowserSession {
+    let web = OpenBrowserSession {
         binding: "web-charles".into(),
         username: "charles".into(),
         password: "administrator password one".into(),
@@ -141,10 +141,10 @@ async fn a_password_change_ends_that_accounts_local_and_web_sessions_only() {
 
     actor.send(set("administrator password two")).await.unwrap().unwrap();
 
-    let status = LocalSessionStatus { session_id: on_the_server_pc.clone() };
+    let status = SessionStatus { family: SessionKind::Local, id: on_the_server_pc.clone() };
     assert_eq!(actor.send(status).await.unwrap(), None, "the local session ended");
     assert_eq!(actor.send(probe(&on_the_server_pc)).await.unwrap(), Err(PrivError::ReauthRequired));
-    let web_status = browser_sessions::BrowserSessionStatus { binding: "web-charles".into() };
+    let web_status = SessionStatus { family: SessionKind::Browser, id: "web-charles".into() };
     assert_eq!(actor.send(web_status).await.unwrap(), None, "the Relay Web protected session ended too");
     assert!(actor.send(probe(&owner)).await.unwrap().is_ok(), "the Owner's own session is untouched");
 }
@@ -165,7 +165,11 @@ async fn a_local_session_whose_role_is_gone_ends_at_its_next_command() {
     let id = actor.send(open).await.unwrap().unwrap();
     actor.send(active(false)).await.unwrap().unwrap();
     assert_eq!(actor.send(probe(&id)).await.unwrap(), Err(PrivError::AccountUnavailable), "the records give no role");
-    assert_eq!(actor.send(LocalSessionStatus { session_id: id.clone() }).await.unwrap(), None, "and it ended");
+    assert_eq!(
+        actor.send(SessionStatus { family: SessionKind::Local, id: id.clone() }).await.unwrap(),
+        None,
+        "and it ended"
+    );
     actor.send(active(true)).await.unwrap().unwrap();
     assert_eq!(actor.send(probe(&id)).await.unwrap(), Err(PrivError::ReauthRequired), "reactivating revives nothing");
 }
@@ -229,7 +233,7 @@ async fn the_session_view_shows_who_and_when_it_locks_and_reading_it_keeps_nothi
     let (_tmp, clock, actor) = start().await;
     let id = actor.send(OpenLocalSession { username: "ryan".into(), password: PW.into() }).await.unwrap().unwrap();
     let opened_at = clock.now_ms();
-    let status = || LocalSessionStatus { session_id: id.clone() };
+    let status = || SessionStatus { family: SessionKind::Local, id: id.clone() };
     let view = actor.send(status()).await.unwrap().unwrap();
     assert_eq!(
         view,
@@ -243,7 +247,10 @@ async fn the_session_view_shows_who_and_when_it_locks_and_reading_it_keeps_nothi
     assert!(actor.send(status()).await.unwrap().is_some());
     clock.advance_ms(1);
     assert_eq!(actor.send(status()).await.unwrap(), None, "status reads did not extend the session");
-    assert_eq!(actor.send(LocalSessionStatus { session_id: "never-opened".into() }).await.unwrap(), None);
+    assert_eq!(
+        actor.send(SessionStatus { family: SessionKind::Local, id: "never-opened".into() }).await.unwrap(),
+        None
+    );
 }
 
 #[actix_rt::test]
@@ -387,7 +394,7 @@ async fn a_desktop_wiki_feed_is_authorized_by_the_session_and_answers_its_accoun
     let owner = snapshot["authority"]["ownerAccountId"].as_str().unwrap().to_string();
     assert_eq!(actor.send(feed(&id)).await.unwrap(), Ok(owner), "the Owner feeds as their own account");
     assert_eq!(actor.send(feed("no-such-session")).await.unwrap(), Err(PrivError::ReauthRequired));
-    actor.send(LockLocalSession { session_id: id.clone() }).await.unwrap();
+    actor.send(EndSession { family: SessionKind::Local, id: id.clone() }).await.unwrap();
     assert_eq!(actor.send(feed(&id)).await.unwrap(), Err(PrivError::ReauthRequired), "a locked session feeds nothing");
 }
 

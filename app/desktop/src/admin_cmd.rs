@@ -12,8 +12,8 @@ use std::sync::Mutex;
 
 use actix::Addr;
 use actors::privileged::{
-    EndLocalSessions, LocalSessionStatus, LocalSessionView, LockLocalSession, NamedCommand, OpenLocalSession,
-    PrivError, PrivilegedActor, ReconfirmLocalPassword, RunCommand, Session, SessionKind,
+    EndLocalSessions, EndSession, LocalSessionView, NamedCommand, OpenLocalSession, PrivError, PrivilegedActor,
+    ReconfirmLocalPassword, RunCommand, Session, SessionKind, SessionStatus,
 };
 use domain::privileged_command::PrivilegedCommand;
 use serde::Serialize;
@@ -108,7 +108,7 @@ async fn status(bridge: &Bridge, session: &AdminSession) -> Result<AdminStatus, 
     let Some(id) = session.get() else {
         return Ok(AdminStatus { available: true, session: None });
     };
-    let view = actor.send(LocalSessionStatus { session_id: id.clone() }).await.map_err(stopped)?;
+    let view = actor.send(SessionStatus { family: SessionKind::Local, id: id.clone() }).await.map_err(stopped)?;
     if view.is_none() {
         forget(session, &id);
     }
@@ -190,7 +190,8 @@ async fn settle_refusal(
     id: &str,
     e: PrivError,
 ) -> Result<BridgeError, BridgeError> {
-    let alive = actor.send(LocalSessionStatus { session_id: id.to_string() }).await.map_err(stopped)?.is_some();
+    let alive =
+        actor.send(SessionStatus { family: SessionKind::Local, id: id.to_string() }).await.map_err(stopped)?.is_some();
     if !alive {
         forget(session, id);
     }
@@ -227,7 +228,7 @@ mod commands {
         let open = OpenLocalSession { username: username.trim().to_string(), password };
         let id = actor.send(open).await.map_err(stopped)?.map_err(|e| refusal(e, false))?;
         if let Some(previous) = session.set(Some(id)) {
-            actor.do_send(LockLocalSession { session_id: previous });
+            actor.do_send(EndSession { family: SessionKind::Local, id: previous });
         }
         status(&bridge, &session).await
     }
@@ -262,7 +263,7 @@ mod commands {
     ) -> Result<AdminStatus, BridgeError> {
         caller(ADMIN_LOCK, &webview, &bridge)?;
         if let (Some(id), Some(actor)) = (session.set(None), privileged_of(&bridge)) {
-            actor.send(LockLocalSession { session_id: id }).await.map_err(stopped)?;
+            actor.send(EndSession { family: SessionKind::Local, id }).await.map_err(stopped)?;
         }
         status(&bridge, &session).await
     }
@@ -333,7 +334,7 @@ mod tests {
 
             assert_eq!(session.get(), None, "the window forgot its session");
             for id in [held, other] {
-                let status = actor.send(LocalSessionStatus { session_id: id }).await.unwrap();
+                let status = actor.send(SessionStatus { family: SessionKind::Local, id }).await.unwrap();
                 assert_eq!(status, None, "every local session of the server PC ended");
             }
             assert!(actor.send(open()).await.unwrap().is_ok(), "Administration signs in again with the password");

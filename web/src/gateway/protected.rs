@@ -1,6 +1,6 @@
 //! Relay Web's server-mediated protected sign-in: the `/web/api/protected/*` routes, behind a live
 //! web session (CSRF on every POST). They translate HTTP to the privileged actor's
-//! browser-session messages (`actors::privileged::browser_sessions`), keyed by the web session's
+//! session messages (`actors::privileged::session_ops`, a `SessionKind::Browser` session), keyed by the web session's
 //! server-side binding, and translate its refusals to [`ProtectedRefusal`]s whose codes the
 //! renderer's `WebProtectedSession` understands. Routes: `GET status`, `POST sign-in`
 //! (`{username, password}`, 4 KiB), `POST confirm` (`{password}`, approves one destructive
@@ -14,11 +14,9 @@ use actix_web::{web, HttpMessage, HttpRequest, HttpResponse};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use actors::privileged::browser_sessions::{
-    BrowserSessionStatus, ConfirmBrowserPassword, EndBrowserSession, OpenBrowserSession,
-};
 use actors::privileged::{
-    Authorize, Caller, LocalSessionView, NamedCommand, PrivError, RunCommand, Session, SessionKind, MAX_REAUTH_BODY,
+    Authorize, Caller, ConfirmBrowserPassword, EndSession, LocalSessionView, NamedCommand, OpenBrowserSession,
+    PrivError, RunCommand, Session, SessionKind, SessionStatus, MAX_REAUTH_BODY,
 };
 use actors::web_sessions::WebGrant;
 use actors::wiki::{IncomingChunk, Sender, StoreChunk, WikiError};
@@ -140,7 +138,7 @@ fn status_body(view: Option<LocalSessionView>) -> HttpResponse {
 }
 
 async fn is_alive(handles: &Handles, binding: &str) -> bool {
-    let status = BrowserSessionStatus { binding: binding.to_string() };
+    let status = SessionStatus { family: SessionKind::Browser, id: binding.to_string() };
     matches!(handles.privileged.send(status).await, Ok(Some(_)))
 }
 
@@ -153,7 +151,7 @@ async fn refusal(handles: &Handles, binding: &str, e: PrivError) -> Refused {
 
 async fn status(req: HttpRequest, handles: web::Data<Handles>) -> Result<HttpResponse, Refused> {
     let grant = grant_of(&req)?;
-    let view = handles.privileged.send(BrowserSessionStatus { binding: grant.binding }).await?;
+    let view = handles.privileged.send(SessionStatus { family: SessionKind::Browser, id: grant.binding }).await?;
     Ok(status_body(view))
 }
 
@@ -189,7 +187,7 @@ async fn sign_in(
     let privileged = handles.privileged.clone();
     actix_web::rt::spawn(async move {
         let _ = ended.changed().await;
-        privileged.do_send(EndBrowserSession { binding });
+        privileged.do_send(EndSession { family: SessionKind::Browser, id: binding });
     });
     Ok(status_body(Some(view)))
 }
@@ -221,7 +219,7 @@ async fn confirm(
 
 async fn lock(req: HttpRequest, handles: web::Data<Handles>) -> Result<HttpResponse, Refused> {
     let grant = grant_of(&req)?;
-    handles.privileged.send(EndBrowserSession { binding: grant.binding }).await?;
+    handles.privileged.send(EndSession { family: SessionKind::Browser, id: grant.binding }).await?;
     Ok(status_body(None))
 }
 
