@@ -10,9 +10,10 @@
 //! family) through [`PrivilegedActor::current_session`] / [`PrivilegedActor::settle`], so the two
 //! cannot diverge.
 //! Where the families differ on purpose, the difference is a named field of [`SessionPolicy`]
-//! (`SessionKind::policy`): which commands run, when the command is checked, and how a password
-//! counts as fresh. (Their sign-ins differ too, by door: the server PC's spend its own budget,
-//! a browser's the LAN budgets keyed by its address; see `reauth_guard`.)
+//! (`SessionKind::policy`): which commands run, when the command is checked, how a password
+//! counts as fresh and how a confirmation looks its session up. (Their sign-ins differ too, by
+//! door: the server PC's spend its own budget, a browser's the LAN budgets keyed by its address;
+//! see `reauth_guard`.)
 
 use domain::privileged_command::PrivilegedCommand;
 use infra::privileged::AccountRow;
@@ -212,6 +213,21 @@ mod tests {
         assert_eq!(account_still_carrying(&session, None), None, "the account is gone");
         let other = AccountRow { id: "other".into(), ..account(3) };
         assert_eq!(account_still_carrying(&session, Some(other)), None, "another account");
+    }
+
+    #[test]
+    fn the_families_differ_only_in_the_policys_named_fields() {
+        let (local, browser) = (SessionKind::Local.policy(), SessionKind::Browser.policy());
+        assert_eq!((local.commands, browser.commands), (CommandScope::Every, CommandScope::OnTheWeb));
+        assert_eq!((local.parse_before_session, browser.parse_before_session), (false, true));
+        assert_eq!((local.freshness, browser.freshness), (Freshness::SessionCheck, Freshness::SingleUseApproval));
+        assert_eq!((local.confirm_lookup, browser.confirm_lookup), (SessionUse::Status, SessionUse::Activity));
+        let probe = NamedCommand::new("privileged.probe", serde_json::json!({}), None);
+        assert!(local.admit(&probe).is_ok() && browser.admit(&probe).is_ok());
+        let set_password = serde_json::json!({"accountId": "acct00000000001", "password": "a long password"});
+        let local_only = NamedCommand::new("accounts.setPassword", set_password, None);
+        assert!(local.admit(&local_only).is_ok());
+        assert_eq!(browser.admit(&local_only), Err(PrivError::NotOnTheWeb));
     }
 
     #[test]
