@@ -312,3 +312,23 @@ fn the_readme_cli_names_every_relay_subcommand() {
     }
     assert!(problems.is_empty(), "README CLI block vs relay --help: {problems:#?}");
 }
+
+#[test]
+fn every_crate_uses_the_workspace_lints() {
+    // The house rules that are lints live once, in the root `[workspace.lints]`; a member that does
+    // not opt in escapes them silently.
+    let root = std::fs::read_to_string(repo().join("Cargo.toml")).expect("read Cargo.toml");
+    assert!(root.contains("[workspace.lints.clippy]"), "the root Cargo.toml has no [workspace.lints.clippy]");
+    let members = root.split("members = [").nth(1).and_then(|s| s.split(']').next()).expect("workspace members");
+    let members: Vec<&str> = members.split(',').map(|m| m.trim().trim_matches('"')).filter(|m| !m.is_empty()).collect();
+    assert!(members.len() >= 8, "found only {members:?}");
+    let missing: Vec<&str> = members
+        .iter()
+        .copied()
+        .filter(|m| {
+            let manifest = std::fs::read_to_string(repo().join(m).join("Cargo.toml")).expect("read member manifest");
+            !manifest.contains("[lints]\nworkspace = true")
+        })
+        .collect();
+    assert!(missing.is_empty(), "members without `[lints] workspace = true`: {missing:?}");
+}
