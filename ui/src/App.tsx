@@ -6,7 +6,8 @@
 // A pop-out of a browser on the data API borrows its opener's in-memory session (lib/sessionHandoff).
 // Everything behind the sign-in (the data stores, the shell, its tabs) is a separate chunk that is
 // fetched when a sign-in starts (loadSignedIn), not while the sign-in screen waits.
-import { Component, lazy, Suspense, useEffect, useState, type ReactNode } from 'react';
+import { lazy, Suspense, useEffect, useState } from 'react';
+import { FallbackBoundary } from './components/FallbackBoundary';
 import { ToastProvider } from './components/Toasts';
 import { navigationType, resumeOnStart } from './features/signin/resume';
 import { SignIn } from './features/signin/SignIn';
@@ -21,23 +22,14 @@ const SignedIn = lazy(loadSignedIn);
 const preloadSignedIn = () => void loadSignedIn().catch(() => {});
 
 /** Shown only if the signed-in chunk cannot be fetched (the server went away mid-sign-in). */
-class SignedInBoundary extends Component<{ children: ReactNode }, { failed: boolean }> {
-  state = { failed: false };
-  static getDerivedStateFromError() {
-    return { failed: true };
-  }
-  render() {
-    if (!this.state.failed) return this.props.children;
-    return (
-      <main className="signin">
-        <h1 className="signin-title">Relay</h1>
-        <p className="panel muted" role="alert" data-testid="signed-in-unavailable">
-          Relay could not load its screens from the server. Reload when the connection is back.
-        </p>
-      </main>
-    );
-  }
-}
+const SIGNED_IN_UNAVAILABLE = (
+  <main className="signin">
+    <h1 className="signin-title">Relay</h1>
+    <p className="panel muted" role="alert" data-testid="signed-in-unavailable">
+      Relay could not load its screens from the server. Reload when the connection is back.
+    </p>
+  </main>
+);
 
 export const SESSION_ENDED = 'Your Relay Web session has ended. Sign in again.';
 
@@ -145,7 +137,7 @@ export function App({ transport, search = '' }: { transport: Transport; search?:
             }}
           />
         ) : (
-          <SignedInBoundary>
+          <FallbackBoundary fallback={SIGNED_IN_UNAVAILABLE}>
             <Suspense
               fallback={
                 <p className="muted" role="status" data-testid="signed-in-loading">
@@ -155,7 +147,7 @@ export function App({ transport, search = '' }: { transport: Transport; search?:
             >
               <SignedIn board={popout === 'board'} onSignOut={signOut} />
             </Suspense>
-          </SignedInBoundary>
+          </FallbackBoundary>
         )}
       </ToastProvider>
     </TransportProvider>

@@ -8,7 +8,8 @@
 // and the main window reports the shell's mount to the desktop shell once (useShellMounted).
 // Keyboard: a "Skip to main content" link comes first, and a tab change (Ctrl+1..7, search, a
 // record opened elsewhere) puts focus on the new tab's heading (./mainFocus).
-import { Component, lazy, Suspense, useCallback, useEffect, useMemo, useReducer, useRef, useState, type ReactNode } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useMemo, useReducer, useRef, useState, type ReactNode } from 'react';
+import { FallbackBoundary } from '../../components/FallbackBoundary';
 import { Modal, closeTopModal } from '../../components/Modal';
 import { useToast } from '../../components/Toasts';
 import { useStores } from '../../data/store';
@@ -65,20 +66,11 @@ const KnowledgeView = lazy(LOADERS.knowledge);
 const NAV_INDICATORS = { radar: <RadarNavIndicator /> };
 
 /** A tab whose code could not be fetched (offline before it was ever loaded) says so. */
-class TabBoundary extends Component<{ children: ReactNode }, { failed: boolean }> {
-  state = { failed: false };
-  static getDerivedStateFromError() {
-    return { failed: true };
-  }
-  render() {
-    if (!this.state.failed) return this.props.children;
-    return (
-      <p className="panel muted" role="status" data-testid="tab-unavailable">
-        Offline — no cached data: this view has not been loaded on this device yet. Reload when the connection is back.
-      </p>
-    );
-  }
-}
+const TAB_UNAVAILABLE = (
+  <p className="panel muted" role="status" data-testid="tab-unavailable">
+    Offline — no cached data: this view has not been loaded on this device yet. Reload when the connection is back.
+  </p>
+);
 
 const VIEWS: Record<TabId, () => ReactNode> = {
   compose: () => <ComposeView />,
@@ -198,7 +190,7 @@ export function Shell({ onSignOut }: { onSignOut: () => void }) {
                 <Suspense fallback={<p className="muted">Loading…</p>}>
                   {TABS.filter((t) => visited.has(t.id)).map((t) => (
                     <div key={t.id} className="tab-pane" hidden={t.id !== tab} data-testid={`tab-${t.id}`}>
-                      <TabBoundary>{VIEWS[t.id]()}</TabBoundary>
+                      <FallbackBoundary fallback={TAB_UNAVAILABLE}>{VIEWS[t.id]()}</FallbackBoundary>
                     </div>
                   ))}
                 </Suspense>
